@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for building dma_mlx5 and builds it.
+#   devtools/setup.sh            install packages (if missing), fetch SDK headers, configure, build
+# Re-running it is cheap: every step checks first and skips what is already done.
+# Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
+#              SETUP_SKIP_SAN=1 to skip configuring the ASan+UBSan build.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build_dir=${BUILD_DIR:-build}
+san_build_dir=${SAN_BUILD_DIR:-build-san}
+sdk_dir="$top/.sdk"   # driver-SDK headers of the installed DPDK; never committed (.gitignore)
+
+packages=(build-essential g++ pkg-config meson ninja-build python3-pyelftools
+          libdpdk-dev dpdk libibverbs-dev rdma-core ibverbs-providers
+          libisal-dev libcunit1-dev dpkg-dev valgrind)
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}"
+	as_root apt-get update -q
+	DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# DPDK 22.11 does not install its driver-SDK headers (rte_dmadev_pmd.h, dev_driver.h,
+# bus_vdev_driver.h). Take them from Debian's source package of the installed version.
+dpdk_ver=$(dpkg-query -W -f='${Version}' libdpdk-dev)
+if [ "$(cat "$sdk_dir/VERSION" 2>/dev/null)" != "$dpdk_ver" ]; then
+	echo "setup: fetching driver-SDK headers of dpdk $dpdk_ver"
+	src_list=/etc/apt/sources.list.d/dma-mlx5-deb-src.sources
+	if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+		as_root tee "$src_list" >/dev/null <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian http://deb.debian.org/debian-security
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+		as_root apt-get update -q
+	fi
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	(cd "$work" && apt-get source --download-only -q "dpdk=$dpdk_ver" >/dev/null)
+	tarball=$(ls "$work"/dpdk_*.orig.tar.* | head -n1)
+	rm -rf "$sdk_dir" && mkdir -p "$sdk_dir/include"
+	tar -xf "$tarball" -C "$work" --wildcards --no-anchored \
+		'lib/dmadev/rte_dmadev_pmd.h' 'lib/eal/include/dev_driver.h' \
+		'drivers/bus/vdev/bus_vdev_driver.h'
+	find "$work" \( -name rte_dmadev_pmd.h -o -name dev_driver.h -o -name bus_vdev_driver.h \) \
+		-exec cp {} "$sdk_dir/include/" \;
+	[ "$(ls "$sdk_dir/include" | wc -l)" = 3 ] || { echo "setup: SDK headers not found in $tarball" >&2; exit 1; }
+	echo "$dpdk_ver" > "$sdk_dir/VERSION"
+fi
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+	meson setup "$build_dir" --buildtype=debugoptimized -Dwerror=true
+fi
+ninja -C "$build_dir"
+
+if [ "${SETUP_SKIP_SAN:-0}" != 1 ]; then
+	if [ ! -f "$san_build_dir/build.ninja" ]; then
+		meson setup "$san_build_dir" --buildtype=debug -Dwerror=true \
+			-Db_sanitize=address,undefined -Db_lundef=false
+	fi
+	ninja -C "$san_build_dir"
+fi

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Software mlx5 HCA, device side: the "hardware".
+ *
+ * The device sees only what real hardware sees: command calls (what the kernel and
+ * firmware would do on ibv_create_qp, ibv_modify_qp, ibv_reg_mr, ...), ring memory
+ * (SQ/RQ WQEs, CQ entries, doorbell records) and doorbell writes. It never receives
+ * a description of work through an API: it fetches WQE bytes from the SQ ring up to
+ * the producer counter in the doorbell record, checks them against its MR table,
+ * moves data and writes CQEs into the CQ ring.
+ *
+ * Every command returns 0 or a negative errno and changes nothing on failure.
+ */
+#ifndef MLX5_SIM_HCA_H
+#define MLX5_SIM_HCA_H
+
+#include <stdint.h>
+
+#include <memory>
+#include <string>
+
+#include <infiniband/verbs.h>
+
+namespace mlx5sim {
+
+/** How the device executes WQEs. */
+enum class ExecMode : uint8_t {
+	Inline, /**< at the doorbell, on the caller's thread: deterministic */
+	Thread, /**< on an engine thread, asynchronously, as hardware does */
+};
+
+/** Per-instance capabilities, so tests can model different hardware generations. */
+struct HcaCaps {
+	uint64_t max_wr_memcpy_length = 1ull << 31; /**< 0: no memcpy MMO */
+	uint32_t max_sq_desc_sz = 1024;     /**< largest send WQE in bytes */
+	uint32_t max_send_wqebb = 32768;    /**< largest SQ in WQEBBs */
+	uint32_t max_recv_wr = 32768;
+	uint32_t max_sge = 30;
+	uint32_t max_cqe = (1u << 22) - 1;
+	uint32_t max_qp = 4096;
+	uint32_t max_cq = 4096;
+	uint32_t max_mr = 1u << 16;
+	uint32_t max_pd = 1024;
+	uint8_t cqe_version = 1;            /**< 1: requester CQEs carry the user index */
+	bool odp_implicit = true;           /**< implicit on-demand MR supported */
+};
+
+/** Fault injection, for tests. */
+struct Fault {
+	enum class Kind : uint8_t {
+		FailWqe,          /**< fail the WQE with index @ref wqe_index on @ref qpn */
+		DelayCompletions, /**< hold back CQEs of @ref qpn for @ref delay_us (thread mode) */
+		QpFatal,          /**< move @ref qpn to ERR and raise IBV_EVENT_QP_FATAL */
+		CqOverrun,        /**< next CQE write to @ref cqn overruns: IBV_EVENT_CQ_ERR */
+	};
+	Kind kind;
+	uint32_t qpn = 0;
+	uint32_t cqn = 0;
+	uint16_t wqe_index = 0;
+	uint8_t syndrome = 0;        /**< MLX5_CQE_SYNDROME_* for FailWqe */
+	uint8_t vendor_syndrome = 0;
+	uint32_t delay_us = 0;
+};
+
+/** CQ as created by the kernel: ring memory owned by the provider. */
+struct CqConfig {
+	void *buf;            /**< ncqe * cqe_size bytes */
+	uint32_t ncqe;        /**< power of two */
+	uint32_t cqe_size;    /**< 64 or 128 (then the CQE is the second half) */
+	uint32_t *dbrec;      /**< [0] consumer index (BE32, low 24 bits), [1] arm */
+};
+
+/** QP as created by the kernel. */
+struct QpConfig {
+	enum ibv_qp_type type;   /**< IBV_QPT_RC (IBV_QPT_DRIVER/DCI later) */
+	uint32_t pdn;
+	uint32_t uidx;           /**< user index, written into CQEs (CQE version 1) */
+	void *sq_buf;            /**< SQ ring, sq_wqe_cnt * 64 bytes */
+	uint32_t sq_wqe_cnt;     /**< power of two, 0 = no SQ */
+	void *rq_buf;            /**< RQ ring: rq_wqe_cnt WQEs of (1 << rq_wqe_shift) bytes */
+	uint32_t rq_wqe_cnt;     /**< power of two, 0 = no RQ */
+	uint32_t rq_wqe_shift;   /**< RQ WQE = array of data segments, stride 1 << shift */
+	uint32_t *dbrec;         /**< [MLX5_RCV_DBR] RQ counter, [MLX5_SND_DBR] SQ counter */
+	uint32_t send_cqn;
+	uint32_t recv_cqn;
+};
+
+/** What QUERY_QP returns. */
+struct QpInfo {
+	enum ibv_qp_state state;
+	uint32_t dest_qpn;
+	uint16_t hw_sq_wqebb_counter; /**< first WQEBB the device has not executed */
+	uint32_t access_flags;
+};
+
+/** An affiliated or unaffiliated asynchronous event, by object number. */
+struct AsyncEvent {
+	enum ibv_event_type type;
+	uint32_t qpn; /**< for QP events */
+	uint32_t cqn; /**< for CQ events */
+};
+
+/** Counters of one device, for dumps and tests. */
+struct HcaStats {
+	uint64_t doorbells;
+	uint64_t wqes_executed;
+	uint64_t cqes_written;
+	uint64_t error_cqes;
+	uint64_t bytes_moved;
+};
+
+/**
+ * One software HCA instance. Thread safety: commands may be issued from any thread;
+ * the data path of one QP (doorbells, ring memory) belongs to one thread at a time,
+ * as on hardware.
+ */
+class Hca {
+public:
+	virtual ~Hca() = default;
+
+	/** Create an instance; @p name must be unique ("sim0", ...). */
+	static std::shared_ptr<Hca> create(const std::string &name, const HcaCaps &caps,
+					   ExecMode mode);
+
+	virtual const std::string &name() const = 0;
+	virtual const HcaCaps &caps() const = 0;
+	virtual ExecMode mode() const = 0;
+
+	/* protection domains and memory regions */
+	virtual int alloc_pd(uint32_t *pdn) = 0;
+	virtual int dealloc_pd(uint32_t pdn) = 0; /**< -EBUSY while MRs/QPs use it */
+	/**
+	 * Register [addr, addr + len) with IBV_ACCESS_* @p access. The range must be
+	 * mapped (-EFAULT otherwise). addr 0, len UINT64_MAX with IBV_ACCESS_ON_DEMAND
+	 * registers the implicit on-demand MR. lkey == rkey.
+	 */
+	virtual int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access,
+			   uint32_t *key) = 0;
+	virtual int dereg_mr(uint32_t key) = 0;
+
+	/* completion queues */
+	virtual int create_cq(const CqConfig &cfg, uint32_t *cqn) = 0;
+	virtual int destroy_cq(uint32_t cqn) = 0; /**< -EBUSY while QPs use it */
+
+	/* queue pairs: the state machine of the verbs spec */
+	virtual int create_qp(const QpConfig &cfg, uint32_t *qpn) = 0;
+	/** ibv_modify_qp semantics: illegal transitions give -EINVAL and change nothing. */
+	virtual int modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask) = 0;
+	virtual int query_qp(uint32_t qpn, QpInfo *info) = 0;
+	virtual int destroy_qp(uint32_t qpn) = 0;
+
+	/**
+	 * The SQ doorbell (a write to the QP's UAR/BlueFlame register). @p ctrl8 is the
+	 * first 8 bytes of the last posted WQE's ctrl segment as in memory; the device
+	 * fetches every WQE up to the producer counter in the doorbell record.
+	 */
+	virtual void sq_doorbell(uint32_t qpn, uint64_t ctrl8) = 0;
+	/**
+	 * The RQ has new WQEs (its doorbell record moved). Hardware notices by itself;
+	 * the model is told so that a SEND waiting for a receive WQE can proceed.
+	 */
+	virtual void rq_notify(uint32_t qpn) = 0;
+
+	/** Next async event; -EAGAIN when none is pending. */
+	virtual int get_async_event(AsyncEvent *event) = 0;
+
+	/** Wait until the engine has executed everything rung so far (thread mode). */
+	virtual void quiesce() = 0;
+
+	virtual int inject(const Fault &fault) = 0;
+	virtual HcaStats stats() const = 0;
+};
+
+} // namespace mlx5sim
+
+#endif /* MLX5_SIM_HCA_H */
