@@ -37,8 +37,14 @@ if [ "$(cat "$sdk_dir/VERSION" 2>/dev/null)" != "$dpdk_ver" ]; then
 	if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
 		as_root tee "$src_list" >/dev/null <<SRC
 Types: deb-src
-URIs: http://deb.debian.org/debian http://deb.debian.org/debian-security
+URIs: http://deb.debian.org/debian
 Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC

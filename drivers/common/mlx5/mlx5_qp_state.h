@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Bringing an RC QP through RESET -> INIT -> RTR -> RTS: the one place that knows
+ * the verbs attribute masks, shared by the PMD (set-up and error recovery), the demo
+ * and the tests. Works on either backend of the seam.
+ */
+#ifndef MLX5_QP_STATE_H
+#define MLX5_QP_STATE_H
+
+#include <stdint.h>
+
+#include "mlx5_glue.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Move @p qp (in RESET) to RTS, connected to @p dest_qpn on the same port
+ * (loopback; pass the QP's own number to connect it to itself).
+ * @param access IBV_ACCESS_REMOTE_* rights granted to the peer.
+ * @return 0, or a negative errno naming the failing step in the log of the caller;
+ *         on failure the QP is left in RESET.
+ */
+int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp,
+		       uint32_t dest_qpn, int access);
+
+/** Move @p qp to RESET (any state), then back to RTS towards @p dest_qpn. */
+int mlx5_qp_reconnect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp,
+			 uint32_t dest_qpn, int access);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLX5_QP_STATE_H */
