@@ -1,2 +1,127 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* placeholder: being written */
+/**
+ * @file
+ * The device instance: creation (unique names), destruction, fault injection and
+ * statistics. The other commands live in mr_table.cpp, cq_table.cpp, qp_state.cpp;
+ * the data path in wqe_*.cpp, sq_engine.cpp, cqe_writer.cpp and engine.cpp.
+ */
+#include <errno.h>
+
+#include <set>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+std::mutex g_names_mu;
+std::set<std::string> g_names;
+
+bool caps_valid(const HcaCaps &c)
+{
+	return c.max_qp && c.max_cq && c.max_mr && c.max_pd && c.max_cqe &&
+	       c.max_qp <= 0xffffff - HCA_QPN_BASE && c.cqe_version <= 1 &&
+	       c.max_sq_desc_sz >= MLX5_SEND_WQE_BB && c.max_send_wqebb;
+}
+
+} // namespace
+
+HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
+	: name_(name), caps_(caps), mode_(mode)
+{
+	pds_.resize(1);  /* pdn 0 is never handed out */
+	mrs_.resize(1);  /* key index 0 is never handed out */
+	qp_slots_.reset(new std::atomic<QpObj *>[caps.max_qp]);
+	for (uint32_t i = 0; i < caps.max_qp; i++)
+		qp_slots_[i].store(nullptr, std::memory_order_relaxed);
+	plans_.reset(new Plan[HCA_MAX_GROUP]);
+}
+
+HcaImpl::~HcaImpl()
+{
+	if (engine_.joinable()) {
+		stop_.store(true, std::memory_order_seq_cst);
+		{
+			std::lock_guard<std::mutex> lk(idle_mu_);
+			wake_cv_.notify_one();
+		}
+		engine_.join();
+	}
+	for (QpObj *qp : qps_)
+		delete qp;
+	for (CqObj *cq : cqs_)
+		delete cq;
+	std::lock_guard<std::mutex> lk(g_names_mu);
+	g_names.erase(name_);
+}
+
+std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, ExecMode mode)
+{
+	if (name.empty() || !caps_valid(caps))
+		return nullptr;
+	{
+		std::lock_guard<std::mutex> lk(g_names_mu);
+		if (!g_names.insert(name).second)
+			return nullptr;
+	}
+	std::shared_ptr<HcaImpl> h;
+	try {
+		h = std::make_shared<HcaImpl>(name, caps, mode);
+	} catch (...) {
+		std::lock_guard<std::mutex> lk(g_names_mu);
+		g_names.erase(name);
+		return nullptr;
+	}
+	if (h->start() != 0)
+		return nullptr; /* the destructor releases the name */
+	return h;
+}
+
+int HcaImpl::inject(const Fault &f)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	if (f.kind == Fault::Kind::CqOverrun) {
+		CqObj *cq = find_cq(f.cqn);
+		if (!cq)
+			return -EINVAL;
+		cq->overrun_fault = true;
+		return 0;
+	}
+	QpObj *qp = find_qp(f.qpn);
+	if (!qp)
+		return -EINVAL;
+	switch (f.kind) {
+	case Fault::Kind::FailWqe:
+		if (f.syndrome == 0)
+			return -EINVAL;
+		qp->fail_armed = true;
+		qp->fail_idx = f.wqe_index;
+		qp->fail_synd = f.syndrome;
+		qp->fail_vendor = f.vendor_syndrome;
+		return 0;
+	case Fault::Kind::DelayCompletions:
+		qp->delay_us = f.delay_us;
+		return 0;
+	case Fault::Kind::QpFatal:
+		enter_err(qp);
+		push_event(IBV_EVENT_QP_FATAL, qp->qpn, 0);
+		drain_overrun_errors();
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+HcaStats HcaImpl::stats() const
+{
+	HcaStats s;
+	s.doorbells = st_doorbells_.load(std::memory_order_relaxed);
+	s.wqes_executed = st_wqes_.load(std::memory_order_relaxed);
+	s.cqes_written = st_cqes_.load(std::memory_order_relaxed);
+	s.error_cqes = st_err_cqes_.load(std::memory_order_relaxed);
+	s.bytes_moved = st_bytes_.load(std::memory_order_relaxed);
+	return s;
+}
+
+} // namespace mlx5sim

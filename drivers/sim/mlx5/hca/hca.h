@@ -44,6 +44,12 @@ struct HcaCaps {
 	uint32_t max_pd = 1024;
 	uint8_t cqe_version = 1;            /**< 1: requester CQEs carry the user index */
 	bool odp_implicit = true;           /**< implicit on-demand MR supported */
+	/**
+	 * Thread mode only: the engine may execute consecutive unfenced WQEs of one
+	 * doorbell batch out of order (in reverse), so a missing fence is observable.
+	 * Completions stay in order.
+	 */
+	bool reorder_unfenced = false;
 };
 
 /** Fault injection, for tests. */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * CQE writer: builds 64-byte CQEs (mlx5_cqe64 / mlx5_err_cqe), checks for CQ
+ * overrun against the consumer index in the CQ doorbell record, and stores them
+ * body first, op_own last with release ordering, so a poller never sees half a
+ * CQE. CQEs of a QP under DelayCompletions are held back here.
+ */
+#include <string.h>
+
+#include <algorithm>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+uint32_t uidx_field(const HcaCaps &caps, const QpObj *qp)
+{
+	return caps.cqe_version == 1 ? qp->cfg.uidx & 0xffffff : 0;
+}
+
+} // namespace
+
+bool HcaImpl::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
+{
+	if (cq->error) {
+		/* a CQ in error takes no CQEs; its writers go to ERR */
+		overrun_qps_.push_back(qp);
+		return false;
+	}
+	uint32_t ci = be32toh(__atomic_load_n(&cq->cfg.dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+	uint32_t used = (cq->pi - ci) & 0xffffff;
+	if (cq->overrun_fault || used >= cq->cfg.ncqe) {
+		cq->overrun_fault = false;
+		cq->error = true;
+		push_event(IBV_EVENT_CQ_ERR, 0, cq->cqn);
+		overrun_qps_.push_back(qp);
+		return false;
+	}
+	uint8_t *slot = static_cast<uint8_t *>(cq->cfg.buf) +
+			(size_t)(cq->pi & (cq->cfg.ncqe - 1)) * cq->cfg.cqe_size;
+	if (cq->cfg.cqe_size == 128)
+		slot += 64;
+	uint8_t owner = (cq->pi & cq->cfg.ncqe) ? 1 : 0;
+	memcpy(slot, cqe, 63);
+	__atomic_store_n(slot + 63, (uint8_t)((cqe[63] & ~MLX5_CQE_OWNER_MASK) | owner),
+			 __ATOMIC_RELEASE);
+	cq->pi++;
+	st_cqes_.fetch_add(1, std::memory_order_relaxed);
+	return true;
+}
+
+void HcaImpl::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
+{
+	if (qp->delay_us || qp->deferred) {
+		DeferredCqe d;
+		d.due = std::chrono::steady_clock::now() + std::chrono::microseconds(qp->delay_us);
+		d.cq = cq;
+		d.qp = qp;
+		memcpy(d.cqe, cqe, sizeof(d.cqe));
+		deferred_.push_back(d);
+		qp->deferred++;
+		return;
+	}
+	store_cqe(cq, qp, cqe);
+}
+
+void HcaImpl::release_deferred(bool all)
+{
+	while (!deferred_.empty()) {
+		DeferredCqe &d = deferred_.front();
+		auto now = std::chrono::steady_clock::now();
+		if (d.due > now) {
+			if (!all)
+				break;
+			std::this_thread::sleep_until(d.due);
+		}
+		d.qp->deferred--;
+		store_cqe(d.cq, d.qp, d.cqe);
+		deferred_.pop_front();
+	}
+	drain_overrun_errors();
+}
+
+void HcaImpl::drain_overrun_errors()
+{
+	while (!overrun_qps_.empty()) {
+		QpObj *qp = overrun_qps_.back();
+		overrun_qps_.pop_back();
+		if (qp->state != IBV_QPS_ERR)
+			enter_err(qp);
+	}
+}
+
+void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl)
+{
+	uint8_t cqe[64] = {};
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, qp));
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), pl->byte_cnt);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn),
+			(uint32_t)pl->opcode << 24 | qp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->idx);
+	cqe[63] = MLX5_CQE_REQ << MLX5_HW_CQE_OPCODE_SHIFT;
+	put_cqe(qp->scq, qp, cqe);
+}
+
+void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
+{
+	uint8_t cqe[64] = {};
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, flags_rqpn), src_qpn & 0xffffff);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, resp));
+	if (pl->resp_opcode == MLX5_CQE_RESP_SEND)
+		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey), resp->pkey_index);
+	else /* immediate or invalidated rkey, bytes as the requester wrote them */
+		memcpy(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey), &pl->imm_raw, 4);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), (uint32_t)pl->total);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn), resp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->resp_idx);
+	cqe[63] = (uint8_t)(pl->resp_opcode << MLX5_HW_CQE_OPCODE_SHIFT);
+	put_cqe(resp->rcq, resp, cqe);
+}
+
+void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v)
+{
+	uint8_t cqe[64] = {};
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, srqn), uidx_field(caps_, qp));
+	cqe[offsetof(struct mlx5_err_cqe, vendor_err_synd)] = v.vendor;
+	cqe[offsetof(struct mlx5_err_cqe, syndrome)] = v.syndrome;
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, s_wqe_opcode_qpn),
+			(resp ? 0u : (uint32_t)opcode << 24) | qp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_err_cqe, wqe_counter), idx);
+	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR) << MLX5_HW_CQE_OPCODE_SHIFT);
+	st_err_cqes_.fetch_add(1, std::memory_order_relaxed);
+	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe);
+}
+
+} // namespace mlx5sim

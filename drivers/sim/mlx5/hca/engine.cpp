@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Execution modes. Inline: the doorbell executes on the caller's thread. Thread:
+ * one engine thread per device; a doorbell only sets the QP's pending flag and
+ * bumps a sequence counter (no syscall), and wakes the engine only when it sleeps.
+ * The engine spins briefly when idle, then sleeps on a condition variable.
+ */
+#include <sched.h>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr unsigned kSpinRounds = 20000; /**< idle polls before sleeping */
+
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+} // namespace
+
+void HcaImpl::push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn)
+{
+	events_.push_back(AsyncEvent{type, qpn, cqn});
+}
+
+int HcaImpl::get_async_event(AsyncEvent *event)
+{
+	if (!event)
+		return -EINVAL;
+	std::lock_guard<std::mutex> lk(mu_);
+	if (events_.empty())
+		return -EAGAIN;
+	*event = events_.front();
+	events_.pop_front();
+	return 0;
+}
+
+/** Tell a possibly sleeping engine that work_seq_ moved. */
+static void kick(HcaImpl *h)
+{
+	h->work_seq_.fetch_add(1, std::memory_order_seq_cst);
+	if (h->sleeping_.load(std::memory_order_seq_cst)) {
+		std::lock_guard<std::mutex> lk(h->idle_mu_);
+		h->wake_cv_.notify_one();
+	}
+}
+
+void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
+{
+	(void)ctrl8; /* the device fetches up to the doorbell record's counter */
+	st_doorbells_.fetch_add(1, std::memory_order_relaxed);
+	if (mode_ == ExecMode::Thread) {
+		QpObj *qp = find_qp(qpn);
+		if (!qp)
+			return;
+		qp->db_pending.store(true, std::memory_order_release);
+		kick(this);
+		return;
+	}
+	std::lock_guard<std::mutex> lk(mu_);
+	QpObj *qp = find_qp(qpn);
+	if (!qp)
+		return;
+	process_sq(qp);
+	release_deferred(false);
+}
+
+void HcaImpl::rq_notify(uint32_t qpn)
+{
+	if (mode_ == ExecMode::Thread) {
+		QpObj *qp = find_qp(qpn);
+		if (!qp)
+			return;
+		qp->rq_pending.store(true, std::memory_order_release);
+		kick(this);
+		return;
+	}
+	std::lock_guard<std::mutex> lk(mu_);
+	QpObj *qp = find_qp(qpn);
+	if (!qp)
+		return;
+	if (qp->state == IBV_QPS_ERR)
+		flush_rq(qp);
+	retry_stalled();
+	drain_overrun_errors();
+}
+
+bool HcaImpl::engine_pass()
+{
+	bool did = false;
+	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
+	for (size_t i = 0; i < qps_.size(); i++) {
+		QpObj *qp = qps_[i];
+		bool db = qp->db_pending.exchange(false, std::memory_order_acq_rel);
+		bool rq = qp->rq_pending.exchange(false, std::memory_order_acq_rel);
+		if (rq && qp->state == IBV_QPS_ERR)
+			did |= flush_rq(qp);
+		if (db || qp->stalled)
+			did |= process_sq(qp);
+	}
+	release_deferred(false);
+	return did;
+}
+
+void HcaImpl::engine_main()
+{
+	while (!stop_.load(std::memory_order_acquire)) {
+		uint64_t snap = work_seq_.load(std::memory_order_seq_cst);
+		bool did, deferred;
+		std::chrono::steady_clock::time_point due;
+		{
+			std::lock_guard<std::mutex> lk(mu_);
+			did = engine_pass();
+			deferred = !deferred_.empty();
+			if (deferred)
+				due = deferred_.front().due;
+		}
+		has_deferred_.store(deferred, std::memory_order_seq_cst);
+		done_seq_.store(snap, std::memory_order_seq_cst);
+		if (waiters_.load(std::memory_order_seq_cst)) {
+			std::lock_guard<std::mutex> lk(idle_mu_);
+			done_cv_.notify_all();
+		}
+		if (did)
+			continue;
+		/* idle: spin a little, then sleep until a doorbell (or a held CQE is due) */
+		unsigned i = 0;
+		while (i < kSpinRounds && work_seq_.load(std::memory_order_relaxed) == snap &&
+		       !stop_.load(std::memory_order_relaxed)) {
+			cpu_relax();
+			if (++i % 64 == 0)
+				sched_yield();
+		}
+		if (i < kSpinRounds)
+			continue;
+		std::unique_lock<std::mutex> lk(idle_mu_);
+		sleeping_.store(true, std::memory_order_seq_cst);
+		if (work_seq_.load(std::memory_order_seq_cst) == snap &&
+		    !stop_.load(std::memory_order_seq_cst)) {
+			if (deferred)
+				wake_cv_.wait_until(lk, due);
+			else
+				wake_cv_.wait(lk);
+		}
+		sleeping_.store(false, std::memory_order_seq_cst);
+	}
+}
+
+void HcaImpl::quiesce()
+{
+	if (mode_ == ExecMode::Inline) {
+		std::lock_guard<std::mutex> lk(mu_);
+		release_deferred(true);
+		return;
+	}
+	waiters_.fetch_add(1, std::memory_order_seq_cst);
+	kick(this); /* makes the engine run (and report) one more pass */
+	uint64_t target = work_seq_.load(std::memory_order_seq_cst);
+	{
+		std::unique_lock<std::mutex> lk(idle_mu_);
+		done_cv_.wait(lk, [&] {
+			return done_seq_.load(std::memory_order_seq_cst) >= target &&
+			       !has_deferred_.load(std::memory_order_seq_cst);
+		});
+	}
+	waiters_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+int HcaImpl::start()
+{
+	if (mode_ != ExecMode::Thread)
+		return 0;
+	try {
+		engine_ = std::thread([this] { engine_main(); });
+	} catch (...) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+} // namespace mlx5sim

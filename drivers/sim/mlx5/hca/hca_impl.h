@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Software mlx5 HCA, device side: internal objects shared by the files of the
+ * model (mr_table, cq_table, qp_state, wqe_fetch, wqe_plan, wqe_exec, cqe_writer,
+ * sq_engine, engine, hca). Not part of the agreed interface.
+ *
+ * Locking: one device mutex (HcaImpl::mu_) guards every object below except the
+ * atomics, which the doorbell path touches without the lock.
+ */
+#ifndef MLX5_SIM_HCA_IMPL_H
+#define MLX5_SIM_HCA_IMPL_H
+
+#include <stdint.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "hca.h"
+#include "mlx5_hw.h"
+
+namespace mlx5sim {
+
+/** Internal numbering. */
+enum {
+	HCA_QPN_BASE = 0x100,       /**< first QPN handed out */
+	HCA_CQN_BASE = 0x40,        /**< first CQN handed out */
+	HCA_MAX_GATHER = 64,        /**< spans one side of a WQE can name */
+	HCA_MAX_WQE_BYTES = MLX5_HW_WQE_MAX_DS * MLX5_HW_DS_BYTES,
+	HCA_MAX_GROUP = 32,         /**< WQEs planned before their data is moved */
+	HCA_RQ_MAX_SHIFT = 10,      /**< RQ stride at most 1 KiB = 64 data segments */
+	HCA_FLUSH_VENDOR = 0,       /**< vendor syndrome of flush CQEs (UNVERIFIED) */
+};
+
+/** One entry of the MR table. */
+struct MrEntry {
+	bool used;
+	uint8_t variant;    /**< low key byte; changes on every re-use of the index */
+	bool odp;           /**< on-demand: pages are probed at access time */
+	uint32_t pdn;
+	uint64_t addr;
+	uint64_t len;
+	int access;
+};
+
+/** One protection domain. */
+struct PdEntry {
+	bool used;
+	uint32_t refs;      /**< MRs and QPs using it */
+};
+
+/** A completion queue. */
+struct CqObj {
+	CqConfig cfg;
+	uint32_t cqn;
+	uint32_t pi;        /**< free-running producer counter */
+	uint32_t refs;      /**< QPs using it */
+	bool error;         /**< overrun happened: CQEs are dropped */
+	bool overrun_fault; /**< injected: the next write overruns */
+};
+
+/** A queue pair. */
+struct QpObj {
+	QpConfig cfg;
+	uint32_t qpn;
+	CqObj *scq;
+	CqObj *rcq;
+	enum ibv_qp_state state;
+	uint32_t dest_qpn;
+	uint32_t access_flags;
+	uint8_t port_num;
+	uint16_t pkey_index;
+	bool sqd_notify;    /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	uint32_t sq_ci;     /**< free-running WQEBB counter of the next WQE to fetch */
+	uint32_t rq_ci;     /**< free-running counter of the next RQ WQE */
+	bool stalled;       /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	/* faults */
+	bool fail_armed;
+	uint16_t fail_idx;
+	uint8_t fail_synd;
+	uint8_t fail_vendor;
+	uint32_t delay_us;  /**< DelayCompletions: CQEs are held back this long */
+	uint32_t deferred;  /**< CQEs of this QP held back right now */
+	/* doorbell path, no lock */
+	std::atomic<bool> db_pending{false};
+	std::atomic<bool> rq_pending{false};
+};
+
+/** A CQE held back by DelayCompletions. */
+struct DeferredCqe {
+	std::chrono::steady_clock::time_point due;
+	CqObj *cq;
+	QpObj *qp;
+	uint8_t cqe[64];
+};
+
+/** A piece of memory the WQE reads or writes (already checked). */
+struct Span {
+	uint8_t *p;
+	uint64_t len;
+};
+
+/** Result of checking or planning: 0 or a CQE syndrome plus vendor syndrome. */
+struct Verdict {
+	uint8_t syndrome;
+	uint8_t vendor;
+};
+
+/**
+ * A WQE that passed every check: what to move and what to complete. Built in WQE
+ * order, executed (possibly reordered), completed in WQE order.
+ */
+struct Plan {
+	uint8_t wqe[HCA_MAX_WQE_BYTES]; /**< the WQE copied out of the ring */
+	uint16_t idx;                   /**< WQE index (counter & 0xffff) */
+	uint8_t opcode;
+	bool signaled;
+	bool fenced;
+	uint32_t byte_cnt;              /**< requester CQE byte_cnt */
+	Span src[HCA_MAX_GATHER];
+	uint32_t nsrc;
+	Span dst[HCA_MAX_GATHER];
+	uint32_t ndst;
+	uint64_t total;                 /**< bytes moved from src to dst */
+	/* atomics */
+	bool atomic;
+	bool atomic_cs;
+	uint64_t *atomic_target;
+	uint8_t *atomic_result;
+	uint64_t swap_add;
+	uint64_t compare;
+	/* responder completion (SEND*, RDMA_WRITE_IMM) */
+	QpObj *resp_qp;
+	uint8_t resp_opcode;            /**< MLX5_CQE_RESP_* */
+	uint16_t resp_idx;              /**< RQ WQE index */
+	uint32_t imm_raw;               /**< ctrl imm as in memory */
+};
+
+/** Why planning a WQE stopped. */
+enum class PlanResult : uint8_t {
+	Ok,
+	Stall,  /**< the responder has no receive WQE: try again later */
+	Error,  /**< see PlanError */
+};
+
+/** A failed WQE: requester and (optional) responder consequences. */
+struct PlanError {
+	Verdict req;
+	QpObj *resp_qp;             /**< responder QP to move to ERR, or NULL */
+	enum ibv_event_type resp_event; /**< async event for it (IBV_EVENT_COMM_EST: none) */
+	bool resp_cqe;              /**< responder consumed a receive WQE: RESP_ERR CQE */
+	Verdict resp;
+	uint16_t resp_idx;
+};
+
+/** The device. */
+class HcaImpl final : public Hca {
+public:
+	HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode);
+	~HcaImpl() override;
+	int start();
+
+	const std::string &name() const override { return name_; }
+	const HcaCaps &caps() const override { return caps_; }
+	ExecMode mode() const override { return mode_; }
+
+	int alloc_pd(uint32_t *pdn) override;
+	int dealloc_pd(uint32_t pdn) override;
+	int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access,
+		   uint32_t *key) override;
+	int dereg_mr(uint32_t key) override;
+	int create_cq(const CqConfig &cfg, uint32_t *cqn) override;
+	int destroy_cq(uint32_t cqn) override;
+	int create_qp(const QpConfig &cfg, uint32_t *qpn) override;
+	int modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask) override;
+	int query_qp(uint32_t qpn, QpInfo *info) override;
+	int destroy_qp(uint32_t qpn) override;
+	void sq_doorbell(uint32_t qpn, uint64_t ctrl8) override;
+	void rq_notify(uint32_t qpn) override;
+	int get_async_event(AsyncEvent *event) override;
+	void quiesce() override;
+	int inject(const Fault &fault) override;
+	HcaStats stats() const override;
+
+	/* ---- mr_table.cpp (under mu_) ---- */
+	/** Check a local data segment; fills @p out on success. */
+	Verdict check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
+			    bool write, uint8_t **out) const;
+	/** Check a remote access by @p rkey against responder @p resp. */
+	Verdict check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
+			     int need, uint8_t **out) const;
+
+	/* ---- qp_state.cpp (under mu_) ---- */
+	QpObj *find_qp(uint32_t qpn) const;
+	CqObj *find_cq(uint32_t cqn) const;
+	/** Move @p qp to ERR (if not there) and flush everything outstanding. */
+	void enter_err(QpObj *qp);
+
+	/* ---- wqe_plan.cpp (under mu_) ---- */
+	/** Check the WQE copied into @p pl and turn it into a plan. */
+	PlanResult plan_wqe(QpObj *qp, Plan *pl, PlanError *err);
+
+	/* ---- wqe_exec.cpp ---- */
+	/** Move the data of a plan. */
+	void exec_plan(Plan *pl);
+
+	/* ---- cqe_writer.cpp (under mu_) ---- */
+	/** Requester CQE of a successful WQE. */
+	void write_req_cqe(QpObj *qp, const Plan *pl);
+	/** Responder CQE of a successful receive. */
+	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
+	/** Error CQE (REQ_ERR or RESP_ERR). */
+	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx,
+			   Verdict v);
+	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
+	void release_deferred(bool all);
+	/** QPs whose CQ overran go to ERR here (after the current step). */
+	void drain_overrun_errors();
+
+	/* ---- sq_engine.cpp (under mu_) ---- */
+	/** Fetch and execute what the doorbell record says; true if anything happened. */
+	bool process_sq(QpObj *qp);
+	/** Flush receive WQEs of a QP in ERR; true if anything happened. */
+	bool flush_rq(QpObj *qp);
+	/** Flush send WQEs of a QP in ERR; true if anything happened. */
+	bool flush_sq(QpObj *qp);
+	/** Retry QPs stalled on a receive WQE. */
+	bool retry_stalled();
+
+	/* ---- engine.cpp ---- */
+	void push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn);
+
+private:
+	friend struct EngineAccess;
+
+	/* wqe_fetch.cpp */
+	Verdict fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs);
+	/* sq_engine.cpp */
+	bool run_group(QpObj *qp, uint32_t n, bool reorder);
+	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
+	/* engine.cpp */
+	void engine_main();
+	bool engine_pass();
+	bool deferred_pending_locked() const { return !deferred_.empty(); }
+	/* cqe_writer.cpp */
+	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);
+	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);
+
+public:
+	/* ---- state (all under mu_ unless atomic) ---- */
+	const std::string name_;
+	const HcaCaps caps_;
+	const ExecMode mode_;
+	mutable std::mutex mu_;
+
+	std::vector<PdEntry> pds_;
+	std::vector<MrEntry> mrs_;        /**< index = key >> 8; 0 unused */
+	uint32_t mr_count_ = 0;
+	std::vector<CqObj *> cqs_;        /**< index = cqn - HCA_CQN_BASE */
+	uint32_t cq_count_ = 0;
+	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
+	std::vector<QpObj *> qps_;        /**< live QPs, engine scan order */
+	std::deque<AsyncEvent> events_;
+	std::deque<DeferredCqe> deferred_;
+	std::vector<QpObj *> overrun_qps_;
+	std::unique_ptr<Plan[]> plans_;   /**< HCA_MAX_GROUP plans, reused */
+
+	/* statistics (relaxed atomics: stats() may run on any thread) */
+	std::atomic<uint64_t> st_doorbells_{0};
+	std::atomic<uint64_t> st_wqes_{0};
+	std::atomic<uint64_t> st_cqes_{0};
+	std::atomic<uint64_t> st_err_cqes_{0};
+	std::atomic<uint64_t> st_bytes_{0};
+
+	/* thread mode */
+	std::thread engine_;
+	std::atomic<bool> stop_{false};
+	std::atomic<uint64_t> work_seq_{0};   /**< bumped by every doorbell / notify */
+	std::atomic<uint64_t> done_seq_{0};   /**< work_seq_ covered by a finished pass */
+	std::atomic<bool> sleeping_{false};
+	std::atomic<bool> has_deferred_{false}; /**< CQEs held back after the last pass */
+	std::atomic<uint32_t> waiters_{0};
+	std::mutex idle_mu_;
+	std::condition_variable wake_cv_;     /**< engine sleeps here */
+	std::condition_variable done_cv_;     /**< quiesce() waits here */
+};
+
+/** Memory probes (mem_probe.cpp). */
+namespace mem {
+/** [addr, addr + len) is mapped readable (and writable if @p write): /proc/self/maps. */
+bool range_mapped(uint64_t addr, uint64_t len, bool write);
+/** Every page of [addr, addr + len) can be read now (no fault possible). */
+bool range_readable(uint64_t addr, uint64_t len);
+/** Every page of [addr, addr + len) can be written now. */
+bool range_writable(uint64_t addr, uint64_t len);
+} // namespace mem
+
+} // namespace mlx5sim
+
+#endif /* MLX5_SIM_HCA_IMPL_H */

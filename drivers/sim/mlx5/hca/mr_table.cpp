@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Protection domains and the MR table: registration commands and the key checks
+ * every data segment goes through before a byte moves.
+ *
+ * Key = index << 8 | variant. The variant byte changes each time an index is
+ * re-used (never 0, so no key equals MLX5_INVALID_LKEY), hence a stale key of a
+ * deregistered MR fails even when its index was handed out again.
+ */
+#include <errno.h>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr int kKnownAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND |
+	IBV_ACCESS_ON_DEMAND | IBV_ACCESS_RELAXED_ORDERING;
+constexpr int kWritable = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND;
+
+/** [addr, addr + len) lies inside the MR, without overflow. */
+bool in_bounds(const MrEntry &mr, uint64_t addr, uint64_t len)
+{
+	if (addr < mr.addr)
+		return false;
+	uint64_t off = addr - mr.addr;
+	return len <= mr.len && off <= mr.len - len;
+}
+
+/** On-demand pages are probed at access time: a fault is reported, not taken. */
+bool odp_ok(const MrEntry &mr, uint64_t addr, uint64_t len, bool read, bool write)
+{
+	if (!mr.odp)
+		return true;
+	if (write)
+		return mem::range_writable(addr, len);
+	return !read || mem::range_readable(addr, len);
+}
+
+} // namespace
+
+int HcaImpl::alloc_pd(uint32_t *pdn)
+{
+	if (!pdn)
+		return -EINVAL;
+	std::lock_guard<std::mutex> lk(mu_);
+	for (size_t i = 1; i < pds_.size(); i++) {
+		if (!pds_[i].used) {
+			pds_[i] = PdEntry{true, 0};
+			*pdn = (uint32_t)i;
+			return 0;
+		}
+	}
+	if (pds_.size() - 1 >= caps_.max_pd) /* slot 0 is never used */
+		return -ENOMEM;
+	pds_.push_back(PdEntry{true, 0});
+	*pdn = (uint32_t)(pds_.size() - 1);
+	return 0;
+}
+
+int HcaImpl::dealloc_pd(uint32_t pdn)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
+		return -EINVAL;
+	if (pds_[pdn].refs)
+		return -EBUSY;
+	pds_[pdn].used = false;
+	return 0;
+}
+
+int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key)
+{
+	if (!key || (access & ~kKnownAccess) || len == 0)
+		return -EINVAL;
+	/* verbs: remote write/atomic require local write */
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	bool implicit = addr == 0 && len == UINT64_MAX;
+	if (implicit && !odp)
+		return -EINVAL;
+	if (odp && !caps_.odp_implicit)
+		return -EOPNOTSUPP;
+	if (!implicit && len > UINT64_MAX - addr)
+		return -EINVAL;
+	/* pinning happens outside the lock: it reads /proc/self/maps */
+	if (!odp && !mem::range_mapped(addr, len, access & kWritable))
+		return -EFAULT;
+
+	std::lock_guard<std::mutex> lk(mu_);
+	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
+		return -EINVAL;
+	if (mr_count_ >= caps_.max_mr)
+		return -ENOMEM;
+	size_t idx = 1;
+	while (idx < mrs_.size() && mrs_[idx].used)
+		idx++;
+	if (idx == mrs_.size()) {
+		if (idx > 0xffffff)
+			return -ENOMEM;
+		mrs_.push_back(MrEntry{});
+	}
+	MrEntry &mr = mrs_[idx];
+	uint8_t variant = (uint8_t)(mr.variant + 1);
+	if (variant == 0)
+		variant = 1;
+	mr = MrEntry{true, variant, odp, pdn, addr, len, access};
+	pds_[pdn].refs++;
+	mr_count_++;
+	*key = (uint32_t)idx << 8 | variant;
+	return 0;
+}
+
+int HcaImpl::dereg_mr(uint32_t key)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	uint32_t idx = key >> 8;
+	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
+	    mrs_[idx].variant != (key & 0xff))
+		return -EINVAL;
+	pds_[mrs_[idx].pdn].refs--;
+	mrs_[idx].used = false;
+	mr_count_--;
+	return 0;
+}
+
+Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
+			     bool write, uint8_t **out) const
+{
+	const Verdict bad = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
+	uint32_t idx = key >> 8;
+	if (idx == 0 || idx >= mrs_.size())
+		return bad;
+	const MrEntry &mr = mrs_[idx];
+	if (!mr.used || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
+		return bad;
+	if (write && !(mr.access & IBV_ACCESS_LOCAL_WRITE))
+		return bad;
+	if (len > UINT64_MAX - addr || !in_bounds(mr, addr, len))
+		return bad;
+	if (!odp_ok(mr, addr, len, true, write))
+		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
+	return Verdict{0, 0};
+}
+
+Verdict HcaImpl::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
+			      int need, uint8_t **out) const
+{
+	const Verdict bad = {MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0};
+	uint32_t idx = rkey >> 8;
+	if (idx == 0 || idx >= mrs_.size())
+		return bad;
+	const MrEntry &mr = mrs_[idx];
+	if (!mr.used || mr.variant != (rkey & 0xff) || mr.pdn != resp->cfg.pdn)
+		return bad;
+	if ((mr.access & need) != need)
+		return bad;
+	if (len > UINT64_MAX - addr || !in_bounds(mr, addr, len))
+		return bad;
+	bool write = need & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!odp_ok(mr, addr, len, true, write))
+		return Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
+	return Verdict{0, 0};
+}
+
+} // namespace mlx5sim

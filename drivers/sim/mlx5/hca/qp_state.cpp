@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * QP commands and the QP state machine of the verbs specification (RC):
+ * legal transitions, required and optional attribute masks, attribute values.
+ * Anything else gives -EINVAL and changes nothing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr int kAny = -1; /**< "from any state" marker in Transition::from */
+
+/** One legal transition: attributes it requires and attributes it accepts. */
+struct Transition {
+	int from; /**< enum ibv_qp_state, or kAny */
+	int to;
+	int req;
+	int opt;
+};
+
+
+const Transition kTable[] = {
+	{IBV_QPS_RESET, IBV_QPS_RESET, 0, 0},
+	{IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+	{IBV_QPS_INIT, IBV_QPS_INIT, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+	{IBV_QPS_INIT, IBV_QPS_RTR,
+	 IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
+	{IBV_QPS_RTR, IBV_QPS_RTS,
+	 IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		 IBV_QP_MAX_QP_RD_ATOMIC,
+	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE},
+	{IBV_QPS_RTS, IBV_QPS_RTS, 0,
+	 IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE | IBV_QP_MIN_RNR_TIMER},
+	{IBV_QPS_RTS, IBV_QPS_SQD, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY},
+	{IBV_QPS_SQD, IBV_QPS_RTS, 0,
+	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE},
+	{IBV_QPS_SQD, IBV_QPS_SQD, 0,
+	 IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
+		 IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT |
+		 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
+		 IBV_QP_MAX_DEST_RD_ATOMIC},
+	{IBV_QPS_SQE, IBV_QPS_RTS, 0, IBV_QP_ACCESS_FLAGS},
+	{kAny, IBV_QPS_RESET, 0, 0},
+	{kAny, IBV_QPS_ERR, 0, 0},
+};
+
+constexpr int kQpAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+	IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+const Transition *find_transition(int from, int to)
+{
+	for (const Transition &t : kTable)
+		if (t.to == to && (t.from == from || t.from == kAny))
+			return &t;
+	return nullptr;
+}
+
+/** Values the device accepts for the attributes named in @p mask. */
+bool attr_values_ok(const struct ibv_qp_attr &a, int mask)
+{
+	if ((mask & IBV_QP_PORT) && a.port_num != 1)
+		return false;
+	if ((mask & IBV_QP_PKEY_INDEX) && a.pkey_index >= 128)
+		return false;
+	if ((mask & IBV_QP_ACCESS_FLAGS) && (a.qp_access_flags & ~kQpAccess))
+		return false;
+	int mtu;
+	memcpy(&mtu, &a.path_mtu, sizeof(mtu));
+	if ((mask & IBV_QP_PATH_MTU) && (mtu < IBV_MTU_256 || mtu > IBV_MTU_4096))
+		return false;
+	if ((mask & IBV_QP_DEST_QPN) && a.dest_qp_num > 0xffffff)
+		return false;
+	if ((mask & IBV_QP_AV) && a.ah_attr.port_num != 1)
+		return false;
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) && a.max_rd_atomic > 16)
+		return false;
+	if ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && a.max_dest_rd_atomic > 16)
+		return false;
+	if ((mask & IBV_QP_TIMEOUT) && a.timeout > 31)
+		return false;
+	if ((mask & IBV_QP_RETRY_CNT) && a.retry_cnt > 7)
+		return false;
+	if ((mask & IBV_QP_RNR_RETRY) && a.rnr_retry > 7)
+		return false;
+	if ((mask & IBV_QP_MIN_RNR_TIMER) && a.min_rnr_timer > 31)
+		return false;
+	if ((mask & IBV_QP_SQ_PSN) && a.sq_psn > 0xffffff)
+		return false;
+	if ((mask & IBV_QP_RQ_PSN) && a.rq_psn > 0xffffff)
+		return false;
+	return true;
+}
+
+bool pow2_or_zero(uint32_t v)
+{
+	return (v & (v - 1)) == 0;
+}
+
+} // namespace
+
+QpObj *HcaImpl::find_qp(uint32_t qpn) const
+{
+	if (qpn < HCA_QPN_BASE || qpn - HCA_QPN_BASE >= caps_.max_qp)
+		return nullptr;
+	return qp_slots_[qpn - HCA_QPN_BASE].load(std::memory_order_acquire);
+}
+
+int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
+{
+	if (!qpn || !cfg.dbrec || cfg.uidx > 0xffffff)
+		return -EINVAL;
+	if (cfg.type != IBV_QPT_RC)
+		return -EOPNOTSUPP;
+	if (!pow2_or_zero(cfg.sq_wqe_cnt) || cfg.sq_wqe_cnt > caps_.max_send_wqebb ||
+	    (cfg.sq_wqe_cnt && !cfg.sq_buf))
+		return -EINVAL;
+	if (!pow2_or_zero(cfg.rq_wqe_cnt) || cfg.rq_wqe_cnt > caps_.max_recv_wr ||
+	    (cfg.rq_wqe_cnt && (!cfg.rq_buf || cfg.rq_wqe_shift < 4 ||
+				cfg.rq_wqe_shift > HCA_RQ_MAX_SHIFT)))
+		return -EINVAL;
+
+	std::lock_guard<std::mutex> lk(mu_);
+	CqObj *scq = find_cq(cfg.send_cqn);
+	CqObj *rcq = find_cq(cfg.recv_cqn);
+	if (cfg.pdn == 0 || cfg.pdn >= pds_.size() || !pds_[cfg.pdn].used || !scq || !rcq)
+		return -EINVAL;
+	if (qps_.size() >= caps_.max_qp)
+		return -ENOMEM;
+	uint32_t slot = 0;
+	while (qp_slots_[slot].load(std::memory_order_relaxed))
+		slot++;
+	QpObj *qp = new (std::nothrow) QpObj();
+	if (!qp)
+		return -ENOMEM;
+	try {
+		qps_.push_back(qp);
+	} catch (...) {
+		delete qp;
+		return -ENOMEM;
+	}
+	qp->cfg = cfg;
+	qp->qpn = HCA_QPN_BASE + slot;
+	qp->scq = scq;
+	qp->rcq = rcq;
+	qp->state = IBV_QPS_RESET;
+	scq->refs++;
+	rcq->refs++;
+	pds_[cfg.pdn].refs++;
+	qp_slots_[slot].store(qp, std::memory_order_release);
+	*qpn = qp->qpn;
+	return 0;
+}
+
+int HcaImpl::destroy_qp(uint32_t qpn)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	QpObj *qp = find_qp(qpn);
+	if (!qp)
+		return -EINVAL;
+	qp_slots_[qpn - HCA_QPN_BASE].store(nullptr, std::memory_order_release);
+	qps_.erase(std::find(qps_.begin(), qps_.end(), qp));
+	deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+				       [qp](const DeferredCqe &d) { return d.qp == qp; }),
+			deferred_.end());
+	qp->scq->refs--;
+	qp->rcq->refs--;
+	pds_[qp->cfg.pdn].refs--;
+	delete qp;
+	return 0;
+}
+
+int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
+{
+	if (!info)
+		return -EINVAL;
+	std::lock_guard<std::mutex> lk(mu_);
+	QpObj *qp = find_qp(qpn);
+	if (!qp)
+		return -EINVAL;
+	info->state = qp->state;
+	info->dest_qpn = qp->dest_qpn;
+	info->hw_sq_wqebb_counter = (uint16_t)qp->sq_ci;
+	info->access_flags = qp->access_flags;
+	return 0;
+}
+
+void HcaImpl::enter_err(QpObj *qp)
+{
+	qp->state = IBV_QPS_ERR;
+	qp->stalled = false;
+	qp->sqd_notify = false;
+	flush_sq(qp);
+	flush_rq(qp);
+}
+
+int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask)
+{
+	std::lock_guard<std::mutex> lk(mu_);
+	QpObj *qp = find_qp(qpn);
+	if (!qp)
+		return -EINVAL;
+	enum ibv_qp_state cur = qp->state;
+	/* caller values are read as integers: they may be out of the enum's range */
+	int req_cur, req_next;
+	memcpy(&req_cur, &attr.cur_qp_state, sizeof(req_cur));
+	memcpy(&req_next, &attr.qp_state, sizeof(req_next));
+	if ((attr_mask & IBV_QP_CUR_STATE) && req_cur != (int)cur)
+		return -EINVAL;
+	const Transition *t = find_transition(cur, (attr_mask & IBV_QP_STATE) ? req_next : (int)cur);
+	if (!t)
+		return -EINVAL;
+	enum ibv_qp_state next = (enum ibv_qp_state)t->to;
+	int given = attr_mask & ~(IBV_QP_STATE | IBV_QP_CUR_STATE);
+	if ((given & t->req) != t->req || (given & ~(t->req | t->opt)))
+		return -EINVAL;
+	if (!attr_values_ok(attr, given))
+		return -EINVAL;
+
+	/* accepted: apply */
+	if (given & IBV_QP_ACCESS_FLAGS)
+		qp->access_flags = attr.qp_access_flags;
+	if (given & IBV_QP_DEST_QPN)
+		qp->dest_qpn = attr.dest_qp_num;
+	if (given & IBV_QP_PORT)
+		qp->port_num = attr.port_num;
+	if (given & IBV_QP_PKEY_INDEX)
+		qp->pkey_index = attr.pkey_index;
+
+	switch (next) {
+	case IBV_QPS_RESET:
+		/* device counters restart; CQEs already written stay */
+		qp->state = IBV_QPS_RESET;
+		qp->sq_ci = 0;
+		qp->rq_ci = 0;
+		qp->stalled = false;
+		qp->sqd_notify = false;
+		qp->access_flags = 0;
+		qp->dest_qpn = 0;
+		qp->fail_armed = false;
+		deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+					       [qp](const DeferredCqe &d) { return d.qp == qp; }),
+				deferred_.end());
+		qp->deferred = 0;
+		break;
+	case IBV_QPS_ERR:
+		enter_err(qp);
+		drain_overrun_errors();
+		break;
+	case IBV_QPS_SQD:
+		qp->state = IBV_QPS_SQD;
+		if (cur == IBV_QPS_RTS)
+			qp->sqd_notify = (given & IBV_QP_EN_SQD_ASYNC_NOTIFY) &&
+					 attr.en_sqd_async_notify;
+		/* nothing is half executed unless a send waits for a receive WQE */
+		if (qp->sqd_notify && !qp->stalled) {
+			qp->sqd_notify = false;
+			push_event(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+		}
+		break;
+	case IBV_QPS_RTS:
+		qp->state = IBV_QPS_RTS;
+		if (cur == IBV_QPS_SQD || cur == IBV_QPS_SQE) {
+			/* resume fetching what was posted meanwhile */
+			if (mode_ == ExecMode::Inline) {
+				process_sq(qp);
+				drain_overrun_errors();
+			} else {
+				qp->db_pending.store(true, std::memory_order_release);
+				work_seq_.fetch_add(1);
+				if (sleeping_.load()) {
+					std::lock_guard<std::mutex> ilk(idle_mu_);
+					wake_cv_.notify_one();
+				}
+			}
+		}
+		break;
+	default:
+		qp->state = next;
+		break;
+	}
+	return 0;
+}
+
+} // namespace mlx5sim

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Send-queue engine: reads the producer counter from the doorbell record, plans
+ * WQEs in groups (a fenced WQE starts a new group: it waits for all earlier
+ * WQEs), moves the data of a group (in reverse with caps.reorder_unfenced in
+ * thread mode), writes the CQEs in WQE order, and handles errors: error CQE, QP
+ * to ERR, one flush CQE per outstanding WQE.
+ */
+#include <string.h>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+uint16_t sq_producer(const QpObj *qp)
+{
+	return (uint16_t)be32toh(__atomic_load_n(&qp->cfg.dbrec[MLX5_SND_DBR], __ATOMIC_ACQUIRE));
+}
+
+uint16_t rq_producer(const QpObj *qp)
+{
+	return (uint16_t)be32toh(__atomic_load_n(&qp->cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
+}
+
+} // namespace
+
+bool HcaImpl::flush_sq(QpObj *qp)
+{
+	if (qp->cfg.sq_wqe_cnt == 0)
+		return false;
+	uint16_t pi = sq_producer(qp);
+	bool did = false;
+	while ((uint16_t)(pi - (uint16_t)qp->sq_ci)) {
+		/* a WQEBB that does not start a well-formed WQE is skipped silently */
+		const uint8_t *p = static_cast<const uint8_t *>(qp->cfg.sq_buf) +
+				   (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) * MLX5_SEND_WQE_BB;
+		struct mlx5_wqe_ctrl_seg ctrl;
+		memcpy(&ctrl, p, sizeof(ctrl));
+		uint32_t avail = (uint16_t)(pi - (uint16_t)qp->sq_ci);
+		uint32_t ds = mlx5_hw_ctrl_ds(&ctrl);
+		uint32_t need = mlx5_hw_ds_to_wqebbs(ds);
+		if (mlx5_hw_ctrl_index(&ctrl) == (uint16_t)qp->sq_ci && ds && need <= avail &&
+		    need <= qp->cfg.sq_wqe_cnt) {
+			write_err_cqe(qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
+				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+			qp->sq_ci += need;
+		} else {
+			qp->sq_ci++;
+		}
+		did = true;
+	}
+	return did;
+}
+
+bool HcaImpl::flush_rq(QpObj *qp)
+{
+	if (qp->cfg.rq_wqe_cnt == 0)
+		return false;
+	uint16_t pi = rq_producer(qp);
+	bool did = false;
+	while ((uint16_t)(pi - (uint16_t)qp->rq_ci)) {
+		write_err_cqe(qp, true, 0, (uint16_t)qp->rq_ci,
+			      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+		qp->rq_ci++;
+		did = true;
+	}
+	return did;
+}
+
+void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
+{
+	write_err_cqe(qp, false, pl->opcode, pl->idx, err.req);
+	QpObj *resp = err.resp_qp;
+	if (resp && err.resp_cqe)
+		write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
+	enter_err(qp);
+	if (resp && resp != qp && resp->state != IBV_QPS_ERR)
+		enter_err(resp);
+	if (resp && err.resp_event != IBV_EVENT_COMM_EST)
+		push_event(err.resp_event, resp->qpn, 0);
+}
+
+bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
+{
+	Plan *plans = plans_.get();
+	if (!reorder || n < 2) {
+		for (uint32_t i = 0; i < n; i++)
+			exec_plan(&plans[i]);
+	} else {
+		/* a fenced head waits for nothing in this group, but nothing passes it */
+		uint32_t first = plans[0].fenced ? 1 : 0;
+		if (first)
+			exec_plan(&plans[0]);
+		for (uint32_t i = n; i-- > first;)
+			exec_plan(&plans[i]);
+	}
+	/* data is visible before its CQE: CQE stores are release stores */
+	for (uint32_t i = 0; i < n; i++) {
+		Plan *pl = &plans[i];
+		st_wqes_.fetch_add(1, std::memory_order_relaxed);
+		if (pl->signaled)
+			write_req_cqe(qp, pl);
+		if (pl->resp_qp)
+			write_resp_cqe(pl->resp_qp, pl, qp->qpn);
+	}
+	return n != 0;
+}
+
+bool HcaImpl::process_sq(QpObj *qp)
+{
+	if (qp->state == IBV_QPS_ERR) {
+		bool a = flush_sq(qp);
+		bool b = flush_rq(qp);
+		return a || b;
+	}
+	bool sqd = qp->state == IBV_QPS_SQD;
+	if (qp->cfg.sq_wqe_cnt == 0 || (qp->state != IBV_QPS_RTS && !(sqd && qp->stalled)))
+		return false;
+	bool reorder = mode_ == ExecMode::Thread && caps_.reorder_unfenced;
+	uint32_t limit = sqd ? 1 : HCA_MAX_GROUP; /* SQD: only finish the started WQE */
+	bool did = false;
+
+	for (;;) {
+		uint16_t pi = sq_producer(qp);
+		uint32_t n = 0;
+		bool failed = false;
+		Plan *bad = nullptr;
+		PlanError err;
+		while (n < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
+			Plan *pl = &plans_[n];
+			uint32_t wqebbs;
+			Verdict v = fetch_wqe(qp, pi, pl, &wqebbs);
+			if (v.syndrome) {
+				err = PlanError{};
+				err.req = v;
+				err.resp_event = IBV_EVENT_COMM_EST;
+				failed = true;
+				bad = pl;
+				qp->sq_ci += wqebbs;
+				break;
+			}
+			if (pl->fenced && n > 0)
+				break; /* fetched again as the head of the next group */
+			PlanResult r = plan_wqe(qp, pl, &err);
+			if (r == PlanResult::Stall) {
+				qp->stalled = true;
+				break;
+			}
+			qp->stalled = false;
+			qp->sq_ci += wqebbs;
+			if (r == PlanResult::Error) {
+				failed = true;
+				bad = pl;
+				break;
+			}
+			n++;
+		}
+		did |= run_group(qp, n, reorder);
+		if (failed) {
+			fail_wqe(qp, bad, err);
+			did = true;
+		}
+		drain_overrun_errors();
+		if (failed || qp->stalled || sqd || qp->state != IBV_QPS_RTS || n == 0)
+			break;
+	}
+	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {
+		qp->sqd_notify = false;
+		push_event(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+	}
+	return did;
+}
+
+bool HcaImpl::retry_stalled()
+{
+	bool did = false;
+	for (QpObj *qp : qps_)
+		if (qp->stalled)
+			did |= process_sq(qp);
+	return did;
+}
+
+} // namespace mlx5sim

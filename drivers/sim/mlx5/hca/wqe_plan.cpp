@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * WQE checks: turn a fetched WQE into a plan of checked memory spans, or into an
+ * error. Every data segment (local and remote) is checked here, before any byte
+ * of the WQE moves; a receive WQE of the responder is consumed here too.
+ */
+#include <string.h>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr uint64_t kMaxMsg = 1ull << 31; /**< IB message size limit; byte_count 0 */
+
+Verdict synd(uint8_t s)
+{
+	return Verdict{s, 0};
+}
+
+uint64_t seg_len(uint32_t byte_count)
+{
+	return byte_count ? byte_count : kMaxMsg;
+}
+
+bool responder_alive(const QpObj *r)
+{
+	return r && (r->state == IBV_QPS_RTR || r->state == IBV_QPS_RTS ||
+		     r->state == IBV_QPS_SQD || r->state == IBV_QPS_SQE);
+}
+
+/** The responder moves to ERR with @p ev; its requester sees @p req. */
+void responder_fault(PlanError *err, QpObj *resp, uint8_t req, enum ibv_event_type ev)
+{
+	err->req = synd(req);
+	err->resp_qp = resp;
+	err->resp_event = ev;
+}
+
+} // namespace
+
+/** Parse data/inline segments of [off, end) of the WQE into local spans. */
+static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t off,
+			   uint32_t end, bool scatter)
+{
+	Span *spans = scatter ? pl->dst : pl->src;
+	uint32_t *n = scatter ? &pl->ndst : &pl->nsrc;
+
+	pl->total = 0;
+	while (off < end) {
+		uint32_t bc = mlx5_hw_ld_be32(pl->wqe + off);
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t len = bc & ~MLX5_INLINE_SEG;
+			if (scatter || len > end - off - 4)
+				return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			if (len)
+				spans[(*n)++] = Span{pl->wqe + off + 4, len};
+			pl->total += len;
+			off += (4 + len + 15) & ~15u;
+			continue;
+		}
+		uint32_t lkey = mlx5_hw_ld_be32(pl->wqe + off + 4);
+		uint64_t addr = mlx5_hw_ld_be64(pl->wqe + off + 8);
+		uint64_t len = seg_len(bc);
+		uint8_t *p;
+		Verdict v = hca->check_local(qp, lkey, addr, len, scatter, &p);
+		if (v.syndrome)
+			return v;
+		spans[(*n)++] = Span{p, len};
+		pl->total += len;
+		off += MLX5_HW_DS_BYTES;
+	}
+	if (pl->total > kMaxMsg)
+		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	return Verdict{0, 0};
+}
+
+/** Remote segment of RDMA/atomic WQEs, checked against the responder. */
+static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint64_t len, int need,
+			    PlanError *err)
+{
+	uint64_t raddr = mlx5_hw_ld_be64(pl->wqe + 16);
+	uint32_t rkey = mlx5_hw_ld_be32(pl->wqe + 24);
+	/* the responder QP must enable the operation: invalid request otherwise */
+	if ((resp->access_flags & (uint32_t)need) != (uint32_t)need) {
+		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				IBV_EVENT_QP_REQ_ERR);
+		return err->req;
+	}
+	if (len == 0) /* nothing is accessed: no key check */
+		return Verdict{0, 0};
+	uint8_t *p;
+	Verdict v = hca->check_remote(resp, rkey, raddr, len, need, &p);
+	if (v.syndrome) {
+		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
+		err->req = v;
+		return v;
+	}
+	Span *s = need == IBV_ACCESS_REMOTE_READ ? pl->src : pl->dst;
+	uint32_t *n = need == IBV_ACCESS_REMOTE_READ ? &pl->nsrc : &pl->ndst;
+	s[(*n)++] = Span{p, len};
+	return Verdict{0, 0};
+}
+
+/**
+ * Consume the responder's next receive WQE. With @p scatter its data segments
+ * become pl->dst. Returns Stall when the RQ is empty.
+ */
+static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scatter,
+			    PlanError *err)
+{
+	if (resp->cfg.rq_wqe_cnt == 0) {
+		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				IBV_EVENT_QP_REQ_ERR);
+		return PlanResult::Error;
+	}
+	uint32_t pi = __atomic_load_n(&resp->cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE);
+	if ((uint16_t)(be32toh(pi) - resp->rq_ci) == 0)
+		return PlanResult::Stall;
+
+	uint32_t stride = 1u << resp->cfg.rq_wqe_shift;
+	const uint8_t *wqe = static_cast<const uint8_t *>(resp->cfg.rq_buf) +
+			     (size_t)(resp->rq_ci & (resp->cfg.rq_wqe_cnt - 1)) * stride;
+	pl->resp_qp = resp;
+	pl->resp_idx = (uint16_t)resp->rq_ci;
+	resp->rq_ci++;
+	if (!scatter)
+		return PlanResult::Ok;
+
+	uint64_t room = 0;
+	for (uint32_t off = 0; off < stride; off += MLX5_HW_DS_BYTES) {
+		uint8_t seg[16];
+		memcpy(seg, wqe + off, sizeof(seg));
+		uint32_t lkey = mlx5_hw_ld_be32(seg + 4);
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		uint64_t len = seg_len(mlx5_hw_ld_be32(seg));
+		uint8_t *p;
+		Verdict v = hca->check_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, &p);
+		if (v.syndrome) {
+			/* responder local error: its CQE, requester sees a remote op error */
+			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR, IBV_EVENT_COMM_EST);
+			err->resp_cqe = true;
+			err->resp = v;
+			err->resp_idx = pl->resp_idx;
+			return PlanResult::Error;
+		}
+		pl->dst[pl->ndst++] = Span{p, len};
+		room += len;
+	}
+	if (room < pl->total) {
+		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, IBV_EVENT_COMM_EST);
+		err->resp_cqe = true;
+		err->resp = synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+		err->resp_idx = pl->resp_idx;
+		return PlanResult::Error;
+	}
+	return PlanResult::Ok;
+}
+
+/** memcpy MMO: src and dst data segments, opaque metadata key. */
+static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t ds)
+{
+	const HcaCaps &caps = hca->caps();
+	if (mlx5_hw_ctrl_opmod(reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe)) !=
+		    MLX5_HW_OPC_MOD_MMO_DMA ||
+	    caps.max_wr_memcpy_length == 0 || ds < 4)
+		return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	const uint8_t *meta = pl->wqe + 16, *src = pl->wqe + 32, *dst = pl->wqe + 48;
+	uint64_t slen = seg_len(mlx5_hw_ld_be32(src));
+	uint64_t dlen = seg_len(mlx5_hw_ld_be32(dst));
+	if (slen != dlen || slen > caps.max_wr_memcpy_length)
+		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	uint8_t *p;
+	Verdict v = hca->check_local(qp, mlx5_hw_ld_be32(meta + 4), mlx5_hw_ld_be64(meta + 8),
+				     MLX5_HW_OPAQUE_BUF_LEN, true, &p);
+	if (v.syndrome)
+		return v;
+	v = hca->check_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen,
+			     false, &p);
+	if (v.syndrome)
+		return v;
+	pl->src[pl->nsrc++] = Span{p, slen};
+	v = hca->check_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen,
+			     true, &p);
+	if (v.syndrome)
+		return v;
+	pl->dst[pl->ndst++] = Span{p, dlen};
+	pl->total = slen;
+	pl->byte_cnt = (uint32_t)slen; /* bytes copied: 2 GiB is 0x80000000 */
+	return Verdict{0, 0};
+}
+
+/** Atomics: raddr, atomic segment, one 8-byte local data segment. */
+static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t ds,
+			   PlanError *err)
+{
+	if (ds < 4)
+		return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+	const uint8_t *data = pl->wqe + 48;
+	if (mlx5_hw_ld_be32(data) != 8)
+		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	uint8_t *res;
+	Verdict v = hca->check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
+				     true, &res);
+	if (v.syndrome)
+		return v;
+	if (mlx5_hw_ld_be64(pl->wqe + 16) & 7) {
+		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				IBV_EVENT_QP_REQ_ERR);
+		return err->req;
+	}
+	v = parse_remote(hca, resp, pl, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
+	if (v.syndrome)
+		return v;
+	pl->atomic = true;
+	pl->atomic_cs = pl->opcode == MLX5_OPCODE_ATOMIC_CS;
+	pl->atomic_target = reinterpret_cast<uint64_t *>(pl->dst[--pl->ndst].p);
+	pl->atomic_result = res;
+	pl->swap_add = mlx5_hw_ld_be64(pl->wqe + 32);
+	pl->compare = mlx5_hw_ld_be64(pl->wqe + 40);
+	pl->byte_cnt = 8;
+	return Verdict{0, 0};
+}
+
+PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
+{
+	const struct mlx5_wqe_ctrl_seg *ctrl =
+		reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
+	uint32_t ds = mlx5_hw_ctrl_ds(ctrl);
+	uint32_t end = ds * MLX5_HW_DS_BYTES;
+	uint8_t op = pl->opcode;
+	Verdict v = {0, 0};
+
+	*err = PlanError{};
+	err->resp_event = IBV_EVENT_COMM_EST; /* none */
+	pl->nsrc = pl->ndst = 0;
+	pl->total = 0;
+	pl->byte_cnt = 0;
+	pl->atomic = false;
+	pl->resp_qp = nullptr;
+	memcpy(&pl->imm_raw, &ctrl->imm, sizeof(pl->imm_raw));
+
+	if (qp->fail_armed && qp->fail_idx == pl->idx) {
+		qp->fail_armed = false;
+		err->req = Verdict{qp->fail_synd, qp->fail_vendor};
+		return PlanResult::Error;
+	}
+
+	bool remote = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
+		      op == MLX5_OPCODE_SEND_INVAL || op == MLX5_OPCODE_RDMA_WRITE ||
+		      op == MLX5_OPCODE_RDMA_WRITE_IMM || op == MLX5_OPCODE_RDMA_READ ||
+		      op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
+	bool rdma = remote && op != MLX5_OPCODE_SEND && op != MLX5_OPCODE_SEND_IMM &&
+		    op != MLX5_OPCODE_SEND_INVAL;
+	if (rdma && ds < 2)
+		v = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+
+	/* local segments first: a local error never reaches the wire */
+	if (!v.syndrome) {
+		switch (op) {
+		case MLX5_OPCODE_NOP:
+			break;
+		case MLX5_OPCODE_SEND:
+		case MLX5_OPCODE_SEND_IMM:
+		case MLX5_OPCODE_SEND_INVAL:
+			v = parse_local(this, qp, pl, 16, end, false);
+			break;
+		case MLX5_OPCODE_RDMA_WRITE:
+		case MLX5_OPCODE_RDMA_WRITE_IMM:
+			v = parse_local(this, qp, pl, 32, end, false);
+			break;
+		case MLX5_OPCODE_RDMA_READ:
+			v = parse_local(this, qp, pl, 32, end, true);
+			break;
+		case MLX5_OPCODE_ATOMIC_CS:
+		case MLX5_OPCODE_ATOMIC_FA:
+			break; /* plan_atomic below */
+		case MLX5_OPCODE_MMO:
+			v = plan_mmo(this, qp, pl, ds);
+			break;
+		default: /* UMR, SET_PSV, masked atomics, ...: not modelled yet */
+			v = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			break;
+		}
+	}
+	if (v.syndrome) {
+		err->req = v;
+		return PlanResult::Error;
+	}
+	if (!remote)
+		return PlanResult::Ok;
+
+	/* the responder: a QP of this device in a state that answers */
+	QpObj *resp = find_qp(qp->dest_qpn);
+	if (!responder_alive(resp)) {
+		err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+		return PlanResult::Error;
+	}
+	PlanResult r = PlanResult::Ok;
+	switch (op) {
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+	case MLX5_OPCODE_SEND_INVAL:
+		r = take_recv(this, resp, pl, true, err);
+		pl->resp_opcode = op == MLX5_OPCODE_SEND ? MLX5_CQE_RESP_SEND :
+				  op == MLX5_OPCODE_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM :
+							       MLX5_CQE_RESP_SEND_INV;
+		pl->byte_cnt = (uint32_t)pl->total;
+		return r;
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		v = parse_remote(this, resp, pl, pl->total, IBV_ACCESS_REMOTE_WRITE, err);
+		if (v.syndrome)
+			return PlanResult::Error;
+		pl->byte_cnt = (uint32_t)pl->total;
+		if (op == MLX5_OPCODE_RDMA_WRITE)
+			return PlanResult::Ok;
+		pl->resp_opcode = MLX5_CQE_RESP_WR_IMM;
+		r = take_recv(this, resp, pl, false, err);
+		if (r == PlanResult::Stall)
+			pl->ndst = 0; /* planned again later */
+		return r;
+	case MLX5_OPCODE_RDMA_READ:
+		v = parse_remote(this, resp, pl, pl->total, IBV_ACCESS_REMOTE_READ, err);
+		pl->byte_cnt = (uint32_t)pl->total;
+		return v.syndrome ? PlanResult::Error : PlanResult::Ok;
+	default: /* atomics */
+		v = plan_atomic(this, qp, resp, pl, ds, err);
+		if (v.syndrome) {
+			if (!err->req.syndrome)
+				err->req = v;
+			return PlanResult::Error;
+		}
+		return PlanResult::Ok;
+	}
+}
+
+} // namespace mlx5sim

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * RC transport between QPs of one device: SEND/SEND_IMM/SEND_INV into receive
+ * WQEs, RDMA write/read, atomics, inline data, WQEs straddling the ring end, raw
+ * WQE bytes, remote access errors, receive-side errors and RNR waits.
+ */
+#include <errno.h>
+
+#include "hca_test_util.h"
+
+using namespace hcatest;
+
+namespace {
+
+/** Two QPs A -> B (and B -> A), each with its own send and recv CQ. */
+struct Pair {
+	Env e;
+	TestCq acq, arcq, bcq, brcq;
+	TestQp a, b;
+	explicit Pair(int b_access = kAllAccess, ExecMode mode = ExecMode::Inline)
+		: e(mode), acq(e.h(), 64), arcq(e.h(), 64), bcq(e.h(), 64), brcq(e.h(), 64),
+		  a(e.h(), e.pdn, acq.cqn, arcq.cqn, 8, 16, 6, 0x11),
+		  b(e.h(), e.pdn, bcq.cqn, brcq.cqn, 8, 16, 6, 0x22)
+	{
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), a.qpn, b.qpn, kAllAccess), 0);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), b.qpn, a.qpn, b_access), 0);
+	}
+	Hca &h() { return e.h(); }
+};
+
+struct mlx5_cqe64 one(TestCq &cq)
+{
+	struct mlx5_cqe64 c = {};
+	CU_ASSERT_TRUE(cq.poll(&c));
+	return c;
+}
+
+} // namespace
+
+static void test_send_recv(void)
+{
+	Pair p;
+	Buf src(300), dst(400);
+	for (int i = 0; i < 300; i++)
+		src.p()[i] = (uint8_t)i;
+	uint32_t sk = reg(p.h(), p.e.pdn, src.p(), 300, 0);
+	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 400, IBV_ACCESS_LOCAL_WRITE);
+	p.b.post_recv(p.h(), {dseg(100, dk, dst.p()), dseg(300, dk, dst.p() + 100)});
+	const char inl[] = "inline!";
+	Wqe w(p.a, MLX5_OPCODE_SEND);
+	w.data(150, sk, src.p()).inl(inl, 7).data(150, sk, src.p() + 150);
+	w.post(p.a);
+	p.a.ring(p.h());
+	struct mlx5_cqe64 r = one(p.brcq);
+	CU_ASSERT_EQUAL(cqe_opcode(r), MLX5_CQE_RESP_SEND);
+	CU_ASSERT_EQUAL(cqe_bytes(r), 307u);
+	CU_ASSERT_EQUAL(be32toh(r.flags_rqpn) & 0xffffff, p.a.qpn);
+	CU_ASSERT_EQUAL(cqe_uidx(r), 0x22u);
+	CU_ASSERT_EQUAL(cqe_qpn(r), p.b.qpn);
+	CU_ASSERT_EQUAL(cqe_counter(r), 0);
+	struct mlx5_cqe64 s = one(p.acq);
+	CU_ASSERT_EQUAL(cqe_opcode(s), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(cqe_wqe_op(s), MLX5_OPCODE_SEND);
+	CU_ASSERT_EQUAL(cqe_uidx(s), 0x11u);
+	CU_ASSERT_EQUAL(memcmp(dst.p(), src.p(), 150), 0);
+	CU_ASSERT_EQUAL(memcmp(dst.p() + 150, inl, 7), 0);
+	CU_ASSERT_EQUAL(memcmp(dst.p() + 157, src.p() + 150, 150), 0);
+	CU_ASSERT_EQUAL(dst.p()[307], 0);
+	CU_ASSERT_TRUE(dst.guards_intact());
+}
+
+static void test_send_imm_inv(void)
+{
+	Pair p;
+	Buf dst(64);
+	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	p.b.post_recv(p.h(), {dseg(64, dk, dst.p())});
+	p.b.post_recv(p.h(), {dseg(64, dk, dst.p())});
+	Wqe w1(p.a, MLX5_OPCODE_SEND_IMM, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(0xabcd1234));
+	w1.inl("x", 1);
+	w1.post(p.a);
+	Wqe w2(p.a, MLX5_OPCODE_SEND_INVAL, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(0x4567));
+	w2.post(p.a); /* zero-length send */
+	p.a.ring(p.h());
+	struct mlx5_cqe64 r = one(p.brcq);
+	CU_ASSERT_EQUAL(cqe_opcode(r), MLX5_CQE_RESP_SEND_IMM);
+	CU_ASSERT_EQUAL(be32toh(r.imm_inval_pkey), 0xabcd1234u);
+	CU_ASSERT_EQUAL(cqe_bytes(r), 1u);
+	r = one(p.brcq);
+	CU_ASSERT_EQUAL(cqe_opcode(r), MLX5_CQE_RESP_SEND_INV);
+	CU_ASSERT_EQUAL(be32toh(r.imm_inval_pkey), 0x4567u);
+	CU_ASSERT_EQUAL(cqe_bytes(r), 0u);
+	CU_ASSERT_EQUAL(cqe_counter(r), 1);
+	CU_ASSERT_EQUAL(p.acq.drain(), 2);
+}
+
+static void test_rdma_write_read_self(void)
+{
+	Env e;
+	TestCq cq(e.h(), 64);
+	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 8);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, kAllAccess), 0);
+	Buf a(256), b(256), c(256);
+	for (int i = 0; i < 256; i++)
+		a.p()[i] = (uint8_t)(255 - i);
+	uint32_t ak = reg(e.h(), e.pdn, a.p(), 256, 0);
+	uint32_t bk = reg(e.h(), e.pdn, b.p(), 256, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	uint32_t ck = reg(e.h(), e.pdn, c.p(), 256, IBV_ACCESS_LOCAL_WRITE);
+	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
+	w.raddr(b.p(), bk).data(256, ak, a.p());
+	w.post(q);
+	Wqe r(q, MLX5_OPCODE_RDMA_READ, MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_FENCE);
+	r.raddr(b.p() + 16, bk).data(100, ck, c.p()).data(140, ck, c.p() + 100);
+	r.post(q);
+	q.ring(e.h());
+	struct mlx5_cqe64 x = one(cq);
+	CU_ASSERT_EQUAL(cqe_wqe_op(x), MLX5_OPCODE_RDMA_WRITE);
+	CU_ASSERT_EQUAL(cqe_bytes(x), 256u);
+	x = one(cq);
+	CU_ASSERT_EQUAL(cqe_opcode(x), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(cqe_wqe_op(x), MLX5_OPCODE_RDMA_READ);
+	CU_ASSERT_EQUAL(cqe_bytes(x), 240u);
+	CU_ASSERT_EQUAL(memcmp(a.p(), b.p(), 256), 0);
+	CU_ASSERT_EQUAL(memcmp(c.p(), a.p() + 16, 240), 0);
+	CU_ASSERT_TRUE(c.guards_intact());
+	/* a zero-length RDMA write checks no rkey */
+	Wqe z(q, MLX5_OPCODE_RDMA_WRITE);
+	z.raddr(b.p(), 0xdead00).inl("", 0);
+	z.post(q);
+	q.ring(e.h());
+	x = one(cq);
+	CU_ASSERT_EQUAL(cqe_opcode(x), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(cqe_bytes(x), 0u);
+}
+
+static void test_write_imm(void)
+{
+	Pair p;
+	Buf dst(64), rq(16);
+	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	p.b.post_recv(p.h(), {});
+	Wqe w(p.a, MLX5_OPCODE_RDMA_WRITE_IMM, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(77));
+	w.raddr(dst.p() + 8, dk).inl("hello", 5);
+	w.post(p.a);
+	p.a.ring(p.h());
+	struct mlx5_cqe64 r = one(p.brcq);
+	CU_ASSERT_EQUAL(cqe_opcode(r), MLX5_CQE_RESP_WR_IMM);
+	CU_ASSERT_EQUAL(be32toh(r.imm_inval_pkey), 77u);
+	CU_ASSERT_EQUAL(cqe_bytes(r), 5u);
+	CU_ASSERT_EQUAL(memcmp(dst.p() + 8, "hello", 5), 0);
+	CU_ASSERT_EQUAL(one(p.acq).op_own >> 4, MLX5_CQE_REQ);
+}
+
+static void test_atomics(void)
+{
+	Pair p;
+	uint64_t *target = static_cast<uint64_t *>(aligned_alloc(64, 64));
+	uint64_t *res = static_cast<uint64_t *>(aligned_alloc(64, 64));
+	target[0] = 100;
+	target[1] = 5;
+	uint32_t tk = reg(p.h(), p.e.pdn, target, 64,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+	uint32_t rk = reg(p.h(), p.e.pdn, res, 64, IBV_ACCESS_LOCAL_WRITE);
+	Wqe fa(p.a, MLX5_OPCODE_ATOMIC_FA);
+	fa.raddr(target, tk).atomic(23, 0).data(8, rk, res);
+	fa.post(p.a);
+	Wqe cs(p.a, MLX5_OPCODE_ATOMIC_CS);
+	cs.raddr(target + 1, tk).atomic(99, 5).data(8, rk, res + 1);
+	cs.post(p.a);
+	Wqe cs2(p.a, MLX5_OPCODE_ATOMIC_CS);
+	cs2.raddr(target + 1, tk).atomic(1, 5).data(8, rk, res + 2); /* compare fails */
+	cs2.post(p.a);
+	p.a.ring(p.h());
+	CU_ASSERT_EQUAL(target[0], 123u);
+	CU_ASSERT_EQUAL(res[0], 100u);
+	CU_ASSERT_EQUAL(target[1], 99u);
+	CU_ASSERT_EQUAL(res[1], 5u);
+	CU_ASSERT_EQUAL(res[2], 99u);
+	struct mlx5_cqe64 c = one(p.acq);
+	CU_ASSERT_EQUAL(cqe_wqe_op(c), MLX5_OPCODE_ATOMIC_FA);
+	CU_ASSERT_EQUAL(cqe_bytes(c), 8u);
+	CU_ASSERT_EQUAL(p.acq.drain(), 2);
+	/* misaligned remote address: invalid request */
+	Wqe bad(p.a, MLX5_OPCODE_ATOMIC_FA);
+	bad.raddr((uint8_t *)target + 4, tk).atomic(1, 0).data(8, rk, res);
+	bad.post(p.a);
+	p.a.ring(p.h());
+	c = one(p.acq);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	CU_ASSERT_EQUAL(target[0], 123u);
+	free(target);
+	free(res);
+}
+
+/** One remote access violation by RDMA write or read: nothing touched. */
+static void remote_case(int which)
+{
+	Pair p(which == 5 ? IBV_ACCESS_REMOTE_READ : kAllAccess);
+	uint32_t pd2;
+	CU_ASSERT_EQUAL_FATAL(p.h().alloc_pd(&pd2), 0);
+	Buf rbuf(128, 0x55), lbuf(128, 0x33);
+	uint32_t lk = reg(p.h(), p.e.pdn, lbuf.p(), 128, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t rk = reg(p.h(), p.e.pdn, rbuf.p(), 128,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	uint32_t rk_local = reg(p.h(), p.e.pdn, rbuf.p(), 128, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t rk_pd2 = reg(p.h(), pd2, rbuf.p(), 128,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	bool read = which >= 6;
+	uint8_t op = read ? MLX5_OPCODE_RDMA_READ : MLX5_OPCODE_RDMA_WRITE;
+	Wqe w(p.a, op);
+	uint8_t synd = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR;
+	enum ibv_event_type ev = IBV_EVENT_QP_ACCESS_ERR;
+	switch (which) {
+	case 0: w.raddr(rbuf.p(), rk ^ 0x80); break;          /* bad rkey */
+	case 1: w.raddr(rbuf.p(), rk_local); break;            /* no REMOTE_WRITE */
+	case 2: w.raddr(rbuf.p(), rk_pd2); break;              /* other PD */
+	case 3: w.raddr(rbuf.p() + 1, rk); break;              /* one byte past */
+	case 4: w.raddr(rbuf.p(), 0); break;                   /* zero key */
+	case 5: /* responder QP does not enable RDMA write */
+		w.raddr(rbuf.p(), rk);
+		synd = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+		ev = IBV_EVENT_QP_REQ_ERR;
+		break;
+	case 6: w.raddr(rbuf.p(), rk_local); break;            /* read: no REMOTE_READ */
+	case 7: w.raddr(rbuf.p() - 1, rk); break;              /* read: one byte before */
+	}
+	w.data(128, lk, lbuf.p());
+	w.post(p.a);
+	Wqe after(p.a, MLX5_OPCODE_NOP);
+	after.post(p.a);
+	p.a.ring(p.h());
+	struct mlx5_cqe64 c = one(p.acq);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), synd);
+	CU_ASSERT_EQUAL(cqe_wqe_op(c), op);
+	CU_ASSERT_EQUAL(cqe_counter(c), 0);
+	c = one(p.acq); /* the NOP is flushed */
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(cqe_counter(c), 1);
+	CU_ASSERT_EQUAL(qp_state(p.h(), p.a.qpn), IBV_QPS_ERR);
+	CU_ASSERT_EQUAL(qp_state(p.h(), p.b.qpn), IBV_QPS_ERR);
+	AsyncEvent e;
+	CU_ASSERT_EQUAL_FATAL(p.h().get_async_event(&e), 0);
+	CU_ASSERT_EQUAL(e.type, ev);
+	CU_ASSERT_EQUAL(e.qpn, p.b.qpn);
+	for (int i = 0; i < 128; i++) {
+		CU_ASSERT_EQUAL_FATAL(rbuf.p()[i], 0x55);
+		CU_ASSERT_EQUAL_FATAL(lbuf.p()[i], 0x33);
+	}
+	CU_ASSERT_TRUE(rbuf.guards_intact());
+	CU_ASSERT_TRUE(lbuf.guards_intact());
+}
+
+static void test_remote_write_errors(void)
+{
+	for (int i = 0; i <= 5; i++)
+		remote_case(i);
+}
+
+static void test_remote_read_errors(void)
+{
+	remote_case(6);
+	remote_case(7);
+}
+
+static void test_rnr_wait(void)
+{
+	Pair p;
+	Buf dst(64);
+	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	Wqe w(p.a, MLX5_OPCODE_SEND);
+	w.inl("abc", 3);
+	w.post(p.a);
+	Wqe n(p.a, MLX5_OPCODE_NOP);
+	n.post(p.a);
+	p.a.ring(p.h());
+	CU_ASSERT_EQUAL(p.acq.drain(), 0); /* waits for a receive WQE */
+	QpInfo info{};
+	p.h().query_qp(p.a.qpn, &info);
+	CU_ASSERT_EQUAL(info.hw_sq_wqebb_counter, 0);
+	p.b.post_recv(p.h(), {dseg(64, dk, dst.p())});
+	CU_ASSERT_EQUAL(p.acq.drain(), 2);
+	CU_ASSERT_EQUAL(p.brcq.drain(), 1);
+	CU_ASSERT_EQUAL(memcmp(dst.p(), "abc", 3), 0);
+}
+
+static void test_recv_errors(void)
+{
+	for (int which = 0; which < 2; which++) {
+		Pair p;
+		Buf dst(64, 0x44);
+		uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+		uint32_t dk_ro = reg(p.h(), p.e.pdn, dst.p(), 64, 0);
+		if (which == 0) /* too small */
+			p.b.post_recv(p.h(), {dseg(4, dk, dst.p())});
+		else /* no LOCAL_WRITE on the receive buffer */
+			p.b.post_recv(p.h(), {dseg(64, dk_ro, dst.p())});
+		p.b.post_recv(p.h(), {dseg(64, dk, dst.p())});
+		Wqe w(p.a, MLX5_OPCODE_SEND);
+		w.inl("0123456789", 10);
+		w.post(p.a);
+		p.a.ring(p.h());
+		struct mlx5_cqe64 c = one(p.acq);
+		CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+		CU_ASSERT_EQUAL(cqe_syndrome(c), which == 0 ? MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR :
+							      MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+		c = one(p.brcq);
+		CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_ERR);
+		CU_ASSERT_EQUAL(cqe_syndrome(c), which == 0 ? MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR :
+							      MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+		CU_ASSERT_EQUAL(cqe_counter(c), 0);
+		CU_ASSERT_EQUAL(cqe_qpn(c), p.b.qpn);
+		c = one(p.brcq); /* the second receive WQE is flushed */
+		CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_ERR);
+		CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+		CU_ASSERT_EQUAL(cqe_counter(c), 1);
+		for (int i = 0; i < 64; i++)
+			CU_ASSERT_EQUAL_FATAL(dst.p()[i], 0x44);
+	}
+}
+
+static void test_responder_not_ready(void)
+{
+	Pair p;
+	CU_ASSERT_EQUAL(set_state(p.h(), p.b.qpn, IBV_QPS_RESET), 0);
+	Wqe w(p.a, MLX5_OPCODE_SEND);
+	w.inl("x", 1);
+	w.post(p.a);
+	p.a.ring(p.h());
+	struct mlx5_cqe64 c = one(p.acq);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+}
+
+static void test_straddle_ring_end(void)
+{
+	Env e;
+	TestCq cq(e.h(), 64);
+	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 4);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, kAllAccess), 0);
+	Buf src(500), dst(500);
+	for (int i = 0; i < 500; i++)
+		src.p()[i] = (uint8_t)(i * 3);
+	uint32_t sk = reg(e.h(), e.pdn, src.p(), 500, 0);
+	uint32_t dk = reg(e.h(), e.pdn, dst.p(), 500,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	for (int i = 0; i < 3; i++) {
+		Wqe n(q, MLX5_OPCODE_NOP, 0);
+		n.post(q);
+	}
+	q.ring(e.h()); /* slot 0 is about to be reused */
+	/* RDMA write with 6 gather entries: ds 8 = 2 WQEBBs at slots 3 and 0 */
+	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
+	w.raddr(dst.p(), dk);
+	for (int i = 0; i < 6; i++)
+		w.data(50, sk, src.p() + 50 * i);
+	w.post(q);
+	q.ring(e.h());
+	struct mlx5_cqe64 c = one(cq);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(cqe_counter(c), 3);
+	CU_ASSERT_EQUAL(memcmp(dst.p(), src.p(), 300), 0);
+	Wqe n(q, MLX5_OPCODE_NOP, 0);
+	n.post(q); /* slot 1 */
+	q.post_recv(e.h(), {dseg(200, dk, dst.p() + 300)});
+	Wqe s(q, MLX5_OPCODE_SEND);
+	s.inl(src.p() + 300, 150); /* ds 11 = 3 WQEBBs at slots 2, 3, 0 */
+	s.post(q);
+	q.ring(e.h());
+	c = one(cq);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(cqe_counter(c), 6);
+	c = one(cq);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_SEND);
+	CU_ASSERT_EQUAL(memcmp(dst.p() + 300, src.p() + 300, 150), 0);
+	CU_ASSERT_TRUE(dst.guards_intact());
+}
+
+static void test_raw_wqe_bytes(void)
+{
+	/* bytes as a caller of mlx5dv_wr_raw_wqe would lay them out: a SEND with a
+	 * foreign signature byte, and an MMO; the device has no special path */
+	Pair p;
+	Buf src(64, 0x5a), dst(64), dst2(64), opaque(64);
+	uint32_t sk = reg(p.h(), p.e.pdn, src.p(), 64, 0);
+	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t d2 = reg(p.h(), p.e.pdn, dst2.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t ok = reg(p.h(), p.e.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	p.b.post_recv(p.h(), {dseg(64, dk, dst.p())});
+	uint8_t raw[64] = {};
+	auto *ctrl = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(raw);
+	mlx5dv_set_ctrl_seg(ctrl, 0, MLX5_OPCODE_SEND, 0, p.a.qpn, MLX5_WQE_CTRL_CQ_UPDATE, 2,
+			    0x77, 0);
+	mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(raw + 16), 64, sk,
+			    (uintptr_t)src.p());
+	p.a.post(raw, 32, 1);
+	uint8_t mmo[64] = {};
+	auto *mw = reinterpret_cast<struct mlx5_hw_mmo_wqe *>(mmo);
+	mlx5dv_set_ctrl_seg(&mw->ctrl, 1, MLX5_OPCODE_MMO, MLX5_HW_OPC_MOD_MMO_DMA, p.a.qpn,
+			    MLX5_WQE_CTRL_CQ_UPDATE, 4, 0, 0xdeadbeef /* stale imm: ignored */);
+	mlx5_hw_st_be32(&mw->meta.local_key, ok);
+	mlx5_hw_st_be64(&mw->meta.local_address, (uintptr_t)opaque.p());
+	mlx5dv_set_data_seg(&mw->src, 64, sk, (uintptr_t)src.p());
+	mlx5dv_set_data_seg(&mw->dst, 64, d2, (uintptr_t)dst2.p());
+	p.a.post(mmo, 64, 1);
+	p.a.ring(p.h());
+	CU_ASSERT_EQUAL(p.acq.drain(), 2);
+	CU_ASSERT_EQUAL(p.brcq.drain(), 1);
+	CU_ASSERT_EQUAL(memcmp(dst.p(), src.p(), 64), 0);
+	CU_ASSERT_EQUAL(memcmp(dst2.p(), src.p(), 64), 0);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	static const TestDef ok[] = {
+		{"SEND gather/inline into a receive WQE", test_send_recv},
+		{"SEND_IMM and SEND_INV", test_send_imm_inv},
+		{"RDMA write and read on a self-connected QP", test_rdma_write_read_self},
+		{"RDMA_WRITE_IMM consumes a receive WQE", test_write_imm},
+		{"atomics FA and CS", test_atomics},
+		{"WQEs straddling the ring end", test_straddle_ring_end},
+		{"raw WQE bytes: SEND and MMO", test_raw_wqe_bytes},
+		{"SEND waits for a receive WQE (RNR)", test_rnr_wait},
+	};
+	static const TestDef bad[] = {
+		{"RDMA write remote access errors", test_remote_write_errors},
+		{"RDMA read remote access errors", test_remote_read_errors},
+		{"receive too small / unwritable", test_recv_errors},
+		{"responder not ready -> retry exceeded", test_responder_not_ready},
+	};
+	if (!add_suite("rc transport", ok, sizeof(ok) / sizeof(ok[0])) ||
+	    !add_suite("rc errors", bad, sizeof(bad) / sizeof(bad[0])))
+		return 1;
+	return run_all();
+}

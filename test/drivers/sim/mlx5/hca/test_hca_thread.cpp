@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Thread mode: asynchronous execution, quiesce, fences made observable by
+ * reorder_unfenced, inline/thread equivalence, held-back completions, an idle
+ * engine that sleeps, streaming with ring reuse, and clean shutdown.
+ */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "hca_test_util.h"
+
+using namespace hcatest;
+
+namespace {
+
+struct Dev {
+	Env e;
+	TestCq cq, rcq;
+	TestQp q;
+	Buf opaque;
+	uint32_t okey;
+	Dev(ExecMode mode, const HcaCaps &caps = HcaCaps(), uint32_t sq = 64)
+		: e(mode, caps), cq(e.h(), 256), rcq(e.h(), 64), q(e.h(), e.pdn, cq.cqn, rcq.cqn, sq),
+		  opaque(64)
+	{
+		okey = reg(e.h(), e.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, kAllAccess), 0);
+	}
+	Hca &h() { return e.h(); }
+	void mmo(uint32_t k, const void *src, const void *dst, uint32_t n, uint8_t fm_ce_se)
+	{
+		Wqe w(q, MLX5_OPCODE_MMO, fm_ce_se, MLX5_HW_OPC_MOD_MMO_DMA);
+		w.meta(okey, opaque.p()).data(n, k, src).data(n, k, dst);
+		w.post(q);
+	}
+};
+
+double cpu_seconds()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+} // namespace
+
+static void test_thread_basic(void)
+{
+	Dev d(ExecMode::Thread);
+	Buf b(4096);
+	for (int i = 0; i < 1024; i++)
+		b.p()[i] = (uint8_t)i;
+	uint32_t k = reg(d.h(), d.e.pdn, b.p(), 4096, IBV_ACCESS_LOCAL_WRITE);
+	for (int i = 0; i < 3; i++)
+		d.mmo(k, b.p(), b.p() + 1024 * (i + 1), 1024, MLX5_WQE_CTRL_CQ_UPDATE);
+	d.q.ring(d.h());
+	d.h().quiesce();
+	std::vector<struct mlx5_cqe64> v;
+	CU_ASSERT_EQUAL_FATAL(d.cq.drain(&v), 3);
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(cqe_counter(v[i]), i);
+		CU_ASSERT_EQUAL(memcmp(b.p(), b.p() + 1024 * (i + 1), 1024), 0);
+	}
+	HcaStats st = d.h().stats();
+	CU_ASSERT_EQUAL(st.wqes_executed, 3u);
+	CU_ASSERT_EQUAL(st.bytes_moved, 3072u);
+	CU_ASSERT_EQUAL(st.doorbells, 1u);
+}
+
+/** A -> B then B -> C; returns whether C ended up with A's bytes. */
+static bool chain(uint8_t second_fence, bool reorder, ExecMode mode)
+{
+	HcaCaps caps;
+	caps.reorder_unfenced = reorder;
+	Dev d(mode, caps);
+	Buf b(3 * 256);
+	memset(b.p(), 0xaa, 256);
+	memset(b.p() + 256, 0xbb, 256);
+	memset(b.p() + 512, 0xcc, 256);
+	uint32_t k = reg(d.h(), d.e.pdn, b.p(), 768, IBV_ACCESS_LOCAL_WRITE);
+	d.mmo(k, b.p(), b.p() + 256, 256, MLX5_WQE_CTRL_CQ_UPDATE);
+	d.mmo(k, b.p() + 256, b.p() + 512, 256, MLX5_WQE_CTRL_CQ_UPDATE | second_fence);
+	d.q.ring(d.h());
+	d.h().quiesce();
+	std::vector<struct mlx5_cqe64> v;
+	CU_ASSERT_EQUAL(d.cq.drain(&v), 2);
+	if (v.size() == 2) { /* completions stay in order */
+		CU_ASSERT_EQUAL(cqe_counter(v[0]), 0);
+		CU_ASSERT_EQUAL(cqe_counter(v[1]), 1);
+	}
+	return b.p()[512] == 0xaa && b.p()[767] == 0xaa;
+}
+
+static void test_fence_observable(void)
+{
+	/* without a fence, the reordering engine runs the second copy first */
+	CU_ASSERT_FALSE(chain(0, true, ExecMode::Thread));
+	CU_ASSERT_TRUE(chain(MLX5_WQE_CTRL_FENCE, true, ExecMode::Thread));
+	CU_ASSERT_TRUE(chain(MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE, true, ExecMode::Thread));
+	/* in order without the cap, and in inline mode whatever the cap */
+	CU_ASSERT_TRUE(chain(0, false, ExecMode::Thread));
+	CU_ASSERT_TRUE(chain(0, true, ExecMode::Inline));
+}
+
+static void test_fence_waits_for_all_earlier(void)
+{
+	HcaCaps caps;
+	caps.reorder_unfenced = true;
+	Dev d(ExecMode::Thread, caps);
+	Buf b(8 * 64);
+	memset(b.p(), 0, 8 * 64);
+	for (int i = 0; i < 4; i++)
+		memset(b.p() + 64 * i, 0x10 + i, 64);
+	uint32_t k = reg(d.h(), d.e.pdn, b.p(), 8 * 64, IBV_ACCESS_LOCAL_WRITE);
+	/* three unfenced copies into slots 4..6, then a fenced gather of 4..6 into 7 */
+	for (int i = 0; i < 3; i++)
+		d.mmo(k, b.p() + 64 * i, b.p() + 64 * (4 + i), 64, 0);
+	d.mmo(k, b.p() + 64 * 4, b.p() + 64 * 7, 64, MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_FENCE);
+	d.q.ring(d.h());
+	d.h().quiesce();
+	CU_ASSERT_EQUAL(d.cq.drain(), 1);
+	CU_ASSERT_EQUAL(b.p()[7 * 64], 0x10);
+	CU_ASSERT_EQUAL(b.p()[6 * 64], 0x12);
+}
+
+/** A mixed sequence ending in an error; returns every CQE byte and the memory. */
+static std::vector<uint8_t> run_sequence(ExecMode mode)
+{
+	Dev d(mode);
+	Buf b(2048);
+	for (int i = 0; i < 2048; i++)
+		b.p()[i] = (uint8_t)(i * 13);
+	uint32_t k = reg(d.h(), d.e.pdn, b.p(), 2048, kAllAccess);
+	d.q.post_recv(d.h(), {dseg(100, k, b.p() + 1500)});
+	d.mmo(k, b.p(), b.p() + 1024, 100, MLX5_WQE_CTRL_CQ_UPDATE);
+	Wqe s(d.q, MLX5_OPCODE_SEND_IMM, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(9));
+	s.data(50, k, b.p() + 10).inl("xyz", 3);
+	s.post(d.q);
+	Wqe w(d.q, MLX5_OPCODE_RDMA_WRITE, 0);
+	w.raddr(b.p() + 1200, k).data(64, k, b.p() + 300);
+	w.post(d.q);
+	Wqe r(d.q, MLX5_OPCODE_RDMA_READ, MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_FENCE);
+	r.raddr(b.p() + 1200, k).data(64, k, b.p() + 1300);
+	r.post(d.q);
+	Wqe bad(d.q, MLX5_OPCODE_RDMA_WRITE);
+	bad.raddr(b.p() + 2040, k).data(16, k, b.p()); /* past the MR end */
+	bad.post(d.q);
+	d.mmo(k, b.p(), b.p() + 1024, 100, 0);
+	d.q.ring(d.h());
+	d.h().quiesce();
+	std::vector<uint8_t> out(b.p(), b.p() + 2048);
+	std::vector<struct mlx5_cqe64> v;
+	d.cq.drain(&v);
+	d.rcq.drain(&v);
+	for (auto &c : v)
+		out.insert(out.end(), reinterpret_cast<uint8_t *>(&c), reinterpret_cast<uint8_t *>(&c) + 64);
+	CU_ASSERT_EQUAL(v.size(), 6u); /* mmo, send, read, error, flush, recv */
+	return out;
+}
+
+static void test_inline_thread_equivalence(void)
+{
+	std::vector<uint8_t> a = run_sequence(ExecMode::Inline);
+	std::vector<uint8_t> b = run_sequence(ExecMode::Thread);
+	CU_ASSERT_EQUAL(a.size(), b.size());
+	CU_ASSERT_TRUE(a == b);
+}
+
+static void test_delay_completions(void)
+{
+	Dev d(ExecMode::Thread);
+	Buf b(256);
+	uint32_t k = reg(d.h(), d.e.pdn, b.p(), 256, IBV_ACCESS_LOCAL_WRITE);
+	memset(b.p(), 7, 64);
+	Fault f{Fault::Kind::DelayCompletions};
+	f.qpn = d.q.qpn;
+	f.delay_us = 200000;
+	CU_ASSERT_EQUAL(d.h().inject(f), 0);
+	d.mmo(k, b.p(), b.p() + 128, 64, MLX5_WQE_CTRL_CQ_UPDATE);
+	d.q.ring(d.h());
+	/* the data lands long before the CQE */
+	for (int i = 0; i < 1000 && b.p()[128] != 7; i++)
+		usleep(1000);
+	CU_ASSERT_EQUAL(b.p()[128 + 63], 7);
+	CU_ASSERT_EQUAL(d.cq.drain(), 0);
+	d.h().quiesce(); /* waits for the held-back CQE too */
+	CU_ASSERT_EQUAL(d.cq.drain(), 1);
+}
+
+static void test_idle_engine_sleeps(void)
+{
+	Dev d(ExecMode::Thread);
+	d.h().quiesce();
+	usleep(100000); /* let it pass the spin phase */
+	double c0 = cpu_seconds();
+	usleep(300000);
+	double used = cpu_seconds() - c0;
+	CU_ASSERT_TRUE(used < 0.05);
+	/* and it wakes up on the next doorbell */
+	Wqe w(d.q, MLX5_OPCODE_NOP);
+	w.post(d.q);
+	d.q.ring(d.h());
+	struct mlx5_cqe64 c;
+	bool got = false;
+	for (int i = 0; i < 2000 && !got; i++) {
+		got = d.cq.poll(&c);
+		if (!got)
+			usleep(500);
+	}
+	CU_ASSERT_TRUE(got);
+}
+
+static void test_streaming(void)
+{
+	Dev d(ExecMode::Thread, HcaCaps(), 16);
+	Buf b(8192);
+	uint32_t k = reg(d.h(), d.e.pdn, b.p(), 8192, IBV_ACCESS_LOCAL_WRITE);
+	const int total = 20000;
+	int posted = 0, done = 0;
+	uint16_t expect = 0;
+	while (done < total) {
+		while (posted < total && posted - done < 16) {
+			d.mmo(k, b.p() + (posted % 64) * 64, b.p() + 4096 + (posted % 64) * 64, 64,
+			      MLX5_WQE_CTRL_CQ_UPDATE);
+			posted++;
+			if (posted % 4 == 0 || posted == total)
+				d.q.ring(d.h());
+		}
+		struct mlx5_cqe64 c;
+		while (d.cq.poll(&c)) {
+			CU_ASSERT_EQUAL_FATAL(cqe_opcode(c), MLX5_CQE_REQ);
+			CU_ASSERT_EQUAL_FATAL(cqe_counter(c), expect);
+			expect++;
+			done++;
+		}
+	}
+	CU_ASSERT_EQUAL(d.h().stats().wqes_executed, (uint64_t)total);
+}
+
+static void test_shutdown_with_work(void)
+{
+	for (int i = 0; i < 20; i++) {
+		Dev d(ExecMode::Thread);
+		Buf b(4096);
+		uint32_t k = reg(d.h(), d.e.pdn, b.p(), 4096, IBV_ACCESS_LOCAL_WRITE);
+		for (int j = 0; j < 30; j++)
+			d.mmo(k, b.p(), b.p() + 2048, 2048, MLX5_WQE_CTRL_CQ_UPDATE);
+		d.q.ring(d.h());
+		/* the device must be gone before the rings it writes: quiesce, then tear down */
+		d.h().quiesce();
+		CU_ASSERT_EQUAL(d.cq.drain(), 30);
+	}
+	/* a device with no work at all shuts down while the engine sleeps */
+	{
+		Env e(ExecMode::Thread);
+		usleep(50000);
+	}
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	static const TestDef t[] = {
+		{"asynchronous execution and quiesce", test_thread_basic},
+		{"fences observable with reorder_unfenced", test_fence_observable},
+		{"a fenced WQE waits for all earlier ones", test_fence_waits_for_all_earlier},
+		{"inline and thread modes write the same bytes", test_inline_thread_equivalence},
+		{"DelayCompletions: data before CQE", test_delay_completions},
+		{"idle engine sleeps and wakes", test_idle_engine_sleeps},
+		{"streaming 20000 WQEs through a 16-slot ring", test_streaming},
+		{"clean shutdown", test_shutdown_with_work},
+	};
+	if (!add_suite("hca thread mode", t, sizeof(t) / sizeof(t[0])))
+		return 1;
+	return run_all();
+}
