@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Software mlx5 HCA: named instances and test controls.
+ *
+ * The "sim" backend of the seam (mlx5_glue_sim()) lists every instance added
+ * here as an ibv_device named after it. Names are "sim" followed by a decimal
+ * number without leading zeros ("sim0", "sim1", ...); "sim" alone is an alias
+ * of "sim0", resolved by the device lookup of the seam. When the device list is
+ * asked for and no instance exists, "sim0" is created with the defaults of
+ * mlx5_sim_device_attr_init().
+ *
+ * All functions are thread safe and return 0 or a negative errno.
+ */
+#ifndef MLX5_SIM_H
+#define MLX5_SIM_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How an instance executes WQEs. */
+enum mlx5_sim_exec_mode {
+	/** At the doorbell, on the caller's thread: deterministic. */
+	MLX5_SIM_EXEC_INLINE = 0,
+	/** On an engine thread, asynchronously, as hardware does. */
+	MLX5_SIM_EXEC_THREAD = 1,
+};
+
+/** Capabilities of one instance (models a hardware generation). */
+struct mlx5_sim_device_attr {
+	enum mlx5_sim_exec_mode exec_mode;
+	/** Largest mlx5dv_wr_memcpy length: 0 (no memcpy MMO) or a power of two <= 2^31. */
+	uint64_t max_wr_memcpy_length;
+	/** Largest send WQE in bytes: a multiple of 64, 64..4096. */
+	uint32_t max_sq_desc_sz;
+	/** Largest SQ in WQEBBs: a power of two, 1..65536. */
+	uint32_t max_send_wqebb;
+	/** Largest RQ in WRs: 1..65536. */
+	uint32_t max_recv_wr;
+	/** Scatter/gather entries per receive WR: 1..64. */
+	uint32_t max_sge;
+	/** Largest CQ in entries: 1..2^24 - 1. */
+	uint32_t max_cqe;
+	uint32_t max_qp; /**< >= 1 */
+	uint32_t max_cq; /**< >= 1 */
+	uint32_t max_mr; /**< >= 1 */
+	uint32_t max_pd; /**< >= 1 */
+	/** CQE format: 1 = requester CQEs carry the user index, 0 = matched by QPN. */
+	uint8_t cqe_version;
+	/** Non-zero: the implicit on-demand MR is supported. */
+	uint8_t odp_implicit;
+	/**
+	 * Non-zero (thread mode only): consecutive unfenced WQEs of one doorbell batch
+	 * may execute out of order, so a missing fence is observable.
+	 */
+	uint8_t reorder_unfenced;
+};
+
+/** Fill @p attr with the defaults (thread mode, a ConnectX-7-like device). */
+void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr);
+
+/**
+ * Add an instance.
+ * @param name "sim" followed by a decimal number ("sim0", "sim1", ...).
+ * @param attr capabilities; NULL = defaults.
+ * @return 0; -EINVAL for a bad name or attribute, -EEXIST when the name is
+ *	   taken, -ENOMEM.
+ */
+int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr);
+
+/**
+ * Remove an instance. Device lists obtained earlier stay valid until freed,
+ * but the device can no longer be opened.
+ * @return 0; -EINVAL for a NULL name, -ENODEV when unknown, -EBUSY while open.
+ */
+int mlx5_sim_device_remove(const char *name);
+
+/** Kinds of injected faults (see struct mlx5_sim_fault). */
+enum mlx5_sim_fault_kind {
+	/** Fail the WQE with index @c wqe_index on @c qpn with @c syndrome. */
+	MLX5_SIM_FAULT_FAIL_WQE = 0,
+	/** Hold back the CQEs of @c qpn for @c delay_us (thread mode). */
+	MLX5_SIM_FAULT_DELAY_COMPLETIONS = 1,
+	/** Move @c qpn to ERR and raise IBV_EVENT_QP_FATAL. */
+	MLX5_SIM_FAULT_QP_FATAL = 2,
+	/** The next CQE write to @c cqn overruns the CQ: IBV_EVENT_CQ_ERR. */
+	MLX5_SIM_FAULT_CQ_OVERRUN = 3,
+};
+
+/** A fault to inject, for tests. */
+struct mlx5_sim_fault {
+	enum mlx5_sim_fault_kind kind;
+	uint32_t qpn;
+	uint32_t cqn;
+	uint16_t wqe_index;
+	uint8_t syndrome;        /**< MLX5_CQE_SYNDROME_* for FAIL_WQE */
+	uint8_t vendor_syndrome;
+	uint32_t delay_us;
+};
+
+/**
+ * Inject a fault into the instance behind @p ctx (a context opened through the
+ * "sim" backend).
+ * @return 0; -EINVAL when @p ctx is not a software HCA context or the fault is
+ *	   malformed; what the device returns otherwise.
+ */
+int mlx5_sim_inject_fault(struct ibv_context *ctx, const struct mlx5_sim_fault *fault);
+
+/**
+ * Wait until the instance behind @p ctx has executed every WQE rung so far
+ * (a no-op in inline mode).
+ * @return 0; -EINVAL when @p ctx is not a software HCA context.
+ */
+int mlx5_sim_quiesce(struct ibv_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLX5_SIM_H */

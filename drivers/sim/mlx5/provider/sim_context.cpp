@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Device contexts of the sim backend: open/close, device queries and the test
+ * controls of mlx5_sim.h that act on an open context.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq_poll.h"
+#include "sim_internal.h"
+
+namespace mlx5sim {
+
+void *sim_zalloc(size_t align, size_t size)
+{
+	void *p = nullptr;
+
+	if (posix_memalign(&p, align, size ? size : align))
+		return nullptr;
+	memset(p, 0, size ? size : align);
+	return p;
+}
+
+bool sim_is_sim_context(const struct ibv_context *ctx)
+{
+	return ctx && ctx->ops.poll_cq == sim_poll_cq;
+}
+
+struct ibv_context *sim_open_device(struct ibv_device *device)
+{
+	std::shared_ptr<SimDevice> dev = sim_device_open(device);
+	SimCtxFull *ctx = nullptr;
+
+	if (!dev)
+		return nullptr; /* errno set */
+	ctx = new (std::nothrow) SimCtxFull();
+	if (!ctx)
+		goto nomem;
+	ctx->cq_uar = sim_zalloc(4096, 4096);
+	if (!ctx->cq_uar)
+		goto nomem;
+	{
+		const HcaCaps &caps = dev->hca->caps();
+
+		ctx->hca = dev->hca;
+		ctx->cqe_version = caps.cqe_version;
+		ctx->dma_mmo_max_size = caps.max_wr_memcpy_length;
+		ctx->max_sq_desc_sz = caps.max_sq_desc_sz;
+		ctx->max_send_wqebb = caps.max_send_wqebb;
+		ctx->mkey_update_tag_supported = false;
+		ctx->next_uidx = 1;
+	}
+	ctx->ibctx.device = &dev->ibdev;
+	ctx->ibctx.ops.poll_cq = sim_poll_cq;
+	ctx->ibctx.ops.req_notify_cq = sim_req_notify_cq;
+	ctx->ibctx.ops.post_send = sim_post_send;
+	ctx->ibctx.ops.post_recv = sim_post_recv;
+	ctx->ibctx.cmd_fd = -1;
+	ctx->ibctx.async_fd = -1;
+	ctx->ibctx.num_comp_vectors = 1;
+	pthread_mutex_init(&ctx->ibctx.mutex, nullptr);
+	ctx->dev = std::move(dev);
+	return &ctx->ibctx;
+nomem:
+	delete ctx;
+	sim_device_close(dev.get());
+	errno = ENOMEM;
+	return nullptr;
+}
+
+int sim_close_device(struct ibv_context *context)
+{
+	SimCtxFull *ctx;
+
+	if (!sim_is_sim_context(context))
+		return EINVAL;
+	ctx = to_ctx_full(context);
+	{
+		std::lock_guard<std::mutex> g(ctx->lock);
+
+		/* objects left behind would dangle: the caller must destroy them first */
+		if (ctx->n_pd || ctx->n_mr || ctx->n_cq || ctx->n_qp)
+			return EBUSY;
+	}
+	pthread_mutex_destroy(&ctx->ibctx.mutex);
+	free(ctx->cq_uar);
+	sim_device_close(ctx->dev.get());
+	delete ctx;
+	return 0;
+}
+
+int sim_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
+			struct ibv_device_attr_ex *attr)
+{
+	SimCtxFull *ctx;
+
+	if (!sim_is_sim_context(context) || !attr || (input && input->comp_mask))
+		return EINVAL;
+	ctx = to_ctx_full(context);
+	const HcaCaps &caps = ctx->hca->caps();
+	struct ibv_device_attr *a = &attr->orig_attr;
+	uint64_t guid = htobe64(0x0002c90300000000ull | ctx->dev->number);
+
+	memset(attr, 0, sizeof(*attr));
+	snprintf(a->fw_ver, sizeof(a->fw_ver), "sim-1.0");
+	a->node_guid = guid;
+	a->sys_image_guid = guid;
+	a->max_mr_size = UINT64_MAX;
+	a->page_size_cap = 0xfffff000; /* 4 KiB and up */
+	a->vendor_id = 0x02c9;         /* Mellanox */
+	a->vendor_part_id = 4129;      /* ConnectX-7 */
+	a->max_qp = (int)caps.max_qp;
+	a->max_qp_wr = (int)caps.max_send_wqebb;
+	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_CHANGE_PHY_PORT |
+			      IBV_DEVICE_SYS_IMAGE_GUID;
+	a->max_sge = (int)caps.max_sge;
+	a->max_sge_rd = (int)caps.max_sge;
+	a->max_cq = (int)caps.max_cq;
+	a->max_cqe = (int)caps.max_cqe;
+	a->max_mr = (int)caps.max_mr;
+	a->max_pd = (int)caps.max_pd;
+	a->max_qp_rd_atom = 16;
+	a->max_qp_init_rd_atom = 16;
+	a->max_res_rd_atom = (int)caps.max_qp * 16;
+	a->atomic_cap = IBV_ATOMIC_HCA;
+	a->max_pkeys = 1;
+	a->phys_port_cnt = 1;
+	if (caps.odp_implicit) {
+		attr->odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
+		attr->odp_caps.per_transport_caps.rc_odp_caps =
+			IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
+			IBV_ODP_SUPPORT_READ;
+	}
+	return 0;
+}
+
+int sim_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs)
+{
+	/* capability structs the model reports as "none" but whose bit libmlx5 echoes */
+	const uint64_t echoed = MLX5DV_CONTEXT_MASK_CQE_COMPRESION | MLX5DV_CONTEXT_MASK_SWP |
+				MLX5DV_CONTEXT_MASK_STRIDING_RQ |
+				MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS |
+				MLX5DV_CONTEXT_MASK_DYN_BFREGS |
+				MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS |
+				MLX5DV_CONTEXT_MASK_DC_ODP_CAPS | MLX5DV_CONTEXT_MASK_DCI_STREAMS |
+				MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD;
+	SimCtxFull *ctx;
+	uint64_t in;
+
+	if (!sim_is_sim_context(context) || !attrs)
+		return EINVAL;
+	ctx = to_ctx_full(context);
+	in = attrs->comp_mask;
+	memset(attrs, 0, sizeof(*attrs));
+	attrs->version = 0;
+	attrs->flags = ctx->cqe_version ? MLX5DV_CONTEXT_FLAGS_CQE_V1 : 0;
+	attrs->comp_mask = in & echoed;
+	/* always echoed; 0 means memcpy MMO is unsupported */
+	if (in & MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH) {
+		attrs->max_wr_memcpy_length = ctx->dma_mmo_max_size;
+		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
+	}
+	/* no clock, no LAG, no signature offload yet: those bits are cleared */
+	return 0;
+}
+
+} // namespace mlx5sim
+
+using namespace mlx5sim;
+
+extern "C" int mlx5_sim_inject_fault(struct ibv_context *ctx, const struct mlx5_sim_fault *fault)
+{
+	Fault f{};
+
+	if (!sim_is_sim_context(ctx) || !fault)
+		return -EINVAL;
+	switch (fault->kind) {
+	case MLX5_SIM_FAULT_FAIL_WQE:
+		f.kind = Fault::Kind::FailWqe;
+		break;
+	case MLX5_SIM_FAULT_DELAY_COMPLETIONS:
+		f.kind = Fault::Kind::DelayCompletions;
+		break;
+	case MLX5_SIM_FAULT_QP_FATAL:
+		f.kind = Fault::Kind::QpFatal;
+		break;
+	case MLX5_SIM_FAULT_CQ_OVERRUN:
+		f.kind = Fault::Kind::CqOverrun;
+		break;
+	default:
+		return -EINVAL;
+	}
+	f.qpn = fault->qpn;
+	f.cqn = fault->cqn;
+	f.wqe_index = fault->wqe_index;
+	f.syndrome = fault->syndrome;
+	f.vendor_syndrome = fault->vendor_syndrome;
+	f.delay_us = fault->delay_us;
+	return to_ctx_full(ctx)->hca->inject(f);
+}
+
+extern "C" int mlx5_sim_quiesce(struct ibv_context *ctx)
+{
+	if (!sim_is_sim_context(ctx))
+		return -EINVAL;
+	to_ctx_full(ctx)->hca->quiesce();
+	return 0;
+}

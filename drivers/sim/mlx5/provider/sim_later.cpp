@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Seam entry points of features that later issues bring to the software HCA.
+ * Each reports "not supported" the way libmlx5 does on a device without the
+ * feature, so code above the seam takes its fallback path.
+ */
+#include <errno.h>
+
+#include "sim_internal.h"
+
+namespace mlx5sim {
+
+/* Cancel of posted send WRs (SQD recovery with signature pipelining): later issue. */
+int sim_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
+{
+	(void)mqp;
+	(void)wr_id;
+	return -EOPNOTSUPP;
+}
+
+/* DCI streams (DC transport): later issue. */
+int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
+{
+	(void)qp;
+	(void)stream_id;
+	return EOPNOTSUPP;
+}
+
+/* Reserved QPNs (general object 0x2c): later issue. */
+int sim_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn)
+{
+	(void)context;
+	(void)qpn;
+	return EOPNOTSUPP;
+}
+
+/* Reserved QPNs (general object 0x2c): later issue. */
+int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
+{
+	(void)context;
+	(void)qpn;
+	return EOPNOTSUPP;
+}
+
+/* Indirect mkeys (UMR, mkey table, signature): later issue. */
+struct mlx5dv_mkey *sim_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
+{
+	(void)attr;
+	errno = EOPNOTSUPP;
+	return nullptr;
+}
+
+/* Indirect mkeys: later issue. */
+int sim_dv_destroy_mkey(struct mlx5dv_mkey *mkey)
+{
+	(void)mkey;
+	return EOPNOTSUPP;
+}
+
+/* Signature error check of an mkey: later issue (with the mkey table). */
+int sim_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
+		      size_t err_info_size)
+{
+	(void)mkey;
+	(void)err_info;
+	(void)err_info_size;
+	return EOPNOTSUPP;
+}
+
+} // namespace mlx5sim

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * QP creation and destruction of the sim backend, validated and sized like
+ * libmlx5 v44.0 (mlx5dv_create_qp): one 4 KiB-aligned buffer with the RQ first
+ * and the SQ after it, per-slot bookkeeping, a zeroed doorbell record, a user
+ * index, the per-PD opaque MR for memcpy QPs, then the device QP and the
+ * builders. Only RC QPs exist for now.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq_poll.h"
+#include "sim_internal.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr uint64_t kRcSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
+	IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
+	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+	IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+	IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW;
+constexpr uint64_t kRcDvOps = MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
+	MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY;
+constexpr uint32_t kQpMaskKnown = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+	IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+	IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+constexpr uint64_t kDvMaskKnown = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
+	MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |
+	MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
+constexpr uint32_t kBfBufSize = 256;
+
+/** The QP's doorbell register: device doorbells with the WQE's first 8 bytes. */
+class HcaUar final : public UarSink {
+public:
+	void mmio64(SimQp *qp, uint32_t, uint64_t value) override
+	{
+		qp->ctx->hca->sq_doorbell(qp->qpn, value);
+	}
+	void blueflame(SimQp *qp, uint32_t, const void *data, size_t len) override
+	{
+		uint64_t ctrl8 = 0;
+
+		memcpy(&ctrl8, data, len < 8 ? len : 8);
+		qp->ctx->hca->sq_doorbell(qp->qpn, ctrl8);
+	}
+};
+
+HcaUar g_uar; /* stateless: one for all QPs */
+
+/** Everything a QP needs decided before anything is allocated. */
+struct QpPlan {
+	bool ops_valid;
+	uint64_t ops;
+	uint64_t dv_ops;
+	SqGeometry sq;
+	uint32_t rq_wqe_cnt;
+	uint32_t rq_wqe_shift;
+	uint32_t rq_max_gs;
+};
+
+/** Type, masks and objects; 0 or a positive errno (mlx5_qp_fill_wr_pfns rules). */
+int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
+	       const struct mlx5dv_qp_init_attr *dv, QpPlan *p)
+{
+	if (attr->comp_mask & ~kQpMaskKnown)
+		return EINVAL;
+	if (dv && (dv->comp_mask & ~kDvMaskKnown))
+		return EINVAL;
+	/* DCI (IBV_QPT_DRIVER + DC) is reserved for a later issue; UC/UD/... are not modelled */
+	if (attr->qp_type != IBV_QPT_RC)
+		return EOPNOTSUPP;
+	if (dv && (dv->comp_mask & (MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
+		return EINVAL; /* DC attributes on a non-DRIVER QP */
+	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+			       IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+		return EOPNOTSUPP;
+	/* only "never scatter to CQE" is accepted: the model never does it anyway */
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) &&
+	    (dv->create_flags & ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || attr->pd->context != &ctx->ibctx)
+		return EINVAL;
+	if (!attr->send_cq || !attr->recv_cq || attr->send_cq->context != &ctx->ibctx ||
+	    attr->recv_cq->context != &ctx->ibctx)
+		return EINVAL;
+	if (attr->srq)
+		return EOPNOTSUPP;
+	p->ops_valid = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	p->ops = p->ops_valid ? attr->send_ops_flags : 0;
+	p->dv_ops = 0;
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS)) {
+		if (!p->ops_valid)
+			return EINVAL;
+		p->dv_ops = dv->send_ops_flags;
+	}
+	if ((p->ops & ~kRcSendOps) || (p->dv_ops & ~kRcDvOps))
+		return EOPNOTSUPP;
+	if ((p->dv_ops & MLX5DV_QP_EX_WITH_MEMCPY) && !ctx->dma_mmo_max_size)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/** SQ and RQ geometry; 0 or a positive errno. */
+int size_queues(SimCtxFull *ctx, struct ibv_qp_init_attr_ex *attr, QpPlan *p)
+{
+	const HcaCaps &caps = ctx->hca->caps();
+	uint32_t wqe_size, wq_size;
+
+	p->sq = sim_sq_size(*ctx, attr->qp_type, false, attr->cap, p->ops_valid, p->ops, p->dv_ops);
+	if (p->sq.sizing_ret < 0)
+		return -p->sq.sizing_ret;
+	p->rq_wqe_cnt = p->rq_wqe_shift = p->rq_max_gs = 0;
+	if (!attr->cap.max_recv_wr)
+		return 0;
+	if (attr->cap.max_recv_wr > caps.max_recv_wr || attr->cap.max_recv_sge > caps.max_sge)
+		return EINVAL;
+	/* mlx5_calc_rq_size: pow2 stride of data segments, ring of at least one WQEBB */
+	wqe_size = sim_roundup_pow2((attr->cap.max_recv_sge ? attr->cap.max_recv_sge : 1) *
+				    (uint32_t)sizeof(struct mlx5_wqe_data_seg));
+	wq_size = sim_roundup_pow2(attr->cap.max_recv_wr) * wqe_size;
+	if (wq_size < MLX5_SEND_WQE_BB)
+		wq_size = MLX5_SEND_WQE_BB;
+	p->rq_wqe_cnt = wq_size / wqe_size;
+	p->rq_wqe_shift = (uint32_t)__builtin_ctz(wqe_size);
+	p->rq_max_gs = wqe_size / sizeof(struct mlx5_wqe_data_seg);
+	return 0;
+}
+
+void free_qp(SimQpFull *qp)
+{
+	if (!qp)
+		return;
+	free(qp->buf);
+	free(qp->dbrec);
+	free(qp->bf_reg);
+	delete[] qp->sq.wrid;
+	delete[] qp->sq.wqe_head;
+	delete[] qp->sq.wr_data;
+	delete[] qp->rq.wrid;
+	delete qp;
+}
+
+/** Allocate rings, bookkeeping, doorbell record and register area per @p p. */
+SimQpFull *alloc_qp(const QpPlan &p)
+{
+	SimQpFull *qp = new (std::nothrow) SimQpFull();
+	size_t rq_bytes = (size_t)p.rq_wqe_cnt << p.rq_wqe_shift;
+	size_t sq_bytes = (size_t)p.sq.wqe_cnt * MLX5_SEND_WQE_BB;
+	size_t total = (rq_bytes + sq_bytes + 4095) & ~(size_t)4095;
+	uint32_t sq_n = p.sq.wqe_cnt ? p.sq.wqe_cnt : 1;
+	uint32_t rq_n = p.rq_wqe_cnt ? p.rq_wqe_cnt : 1;
+
+	if (!qp)
+		return nullptr;
+	qp->buf = sim_zalloc(4096, total);
+	qp->dbrec = static_cast<uint32_t *>(sim_zalloc(64, 64));
+	qp->bf_reg = sim_zalloc(4096, 4096);
+	qp->sq.wrid = new (std::nothrow) uint64_t[sq_n]();
+	qp->sq.wqe_head = new (std::nothrow) uint32_t[sq_n]();
+	qp->sq.wr_data = new (std::nothrow) uint32_t[sq_n]();
+	qp->rq.wrid = new (std::nothrow) uint64_t[rq_n]();
+	if (!qp->buf || !qp->dbrec || !qp->bf_reg || !qp->sq.wrid || !qp->sq.wqe_head ||
+	    !qp->sq.wr_data || !qp->rq.wrid) {
+		free_qp(qp);
+		return nullptr;
+	}
+	qp->rq.buf = static_cast<uint8_t *>(qp->buf);
+	qp->rq.wqe_cnt = p.rq_wqe_cnt;
+	qp->rq.wqe_shift = p.rq_wqe_shift;
+	qp->rq.max_gs = p.rq_max_gs;
+	qp->sq.buf = static_cast<uint8_t *>(qp->buf) + rq_bytes;
+	qp->sq.qend = qp->sq.buf + sq_bytes;
+	qp->sq.wqe_cnt = p.sq.wqe_cnt;
+	qp->sq.max_post = p.sq.max_post;
+	qp->sq.max_gs = p.sq.max_send_sge;
+	qp->sq.max_inline_data = (uint32_t)p.sq.max_inline_data;
+	return qp;
+}
+
+/** Fill the verbs-visible fields of a freshly allocated QP. */
+void fill_qp(SimCtxFull *ctx, SimQpFull *qp, const struct ibv_qp_init_attr_ex *attr,
+	     const QpPlan &p)
+{
+	struct ibv_qp *ib = &qp->qpx.qp_base;
+
+	qp->ctx = ctx;
+	qp->pd = reinterpret_cast<SimPd *>(attr->pd);
+	qp->type = attr->qp_type;
+	qp->is_dci = false;
+	qp->send_ops_flags = p.ops;
+	qp->dv_send_ops_flags = p.dv_ops;
+	qp->operational = false;
+	qp->sq.sq_signal_bits = attr->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0;
+	qp->bf.uar = &g_uar;
+	qp->bf.offset = 0;
+	qp->bf.buf_size = kBfBufSize;
+	qp->send_cq = to_cq_full(attr->send_cq);
+	qp->recv_cq = to_cq_full(attr->recv_cq);
+	qp->has_qp_ex = p.ops_valid;
+	qp->sq_sig_all = attr->sq_sig_all;
+	ib->context = &ctx->ibctx;
+	ib->qp_context = attr->qp_context;
+	ib->pd = attr->pd;
+	ib->send_cq = attr->send_cq;
+	ib->recv_cq = attr->recv_cq;
+	ib->srq = nullptr;
+	ib->state = IBV_QPS_RESET;
+	ib->qp_type = attr->qp_type;
+	pthread_mutex_init(&ib->mutex, nullptr);
+	pthread_cond_init(&ib->cond, nullptr);
+}
+
+/** Take a free user index for @p qp. Caller holds ctx->lock. */
+bool take_uidx(SimCtxFull *ctx, SimQpFull *qp)
+{
+	for (uint32_t tries = 0; tries < (1u << 24); tries++) {
+		uint32_t uidx = ctx->next_uidx++ & 0xffffff;
+
+		if (ctx->qp_by_uidx.insert(uidx, qp)) {
+			qp->uidx = uidx;
+			return true;
+		}
+	}
+	return false;
+}
+
+/** Device QP, tables and counts; 0 or a positive errno (nothing kept on failure). */
+int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp)
+{
+	SimPdFull *pd = static_cast<SimPdFull *>(qp->pd);
+	std::lock_guard<std::mutex> g(ctx->lock);
+	QpConfig cfg;
+	int ret;
+
+	if (memcpy_qp) {
+		ret = sim_pd_opaque_get(ctx, pd);
+		if (ret)
+			return ret;
+	}
+	if (!take_uidx(ctx, qp))
+		return ENOMEM;
+	cfg.type = qp->type;
+	cfg.pdn = pd->pdn;
+	cfg.uidx = qp->uidx;
+	cfg.sq_buf = qp->sq.buf;
+	cfg.sq_wqe_cnt = qp->sq.wqe_cnt;
+	cfg.rq_buf = qp->rq.buf;
+	cfg.rq_wqe_cnt = qp->rq.wqe_cnt;
+	cfg.rq_wqe_shift = qp->rq.wqe_shift;
+	cfg.dbrec = qp->dbrec;
+	cfg.send_cqn = qp->send_cq->cqn;
+	cfg.recv_cqn = qp->recv_cq->cqn;
+	ret = -ctx->hca->create_qp(cfg, &qp->qpn);
+	if (ret)
+		goto err_uidx;
+	if (!ctx->qp_by_qpn.insert(qp->qpn, qp)) {
+		ret = ENOMEM;
+		goto err_hca;
+	}
+	qp->qpx.qp_base.qp_num = qp->qpn;
+	qp->qpx.qp_base.handle = qp->qpn;
+	if (qp->has_qp_ex) {
+		ret = sim_qp_install_wr_ops(qp);
+		ret = ret < 0 ? -ret : ret;
+		if (ret)
+			goto err_qpn;
+	}
+	pd->users++;
+	qp->send_cq->users++;
+	qp->recv_cq->users++;
+	ctx->n_qp++;
+	return 0;
+err_qpn:
+	ctx->qp_by_qpn.erase(qp->qpn);
+err_hca:
+	ctx->hca->destroy_qp(qp->qpn);
+err_uidx:
+	ctx->qp_by_uidx.erase(qp->uidx);
+	return ret;
+}
+
+/** Report the sizes actually granted, as libmlx5 writes them back. */
+void write_back_caps(struct ibv_qp_init_attr_ex *attr, const QpPlan &p)
+{
+	attr->cap.max_send_wr = p.sq.wqe_cnt ? p.sq.max_post : 0;
+	attr->cap.max_send_sge = p.sq.max_send_sge;
+	attr->cap.max_inline_data = (uint32_t)p.sq.max_inline_data;
+	attr->cap.max_recv_wr = p.rq_wqe_cnt;
+	attr->cap.max_recv_sge = p.rq_max_gs;
+}
+
+} // namespace
+
+struct ibv_qp *sim_dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+				struct mlx5dv_qp_init_attr *dv_attr)
+{
+	SimCtxFull *ctx;
+	SimQpFull *qp = nullptr;
+	QpPlan plan{};
+	int ret;
+
+	if (!sim_is_sim_context(context) || !attr) {
+		ret = EINVAL;
+		goto err;
+	}
+	ctx = to_ctx_full(context);
+	ret = check_attr(ctx, attr, dv_attr, &plan);
+	if (!ret)
+		ret = size_queues(ctx, attr, &plan);
+	if (ret)
+		goto err;
+	qp = alloc_qp(plan);
+	if (!qp) {
+		ret = ENOMEM;
+		goto err;
+	}
+	fill_qp(ctx, qp, attr, plan);
+	ret = attach_qp(ctx, qp, plan.dv_ops & MLX5DV_QP_EX_WITH_MEMCPY);
+	if (ret) {
+		pthread_cond_destroy(&qp->qpx.qp_base.cond);
+		pthread_mutex_destroy(&qp->qpx.qp_base.mutex);
+		goto err;
+	}
+	write_back_caps(attr, plan);
+	qp->shadow.cap = attr->cap;
+	return &qp->qpx.qp_base;
+err:
+	free_qp(qp);
+	errno = ret;
+	return nullptr;
+}
+
+int sim_destroy_qp(struct ibv_qp *ibqp)
+{
+	SimCtxFull *ctx;
+	SimQpFull *qp;
+	int ret;
+
+	if (!ibqp || !sim_is_sim_context(ibqp->context))
+		return EINVAL;
+	ctx = to_ctx_full(ibqp->context);
+	qp = to_qp_full(ibqp);
+	{
+		std::lock_guard<std::mutex> g(ctx->lock);
+
+		ret = -ctx->hca->destroy_qp(qp->qpn);
+		if (ret)
+			return ret;
+		/* drop the completions still queued for it, as libmlx5 does */
+		sim_cq_clean(qp->recv_cq, sim_qp_rsn(qp));
+		if (qp->send_cq != qp->recv_cq)
+			sim_cq_clean(qp->send_cq, sim_qp_rsn(qp));
+		ctx->qp_by_qpn.erase(qp->qpn);
+		ctx->qp_by_uidx.erase(qp->uidx);
+		static_cast<SimPdFull *>(qp->pd)->users--;
+		qp->send_cq->users--;
+		qp->recv_cq->users--;
+		ctx->n_qp--;
+	}
+	/* like libibverbs: wait until every async event handed out was acked */
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed != qp->events_reported)
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
+	pthread_cond_destroy(&ibqp->cond);
+	pthread_mutex_destroy(&ibqp->mutex);
+	free_qp(qp);
+	return 0;
+}
+
+} // namespace mlx5sim

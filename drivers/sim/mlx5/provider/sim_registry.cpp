@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Named software HCA instances (mlx5_sim.h) and the device list of the sim
+ * backend.
+ *
+ * The registry is a process-wide singleton that is never destroyed, so engine
+ * threads of live instances never race with static destructors at exit.
+ * Device lists hold references: a removed instance stays valid for lists
+ * obtained before, but cannot be opened any more.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <map>
+#include <vector>
+
+#include "sim_internal.h"
+
+namespace mlx5sim {
+
+namespace {
+
+struct Registry {
+	std::mutex lock;
+	std::map<uint32_t, std::shared_ptr<SimDevice>> devs; /**< by N of "simN" */
+	std::map<struct ibv_device **, std::vector<std::shared_ptr<SimDevice>>> lists;
+};
+
+Registry &registry()
+{
+	static Registry *r = new Registry(); /* intentionally never freed */
+	return *r;
+}
+
+/** "sim" + decimal number without leading zeros, N < 10^9. */
+bool parse_name(const char *name, uint32_t *number)
+{
+	size_t len;
+	uint32_t n = 0;
+
+	if (!name || strncmp(name, "sim", 3))
+		return false;
+	len = strlen(name + 3);
+	if (len == 0 || len > 9 || (len > 1 && name[3] == '0'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[3 + i];
+
+		if (c < '0' || c > '9')
+			return false;
+		n = n * 10 + (uint32_t)(c - '0');
+	}
+	*number = n;
+	return true;
+}
+
+bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/** Validate @p a and convert it; false on any out-of-range field. */
+bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode *mode)
+{
+	if (a.exec_mode != MLX5_SIM_EXEC_INLINE && a.exec_mode != MLX5_SIM_EXEC_THREAD)
+		return false;
+	if (a.max_wr_memcpy_length && (!is_pow2(a.max_wr_memcpy_length) ||
+				       a.max_wr_memcpy_length > (1ull << 31)))
+		return false;
+	if (a.max_sq_desc_sz < 64 || a.max_sq_desc_sz > 4096 || a.max_sq_desc_sz % 64)
+		return false;
+	if (!is_pow2(a.max_send_wqebb) || a.max_send_wqebb > 65536)
+		return false;
+	if (!a.max_recv_wr || a.max_recv_wr > 65536 || !a.max_sge || a.max_sge > 64)
+		return false;
+	if (!a.max_cqe || a.max_cqe >= (1u << 24))
+		return false;
+	if (!a.max_qp || !a.max_cq || !a.max_mr || !a.max_pd || a.cqe_version > 1)
+		return false;
+	caps->max_wr_memcpy_length = a.max_wr_memcpy_length;
+	caps->max_sq_desc_sz = a.max_sq_desc_sz;
+	caps->max_send_wqebb = a.max_send_wqebb;
+	caps->max_recv_wr = a.max_recv_wr;
+	caps->max_sge = a.max_sge;
+	caps->max_cqe = a.max_cqe;
+	caps->max_qp = a.max_qp;
+	caps->max_cq = a.max_cq;
+	caps->max_mr = a.max_mr;
+	caps->max_pd = a.max_pd;
+	caps->cqe_version = a.cqe_version;
+	caps->odp_implicit = a.odp_implicit != 0;
+	caps->reorder_unfenced = a.reorder_unfenced != 0;
+	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE ? ExecMode::Inline : ExecMode::Thread;
+	return true;
+}
+
+/** Create and register instance N. Caller holds the registry lock. */
+int add_locked(Registry &r, const char *name, uint32_t number,
+	       const struct mlx5_sim_device_attr &attr)
+{
+	std::shared_ptr<SimDevice> dev;
+	HcaCaps caps;
+	ExecMode mode;
+
+	if (!attr_to_caps(attr, &caps, &mode))
+		return -EINVAL;
+	if (r.devs.count(number))
+		return -EEXIST;
+	dev = std::shared_ptr<SimDevice>(new (std::nothrow) SimDevice());
+	if (!dev)
+		return -ENOMEM;
+	dev->hca = Hca::create(name, caps, mode);
+	if (!dev->hca)
+		return -ENOMEM;
+	dev->number = number;
+	dev->ibdev.node_type = IBV_NODE_CA;
+	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
+	snprintf(dev->ibdev.name, sizeof(dev->ibdev.name), "%s", name);
+	snprintf(dev->ibdev.dev_name, sizeof(dev->ibdev.dev_name), "%s", name);
+	snprintf(dev->ibdev.dev_path, sizeof(dev->ibdev.dev_path), "/sim/%s", name);
+	snprintf(dev->ibdev.ibdev_path, sizeof(dev->ibdev.ibdev_path), "/sim/%s", name);
+	try {
+		r.devs.emplace(number, dev);
+	} catch (...) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+} // namespace
+
+struct ibv_device **sim_get_device_list(int *num_devices)
+{
+	Registry &r = registry();
+	std::lock_guard<std::mutex> g(r.lock);
+	std::vector<std::shared_ptr<SimDevice>> refs;
+	struct ibv_device **list = nullptr;
+	size_t i = 0;
+	int ret;
+
+	if (r.devs.empty()) {
+		struct mlx5_sim_device_attr attr;
+
+		mlx5_sim_device_attr_init(&attr);
+		ret = add_locked(r, "sim0", 0, attr);
+		if (ret) {
+			errno = -ret;
+			return nullptr;
+		}
+	}
+	list = static_cast<struct ibv_device **>(calloc(r.devs.size() + 1, sizeof(*list)));
+	if (!list)
+		goto nomem;
+	try {
+		for (auto &kv : r.devs) {
+			refs.push_back(kv.second);
+			list[i++] = &kv.second->ibdev;
+		}
+		r.lists.emplace(list, std::move(refs));
+	} catch (...) {
+		goto nomem;
+	}
+	if (num_devices)
+		*num_devices = (int)i;
+	return list;
+nomem:
+	free(list);
+	errno = ENOMEM;
+	return nullptr;
+}
+
+void sim_free_device_list(struct ibv_device **list)
+{
+	Registry &r = registry();
+	std::vector<std::shared_ptr<SimDevice>> refs; /* released after the lock */
+
+	if (!list)
+		return;
+	{
+		std::lock_guard<std::mutex> g(r.lock);
+		auto it = r.lists.find(list);
+
+		if (it == r.lists.end())
+			return; /* not ours: leave it alone */
+		refs.swap(it->second);
+		r.lists.erase(it);
+	}
+	free(list);
+}
+
+const char *sim_get_device_name(struct ibv_device *device)
+{
+	return device ? device->name : nullptr;
+}
+
+std::shared_ptr<SimDevice> sim_device_open(struct ibv_device *device)
+{
+	Registry &r = registry();
+	std::lock_guard<std::mutex> g(r.lock);
+
+	for (auto &kv : r.devs) {
+		if (&kv.second->ibdev == device) {
+			kv.second->open_count++;
+			return kv.second;
+		}
+	}
+	errno = ENODEV;
+	return nullptr;
+}
+
+void sim_device_close(SimDevice *dev)
+{
+	Registry &r = registry();
+	std::lock_guard<std::mutex> g(r.lock);
+
+	dev->open_count--;
+}
+
+} // namespace mlx5sim
+
+using namespace mlx5sim;
+
+extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
+{
+	HcaCaps caps;
+
+	if (!attr)
+		return;
+	memset(attr, 0, sizeof(*attr));
+	attr->exec_mode = MLX5_SIM_EXEC_THREAD;
+	attr->max_wr_memcpy_length = caps.max_wr_memcpy_length;
+	attr->max_sq_desc_sz = caps.max_sq_desc_sz;
+	attr->max_send_wqebb = caps.max_send_wqebb;
+	attr->max_recv_wr = caps.max_recv_wr;
+	attr->max_sge = caps.max_sge;
+	attr->max_cqe = caps.max_cqe;
+	attr->max_qp = caps.max_qp;
+	attr->max_cq = caps.max_cq;
+	attr->max_mr = caps.max_mr;
+	attr->max_pd = caps.max_pd;
+	attr->cqe_version = caps.cqe_version;
+	attr->odp_implicit = caps.odp_implicit;
+	attr->reorder_unfenced = caps.reorder_unfenced;
+}
+
+extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr)
+{
+	Registry &r = registry();
+	struct mlx5_sim_device_attr defaults;
+	uint32_t number;
+
+	if (!parse_name(name, &number))
+		return -EINVAL;
+	if (!attr) {
+		mlx5_sim_device_attr_init(&defaults);
+		attr = &defaults;
+	}
+	std::lock_guard<std::mutex> g(r.lock);
+	return add_locked(r, name, number, *attr);
+}
+
+extern "C" int mlx5_sim_device_remove(const char *name)
+{
+	Registry &r = registry();
+	std::shared_ptr<SimDevice> dev; /* last reference dropped after the lock */
+	uint32_t number;
+
+	if (!name)
+		return -EINVAL;
+	if (!parse_name(name, &number))
+		return -ENODEV;
+	std::lock_guard<std::mutex> g(r.lock);
+	auto it = r.devs.find(number);
+	if (it == r.devs.end())
+		return -ENODEV;
+	if (it->second->open_count)
+		return -EBUSY;
+	dev = it->second;
+	r.devs.erase(it);
+	return 0;
+}
