@@ -12,8 +12,8 @@ build_dir=${BUILD_DIR:-build}
 san_build_dir=${SAN_BUILD_DIR:-build-san}
 sdk_dir="$top/.sdk"   # driver-SDK headers of the installed DPDK; never committed (.gitignore)
 
-packages=(build-essential g++ pkg-config meson ninja-build python3-pyelftools
-          libdpdk-dev dpdk libibverbs-dev rdma-core ibverbs-providers
+packages=(build-essential g++ pkg-config meson ninja-build
+          libdpdk-dev dpdk dpdk-dev libibverbs-dev rdma-core ibverbs-providers
           libisal-dev libcunit1-dev dpkg-dev valgrind)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

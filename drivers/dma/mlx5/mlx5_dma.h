@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * dma_mlx5 private definitions: device, vchan and their fast-path state.
+ *
+ * One vchan is one RC QP connected to itself plus one CQ, owned by one lcore. A copy
+ * is one memcpy MMO WQE (exactly one WQEBB). Ring indices of rte_dma are op
+ * sequence numbers; the per-slot table maps a WQE slot back to the op it carries so
+ * that a CQE's wqe_counter names the last completed op.
+ */
+#ifndef MLX5_DMA_H
+#define MLX5_DMA_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_dmadev.h>
+#include <rte_log.h>
+
+#include "mlx5_dma_mr.h"
+#include "mlx5_glue.h"
+
+extern int mlx5_dma_logtype;
+#define MLX5_DMA_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, mlx5_dma_logtype, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+
+/** Posting paths (devarg path=). */
+enum mlx5_dma_path {
+	MLX5_DMA_PATH_DIRECT, /**< WQEs written into the SQ ring by the PMD (default) */
+	MLX5_DMA_PATH_VERBS,  /**< rdma-core builders between ibv_wr_start/complete */
+};
+
+/** Parsed devargs. */
+struct mlx5_dma_devargs {
+	char dev[64];          /**< dev=: "sim", "simN", ibdev name or PCI address; "" = auto */
+	int sim_exec;          /**< sim_exec=: 0 inline, 1 thread (default) */
+	bool sim_exec_set;
+	enum mlx5_dma_path path;
+	uint16_t max_vchans;   /**< max_vchans= (default 4) */
+	uint32_t min_desc;     /**< min_desc= (default 32) */
+	uint32_t max_desc;     /**< max_desc= (default 8192) */
+	bool sva;              /**< sva=1: implicit on-demand MR, any address */
+};
+
+/** Per-WQE-slot bookkeeping: the op in the slot and where its WQE ends. */
+struct mlx5_dma_slot {
+	uint16_t ring_idx;     /**< op (rte_dma ring index) whose WQE starts here */
+	uint16_t end_pi;       /**< producer counter (low 16) after this WQE */
+};
+
+/** Details of the last error CQE of a vchan (rte_pmd_dma_mlx5.h). */
+struct mlx5_dma_err_info {
+	uint16_t ring_idx;
+	uint8_t syndrome;
+	uint8_t vendor_syndrome;
+	uint8_t wqe_opcode;
+	bool valid;
+};
+
+/** Per-vchan statistics. */
+struct mlx5_dma_vchan_stats {
+	uint64_t submitted;
+	uint64_t completed;
+	uint64_t errors;
+	uint64_t recoveries;   /**< QP resets after error CQEs */
+};
+
+struct mlx5_dma_dev;
+
+/** One vchan: QP + CQ + rings. The first two cache lines are the fast path. */
+struct __rte_cache_aligned mlx5_dma_vchan {
+	/* ---- enqueue ---- */
+	uint8_t *sq;                   /**< SQ ring, slot 0 */
+	uint32_t sq_mask;              /**< wqe_cnt - 1 */
+	uint32_t pi;                   /**< producer counter in WQEBBs (free-running) */
+	uint32_t bb_ci;                /**< WQEBBs the device has completed */
+	uint16_t ring_idx;             /**< next rte_dma ring index */
+	uint16_t max_ops;              /**< ops in flight allowed (capacity) */
+	uint16_t reported;             /**< next ring index to report */
+	uint16_t done_upto;            /**< ops before this index are complete */
+	uint32_t qpn_ds_be;            /**< BE32(qpn << 8 | 4) */
+	uint32_t max_len;              /**< max_wr_memcpy_length clamped to 32 bits, 0 = 2 GiB ok */
+	uint32_t opaque_lkey_be;
+	uint64_t opaque_addr_be;
+	struct mlx5_dma_slot *slots;   /**< wqe_cnt entries */
+	struct mlx5_dma_mr_cache mr_cache;
+	enum mlx5_dma_path path;
+	uint32_t db_pi;                /**< producer counter at the last doorbell */
+	uint32_t last_wqe_pi;          /**< producer counter where the last WQE starts */
+	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
+	uint16_t submitted_idx;        /**< ring index after the last submitted op */
+	uint16_t err_pending;          /**< unreported failed ops in op_status[] */
+	/* ---- completion ---- */
+	uint8_t *cq;                   /**< CQ ring */
+	uint32_t cq_mask;              /**< cqe_cnt - 1 */
+	uint32_t cq_ci;                /**< consumer counter */
+	uint32_t cq_ci_db;             /**< consumer counter last written to the CQ dbrec */
+	uint32_t cqe_shift;            /**< log2(cqe size) */
+	uint32_t cq_log;               /**< log2(cqe_cnt), for the owner bit */
+	volatile uint32_t *cq_dbrec;
+	volatile uint32_t *sq_dbrec;
+	void *bf_reg;
+	uint8_t *op_status;            /**< per op (ring_idx & sq_mask): rte_dma_status_code */
+	/* ---- verbs path ---- */
+	struct ibv_qp_ex *qpx;
+	struct mlx5dv_qp_ex *dvqp;
+	struct ibv_cq_ex *cq_ex;
+	bool batch_open;               /**< ibv_wr_start called, ibv_wr_complete pending */
+	/* ---- control ---- */
+	struct mlx5_dma_dev *dev;
+	struct ibv_qp *qp;
+	uint16_t nb_desc;
+	uint16_t vchan_id;
+	uint8_t *scratch;              /**< wqe_cnt WQEBBs, for re-posting after recovery */
+	uint8_t *trap_buf;             /**< target of ops whose address is not registered */
+	struct ibv_mr *trap_mr;
+	struct mlx5_dma_err_info last_err;
+	struct mlx5_dma_vchan_stats stats;
+	bool configured;
+};
+
+/** dev_private of a dma_mlx5 dmadev. */
+struct mlx5_dma_dev {
+	const struct mlx5_glue *glue;
+	struct ibv_device *device;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct mlx5_dma_mr_registry *mrs;
+	struct mlx5_dma_devargs args;
+	uint64_t max_wr_memcpy_length;
+	uint16_t nb_vchans;
+	struct mlx5_dma_vchan *vchans;   /**< args.max_vchans entries */
+	char name[RTE_DEV_NAME_MAX_LEN];
+	bool sva;                        /**< implicit MR in use */
+};
+
+/* mlx5_dma_ops.cpp */
+extern const struct rte_dma_dev_ops mlx5_dma_dev_ops;
+
+/* mlx5_dma_probe.cpp: release what probe acquired (MRs, PD, device) */
+void mlx5_dma_dev_release(struct mlx5_dma_dev *p);
+
+/* mlx5_dma_pmd_api.cpp: which dmadev ids are ours */
+void mlx5_dma_api_attach(int16_t dev_id, struct mlx5_dma_dev *p);
+void mlx5_dma_api_detach(struct mlx5_dma_dev *p);
+
+/* mlx5_dma_devargs.cpp */
+int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);
+
+/* mlx5_dma_vchan.cpp */
+int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, uint16_t id,
+			  uint16_t nb_desc);
+void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc);
+int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
+
+/* mlx5_dma_fp.cpp */
+void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+
+/* mlx5_dma_err.cpp: slow paths of the completion side */
+void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe);
+/** Reset the QP and re-post the WQEs from @p start_pi16 on, as ops @p first_idx, ... */
+int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx);
+/** Skip every CQE the device has written so far (direct path), update the CQ dbrec. */
+void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc);
+uint16_t mlx5_dma_report_with_errors(struct mlx5_dma_vchan *vc, uint16_t nb_cpls,
+				     uint16_t *last_idx, bool *has_error,
+				     enum rte_dma_status_code *status);
+enum rte_dma_status_code mlx5_dma_status_of_syndrome(uint8_t syndrome);
+
+#endif /* MLX5_DMA_H */

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Slow paths of dma_mlx5: ops that cannot be executed as asked, error completions,
+ * and the recovery that gives rte_dma its semantics on top of an RC QP.
+ *
+ * An error CQE moves the QP to ERR and the device flushes every WQE behind the failed
+ * one. rte_dma wants the failed op reported and everything queued behind it executed.
+ * So, like ioat: report the failing op (sticky until completed_status() consumes it),
+ * reset the QP (RESET -> INIT -> RTR -> RTS), and re-post every WQE behind the failed
+ * one, in order, from a copy of the ring: no op is lost or run twice.
+ *
+ * Ops whose address no registered MR covers, or whose length the device cannot do,
+ * are not refused at enqueue (rte_dma reports such errors per op): they are posted as
+ * a "trapped" WQE that the device is certain to reject (a read one byte past a 64-byte
+ * MR), with the precise status recorded beforehand. One error mechanism serves both.
+ */
+#include <string.h>
+
+#include <rte_dmadev_pmd.h>
+
+#include "mlx5_dma_fp.h"
+#include "mlx5_qp_state.h"
+
+enum rte_dma_status_code mlx5_dma_status_of_syndrome(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
+		return RTE_DMA_STATUS_INVALID_LENGTH;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
+		return RTE_DMA_STATUS_INVALID_OPCODE;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR:
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+		return RTE_DMA_STATUS_INVALID_ADDR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR:
+		return RTE_DMA_STATUS_NOT_ATTEMPTED;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR:
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR:
+		return RTE_DMA_STATUS_BUS_ERROR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR:
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR:
+		return RTE_DMA_STATUS_DEV_LINK_ERROR;
+	default:
+		return RTE_DMA_STATUS_ERROR_UNKNOWN;
+	}
+}
+
+namespace {
+
+/* The inverse of the provider's syndrome -> ibv_wc_status table (verbs path). */
+uint8_t syndrome_of_wc_status(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_LOC_LEN_ERR: return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	case IBV_WC_LOC_QP_OP_ERR: return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	case IBV_WC_LOC_PROT_ERR: return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	case IBV_WC_WR_FLUSH_ERR: return MLX5_CQE_SYNDROME_WR_FLUSH_ERR;
+	case IBV_WC_MW_BIND_ERR: return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	case IBV_WC_BAD_RESP_ERR: return MLX5_CQE_SYNDROME_BAD_RESP_ERR;
+	case IBV_WC_LOC_ACCESS_ERR: return MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR;
+	case IBV_WC_REM_INV_REQ_ERR: return MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+	case IBV_WC_REM_ACCESS_ERR: return MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR;
+	case IBV_WC_REM_OP_ERR: return MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+	case IBV_WC_RETRY_EXC_ERR: return MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+	case IBV_WC_RNR_RETRY_EXC_ERR: return MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
+	case IBV_WC_REM_ABORT_ERR: return MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR;
+	default: return 0xff;
+	}
+}
+
+constexpr int kPeerAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ;
+
+} // namespace
+
+void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
+{
+	uint32_t ci = vc->cq_ci;
+
+	for (;;) {
+		auto *cqe = (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
+		uint8_t op_own = cqe->op_own;
+
+		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
+		    (op_own >> 4) == MLX5_CQE_INVALID)
+			break;
+		ci++;
+	}
+	vc->cq_ci = ci;
+	vc->cq_ci_db = ci;
+	/* also repairs the record libmlx5's RESET-time CQ clean rewrote from its own
+	 * (never advanced) consumer index: the device must see ours */
+	*vc->cq_dbrec = rte_cpu_to_be_32(ci & 0xffffff);
+}
+
+namespace {
+
+/* Re-post one saved WQE at the producer slot, through the vchan's posting path. */
+void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
+{
+	auto *ctrl = (const struct mlx5_wqe_ctrl_seg *)wqe;
+	uint32_t pi = vc->pi;
+
+	vc->last_wqe_pi = pi;
+	if (vc->path == MLX5_DMA_PATH_DIRECT) {
+		for (uint32_t i = 0; i < nbb; i++)
+			memcpy(vc->sq + (((pi + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
+			       wqe + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
+		uint32_t *w0 = (uint32_t *)(vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT));
+		uint32_t v = rte_be_to_cpu_32(*w0);
+		*w0 = rte_cpu_to_be_32((v & 0xff0000ff) | (pi & 0xffff) << 8);
+	} else {
+		if (!vc->batch_open) {
+			ibv_wr_start(vc->qpx);
+			vc->batch_open = true;
+		}
+		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, pi, nbb);
+		if (mlx5_hw_ctrl_opcode(ctrl) == MLX5_OPCODE_MMO &&
+		    mlx5_hw_ctrl_opmod(ctrl) == MLX5_HW_OPC_MOD_MMO_DMA) {
+			auto *mmo = (const struct mlx5_hw_mmo_wqe *)wqe;
+			uint32_t len = rte_be_to_cpu_32(mmo->src.byte_count);
+
+			vc->qpx->wr_flags = ((ctrl->fm_ce_se & MLX5_WQE_CTRL_FENCE) ? IBV_SEND_FENCE : 0) |
+					    ((ctrl->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) ? IBV_SEND_SIGNALED : 0);
+			mlx5dv_wr_memcpy(vc->dvqp, rte_be_to_cpu_32(mmo->dst.lkey),
+					 rte_be_to_cpu_64(mmo->dst.addr), rte_be_to_cpu_32(mmo->src.lkey),
+					 rte_be_to_cpu_64(mmo->src.addr),
+					 len ? len : MLX5_HW_DMA_MMO_MAX_SIZE);
+		} else {
+			mlx5dv_wr_raw_wqe(vc->dvqp, wqe);
+		}
+	}
+	mlx5_dma_commit_op(vc, nbb);
+}
+
+/* Doorbell for the re-posted WQEs the application had already submitted. */
+void ring_reposted(struct mlx5_dma_vchan *vc)
+{
+	vc->db_pi = vc->pi;
+	if (vc->path == MLX5_DMA_PATH_VERBS) {
+		if (vc->batch_open)
+			ibv_wr_complete(vc->qpx);
+		vc->batch_open = false;
+		return;
+	}
+	rte_io_wmb();
+	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
+	vc->ring_db(vc->qp, vc->bf_reg,
+		    *(const uint64_t *)(vc->sq + ((vc->last_wqe_pi & vc->sq_mask)
+						  << MLX5_SEND_WQE_SHIFT)));
+}
+
+} // namespace
+
+int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx)
+{
+	const struct mlx5_glue *glue = vc->dev->glue;
+	uint32_t nbb = (uint16_t)((uint16_t)vc->pi - start_pi16);
+	uint32_t start = vc->pi - nbb;
+	uint32_t nbb_sub = (int32_t)(vc->db_pi - start) > 0 ? vc->db_pi - start : 0;
+	uint16_t end_idx = vc->ring_idx;
+	bool was_open = vc->batch_open;
+	int ret;
+
+	/* the ring is the only copy of the ops to re-post: save it before the reset */
+	for (uint32_t i = 0; i < nbb; i++)
+		memcpy(vc->scratch + i * MLX5_SEND_WQE_BB,
+		       vc->sq + (((start + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
+		       MLX5_SEND_WQE_BB);
+	if (was_open)
+		ibv_wr_abort(vc->qpx); /* unsubmitted verbs batch: rebuilt below */
+	vc->batch_open = false;
+	ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+	if (vc->path == MLX5_DMA_PATH_DIRECT)
+		mlx5_dma_cq_skip_all(vc);
+	vc->pi = vc->bb_ci = vc->db_pi = vc->last_wqe_pi = 0;
+	vc->stats.recoveries++;
+	if (ret) {
+		/* the QP is unusable: every op behind the failure ends NOT_ATTEMPTED */
+		MLX5_DMA_LOG(ERR, "vchan %u: QP %#x recovery failed: %s", vc->vchan_id,
+			     vc->qp->qp_num, strerror(-ret));
+		for (uint16_t i = first_idx; i != end_idx; i++) {
+			vc->op_status[i & vc->sq_mask] = RTE_DMA_STATUS_NOT_ATTEMPTED;
+			vc->err_pending++;
+		}
+		vc->done_upto = end_idx;
+		vc->ring_idx = end_idx;
+		return ret;
+	}
+	vc->ring_idx = first_idx;
+	for (uint32_t off = 0; off < nbb;) {
+		const uint8_t *wqe = vc->scratch + off * MLX5_SEND_WQE_BB;
+		uint32_t n = mlx5_hw_ds_to_wqebbs(
+			mlx5_hw_ctrl_ds((const struct mlx5_wqe_ctrl_seg *)wqe));
+
+		n = n ? n : 1;
+		repost_wqe(vc, wqe, n);
+		off += n;
+		if (off == nbb_sub)
+			ring_reposted(vc);
+	}
+	return 0;
+}
+
+void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe_ptr)
+{
+	auto *cqe = (const struct mlx5_err_cqe *)cqe_ptr;
+	uint8_t opcode = cqe->op_own >> 4;
+	uint16_t wqe_counter = rte_be_to_cpu_16(cqe->wqe_counter);
+	const struct mlx5_dma_slot *slot = &vc->slots[wqe_counter & vc->sq_mask];
+	uint16_t idx = slot->ring_idx;
+
+	if (opcode != MLX5_CQE_REQ_ERR) {
+		/* not a requester completion: nothing of ours; skip it */
+		return;
+	}
+	if (cqe->syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR) {
+		/* the QP went to ERR without failing one of our WQEs (fatal event):
+		 * nothing failed, re-post from the flushed WQE on */
+		vc->done_upto = idx;
+		mlx5_dma_recover(vc, wqe_counter, idx);
+		return;
+	}
+	vc->last_err.ring_idx = idx;
+	vc->last_err.syndrome = cqe->syndrome;
+	vc->last_err.vendor_syndrome = cqe->vendor_err_synd;
+	vc->last_err.wqe_opcode = rte_be_to_cpu_32(cqe->s_wqe_opcode_qpn) >> 24;
+	vc->last_err.valid = true;
+	if (!vc->op_status[idx & vc->sq_mask])
+		vc->op_status[idx & vc->sq_mask] = mlx5_dma_status_of_syndrome(cqe->syndrome);
+	vc->err_pending++;
+	vc->done_upto = idx + 1;
+	mlx5_dma_recover(vc, slot->end_pi, idx + 1);
+}
+
+void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
+			      enum ibv_wc_status status, uint32_t vendor_err)
+{
+	uint16_t idx = (uint16_t)wr_id;
+	uint16_t end_pi = (uint16_t)(wr_id >> 16);
+	uint16_t start_pi = (uint16_t)(wr_id >> 32);
+	uint8_t syndrome = syndrome_of_wc_status(status);
+
+	if (status == IBV_WC_WR_FLUSH_ERR) {
+		vc->done_upto = idx;
+		mlx5_dma_recover(vc, start_pi, idx);
+		return;
+	}
+	vc->last_err.ring_idx = idx;
+	vc->last_err.syndrome = syndrome;
+	vc->last_err.vendor_syndrome = (uint8_t)vendor_err;
+	vc->last_err.wqe_opcode = vc->sq[((start_pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT) + 3];
+	vc->last_err.valid = true;
+	if (!vc->op_status[idx & vc->sq_mask])
+		vc->op_status[idx & vc->sq_mask] = mlx5_dma_status_of_syndrome(syndrome);
+	vc->err_pending++;
+	vc->done_upto = idx + 1;
+	mlx5_dma_recover(vc, end_pi, idx + 1);
+}
+
+int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code why,
+			     uint64_t flags)
+{
+	uint8_t fence = (flags & RTE_DMA_OP_FLAG_FENCE) ? MLX5_WQE_CTRL_FENCE : 0;
+	uint64_t trap = (uintptr_t)vc->trap_buf;
+	uint32_t key = vc->trap_mr->lkey;
+	int idx;
+
+	vc->last_wqe_pi = vc->pi;
+	/* one byte read just past the trap MR: every device rejects it (LOC_PROT) */
+	if (vc->path == MLX5_DMA_PATH_DIRECT) {
+		mlx5_dma_write_mmo(vc, trap + MLX5_HW_OPAQUE_BUF_LEN, key, trap, key, 1, fence);
+	} else {
+		if (!vc->batch_open) {
+			ibv_wr_start(vc->qpx);
+			vc->batch_open = true;
+		}
+		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, vc->pi, 1);
+		vc->qpx->wr_flags = fence ? IBV_SEND_FENCE : 0;
+		mlx5dv_wr_memcpy(vc->dvqp, key, trap, key, trap + MLX5_HW_OPAQUE_BUF_LEN, 1);
+	}
+	vc->op_status[vc->ring_idx & vc->sq_mask] = why;
+	idx = mlx5_dma_commit_op(vc, 1);
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		mlx5_dma_submit_vchan(vc);
+	return idx;
+}
+
+uint16_t mlx5_dma_report_with_errors(struct mlx5_dma_vchan *vc, uint16_t nb_cpls,
+				     uint16_t *last_idx, bool *has_error,
+				     enum rte_dma_status_code *status)
+{
+	uint16_t n = 0;
+	uint16_t idx = vc->reported;
+
+	while (n < nb_cpls && idx != vc->done_upto) {
+		uint8_t *st = &vc->op_status[idx & vc->sq_mask];
+
+		if (*st) {
+			if (!status) {
+				*has_error = true; /* sticky until completed_status() */
+				break;
+			}
+			status[n] = (enum rte_dma_status_code)*st;
+			*st = 0;
+			vc->err_pending--;
+			vc->stats.errors++;
+		} else if (status) {
+			status[n] = RTE_DMA_STATUS_SUCCESSFUL;
+		}
+		n++;
+		idx++;
+	}
+	vc->reported = idx;
+	vc->stats.completed += n;
+	*last_idx = idx - 1;
+	return n;
+}

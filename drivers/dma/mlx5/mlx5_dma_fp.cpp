@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The rte_dma fast-path entry points of dma_mlx5, for both posting paths:
+ *  - direct: the PMD writes MMO WQEs into the SQ ring and rings the doorbell once per
+ *    submit through the seam's hook; completions are read straight from the CQ ring;
+ *  - verbs: the same WQE bytes through rdma-core's builders (mlx5dv_wr_memcpy between
+ *    ibv_wr_start/ibv_wr_complete) and completions through ibv_start_poll, which keeps
+ *    the provider's SQ accounting in step.
+ * In both, only the last WQE of a submitted burst asks for a CQE: its CE bit is set at
+ * submit time, before the doorbell, so one CQE retires the whole burst.
+ */
+#include <string.h>
+
+#include <rte_dmadev_pmd.h>
+
+#include "mlx5_dma_fp.h"
+
+namespace {
+
+template <enum mlx5_dma_path P>
+int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len,
+	 uint64_t flags)
+{
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint8_t fence = (flags & RTE_DMA_OP_FLAG_FENCE) ? MLX5_WQE_CTRL_FENCE : 0;
+	uint32_t skey, dkey;
+	int idx;
+
+	if (unlikely(!mlx5_dma_has_room(vc)))
+		return -ENOSPC;
+	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	if (unlikely(len - 1 >= vc->max_len))
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
+	if (unlikely(!mlx5_dma_mr_lookup(&vc->mr_cache, src, len, &skey)))
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_SRC_ADDR, flags);
+	if (unlikely(!mlx5_dma_mr_lookup(&vc->mr_cache, dst, len, &dkey)))
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
+	vc->last_wqe_pi = vc->pi;
+	if (P == MLX5_DMA_PATH_DIRECT) {
+		mlx5_dma_write_mmo(vc, src, skey, dst, dkey, len, fence);
+	} else {
+		if (!vc->batch_open) {
+			ibv_wr_start(vc->qpx);
+			vc->batch_open = true;
+		}
+		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, vc->pi, 1);
+		vc->qpx->wr_flags = fence ? IBV_SEND_FENCE : 0;
+		mlx5dv_wr_memcpy(vc->dvqp, dkey, dst, skey, src, len);
+	}
+	idx = mlx5_dma_commit_op(vc, 1);
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		mlx5_dma_submit_vchan(vc);
+	return idx;
+}
+
+int submit(void *priv, uint16_t vchan)
+{
+	mlx5_dma_submit_vchan(&((struct mlx5_dma_dev *)priv)->vchans[vchan]);
+	return 0;
+}
+
+template <enum mlx5_dma_path P>
+uint16_t completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t *last_idx,
+		   bool *has_error)
+{
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint16_t n = vc->done_upto - vc->reported;
+
+	if (n < nb_cpls) {
+		mlx5_dma_poll_cq<P>(vc);
+		n = vc->done_upto - vc->reported;
+	}
+	if (unlikely(vc->err_pending))
+		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, NULL);
+	if (n > nb_cpls)
+		n = nb_cpls;
+	vc->reported += n;
+	vc->stats.completed += n;
+	*last_idx = vc->reported - 1;
+	return n;
+}
+
+template <enum mlx5_dma_path P>
+uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls,
+			  uint16_t *last_idx, enum rte_dma_status_code *status)
+{
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint16_t n = vc->done_upto - vc->reported;
+
+	if (n < nb_cpls) {
+		mlx5_dma_poll_cq<P>(vc);
+		n = vc->done_upto - vc->reported;
+	}
+	if (unlikely(vc->err_pending))
+		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, NULL, status);
+	if (n > nb_cpls)
+		n = nb_cpls;
+	memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
+	vc->reported += n;
+	vc->stats.completed += n;
+	*last_idx = vc->reported - 1;
+	return n;
+}
+
+uint16_t burst_capacity(const void *priv, uint16_t vchan)
+{
+	const struct mlx5_dma_vchan *vc = &((const struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint16_t ops = vc->max_ops - (uint16_t)(vc->ring_idx - vc->reported);
+	uint32_t bbs = vc->sq_mask + 1 - (vc->pi - vc->bb_ci);
+
+	return bbs < ops ? (uint16_t)bbs : ops;
+}
+
+} // namespace
+
+void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
+{
+	if (path == MLX5_DMA_PATH_DIRECT) {
+		fp->copy = copy<MLX5_DMA_PATH_DIRECT>;
+		fp->completed = completed<MLX5_DMA_PATH_DIRECT>;
+		fp->completed_status = completed_status<MLX5_DMA_PATH_DIRECT>;
+	} else {
+		fp->copy = copy<MLX5_DMA_PATH_VERBS>;
+		fp->completed = completed<MLX5_DMA_PATH_VERBS>;
+		fp->completed_status = completed_status<MLX5_DMA_PATH_VERBS>;
+	}
+	fp->submit = submit;
+	fp->burst_capacity = burst_capacity;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * dma_mlx5 fast path, inline: enqueue of memcpy MMO WQEs, doorbell, CQ polling.
+ * No allocation, no locks, no syscalls, no logging. Slow paths (bad ops, error
+ * CQEs, recovery) live in mlx5_dma_err.cpp.
+ */
+#ifndef MLX5_DMA_FP_H
+#define MLX5_DMA_FP_H
+
+#include <rte_byteorder.h>
+#include <rte_io.h>
+
+#include "mlx5_dma.h"
+#include "mlx5_hw.h"
+
+/** Ops that no single registered MR covers, or with a bad length (mlx5_dma_err.cpp). */
+int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code why,
+			     uint64_t flags);
+
+/** Space for one more MMO op (one WQEBB). */
+static __rte_always_inline bool mlx5_dma_has_room(const struct mlx5_dma_vchan *vc)
+{
+	return likely((uint16_t)(vc->ring_idx - vc->reported) < vc->max_ops &&
+		      vc->pi - vc->bb_ci <= vc->sq_mask);
+}
+
+/** Write one memcpy MMO WQE at the producer slot (direct path). */
+static __rte_always_inline void
+mlx5_dma_write_mmo(struct mlx5_dma_vchan *vc, uint64_t src, uint32_t skey, uint64_t dst,
+		   uint32_t dkey, uint32_t len, uint8_t fm_ce_se)
+{
+	uint32_t pi = vc->pi;
+	uint8_t *wqe = vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
+	uint32_t *w = (uint32_t *)wqe;
+	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
+	uint32_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
+
+	w[0] = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | (pi & 0xffff) << 8 |
+				MLX5_OPCODE_MMO);
+	w[1] = vc->qpn_ds_be;
+	w[2] = rte_cpu_to_be_32(fm_ce_se); /* signature, stream id 0; CE set at submit */
+	/* w[3] (imm) is not written, as libmlx5's builder does not write it */
+	w[4] = 0;
+	w[5] = vc->opaque_lkey_be;
+	*(uint64_t *)(wqe + 24) = vc->opaque_addr_be;
+	w[8] = bcount;
+	w[9] = rte_cpu_to_be_32(skey);
+	*(uint64_t *)(wqe + 40) = rte_cpu_to_be_64(src);
+	w[12] = bcount;
+	w[13] = rte_cpu_to_be_32(dkey);
+	*(uint64_t *)(wqe + 56) = rte_cpu_to_be_64(dst);
+}
+
+/** Record the op that starts at the producer slot, then advance. */
+static __rte_always_inline int mlx5_dma_commit_op(struct mlx5_dma_vchan *vc, uint32_t nbb)
+{
+	struct mlx5_dma_slot *slot = &vc->slots[vc->pi & vc->sq_mask];
+	uint16_t idx = vc->ring_idx;
+
+	vc->pi += nbb;
+	slot->ring_idx = idx;
+	slot->end_pi = (uint16_t)vc->pi;
+	vc->ring_idx = idx + 1;
+	return idx;
+}
+
+/** Consume CQEs (direct path): advance done_upto and bb_ci. */
+static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *vc)
+{
+	uint32_t ci = vc->cq_ci;
+
+	for (;;) {
+		struct mlx5_cqe64 *cqe =
+			(struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
+		uint8_t op_own = cqe->op_own;
+
+		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
+		    (op_own >> 4) == MLX5_CQE_INVALID)
+			break;
+		rte_io_rmb(); /* CQE body after ownership */
+		if (unlikely((op_own >> 4) != MLX5_CQE_REQ)) {
+			vc->cq_ci = ci + 1;
+			mlx5_dma_handle_error_cqe(vc, cqe); /* may reset the QP and re-post */
+			ci = vc->cq_ci;
+			continue;
+		}
+		const struct mlx5_dma_slot *slot =
+			&vc->slots[rte_be_to_cpu_16(cqe->wqe_counter) & vc->sq_mask];
+		vc->done_upto = slot->ring_idx + 1;
+		vc->bb_ci += (uint16_t)(slot->end_pi - (uint16_t)vc->bb_ci);
+		ci++;
+	}
+	if (ci != vc->cq_ci || vc->cq_ci != vc->cq_ci_db) {
+		vc->cq_ci = ci;
+		vc->cq_ci_db = ci;
+		*vc->cq_dbrec = rte_cpu_to_be_32(ci & 0xffffff);
+	}
+}
+
+/** Slow path of the verbs poll: an error work completion. */
+void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
+			      enum ibv_wc_status status, uint32_t vendor_err);
+
+/** wr_id of the verbs path: ring index, and where the op's WQE starts and ends (pi low 16). */
+static __rte_always_inline uint64_t mlx5_dma_wr_id(uint16_t ring_idx, uint32_t start_pi,
+						    uint32_t nbb)
+{
+	return (uint64_t)ring_idx | (uint64_t)((start_pi + nbb) & 0xffff) << 16 |
+	       (uint64_t)(start_pi & 0xffff) << 32;
+}
+
+/** Consume completions through rdma-core's extended CQ (verbs path). */
+static __rte_always_inline void mlx5_dma_poll_cq_verbs(struct mlx5_dma_vchan *vc)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_cq_ex *cq = vc->cq_ex;
+
+	if (ibv_start_poll(cq, &attr))
+		return;
+	do {
+		uint64_t id = cq->wr_id;
+
+		if (unlikely(cq->status != IBV_WC_SUCCESS)) {
+			enum ibv_wc_status st = cq->status;
+			uint32_t vendor = ibv_wc_read_vendor_err(cq);
+
+			ibv_end_poll(cq);
+			mlx5_dma_handle_error_wc(vc, id, st, vendor);
+			return;
+		}
+		vc->done_upto = (uint16_t)id + 1;
+		vc->bb_ci += (uint16_t)((uint16_t)(id >> 16) - (uint16_t)vc->bb_ci);
+	} while (ibv_next_poll(cq) == 0);
+	ibv_end_poll(cq);
+}
+
+template <enum mlx5_dma_path P>
+static __rte_always_inline void mlx5_dma_poll_cq(struct mlx5_dma_vchan *vc)
+{
+	if (P == MLX5_DMA_PATH_DIRECT)
+		mlx5_dma_poll_cq_direct(vc);
+	else
+		mlx5_dma_poll_cq_verbs(vc);
+}
+
+/** Ring the doorbell for everything enqueued since the last submit. */
+static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
+{
+	uint8_t *last;
+
+	if (vc->pi == vc->db_pi)
+		return;
+	last = vc->sq + ((vc->last_wqe_pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
+	/* one CQE per burst: only the last WQE asks for a completion */
+	last[offsetof(struct mlx5_wqe_ctrl_seg, fm_ce_se)] |= MLX5_WQE_CTRL_CQ_UPDATE;
+	vc->stats.submitted += (uint16_t)(vc->ring_idx - vc->submitted_idx);
+	vc->submitted_idx = vc->ring_idx;
+	vc->db_pi = vc->pi;
+	if (vc->path == MLX5_DMA_PATH_VERBS) {
+		ibv_wr_complete(vc->qpx); /* capacity and RTS are guaranteed: cannot fail */
+		vc->batch_open = false;
+		return;
+	}
+	rte_io_wmb(); /* WQEs before the doorbell record */
+	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
+	vc->ring_db(vc->qp, vc->bf_reg, *(const uint64_t *)last);
+}
+
+#endif /* MLX5_DMA_FP_H */

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "mlx5_dma_mr.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_memory.h>
+
+#include "mlx5_dma.h"
+
+/*
+ * The fast path reads a sorted snapshot (an immutable array) without locks; every
+ * change publishes a new snapshot and bumps the generation. Old snapshots are kept
+ * until the registry is destroyed, because a vchan on another lcore may still be
+ * reading one (changes are rare: memory hotplug, rte_dev_dma_map()).
+ */
+struct mlx5_dma_mr_snapshot {
+	uint32_t n;
+	struct mlx5_dma_mr_range r[];
+};
+
+struct mlx5_dma_mr_registry {
+	uint32_t gen;                                   /* read by vchan caches */
+	const struct mlx5_glue *glue;
+	struct ibv_pd *pd;
+	std::mutex lock;                                /* control path only */
+	std::vector<struct ibv_mr *> mrs;               /* sorted by address */
+	std::vector<struct mlx5_dma_mr_snapshot *> snapshots; /* back() is current */
+	struct mlx5_dma_mr_snapshot *current;
+	char cb_name[64];
+	bool cb_registered;
+	bool sva;
+};
+
+namespace {
+
+/* Build and publish a snapshot of reg->mrs; caller holds reg->lock. */
+int publish(struct mlx5_dma_mr_registry *reg)
+{
+	size_t n = reg->mrs.size();
+	auto *snap = (struct mlx5_dma_mr_snapshot *)malloc(sizeof(struct mlx5_dma_mr_snapshot) +
+							   n * sizeof(struct mlx5_dma_mr_range));
+
+	if (!snap)
+		return -ENOMEM;
+	snap->n = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct ibv_mr *mr = reg->mrs[i];
+
+		snap->r[i].start = reg->sva ? 0 : (uintptr_t)mr->addr;
+		snap->r[i].end = reg->sva ? UINTPTR_MAX : (uintptr_t)mr->addr + mr->length;
+		snap->r[i].lkey = mr->lkey;
+	}
+	try {
+		reg->snapshots.push_back(snap);
+	} catch (...) {
+		free(snap);
+		return -ENOMEM;
+	}
+	__atomic_store_n(&reg->current, snap, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&reg->gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int register_locked(struct mlx5_dma_mr_registry *reg, void *addr, size_t len)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	struct ibv_mr *mr = reg->glue->reg_mr(reg->pd, addr, len, access);
+	int ret;
+
+	if (!mr) {
+		ret = errno ? -errno : -ENOMEM;
+		MLX5_DMA_LOG(ERR, "cannot register %p+%zu: %s", addr, len, strerror(-ret));
+		return ret;
+	}
+	try {
+		auto pos = std::lower_bound(reg->mrs.begin(), reg->mrs.end(), mr,
+			[](struct ibv_mr *a, struct ibv_mr *b) { return a->addr < b->addr; });
+		reg->mrs.insert(pos, mr);
+	} catch (...) {
+		reg->glue->dereg_mr(mr);
+		return -ENOMEM;
+	}
+	ret = publish(reg);
+	if (ret) {
+		reg->mrs.erase(std::find(reg->mrs.begin(), reg->mrs.end(), mr));
+		reg->glue->dereg_mr(mr);
+	}
+	return ret;
+}
+
+int contig_walk_cb(const struct rte_memseg_list *msl, const struct rte_memseg *ms, size_t len,
+		   void *arg)
+{
+	(void)msl;
+	return register_locked((struct mlx5_dma_mr_registry *)arg, ms->addr, len) ? -1 : 0;
+}
+
+void mem_event_cb(enum rte_mem_event type, const void *addr, size_t len, void *arg)
+{
+	auto *reg = (struct mlx5_dma_mr_registry *)arg;
+
+	if (type == RTE_MEM_EVENT_ALLOC) {
+		std::lock_guard<std::mutex> guard(reg->lock);
+		register_locked(reg, (void *)addr, len);
+	} else {
+		mlx5_dma_mr_unregister(reg, (void *)addr, len);
+	}
+}
+
+} // namespace
+
+int mlx5_dma_mr_registry_create(const struct mlx5_glue *glue, struct ibv_pd *pd, bool sva,
+				const char *owner, struct mlx5_dma_mr_registry **out)
+{
+	auto *reg = new (std::nothrow) mlx5_dma_mr_registry();
+	int ret;
+
+	if (!reg)
+		return -ENOMEM;
+	reg->glue = glue;
+	reg->pd = pd;
+	reg->sva = sva;
+	snprintf(reg->cb_name, sizeof(reg->cb_name), "mlx5_dma_mr_%s", owner);
+	if (sva) {
+		/* one implicit on-demand MR covers the whole address space */
+		std::lock_guard<std::mutex> guard(reg->lock);
+		struct ibv_mr *mr = glue->reg_mr(pd, NULL, SIZE_MAX,
+						 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+
+		if (!mr) {
+			ret = errno ? -errno : -ENOTSUP;
+			goto fail;
+		}
+		reg->mrs.push_back(mr);
+		ret = publish(reg);
+		if (ret)
+			goto fail;
+	} else {
+		{
+			std::lock_guard<std::mutex> guard(reg->lock);
+
+			if (rte_memseg_contig_walk(contig_walk_cb, reg) < 0) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			ret = publish(reg); /* also when there is no memory yet */
+			if (ret)
+				goto fail;
+		}
+		/* memory hot-added later: ENOTSUP with legacy memory, where none comes later */
+		if (rte_mem_event_callback_register(reg->cb_name, mem_event_cb, reg) == 0)
+			reg->cb_registered = true;
+		else if (rte_errno != ENOTSUP) {
+			ret = -rte_errno;
+			goto fail;
+		}
+	}
+	*out = reg;
+	return 0;
+fail:
+	mlx5_dma_mr_registry_destroy(reg);
+	return ret;
+}
+
+void mlx5_dma_mr_registry_destroy(struct mlx5_dma_mr_registry *reg)
+{
+	if (!reg)
+		return;
+	if (reg->cb_registered)
+		rte_mem_event_callback_unregister(reg->cb_name, reg);
+	for (struct ibv_mr *mr : reg->mrs)
+		reg->glue->dereg_mr(mr);
+	for (auto *snap : reg->snapshots)
+		free(snap);
+	delete reg;
+}
+
+int mlx5_dma_mr_register(struct mlx5_dma_mr_registry *reg, void *addr, size_t len)
+{
+	if (!addr || !len)
+		return -EINVAL;
+	if (reg->sva)
+		return 0; /* already covered by the implicit MR */
+	std::lock_guard<std::mutex> guard(reg->lock);
+	return register_locked(reg, addr, len);
+}
+
+int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t len)
+{
+	uintptr_t start = (uintptr_t)addr, end = start + len;
+	std::vector<struct ibv_mr *> gone;
+	int ret;
+
+	if (reg->sva)
+		return 0;
+	std::lock_guard<std::mutex> guard(reg->lock);
+	for (auto it = reg->mrs.begin(); it != reg->mrs.end();) {
+		uintptr_t s = (uintptr_t)(*it)->addr, e = s + (*it)->length;
+
+		if (s < end && start < e) {
+			gone.push_back(*it);
+			it = reg->mrs.erase(it);
+		} else {
+			++it;
+		}
+	}
+	if (gone.empty())
+		return -ENOENT;
+	/* publish first: no vchan may pick the keys up again once they are deregistered */
+	ret = publish(reg);
+	for (struct ibv_mr *mr : gone)
+		reg->glue->dereg_mr(mr);
+	return ret;
+}
+
+unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg)
+{
+	return (unsigned)reg->mrs.size();
+}
+
+void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_dma_mr_registry *reg)
+{
+	memset(cache->e, 0, sizeof(cache->e)); /* empty ranges never match */
+	cache->reg = reg;
+	cache->reg_gen = &reg->gen;
+	cache->gen = __atomic_load_n(&reg->gen, __ATOMIC_ACQUIRE);
+}
+
+bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, uint32_t len,
+			     uint32_t *lkey)
+{
+	const struct mlx5_dma_mr_snapshot *snap =
+		__atomic_load_n(&cache->reg->current, __ATOMIC_ACQUIRE);
+	uintptr_t last = addr + len;
+	uint32_t lo = 0, hi;
+
+	if (unlikely(!snap || last < addr))
+		return false;
+	for (unsigned i = 1; i < cache->kEntries; i++) {
+		const struct mlx5_dma_mr_range *e = &cache->e[i];
+
+		if (addr >= e->start && last <= e->end) {
+			struct mlx5_dma_mr_range hit = *e;
+
+			/* move to front: the next op most likely uses the same range */
+			memmove(&cache->e[1], &cache->e[0], i * sizeof(cache->e[0]));
+			cache->e[0] = hit;
+			*lkey = hit.lkey;
+			return true;
+		}
+	}
+	/* binary search for the last range starting at or before addr */
+	hi = snap->n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (snap->r[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	const struct mlx5_dma_mr_range *r = &snap->r[lo - 1];
+	if (last > r->end)
+		return false;
+	memmove(&cache->e[1], &cache->e[0], (cache->kEntries - 1) * sizeof(cache->e[0]));
+	cache->e[0] = *r;
+	*lkey = r->lkey;
+	return true;
+}

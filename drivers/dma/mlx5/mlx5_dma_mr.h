@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Address -> lkey for dma_mlx5: one registry per device (every DPDK memory segment,
+ * memory added later through memory events, external memory mapped with
+ * rte_dev_dma_map(), or one implicit on-demand MR in SVA mode), read lock-free by the
+ * fast path through a small per-vchan cache.
+ */
+#ifndef MLX5_DMA_MR_H
+#define MLX5_DMA_MR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+
+#include "mlx5_glue.h"
+
+struct mlx5_dma_mr_registry;
+
+/** One registered range [start, end). */
+struct mlx5_dma_mr_range {
+	uintptr_t start;
+	uintptr_t end;
+	uint32_t lkey;
+};
+
+/** Per-vchan cache: the most recently used ranges, refreshed when the registry changes. */
+struct mlx5_dma_mr_cache {
+	static constexpr unsigned kEntries = 4;
+	struct mlx5_dma_mr_range e[kEntries];
+	uint32_t gen;                          /**< registry generation the entries belong to */
+	const uint32_t *reg_gen;               /**< the registry's generation word */
+	const struct mlx5_dma_mr_registry *reg;
+};
+
+/** Create the registry of @p pd; @p sva: register one implicit on-demand MR instead. */
+int mlx5_dma_mr_registry_create(const struct mlx5_glue *glue, struct ibv_pd *pd, bool sva,
+				const char *owner, struct mlx5_dma_mr_registry **out);
+void mlx5_dma_mr_registry_destroy(struct mlx5_dma_mr_registry *reg);
+
+/** Register / unregister a range (control path; external memory, tests). */
+int mlx5_dma_mr_register(struct mlx5_dma_mr_registry *reg, void *addr, size_t len);
+int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t len);
+
+/** Number of MRs held, for dumps. */
+unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg);
+
+void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_dma_mr_registry *reg);
+
+/** Slow path of the lookup: refresh the cache from the registry. */
+bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, uint32_t len,
+			     uint32_t *lkey);
+
+/**
+ * lkey of [addr, addr + len), or false when no single MR covers it. The caller has
+ * checked the generation once per op (mlx5_dma_mr_cache_check()).
+ */
+static inline bool mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache, uintptr_t addr,
+				      uint32_t len, uint32_t *lkey)
+{
+	const struct mlx5_dma_mr_range *e = &cache->e[0];
+
+	if (likely(addr >= e->start && addr + len <= e->end && addr + len >= addr)) {
+		*lkey = e->lkey;
+		return true;
+	}
+	return mlx5_dma_mr_lookup_slow(cache, addr, len, lkey);
+}
+
+/** Drop the cached ranges when the registry changed since they were taken. */
+static inline void mlx5_dma_mr_cache_check(struct mlx5_dma_mr_cache *cache)
+{
+	if (unlikely(cache->gen != __atomic_load_n(cache->reg_gen, __ATOMIC_ACQUIRE)))
+		mlx5_dma_mr_cache_init(cache, cache->reg);
+}
+
+#endif /* MLX5_DMA_MR_H */

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rte_dma control operations of dma_mlx5. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_dmadev_pmd.h>
+
+#include "mlx5_dma_fp.h"
+
+namespace {
+
+struct mlx5_dma_dev *priv_of(const struct rte_dma_dev *dev)
+{
+	return (struct mlx5_dma_dev *)dev->data->dev_private;
+}
+
+int info_get(const struct rte_dma_dev *dev, struct rte_dma_info *info, uint32_t info_sz)
+{
+	const struct mlx5_dma_dev *p = priv_of(dev);
+
+	if (info_sz < sizeof(*info))
+		return -EINVAL;
+	info->dev_capa = RTE_DMA_CAPA_MEM_TO_MEM | RTE_DMA_CAPA_HANDLES_ERRORS |
+			 RTE_DMA_CAPA_OPS_COPY;
+	if (p->sva)
+		info->dev_capa |= RTE_DMA_CAPA_SVA;
+	info->max_vchans = p->args.max_vchans;
+	info->min_desc = (uint16_t)p->args.min_desc;
+	info->max_desc = (uint16_t)RTE_MIN(p->args.max_desc, 32768u);
+	info->max_sges = 0;
+	return 0;
+}
+
+int configure(struct rte_dma_dev *dev, const struct rte_dma_conf *conf, uint32_t conf_sz)
+{
+	struct mlx5_dma_dev *p = priv_of(dev);
+
+	if (conf_sz < sizeof(*conf))
+		return -EINVAL;
+	/* vchans beyond the new count are released; the others keep their set-up */
+	for (uint16_t i = conf->nb_vchans; i < p->args.max_vchans; i++)
+		mlx5_dma_vchan_destroy(&p->vchans[i]);
+	p->nb_vchans = conf->nb_vchans;
+	return 0;
+}
+
+int vchan_setup(struct rte_dma_dev *dev, uint16_t vchan, const struct rte_dma_vchan_conf *conf,
+		uint32_t conf_sz)
+{
+	struct mlx5_dma_dev *p = priv_of(dev);
+
+	if (conf_sz < sizeof(*conf))
+		return -EINVAL;
+	if (conf->direction != RTE_DMA_DIR_MEM_TO_MEM) {
+		MLX5_DMA_LOG(ERR, "%s vchan %u: direction %d not supported", p->name, vchan,
+			     conf->direction);
+		return -EINVAL;
+	}
+	mlx5_dma_vchan_destroy(&p->vchans[vchan]);
+	return mlx5_dma_vchan_create(p, &p->vchans[vchan], vchan, conf->nb_desc);
+}
+
+int start(struct rte_dma_dev *dev)
+{
+	struct mlx5_dma_dev *p = priv_of(dev);
+
+	for (uint16_t i = 0; i < p->nb_vchans; i++) {
+		if (!p->vchans[i].configured) {
+			MLX5_DMA_LOG(ERR, "%s: vchan %u is not set up", p->name, i);
+			return -EINVAL;
+		}
+	}
+	/* ring indices restart at 0 after stop/start, as rte_dmadev.h documents */
+	for (uint16_t i = 0; i < p->nb_vchans; i++) {
+		int ret = mlx5_dma_vchan_restart(&p->vchans[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int stop(struct rte_dma_dev *dev)
+{
+	(void)dev;
+	return 0;
+}
+
+int close_dev(struct rte_dma_dev *dev)
+{
+	struct mlx5_dma_dev *p = priv_of(dev);
+
+	for (uint16_t i = 0; i < p->args.max_vchans; i++)
+		mlx5_dma_vchan_destroy(&p->vchans[i]);
+	mlx5_dma_dev_release(p);
+	return 0;
+}
+
+void add_stats(struct rte_dma_stats *s, const struct mlx5_dma_vchan *vc)
+{
+	s->submitted += vc->stats.submitted;
+	s->completed += vc->stats.completed;
+	s->errors += vc->stats.errors;
+}
+
+int stats_get(const struct rte_dma_dev *dev, uint16_t vchan, struct rte_dma_stats *stats,
+	      uint32_t stats_sz)
+{
+	const struct mlx5_dma_dev *p = priv_of(dev);
+
+	if (stats_sz < sizeof(*stats))
+		return -EINVAL;
+	memset(stats, 0, sizeof(*stats));
+	if (vchan == RTE_DMA_ALL_VCHAN) {
+		for (uint16_t i = 0; i < p->nb_vchans; i++)
+			add_stats(stats, &p->vchans[i]);
+	} else {
+		add_stats(stats, &p->vchans[vchan]);
+	}
+	return 0;
+}
+
+int stats_reset(struct rte_dma_dev *dev, uint16_t vchan)
+{
+	struct mlx5_dma_dev *p = priv_of(dev);
+
+	for (uint16_t i = 0; i < p->nb_vchans; i++)
+		if (vchan == RTE_DMA_ALL_VCHAN || vchan == i)
+			memset(&p->vchans[i].stats, 0, sizeof(p->vchans[i].stats));
+	return 0;
+}
+
+/* Peeks at the CQ, so that IDLE means the data has landed. */
+int vchan_status(const struct rte_dma_dev *dev, uint16_t vchan, enum rte_dma_vchan_status *st)
+{
+	struct mlx5_dma_vchan *vc = &priv_of(dev)->vchans[vchan];
+
+	if (vc->done_upto != vc->submitted_idx) {
+		if (vc->path == MLX5_DMA_PATH_DIRECT)
+			mlx5_dma_poll_cq_direct(vc);
+		else
+			mlx5_dma_poll_cq_verbs(vc);
+	}
+	*st = vc->done_upto == vc->submitted_idx ? RTE_DMA_VCHAN_IDLE : RTE_DMA_VCHAN_ACTIVE;
+	return 0;
+}
+
+int dump(const struct rte_dma_dev *dev, FILE *f)
+{
+	const struct mlx5_dma_dev *p = priv_of(dev);
+
+	fprintf(f, "  dma_mlx5: device %s (%s backend), posting path %s, max memcpy %" PRIu64
+		   ", %u MRs%s\n",
+		p->glue->get_device_name(p->device), p->glue->name,
+		p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs",
+		p->max_wr_memcpy_length, mlx5_dma_mr_count(p->mrs), p->sva ? " (SVA)" : "");
+	for (uint16_t i = 0; i < p->nb_vchans; i++) {
+		const struct mlx5_dma_vchan *vc = &p->vchans[i];
+		struct ibv_qp_attr attr = {};
+		struct ibv_qp_init_attr init = {};
+
+		if (!vc->configured) {
+			fprintf(f, "  vchan %u: not set up\n", i);
+			continue;
+		}
+		p->glue->query_qp(vc->qp, &attr, IBV_QP_STATE, &init);
+		fprintf(f, "  vchan %u: QP %#x state %d, SQ %u WQEBBs pi %u db_pi %u bb_ci %u "
+			   "(%u in use), CQ %u CQEs ci %u\n",
+			i, vc->qp->qp_num, attr.qp_state, vc->sq_mask + 1, vc->pi, vc->db_pi,
+			vc->bb_ci, vc->pi - vc->bb_ci, vc->cq_mask + 1, vc->cq_ci);
+		fprintf(f, "    ring_idx %u submitted %u done %u reported %u, errors pending %u, "
+			   "recoveries %" PRIu64 "\n",
+			vc->ring_idx, vc->submitted_idx, vc->done_upto, vc->reported,
+			vc->err_pending, vc->stats.recoveries);
+		if (vc->last_err.valid)
+			fprintf(f, "    last error: op %u syndrome %#x vendor %#x wqe opcode %#x\n",
+				vc->last_err.ring_idx, vc->last_err.syndrome,
+				vc->last_err.vendor_syndrome, vc->last_err.wqe_opcode);
+	}
+	return 0;
+}
+
+} // namespace
+
+const struct rte_dma_dev_ops mlx5_dma_dev_ops = {
+	info_get, configure, start, stop, close_dev, vchan_setup,
+	stats_get, stats_reset, vchan_status, dump,
+};

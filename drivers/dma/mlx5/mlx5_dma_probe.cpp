@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dma_mlx5: the vdev driver, probe and remove. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <bus_vdev_driver.h>
+#include <rte_dmadev_pmd.h>
+#include <rte_malloc.h>
+
+#include "mlx5_dma_fp.h"
+#include "mlx5_sim.h"
+
+RTE_LOG_REGISTER(mlx5_dma_logtype, pmd.dma.mlx5, INFO);
+
+namespace {
+
+int neg_errno(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
+
+/* Open @p name and read its memcpy limit. */
+int open_device(struct mlx5_dma_dev *p, const char *name)
+{
+	struct mlx5dv_context dv = {};
+	int ret;
+
+	ret = mlx5_glue_find_device(name, &p->glue, &p->device);
+	if (ret)
+		return ret;
+	p->ctx = p->glue->open_device(p->device);
+	if (!p->ctx)
+		return neg_errno(ENODEV);
+	dv.comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
+	ret = p->glue->dv_query_device(p->ctx, &dv);
+	if (ret)
+		return -ret;
+	p->max_wr_memcpy_length = dv.max_wr_memcpy_length;
+	return 0;
+}
+
+void close_device(struct mlx5_dma_dev *p)
+{
+	if (p->ctx)
+		p->glue->close_device(p->ctx);
+	if (p->device)
+		mlx5_glue_put_device(p->glue, p->device);
+	p->ctx = NULL;
+	p->device = NULL;
+}
+
+/* No dev=: the first real mlx5 device that can do memcpy MMO, else a software HCA. */
+int open_auto(struct mlx5_dma_dev *p)
+{
+	const struct mlx5_glue *rc = mlx5_glue_rdma_core();
+	struct ibv_device **list;
+	int n = 0;
+
+	list = rc->get_device_list(&n);
+	for (int i = 0; list && i < n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s", rc->get_device_name(list[i]));
+		if (open_device(p, name) == 0 && p->max_wr_memcpy_length) {
+			MLX5_DMA_LOG(INFO, "%s: using %s (memcpy MMO up to %" PRIu64 " bytes)",
+				     p->name, name, p->max_wr_memcpy_length);
+			rc->free_device_list(list);
+			return 0;
+		}
+		close_device(p);
+	}
+	if (list)
+		rc->free_device_list(list);
+	MLX5_DMA_LOG(INFO, "%s: no mlx5 device with memcpy MMO (%s): using software HCA sim0",
+		     p->name, mlx5_glue_rdma_core_status());
+	int ret = mlx5_sim_device_add("sim0", NULL); /* defaults, unless it exists */
+	if (ret && ret != -EEXIST)
+		return ret;
+	return open_device(p, "sim0");
+}
+
+/* dev=simN with sim_exec=: make sure the instance exists in the asked mode. */
+int prepare_sim(const struct mlx5_dma_devargs *a)
+{
+	struct mlx5_sim_device_attr attr;
+	const char *name = strcmp(a->dev, "sim") == 0 ? "sim0" : a->dev;
+	int ret;
+
+	mlx5_sim_device_attr_init(&attr);
+	attr.exec_mode = a->sim_exec ? MLX5_SIM_EXEC_THREAD : MLX5_SIM_EXEC_INLINE;
+	ret = mlx5_sim_device_add(name, &attr);
+	if (ret == -EEXIST) {
+		if (a->sim_exec_set)
+			MLX5_DMA_LOG(INFO, "software HCA %s exists already: its execution mode is kept",
+				     name);
+		return 0;
+	}
+	if (ret)
+		MLX5_DMA_LOG(ERR, "software HCA '%s': %s", a->dev, strerror(-ret));
+	return ret;
+}
+
+int probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct rte_dma_dev *dev;
+	struct mlx5_dma_dev *p;
+	int ret;
+
+	dev = rte_dma_pmd_allocate(name, vdev->device.numa_node, sizeof(*p));
+	if (!dev) {
+		MLX5_DMA_LOG(ERR, "%s: cannot allocate the dmadev", name);
+		return -ENOMEM;
+	}
+	p = (struct mlx5_dma_dev *)dev->data->dev_private;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	ret = mlx5_dma_devargs_parse(rte_vdev_device_args(vdev), &p->args);
+	if (ret)
+		goto fail;
+	if (p->args.dev[0] && strncmp(p->args.dev, "sim", 3) == 0) {
+		ret = prepare_sim(&p->args);
+		if (ret)
+			goto fail;
+	}
+	ret = p->args.dev[0] ? open_device(p, p->args.dev) : open_auto(p);
+	if (ret) {
+		MLX5_DMA_LOG(ERR, "%s: device '%s': %s%s%s", name, p->args.dev, strerror(-ret),
+			     ret == -ENODEV ? "; rdma-core: " : "",
+			     ret == -ENODEV ? mlx5_glue_rdma_core_status() : "");
+		goto fail;
+	}
+	if (!p->max_wr_memcpy_length) {
+		MLX5_DMA_LOG(ERR, "%s: device %s has no memcpy MMO (max_wr_memcpy_length 0)", name,
+			     p->glue->get_device_name(p->device));
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	p->pd = p->glue->alloc_pd(p->ctx);
+	if (!p->pd) {
+		ret = neg_errno(ENOMEM);
+		goto fail;
+	}
+	ret = mlx5_dma_mr_registry_create(p->glue, p->pd, p->args.sva, name, &p->mrs);
+	if (ret) {
+		MLX5_DMA_LOG(ERR, "%s: registering DPDK memory%s: %s", name,
+			     p->args.sva ? " (SVA)" : "", strerror(-ret));
+		goto fail;
+	}
+	p->sva = p->args.sva;
+	p->vchans = (struct mlx5_dma_vchan *)rte_zmalloc_socket(
+		name, p->args.max_vchans * sizeof(*p->vchans), RTE_CACHE_LINE_SIZE,
+		vdev->device.numa_node);
+	if (!p->vchans) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	dev->device = &vdev->device;
+	dev->dev_ops = &mlx5_dma_dev_ops;
+	dev->fp_obj->dev_private = p;
+	mlx5_dma_fp_install(dev->fp_obj, p->args.path);
+	dev->state = RTE_DMA_DEV_READY;
+	mlx5_dma_api_attach(dev->data->dev_id, p);
+	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path", name,
+		     p->glue->get_device_name(p->device), p->glue->name,
+		     p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs");
+	return 0;
+fail:
+	mlx5_dma_dev_release(p);
+	rte_dma_pmd_release(name);
+	return ret;
+}
+
+int remove_dev(struct rte_vdev_device *vdev)
+{
+	return rte_dma_pmd_release(rte_vdev_device_name(vdev));
+}
+
+struct mlx5_dma_dev *priv_of_vdev(struct rte_vdev_device *vdev)
+{
+	int16_t id = rte_dma_get_dev_id_by_name(rte_vdev_device_name(vdev));
+
+	if (id < 0)
+		return NULL;
+	return (struct mlx5_dma_dev *)rte_dma_fp_objs[id].dev_private;
+}
+
+/* rte_dev_dma_map(): external memory the application wants DMA to reach */
+int dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova, size_t len)
+{
+	struct mlx5_dma_dev *p = priv_of_vdev(vdev);
+
+	if (!p || iova != (uintptr_t)addr)
+		return -EINVAL; /* IOVA as VA only */
+	return mlx5_dma_mr_register(p->mrs, addr, len);
+}
+
+int dma_unmap(struct rte_vdev_device *vdev, void *addr, uint64_t iova, size_t len)
+{
+	struct mlx5_dma_dev *p = priv_of_vdev(vdev);
+
+	(void)iova;
+	return p ? mlx5_dma_mr_unregister(p->mrs, addr, len) : -EINVAL;
+}
+
+/* Constant-initialised: RTE_PMD_REGISTER_VDEV's constructor may run before any C++
+ * dynamic initialiser of this file, and must find the object complete. */
+struct rte_vdev_driver mlx5_dma_driver = {
+	{}, {}, probe, remove_dev, dma_map, dma_unmap, RTE_VDEV_DRV_NEED_IOVA_AS_VA,
+};
+
+} // namespace
+
+void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
+{
+	mlx5_dma_api_detach(p);
+	mlx5_dma_mr_registry_destroy(p->mrs);
+	p->mrs = NULL;
+	if (p->pd)
+		p->glue->dealloc_pd(p->pd);
+	p->pd = NULL;
+	close_device(p);
+	rte_free(p->vchans);
+	p->vchans = NULL;
+}
+
+RTE_PMD_REGISTER_VDEV(dma_mlx5, mlx5_dma_driver);
+RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5,
+	"dev=<sim|simN|ibdev|PCI address> "
+	"sim_exec=<inline|thread> "
+	"path=<direct|verbs> "
+	"max_vchans=<1-64> "
+	"min_desc=<power of 2> "
+	"max_desc=<power of 2> "
+	"sva=<0|1>");

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vchan control path: one RC QP connected to itself + one CQ, and their rings. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "mlx5_dma_fp.h"
+#include "mlx5_qp_state.h"
+
+namespace {
+
+constexpr int kPeerAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ;
+
+int neg_errno(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
+
+/*
+ * The MMO metadata segment names the PD's opaque buffer, which libmlx5 allocates and
+ * registers privately. Let the builder write one WQE (never posted: the QP is still in
+ * RESET and the batch is aborted) and take the values from the ring, so that the
+ * direct path writes exactly the bytes the builder writes.
+ */
+int learn_opaque(struct mlx5_dma_vchan *vc)
+{
+	const struct mlx5_hw_mmo_wqe *probe = (const struct mlx5_hw_mmo_wqe *)vc->sq;
+
+	ibv_wr_start(vc->qpx);
+	vc->qpx->wr_id = 0;
+	vc->qpx->wr_flags = 0;
+	mlx5dv_wr_memcpy(vc->dvqp, 0, 0, 0, 0, 1);
+	ibv_wr_abort(vc->qpx);
+	if (mlx5_hw_ctrl_opcode(&probe->ctrl) != MLX5_OPCODE_MMO)
+		return -EPROTO;
+	vc->opaque_lkey_be = probe->meta.local_key;
+	vc->opaque_addr_be = probe->meta.local_address;
+	memset(vc->sq, 0, MLX5_SEND_WQE_BB);
+	return 0;
+}
+
+} // namespace
+
+int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, uint16_t id,
+			  uint16_t nb_desc)
+{
+	const struct mlx5_glue *glue = dev->glue;
+	uint32_t wqe_cnt = rte_align32pow2(nb_desc);
+	struct ibv_cq_init_attr_ex cq_attr = {};
+	struct ibv_qp_init_attr_ex qp_attr = {};
+	struct mlx5dv_qp_init_attr dv_attr = {};
+	struct mlx5dv_obj obj = {};
+	struct mlx5dv_qp dvqp = {};
+	struct mlx5dv_cq dvcq = {};
+	int ret;
+
+	memset(vc, 0, sizeof(*vc));
+	vc->dev = dev;
+	vc->vchan_id = id;
+	vc->nb_desc = nb_desc;
+	vc->path = dev->args.path;
+
+	cq_attr.cqe = wqe_cnt; /* one CQE per WQE at most: never overruns */
+	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
+	vc->cq_ex = glue->create_cq_ex(dev->ctx, &cq_attr);
+	if (!vc->cq_ex) {
+		ret = neg_errno(ENOMEM);
+		MLX5_DMA_LOG(ERR, "%s vchan %u: CQ of %u entries: %s", dev->name, id, wqe_cnt,
+			     strerror(-ret));
+		goto fail;
+	}
+	qp_attr.qp_type = IBV_QPT_RC;
+	qp_attr.send_cq = ibv_cq_ex_to_cq(vc->cq_ex);
+	qp_attr.recv_cq = ibv_cq_ex_to_cq(vc->cq_ex);
+	qp_attr.cap.max_send_wr = wqe_cnt;
+	qp_attr.cap.max_send_sge = 1;
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qp_attr.pd = dev->pd;
+	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	dv_attr.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY | MLX5DV_QP_EX_WITH_RAW_WQE;
+	vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
+	if (!vc->qp) {
+		ret = neg_errno(ENOMEM);
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP with %u WQEs: %s", dev->name, id, wqe_cnt,
+			     strerror(-ret));
+		goto fail;
+	}
+	vc->qpx = glue->qp_to_qp_ex(vc->qp);
+	vc->dvqp = vc->qpx ? glue->dv_qp_ex_from_ibv_qp_ex(vc->qpx) : NULL;
+	obj.qp.in = vc->qp;
+	obj.qp.out = &dvqp;
+	obj.cq.in = ibv_cq_ex_to_cq(vc->cq_ex);
+	obj.cq.out = &dvcq;
+	ret = glue->dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+	if (ret || !vc->dvqp || dvqp.sq.wqe_cnt != wqe_cnt || dvqp.sq.stride != MLX5_SEND_WQE_BB ||
+	    dvcq.cqe_size != sizeof(struct mlx5_cqe64)) {
+		MLX5_DMA_LOG(ERR, "%s vchan %u: unexpected QP/CQ geometry (sq %u x %u, cqe %u)",
+			     dev->name, id, dvqp.sq.wqe_cnt, dvqp.sq.stride, dvcq.cqe_size);
+		ret = -EPROTO;
+		goto fail;
+	}
+	vc->sq = (uint8_t *)dvqp.sq.buf;
+	vc->sq_mask = wqe_cnt - 1;
+	vc->sq_dbrec = &dvqp.dbrec[MLX5_SND_DBR];
+	vc->bf_reg = dvqp.bf.reg;
+	vc->cq = (uint8_t *)dvcq.buf;
+	vc->cq_mask = dvcq.cqe_cnt - 1;
+	vc->cqe_shift = 6;
+	vc->cq_log = __builtin_ctz(dvcq.cqe_cnt);
+	vc->cq_dbrec = dvcq.dbrec;
+	vc->qpn_ds_be = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4);
+	vc->max_len = dev->max_wr_memcpy_length > MLX5_HW_DMA_MMO_MAX_SIZE
+			      ? MLX5_HW_DMA_MMO_MAX_SIZE
+			      : (uint32_t)dev->max_wr_memcpy_length;
+	vc->max_ops = (uint16_t)RTE_MIN(wqe_cnt - 1, (uint32_t)UINT16_MAX);
+	vc->ring_db = glue->sq_doorbell;
+	ret = learn_opaque(vc);
+	if (ret) {
+		MLX5_DMA_LOG(ERR, "%s vchan %u: memcpy builder wrote no MMO WQE", dev->name, id);
+		goto fail;
+	}
+
+	vc->slots = (struct mlx5_dma_slot *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->slots), 0);
+	vc->op_status = (uint8_t *)rte_zmalloc(NULL, wqe_cnt, 0);
+	vc->scratch = (uint8_t *)rte_malloc(NULL, (size_t)wqe_cnt * MLX5_SEND_WQE_BB, 64);
+	vc->trap_buf = (uint8_t *)rte_zmalloc(NULL, MLX5_HW_OPAQUE_BUF_LEN * 2, 64);
+	if (!vc->slots || !vc->op_status || !vc->scratch || !vc->trap_buf) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	vc->trap_mr = glue->reg_mr(dev->pd, vc->trap_buf, MLX5_HW_OPAQUE_BUF_LEN,
+				   IBV_ACCESS_LOCAL_WRITE);
+	if (!vc->trap_mr) {
+		ret = neg_errno(ENOMEM);
+		goto fail;
+	}
+	mlx5_dma_mr_cache_init(&vc->mr_cache, dev->mrs);
+	ret = mlx5_qp_connect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+	if (ret) {
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RTS: %s", dev->name, id, vc->qp->qp_num,
+			     strerror(-ret));
+		goto fail;
+	}
+	vc->configured = true;
+	return 0;
+fail:
+	mlx5_dma_vchan_destroy(vc);
+	return ret;
+}
+
+void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc)
+{
+	const struct mlx5_glue *glue = vc->dev ? vc->dev->glue : NULL;
+
+	if (!glue)
+		return;
+	if (vc->qp)
+		glue->destroy_qp(vc->qp);
+	if (vc->cq_ex)
+		glue->destroy_cq(ibv_cq_ex_to_cq(vc->cq_ex));
+	if (vc->trap_mr)
+		glue->dereg_mr(vc->trap_mr);
+	rte_free(vc->trap_buf);
+	rte_free(vc->scratch);
+	rte_free(vc->op_status);
+	rte_free(vc->slots);
+	memset(vc, 0, sizeof(*vc));
+}
+
+int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
+{
+	int ret;
+
+	if (vc->batch_open)
+		ibv_wr_abort(vc->qpx);
+	vc->batch_open = false;
+	ret = mlx5_qp_reconnect_rc(vc->dev->glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+	if (vc->path == MLX5_DMA_PATH_DIRECT)
+		mlx5_dma_cq_skip_all(vc); /* what the QP's previous life left in the CQ */
+	vc->pi = vc->bb_ci = vc->db_pi = vc->last_wqe_pi = 0;
+	vc->ring_idx = vc->reported = vc->done_upto = vc->submitted_idx = 0;
+	vc->err_pending = 0;
+	memset(vc->op_status, 0, vc->sq_mask + 1);
+	memset(&vc->stats, 0, sizeof(vc->stats));
+	vc->last_err.valid = false;
+	mlx5_dma_mr_cache_init(&vc->mr_cache, vc->dev->mrs);
+	if (ret)
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x restart: %s", vc->dev->name, vc->vchan_id,
+			     vc->qp->qp_num, strerror(-ret));
+	return ret;
+}
