@@ -65,6 +65,7 @@ struct mlx5_dma_vchan_stats {
 	uint64_t completed;
 	uint64_t errors;
 	uint64_t recoveries;   /**< QP resets after error CQEs */
+	uint64_t batch_failures; /**< ibv_wr_complete() refusals: must stay 0 (see the guide) */
 };
 
 struct mlx5_dma_dev;

@@ -138,8 +138,8 @@ void ring_reposted(struct mlx5_dma_vchan *vc)
 {
 	vc->db_pi = vc->pi;
 	if (vc->path == MLX5_DMA_PATH_VERBS) {
-		if (vc->batch_open)
-			ibv_wr_complete(vc->qpx);
+		if (vc->batch_open && ibv_wr_complete(vc->qpx))
+			vc->stats.batch_failures++;
 		vc->batch_open = false;
 		return;
 	}

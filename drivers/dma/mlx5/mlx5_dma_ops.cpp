@@ -170,9 +170,9 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 			i, vc->qp->qp_num, attr.qp_state, vc->sq_mask + 1, vc->pi, vc->db_pi,
 			vc->bb_ci, vc->pi - vc->bb_ci, vc->cq_mask + 1, vc->cq_ci);
 		fprintf(f, "    ring_idx %u submitted %u done %u reported %u, errors pending %u, "
-			   "recoveries %" PRIu64 "\n",
+			   "recoveries %" PRIu64 ", batch failures %" PRIu64 "\n",
 			vc->ring_idx, vc->submitted_idx, vc->done_upto, vc->reported,
-			vc->err_pending, vc->stats.recoveries);
+			vc->err_pending, vc->stats.recoveries, vc->stats.batch_failures);
 		if (vc->last_err.valid)
 			fprintf(f, "    last error: op %u syndrome %#x vendor %#x wqe opcode %#x\n",
 				vc->last_err.ring_idx, vc->last_err.syndrome,
