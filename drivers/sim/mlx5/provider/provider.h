@@ -31,6 +31,7 @@ namespace mlx5sim {
 
 struct SimQp;
 struct SimCq;
+struct SimMkey;
 
 /**
  * Where doorbell-register writes go: the device's UAR for a real QP, a recorder in
@@ -171,6 +172,10 @@ struct WrState {
 	uint32_t cur_post_rb;           /**< rollback point */
 	uint8_t fm_cache_rb;
 	uint8_t cur_opcode;             /**< MLX5_OPCODE_* of the WQE being built */
+	/* UMR / mkey configure (wr_umr.cpp); not reset by wr_start, as in v44.0 */
+	SimMkey *cur_mkey;              /**< mkey of the open UMR; NULL once finalised */
+	uint8_t mkey_setters;           /**< setter calls the open UMR waits for */
+	uint8_t mkey_setters_done;      /**< setter calls made so far */
 };
 
 /** A QP: libmlx5's mlx5_qp. */

@@ -14,6 +14,7 @@
 #include <errno.h>
 
 #include "wr_segments.h"
+#include "wr_umr.h"
 
 namespace mlx5sim {
 
@@ -24,7 +25,9 @@ constexpr uint64_t kRcSendOps =
 	IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 	IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV;
-constexpr uint64_t kDvOps = MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY;
+constexpr uint64_t kDvOps = MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY |
+			   MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
+			   MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 
 /* ---- batch control ---- */
 
@@ -266,8 +269,7 @@ int sim_qp_install_wr_ops(SimQp *qp)
 {
 	/*
 	 * Not implemented yet (later issues), refused so QP creation fails clearly:
-	 * BIND_MW, the DCI address setters (so no ibv_wr_* builder on a DCI), and the
-	 * UMR registration / mkey configure dv builders.
+	 * BIND_MW and the DCI address setters (so no ibv_wr_* builder on a DCI).
 	 */
 	if (qp->dv_send_ops_flags & ~kDvOps)
 		return -EOPNOTSUPP;
@@ -284,8 +286,10 @@ int sim_qp_install_wr_ops(SimQp *qp)
 	if (!qp->is_dci)
 		install_rc_builders(&qp->qpx);
 	/* any dv flag installs every dv builder, as v44.0 does */
-	if (qp->dv_send_ops_flags)
+	if (qp->dv_send_ops_flags) {
 		sim_dv_install_builders(&qp->dv);
+		sim_umr_install_builders(&qp->dv);
+	}
 	if (!qp->wr.cur_ctrl)
 		qp->wr.cur_ctrl = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(qp->sq.buf);
 	return 0;

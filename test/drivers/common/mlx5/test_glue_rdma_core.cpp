@@ -898,7 +898,8 @@ add_suite(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
 	return true;
 }
 
-#define ADD_SUITE(name, init, clean, arr) add_suite(name, init, clean, arr, sizeof(arr) / sizeof(arr[0]))
+#define ADD_SUITE(name, init, clean, arr) \
+	add_suite(name, init, clean, arr, sizeof(arr) / sizeof(arr[0]))
 
 } // namespace
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "provider/provider.h"
+#include "provider/sim_mkey.h"
 #include "replay_json.h"
 
 namespace replay {
@@ -87,6 +88,8 @@ struct Env {
 	std::unique_ptr<SimPd> pd;
 	std::vector<std::unique_ptr<QpBox>> qps;
 	RecordingUar uar;
+	std::vector<std::unique_ptr<SimMkey>> mkeys;
+	std::vector<int> mkey_handles;        /* parallel to mkeys */
 	std::unique_ptr<SimCq> cq;
 	AlignedBuf cq_buf;
 	uint32_t cq_dbrec[2] = {};
@@ -109,6 +112,21 @@ bool env_install_wr_ops(QpBox &box, Checker &chk);
 void env_check_qps(const Json &rec, Env &env, Checker &chk);
 /** Decoded SQ doorbell-record word. */
 uint32_t env_dbrec_sq(const QpBox &box);
+
+/* ---- mkeys and UMR calls (replay_umr.cpp) ---- */
+
+/** mkeys[] of a record (FORMAT.md §4.1). */
+bool env_load_mkeys(const Json &rec, Env &env, Checker &chk);
+/** The mkey of @p handle, or NULL. */
+SimMkey *env_mkey(Env &env, int handle);
+/** True when a loaded mkey has a signature context. */
+bool env_has_sig_mkey(const Env &env);
+/** expect.mkeys (FORMAT.md §4.2). */
+void env_check_mkeys(const Json &rec, Env &env, Checker &chk);
+/** Table entry a UMR call needs; NULL when @p op is not a UMR call. */
+const void *umr_call_target(SimQp *qp, const std::string &op);
+/** Perform a UMR call; false if @p c is not one. */
+bool do_umr_call(QpBox &box, Env &env, const Json &c, Checker &chk);
 
 } // namespace replay
 

@@ -326,7 +326,9 @@ bool env_install_wr_ops(QpBox &box, Checker &chk)
 		 * needs a missing builder makes the case a skip.
 		 */
 		qp->send_ops_flags &= qp->is_dci ? 0 : ~(uint64_t)IBV_QP_EX_WITH_BIND_MW;
-		qp->dv_send_ops_flags &= MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY;
+		qp->dv_send_ops_flags &= MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY |
+					 MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
+					 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 		rc = sim_qp_install_wr_ops(qp);
 	}
 	if (rc) {

@@ -391,10 +391,15 @@ void test_install_refusals(void)
 {
 	for (uint64_t dv : {(uint64_t)MLX5DV_QP_EX_WITH_MR_LIST, (uint64_t)MLX5DV_QP_EX_WITH_MR_INTERLEAVED,
 			    (uint64_t)MLX5DV_QP_EX_WITH_MKEY_CONFIGURE}) {
-		Fixture f(dv | MLX5DV_QP_EX_WITH_MEMCPY);
+		Fixture f(dv);
 
-		CU_ASSERT_EQUAL(f.install(), -EOPNOTSUPP);
-		CU_ASSERT_PTR_NULL(f.qp->qpx.wr_start);
+		/* UMR builders are installed now; any dv flag installs every dv builder */
+		CU_ASSERT_EQUAL(f.install(), 0);
+		CU_ASSERT_PTR_NOT_NULL(f.qp->qpx.wr_start);
+		CU_ASSERT_PTR_NOT_NULL(f.qp->dv.wr_mr_list);
+		CU_ASSERT_PTR_NOT_NULL(f.qp->dv.wr_mkey_configure);
+		CU_ASSERT_PTR_NOT_NULL(f.qp->dv.wr_set_mkey_sig_block);
+		CU_ASSERT_PTR_NOT_NULL(f.qp->dv.wr_memcpy);
 	}
 	Fixture bind(0);
 
