@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dma-perf output: table, ratios, CSV. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <string>
+
+#include "perf_report.h"
+
+namespace {
+
+const perf_result *find(const std::vector<perf_result> &res, const std::string &engine,
+			uint32_t buf_size)
+{
+	for (const perf_result &r : res)
+		if (r.ok && r.engine == engine && r.buf_size == buf_size)
+			return &r;
+	return nullptr;
+}
+
+std::string size_str(uint32_t b)
+{
+	if (b >= 1024 * 1024 && b % (1024 * 1024) == 0)
+		return std::to_string(b >> 20) + " MiB";
+	if (b >= 1024 && b % 1024 == 0)
+		return std::to_string(b >> 10) + " KiB";
+	return std::to_string(b) + " B";
+}
+
+/* Engines in order of first appearance, and the buf sizes in order. */
+void axes(const std::vector<perf_result> &res, std::vector<const perf_result *> *engines,
+	  std::vector<uint32_t> *sizes)
+{
+	for (const perf_result &r : res) {
+		bool seen = false;
+
+		if (!r.ok)
+			continue;
+		for (const perf_result *e : *engines)
+			seen |= e->engine == r.engine;
+		if (!seen)
+			engines->push_back(&r);
+		seen = false;
+		for (uint32_t s : *sizes)
+			seen |= s == r.buf_size;
+		if (!seen)
+			sizes->push_back(r.buf_size);
+	}
+}
+
+} /* namespace */
+
+void perf_report_table(const std::vector<perf_result> &res)
+{
+	printf("\n%-8s %-26s %-6s %-5s %-5s %9s %8s %5s %9s %9s %9s %9s %10s  %s\n", "case",
+	       "engine", "lcore", "ring", "kick", "buf(B)", "nr_buf", "MB", "Mops", "Gbps",
+	       "cyc/op", "drv cyc/op", "idle cyc/op", "result");
+	for (const perf_result &r : res) {
+		std::string c = std::to_string(r.case_id) + "." + std::to_string(r.scenario);
+
+		printf("%-8s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", c.c_str(),
+		       r.engine.c_str(), r.lcores.c_str(), r.ring_size, r.kick_batch, r.buf_size,
+		       r.nr_buf, r.mem_mb);
+		if (r.ops)
+			printf(" %9.3f %9.3f %9.1f %9.1f %10.1f", r.mops, r.gbps, r.cycles_per_op,
+			       r.drv_cycles_per_op, r.idle_cycles_per_op);
+		else
+			printf(" %9s %9s %9s %9s %10s", "-", "-", "-", "-", "-");
+		printf("  %s\n", r.ok ? "ok (verified)" : ("FAILED: " + r.error).c_str());
+	}
+}
+
+void perf_report_ratios(const std::vector<perf_result> &res)
+{
+	std::vector<const perf_result *> engines;
+	std::vector<uint32_t> sizes;
+	const perf_result *subject = nullptr;
+	int header = 0;
+
+	axes(res, &engines, &sizes);
+	for (const perf_result *e : engines)
+		if (!subject && e->type == PERF_TYPE_DMA)
+			subject = e;
+	if (!subject)
+		return;
+	for (const perf_result *e : engines) {
+		bool cpu = e->type == PERF_TYPE_CPU;
+		bool common = false;
+
+		for (uint32_t s : sizes)
+			common |= find(res, subject->engine, s) && find(res, e->engine, s);
+		if (e == subject || !common)
+			continue;
+		if (!header++)
+			printf("\nRatios in this run (%s against each other engine, same "
+			       "buf_size):\n", subject->engine.c_str());
+		printf("  %s %s / %s %s:", subject->engine.c_str(), cpu ? "GB/s" : "Mops",
+		       e->engine.c_str(), cpu ? "GB/s" : "Mops");
+		for (uint32_t s : sizes) {
+			const perf_result *a = find(res, subject->engine, s);
+			const perf_result *b = find(res, e->engine, s);
+
+			if (!a || !b || b->mops <= 0)
+				continue;
+			/* Same buf_size: the GB/s ratio equals the Mops ratio. */
+			if (cpu)
+				printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(), a->gbps / b->gbps,
+				       a->gbps / 8, b->gbps / 8);
+			else
+				printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(), a->mops / b->mops,
+				       a->mops, b->mops);
+		}
+		printf("\n");
+	}
+}
+
+int perf_report_csv(const char *path, const std::vector<perf_result> &res, uint64_t tsc_hz)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		fprintf(stderr, "dma-perf: cannot write %s: %s\n", path, strerror(errno));
+		return ret;
+	}
+	fprintf(f, "Case,Scenario,Type,lcore,DMA,DMA ring size,kick batch size,buffer size(B),"
+		   "number of buffers,memory(MB),average cycle,bandwidth(Gbps),MOps,"
+		   "driver cycles/op,idle poll cycles/op,TSC hz,result\n");
+	for (const perf_result &r : res)
+		fprintf(f, "%u,%u,%s,%s,%s,%u,%u,%u,%" PRIu64 ",%u,%.1f,%.3f,%.3f,%.1f,%.1f,%" PRIu64
+			   ",%s\n",
+			r.case_id, r.scenario, r.type == PERF_TYPE_DMA ? "DMA_MEM_COPY" :
+			"CPU_MEM_COPY", r.lcores.c_str(), r.type == PERF_TYPE_DMA ?
+			r.engine.c_str() : "", r.ring_size, r.kick_batch, r.buf_size, r.nr_buf,
+			r.mem_mb, r.cycles_per_op, r.gbps, r.mops, r.drv_cycles_per_op,
+			r.idle_cycles_per_op, tsc_hz, r.ok ? "ok" : "FAILED");
+	if (fclose(f)) {
+		ret = -errno;
+		fprintf(stderr, "dma-perf: cannot write %s: %s\n", path, strerror(errno));
+	}
+	return ret;
+}
