@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TEST-ONLY HOOK. The only place of the suite that reads dma_mlx5's private state:
+ * the SQ ring of a vchan, for the byte-for-byte comparison of the two posting
+ * paths and for learning the keys a raw MMO WQE needs. The PMD API has no ring
+ * accessor (proposed: rte_pmd_dma_mlx5_vchan_info() gaining the ring address).
+ */
+#include <errno.h>
+
+#include <rte_dmadev.h>
+
+#include "mlx5_dma.h"
+#include "rte_pmd_dma_mlx5.h"
+#include "test_dma_mlx5.h"
+
+int test_hook_sq_ring(int16_t dev_id, uint16_t vchan, const uint8_t **ring, uint32_t *wqebbs)
+{
+	struct rte_pmd_dma_mlx5_vchan_info info;
+	const struct mlx5_dma_dev *p;
+
+	/* the public API vouches that dev_id is a dma_mlx5 device with this vchan set up */
+	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info))
+		return -EINVAL;
+	p = (const struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private;
+	*ring = p->vchans[vchan].sq;
+	*wqebbs = p->vchans[vchan].sq_mask + 1;
+	return 0;
+}
