@@ -81,15 +81,16 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	uint16_t max_ops;              /**< ops in flight allowed (capacity) */
 	uint16_t reported;             /**< next ring index to report */
 	uint16_t done_upto;            /**< ops before this index are complete */
-	uint32_t qpn_ds_be;            /**< BE32(qpn << 8 | 4) */
-	uint32_t max_len;              /**< max_wr_memcpy_length clamped to 32 bits, 0 = 2 GiB ok */
-	uint32_t opaque_lkey_be;
-	uint64_t opaque_addr_be;
+	uint32_t credits;              /**< ops that fit without re-checking the rings */
+	uint32_t max_len;              /**< max_wr_memcpy_length, at most 2^31 */
+	uint64_t ctrl_qpn_ds;          /**< ctrl bytes 4..11 of an MMO WQE, fence bit clear */
+	alignas(16) uint8_t mmo_meta[16]; /**< MMO metadata segment (opaque buffer of the PD) */
 	struct mlx5_dma_slot *slots;   /**< wqe_cnt entries */
 	struct mlx5_dma_mr_cache mr_cache;
 	enum mlx5_dma_path path;
 	uint32_t db_pi;                /**< producer counter at the last doorbell */
-	uint32_t last_wqe_pi;          /**< producer counter where the last WQE starts */
+	uint32_t multi_start;          /**< start of the last WQE longer than one WQEBB ... */
+	uint32_t multi_end;            /**< ... and where it ends (pi after it) */
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
 	uint16_t submitted_idx;        /**< ring index after the last submitted op */
 	uint16_t err_pending;          /**< unreported failed ops in op_status[] */

@@ -101,7 +101,10 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
 	auto *ctrl = (const struct mlx5_wqe_ctrl_seg *)wqe;
 	uint32_t pi = vc->pi;
 
-	vc->last_wqe_pi = pi;
+	if (nbb > 1) {
+		vc->multi_start = pi;
+		vc->multi_end = pi + nbb;
+	}
 	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		for (uint32_t i = 0; i < nbb; i++)
 			memcpy(vc->sq + (((pi + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
@@ -146,7 +149,7 @@ void ring_reposted(struct mlx5_dma_vchan *vc)
 	rte_io_wmb();
 	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
 	vc->ring_db(vc->qp, vc->bf_reg,
-		    *(const uint64_t *)(vc->sq + ((vc->last_wqe_pi & vc->sq_mask)
+		    *(const uint64_t *)(vc->sq + ((mlx5_dma_last_wqe_pi(vc) & vc->sq_mask)
 						  << MLX5_SEND_WQE_SHIFT)));
 }
 
@@ -173,7 +176,9 @@ int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t fi
 	ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
 	if (vc->path == MLX5_DMA_PATH_DIRECT)
 		mlx5_dma_cq_skip_all(vc);
-	vc->pi = vc->bb_ci = vc->db_pi = vc->last_wqe_pi = 0;
+	vc->pi = vc->bb_ci = vc->db_pi = 0;
+	vc->multi_start = vc->multi_end = UINT32_MAX;
+	vc->credits = 0; /* re-checked at the next enqueue */
 	vc->stats.recoveries++;
 	if (ret) {
 		/* the QP is unusable: every op behind the failure ends NOT_ATTEMPTED */
@@ -261,24 +266,17 @@ void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
 int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code why,
 			     uint64_t flags)
 {
-	uint8_t fence = (flags & RTE_DMA_OP_FLAG_FENCE) ? MLX5_WQE_CTRL_FENCE : 0;
 	uint64_t trap = (uintptr_t)vc->trap_buf;
 	uint32_t key = vc->trap_mr->lkey;
 	int idx;
 
-	vc->last_wqe_pi = vc->pi;
+	vc->credits--; /* the caller made sure there is room */
 	/* one byte read just past the trap MR: every device rejects it (LOC_PROT) */
-	if (vc->path == MLX5_DMA_PATH_DIRECT) {
-		mlx5_dma_write_mmo(vc, trap + MLX5_HW_OPAQUE_BUF_LEN, key, trap, key, 1, fence);
-	} else {
-		if (!vc->batch_open) {
-			ibv_wr_start(vc->qpx);
-			vc->batch_open = true;
-		}
-		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, vc->pi, 1);
-		vc->qpx->wr_flags = fence ? IBV_SEND_FENCE : 0;
-		mlx5dv_wr_memcpy(vc->dvqp, key, trap, key, trap + MLX5_HW_OPAQUE_BUF_LEN, 1);
-	}
+	if (vc->path == MLX5_DMA_PATH_DIRECT)
+		mlx5_dma_write_mmo(vc, vc->pi, trap + MLX5_HW_OPAQUE_BUF_LEN, rte_cpu_to_be_32(key),
+				   trap, rte_cpu_to_be_32(key), 1, flags);
+	else
+		mlx5_dma_build_mmo(vc, trap + MLX5_HW_OPAQUE_BUF_LEN, key, trap, key, 1, flags);
 	vc->op_status[vc->ring_idx & vc->sq_mask] = why;
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)

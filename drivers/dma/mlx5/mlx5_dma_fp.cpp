@@ -17,39 +17,63 @@
 
 namespace {
 
+/* Everything the fast path of a copy does not decide by itself: ring full, MR cache
+ * miss or stale, bad length, address not registered. */
+template <enum mlx5_dma_path P>
+__attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t src,
+					rte_iova_t dst, uint32_t len, uint64_t flags)
+{
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint32_t skey, dkey;
+	int idx;
+
+	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
+		return -ENOSPC;
+	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	if (len - 1 >= vc->max_len)
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
+	if (!mlx5_dma_mr_lookup(&vc->mr_cache, src, len, &skey))
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_SRC_ADDR, flags);
+	if (!mlx5_dma_mr_lookup(&vc->mr_cache, dst, len, &dkey))
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
+	vc->credits--;
+	if (P == MLX5_DMA_PATH_DIRECT)
+		mlx5_dma_write_mmo(vc, vc->pi, src, rte_cpu_to_be_32(skey), dst,
+				   rte_cpu_to_be_32(dkey), len, flags);
+	else
+		mlx5_dma_build_mmo(vc, src, skey, dst, dkey, len, flags);
+	idx = mlx5_dma_commit_op(vc, 1);
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		mlx5_dma_submit_vchan(vc);
+	return idx;
+}
+
 template <enum mlx5_dma_path P>
 int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len,
 	 uint64_t flags)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
-	uint8_t fence = (flags & RTE_DMA_OP_FLAG_FENCE) ? MLX5_WQE_CTRL_FENCE : 0;
-	uint32_t skey, dkey;
-	int idx;
+	const struct mlx5_dma_mr_range *mr = &vc->mr_cache.e[0];
+	uint16_t idx = vc->ring_idx;
+	uint32_t pi = vc->pi;
 
-	if (unlikely(!mlx5_dma_has_room(vc)))
-		return -ENOSPC;
-	mlx5_dma_mr_cache_check(&vc->mr_cache);
-	if (unlikely(len - 1 >= vc->max_len))
-		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
-	if (unlikely(!mlx5_dma_mr_lookup(&vc->mr_cache, src, len, &skey)))
-		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_SRC_ADDR, flags);
-	if (unlikely(!mlx5_dma_mr_lookup(&vc->mr_cache, dst, len, &dkey)))
-		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
-	vc->last_wqe_pi = vc->pi;
+	if (unlikely(vc->credits == 0 || len - 1 >= vc->max_len ||
+		     !mlx5_dma_mr_hit2(&vc->mr_cache, src, dst, len)))
+		return copy_slow<P>(priv, vchan, src, dst, len, flags);
 	if (P == MLX5_DMA_PATH_DIRECT) {
-		mlx5_dma_write_mmo(vc, src, skey, dst, dkey, len, fence);
+		/* the vchan's state first: the ring stores below may alias it */
+		vc->credits--;
+		vc->pi = pi + 1;
+		vc->ring_idx = idx + 1;
+		vc->slots[pi & vc->sq_mask] = {idx, (uint16_t)(pi + 1)};
+		mlx5_dma_write_mmo(vc, pi, src, mr->lkey_be, dst, mr->lkey_be, len, flags);
 	} else {
-		if (!vc->batch_open) {
-			ibv_wr_start(vc->qpx);
-			vc->batch_open = true;
-		}
-		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, vc->pi, 1);
-		vc->qpx->wr_flags = fence ? IBV_SEND_FENCE : 0;
-		mlx5dv_wr_memcpy(vc->dvqp, dkey, dst, skey, src, len);
+		vc->credits--;
+		mlx5_dma_build_mmo(vc, src, mr->lkey, dst, mr->lkey, len, flags);
+		mlx5_dma_commit_op(vc, 1);
 	}
-	idx = mlx5_dma_commit_op(vc, 1);
-	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
-		mlx5_dma_submit_vchan(vc);
+	if (unlikely(flags & RTE_DMA_OP_FLAG_SUBMIT))
+		mlx5_dma_submit_cold(vc);
 	return idx;
 }
 
@@ -104,14 +128,17 @@ uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls,
 
 uint16_t burst_capacity(const void *priv, uint16_t vchan)
 {
-	const struct mlx5_dma_vchan *vc = &((const struct mlx5_dma_dev *)priv)->vchans[vchan];
-	uint16_t ops = vc->max_ops - (uint16_t)(vc->ring_idx - vc->reported);
-	uint32_t bbs = vc->sq_mask + 1 - (vc->pi - vc->bb_ci);
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 
-	return bbs < ops ? (uint16_t)bbs : ops;
+	return (uint16_t)mlx5_dma_refill_credits(vc);
 }
 
 } // namespace
+
+void mlx5_dma_submit_cold(struct mlx5_dma_vchan *vc)
+{
+	mlx5_dma_submit_vchan(vc);
+}
 
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
 {

@@ -2,11 +2,13 @@
 /**
  * @file
  * dma_mlx5 fast path, inline: enqueue of memcpy MMO WQEs, doorbell, CQ polling.
- * No allocation, no locks, no syscalls, no logging. Slow paths (bad ops, error
- * CQEs, recovery) live in mlx5_dma_err.cpp.
+ * No allocation, no locks, no syscalls, no logging. Slow paths (ring refill, cache
+ * misses, bad ops, error CQEs, recovery) live out of line.
  */
 #ifndef MLX5_DMA_FP_H
 #define MLX5_DMA_FP_H
+
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_io.h>
@@ -18,38 +20,55 @@
 int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code why,
 			     uint64_t flags);
 
-/** Space for one more MMO op (one WQEBB). */
-static __rte_always_inline bool mlx5_dma_has_room(const struct mlx5_dma_vchan *vc)
+/**
+ * Recompute how many one-WQEBB ops fit: the rte_dma ring (ops not yet reported) and
+ * the SQ (WQEBBs not yet executed). Returns the new credit count.
+ */
+static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 {
-	return likely((uint16_t)(vc->ring_idx - vc->reported) < vc->max_ops &&
-		      vc->pi - vc->bb_ci <= vc->sq_mask);
+	uint32_t ops = (uint16_t)(vc->max_ops - (uint16_t)(vc->ring_idx - vc->reported));
+	uint32_t bbs = vc->sq_mask + 1 - (vc->pi - vc->bb_ci);
+
+	vc->credits = bbs < ops ? bbs : ops;
+	return vc->credits;
 }
 
-/** Write one memcpy MMO WQE at the producer slot (direct path). */
-static __rte_always_inline void
-mlx5_dma_write_mmo(struct mlx5_dma_vchan *vc, uint64_t src, uint32_t skey, uint64_t dst,
-		   uint32_t dkey, uint32_t len, uint8_t fm_ce_se)
+/** Store 8 bytes at an address of the ring (any alignment). */
+static __rte_always_inline void mlx5_dma_st64(uint8_t *p, uint64_t v)
 {
-	uint32_t pi = vc->pi;
-	uint8_t *wqe = vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
-	uint32_t *w = (uint32_t *)wqe;
-	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
-	uint32_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
+	memcpy(p, &v, sizeof(v));
+}
 
-	w[0] = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | (pi & 0xffff) << 8 |
-				MLX5_OPCODE_MMO);
-	w[1] = vc->qpn_ds_be;
-	w[2] = rte_cpu_to_be_32(fm_ce_se); /* signature, stream id 0; CE set at submit */
-	/* w[3] (imm) is not written, as libmlx5's builder does not write it */
-	w[4] = 0;
-	w[5] = vc->opaque_lkey_be;
-	*(uint64_t *)(wqe + 24) = vc->opaque_addr_be;
-	w[8] = bcount;
-	w[9] = rte_cpu_to_be_32(skey);
-	*(uint64_t *)(wqe + 40) = rte_cpu_to_be_64(src);
-	w[12] = bcount;
-	w[13] = rte_cpu_to_be_32(dkey);
-	*(uint64_t *)(wqe + 56) = rte_cpu_to_be_64(dst);
+/**
+ * Write one memcpy MMO WQE (direct path) at producer counter @p pi; keys in WQE byte
+ * order. Everything it needs from the vchan is read before the first store: stores
+ * into the ring may alias anything, and reloading the vchan after each would double
+ * the instructions of the fast path.
+ */
+static __rte_always_inline void
+mlx5_dma_write_mmo(const struct mlx5_dma_vchan *vc, uint32_t pi, uint64_t src, uint32_t skey_be,
+		   uint64_t dst, uint32_t dkey_be, uint32_t len, uint64_t flags)
+{
+	uint8_t *wqe = vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
+	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
+	uint64_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
+	uint32_t w0 = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 |
+				       (pi & 0xffff) << 8 | MLX5_OPCODE_MMO);
+	/* bytes 4..11: qpn_ds, signature, stream id, fm_ce_se; FENCE is bit 7 of byte 11 */
+	uint64_t w1 = vc->ctrl_qpn_ds | (flags & RTE_DMA_OP_FLAG_FENCE) << 63;
+	uint64_t meta0, meta1;
+
+	memcpy(&meta0, vc->mmo_meta, 8);
+	memcpy(&meta1, vc->mmo_meta + 8, 8);
+	memcpy(wqe, &w0, sizeof(w0));
+	mlx5_dma_st64(wqe + 4, w1);
+	/* bytes 12..15 (imm) are not written, as libmlx5's builder does not write them */
+	mlx5_dma_st64(wqe + 16, meta0);
+	mlx5_dma_st64(wqe + 24, meta1);
+	mlx5_dma_st64(wqe + 32, bcount | (uint64_t)skey_be << 32);
+	mlx5_dma_st64(wqe + 40, rte_cpu_to_be_64(src));
+	mlx5_dma_st64(wqe + 48, bcount | (uint64_t)dkey_be << 32);
+	mlx5_dma_st64(wqe + 56, rte_cpu_to_be_64(dst));
 }
 
 /** Record the op that starts at the producer slot, then advance. */
@@ -63,6 +82,32 @@ static __rte_always_inline int mlx5_dma_commit_op(struct mlx5_dma_vchan *vc, uin
 	slot->end_pi = (uint16_t)vc->pi;
 	vc->ring_idx = idx + 1;
 	return idx;
+}
+
+/** Slow path of the verbs poll: an error work completion. */
+void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
+			      enum ibv_wc_status status, uint32_t vendor_err);
+
+/** wr_id of the verbs path: ring index, and where the op's WQE starts and ends (pi low 16). */
+static __rte_always_inline uint64_t mlx5_dma_wr_id(uint16_t ring_idx, uint32_t start_pi,
+						    uint32_t nbb)
+{
+	return (uint64_t)ring_idx | (uint64_t)((start_pi + nbb) & 0xffff) << 16 |
+	       (uint64_t)(start_pi & 0xffff) << 32;
+}
+
+/** Build one memcpy through rdma-core's builder (verbs path); keys in host order. */
+static __rte_always_inline void
+mlx5_dma_build_mmo(struct mlx5_dma_vchan *vc, uint64_t src, uint32_t skey, uint64_t dst,
+		   uint32_t dkey, uint32_t len, uint64_t flags)
+{
+	if (!vc->batch_open) {
+		ibv_wr_start(vc->qpx);
+		vc->batch_open = true;
+	}
+	vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, vc->pi, 1);
+	vc->qpx->wr_flags = (flags & RTE_DMA_OP_FLAG_FENCE) ? IBV_SEND_FENCE : 0;
+	mlx5dv_wr_memcpy(vc->dvqp, dkey, dst, skey, src, len);
 }
 
 /** Consume CQEs (direct path): advance done_upto and bb_ci. */
@@ -91,23 +136,11 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 		vc->bb_ci += (uint16_t)(slot->end_pi - (uint16_t)vc->bb_ci);
 		ci++;
 	}
-	if (ci != vc->cq_ci || vc->cq_ci != vc->cq_ci_db) {
+	if (ci != vc->cq_ci_db) {
 		vc->cq_ci = ci;
 		vc->cq_ci_db = ci;
 		*vc->cq_dbrec = rte_cpu_to_be_32(ci & 0xffffff);
 	}
-}
-
-/** Slow path of the verbs poll: an error work completion. */
-void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
-			      enum ibv_wc_status status, uint32_t vendor_err);
-
-/** wr_id of the verbs path: ring index, and where the op's WQE starts and ends (pi low 16). */
-static __rte_always_inline uint64_t mlx5_dma_wr_id(uint16_t ring_idx, uint32_t start_pi,
-						    uint32_t nbb)
-{
-	return (uint64_t)ring_idx | (uint64_t)((start_pi + nbb) & 0xffff) << 16 |
-	       (uint64_t)(start_pi & 0xffff) << 32;
 }
 
 /** Consume completions through rdma-core's extended CQ (verbs path). */
@@ -144,6 +177,13 @@ static __rte_always_inline void mlx5_dma_poll_cq(struct mlx5_dma_vchan *vc)
 		mlx5_dma_poll_cq_verbs(vc);
 }
 
+/** Producer counter where the last enqueued WQE starts. */
+static __rte_always_inline uint32_t mlx5_dma_last_wqe_pi(const struct mlx5_dma_vchan *vc)
+{
+	/* every WQE is one WQEBB except raw ones, which record where they start */
+	return vc->multi_end == vc->pi ? vc->multi_start : vc->pi - 1;
+}
+
 /** Ring the doorbell for everything enqueued since the last submit. */
 static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
 {
@@ -151,7 +191,7 @@ static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
 
 	if (vc->pi == vc->db_pi)
 		return;
-	last = vc->sq + ((vc->last_wqe_pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
+	last = vc->sq + ((mlx5_dma_last_wqe_pi(vc) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
 	/* one CQE per burst: only the last WQE asks for a completion */
 	last[offsetof(struct mlx5_wqe_ctrl_seg, fm_ce_se)] |= MLX5_WQE_CTRL_CQ_UPDATE;
 	vc->stats.submitted += (uint16_t)(vc->ring_idx - vc->submitted_idx);
@@ -169,5 +209,8 @@ static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
 	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
 	vc->ring_db(vc->qp, vc->bf_reg, *(const uint64_t *)last);
 }
+
+/** The same, out of line: for callers whose own fast path should stay small. */
+void mlx5_dma_submit_cold(struct mlx5_dma_vchan *vc);
 
 #endif /* MLX5_DMA_FP_H */

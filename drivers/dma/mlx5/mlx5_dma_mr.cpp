@@ -10,6 +10,7 @@
 #include <new>
 #include <vector>
 
+#include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_log.h>
 #include <rte_memory.h>
@@ -56,8 +57,9 @@ int publish(struct mlx5_dma_mr_registry *reg)
 		struct ibv_mr *mr = reg->mrs[i];
 
 		snap->r[i].start = reg->sva ? 0 : (uintptr_t)mr->addr;
-		snap->r[i].end = reg->sva ? UINTPTR_MAX : (uintptr_t)mr->addr + mr->length;
+		snap->r[i].size = reg->sva ? UINT64_MAX >> 1 : mr->length;
 		snap->r[i].lkey = mr->lkey;
+		snap->r[i].lkey_be = rte_cpu_to_be_32(mr->lkey);
 	}
 	try {
 		reg->snapshots.push_back(snap);
@@ -240,15 +242,15 @@ bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, ui
 {
 	const struct mlx5_dma_mr_snapshot *snap =
 		__atomic_load_n(&cache->reg->current, __ATOMIC_ACQUIRE);
-	uintptr_t last = addr + len;
 	uint32_t lo = 0, hi;
 
-	if (unlikely(!snap || last < addr))
+	if (unlikely(!snap))
 		return false;
 	for (unsigned i = 1; i < cache->kEntries; i++) {
 		const struct mlx5_dma_mr_range *e = &cache->e[i];
+		uint64_t off = addr - e->start;
 
-		if (addr >= e->start && last <= e->end) {
+		if (off < e->size && len <= e->size - off) {
 			struct mlx5_dma_mr_range hit = *e;
 
 			/* move to front: the next op most likely uses the same range */
@@ -271,7 +273,7 @@ bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, ui
 	if (lo == 0)
 		return false;
 	const struct mlx5_dma_mr_range *r = &snap->r[lo - 1];
-	if (last > r->end)
+	if (addr - r->start >= r->size || len > r->size - (addr - r->start))
 		return false;
 	memmove(&cache->e[1], &cache->e[0], (cache->kEntries - 1) * sizeof(cache->e[0]));
 	cache->e[0] = *r;

@@ -18,11 +18,12 @@
 
 struct mlx5_dma_mr_registry;
 
-/** One registered range [start, end). */
+/** One registered range [start, start + size). */
 struct mlx5_dma_mr_range {
 	uintptr_t start;
-	uintptr_t end;
+	uint64_t size;
 	uint32_t lkey;
+	uint32_t lkey_be;   /**< the same key in WQE byte order, for the fast path */
 };
 
 /** Per-vchan cache: the most recently used ranges, refreshed when the registry changes. */
@@ -60,12 +61,29 @@ static inline bool mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache, uintptr_t
 				      uint32_t len, uint32_t *lkey)
 {
 	const struct mlx5_dma_mr_range *e = &cache->e[0];
+	uint64_t off = addr - e->start; /* wraps above size when addr < start */
 
-	if (likely(addr >= e->start && addr + len <= e->end && addr + len >= addr)) {
+	if (likely(off < e->size && len <= e->size - off)) {
 		*lkey = e->lkey;
 		return true;
 	}
 	return mlx5_dma_mr_lookup_slow(cache, addr, len, lkey);
+}
+
+/**
+ * Fast path of a copy: both ranges inside the most recently used MR, and the cache
+ * current. False sends the op to the slow path, which decides everything again.
+ */
+static inline bool mlx5_dma_mr_hit2(const struct mlx5_dma_mr_cache *cache, uintptr_t src,
+				    uintptr_t dst, uint32_t len)
+{
+	const struct mlx5_dma_mr_range *e = &cache->e[0];
+	uint64_t so = src - e->start, dof = dst - e->start;
+	uint64_t far = so > dof ? so : dof; /* an address below start wraps to the top */
+
+	/* far < size <= 2^63, so far + len cannot wrap */
+	return cache->gen == __atomic_load_n(cache->reg_gen, __ATOMIC_RELAXED) &&
+	       far < e->size && far + len <= e->size;
 }
 
 /** Drop the cached ranges when the registry changed since they were taken. */

@@ -88,7 +88,9 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vc
 	if (flags & RTE_DMA_OP_FLAG_FENCE)
 		((struct mlx5_wqe_ctrl_seg *)copy)->fm_ce_se |= MLX5_WQE_CTRL_FENCE;
 	pi = vc->pi;
-	vc->last_wqe_pi = pi;
+	vc->multi_start = pi;
+	vc->multi_end = pi + nbb;
+	vc->credits = 0; /* re-checked at the next enqueue */
 	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		for (uint32_t off = 0; off < ds * MLX5_HW_DS_BYTES; off += MLX5_HW_DS_BYTES) {
 			uint32_t at = ((pi << MLX5_SEND_WQE_SHIFT) + off) &

@@ -35,8 +35,7 @@ int learn_opaque(struct mlx5_dma_vchan *vc)
 	ibv_wr_abort(vc->qpx);
 	if (mlx5_hw_ctrl_opcode(&probe->ctrl) != MLX5_OPCODE_MMO)
 		return -EPROTO;
-	vc->opaque_lkey_be = probe->meta.local_key;
-	vc->opaque_addr_be = probe->meta.local_address;
+	memcpy(vc->mmo_meta, &probe->meta, sizeof(vc->mmo_meta));
 	memset(vc->sq, 0, MLX5_SEND_WQE_BB);
 	return 0;
 }
@@ -111,7 +110,8 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->cqe_shift = 6;
 	vc->cq_log = __builtin_ctz(dvcq.cqe_cnt);
 	vc->cq_dbrec = dvcq.dbrec;
-	vc->qpn_ds_be = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4);
+	vc->ctrl_qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4); /* other bytes 0 */
+	vc->multi_start = vc->multi_end = UINT32_MAX;
 	vc->max_len = dev->max_wr_memcpy_length > MLX5_HW_DMA_MMO_MAX_SIZE
 			      ? MLX5_HW_DMA_MMO_MAX_SIZE
 			      : (uint32_t)dev->max_wr_memcpy_length;
@@ -180,7 +180,9 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	ret = mlx5_qp_reconnect_rc(vc->dev->glue, vc->qp, vc->qp->qp_num, kPeerAccess);
 	if (vc->path == MLX5_DMA_PATH_DIRECT)
 		mlx5_dma_cq_skip_all(vc); /* what the QP's previous life left in the CQ */
-	vc->pi = vc->bb_ci = vc->db_pi = vc->last_wqe_pi = 0;
+	vc->pi = vc->bb_ci = vc->db_pi = 0;
+	vc->multi_start = vc->multi_end = UINT32_MAX;
+	vc->credits = 0;
 	vc->ring_idx = vc->reported = vc->done_upto = vc->submitted_idx = 0;
 	vc->err_pending = 0;
 	memset(vc->op_status, 0, vc->sq_mask + 1);
