@@ -24,7 +24,7 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 					rte_iova_t dst, uint32_t len, uint64_t flags)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
-	uint32_t skey, dkey;
+	const struct mlx5_dma_mr_range *s, *d;
 	int idx;
 
 	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
@@ -32,16 +32,18 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 	mlx5_dma_mr_cache_check(&vc->mr_cache);
 	if (len - 1 >= vc->max_len)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
-	if (!mlx5_dma_mr_lookup(&vc->mr_cache, src, len, &skey))
+	s = mlx5_dma_mr_lookup(&vc->mr_cache, src, len);
+	if (!s)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_SRC_ADDR, flags);
-	if (!mlx5_dma_mr_lookup(&vc->mr_cache, dst, len, &dkey))
+	uint32_t skey = s->lkey, skey_be = s->lkey_be; /* a miss for dst may replace s */
+	d = mlx5_dma_mr_lookup(&vc->mr_cache, dst, len);
+	if (!d)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
 	vc->credits--;
 	if (P == MLX5_DMA_PATH_DIRECT)
-		mlx5_dma_write_mmo(vc, vc->pi, src, rte_cpu_to_be_32(skey), dst,
-				   rte_cpu_to_be_32(dkey), len, flags);
+		mlx5_dma_write_mmo(vc, vc->pi, src, skey_be, dst, d->lkey_be, len, flags);
 	else
-		mlx5_dma_build_mmo(vc, src, skey, dst, dkey, len, flags);
+		mlx5_dma_build_mmo(vc, src, skey, dst, d->lkey, len, flags);
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
 		mlx5_dma_submit_vchan(vc);
@@ -58,6 +60,7 @@ int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t le
 	uint32_t pi = vc->pi;
 
 	if (unlikely(vc->credits == 0 || len - 1 >= vc->max_len ||
+		     mlx5_dma_mr_cache_stale(&vc->mr_cache) ||
 		     !mlx5_dma_mr_hit2(&vc->mr_cache, src, dst, len)))
 		return copy_slow<P>(priv, vchan, src, dst, len, flags);
 	if (P == MLX5_DMA_PATH_DIRECT) {

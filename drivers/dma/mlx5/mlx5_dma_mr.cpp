@@ -200,24 +200,37 @@ int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t 
 {
 	uintptr_t start = (uintptr_t)addr, end = start + len;
 	std::vector<struct ibv_mr *> gone;
+	std::vector<std::pair<uintptr_t, uintptr_t>> keep;
 	int ret;
 
 	if (reg->sva)
 		return 0;
 	std::lock_guard<std::mutex> guard(reg->lock);
-	for (auto it = reg->mrs.begin(); it != reg->mrs.end();) {
-		uintptr_t s = (uintptr_t)(*it)->addr, e = s + (*it)->length;
+	try {
+		for (auto it = reg->mrs.begin(); it != reg->mrs.end();) {
+			uintptr_t s = (uintptr_t)(*it)->addr, e = s + (*it)->length;
 
-		if (s < end && start < e) {
-			gone.push_back(*it);
-			it = reg->mrs.erase(it);
-		} else {
-			++it;
+			if (s < end && start < e) {
+				/* memory is registered in large chunks: what stays allocated
+				 * around the freed range must stay reachable */
+				if (s < start)
+					keep.emplace_back(s, start);
+				if (end < e)
+					keep.emplace_back(end, e);
+				gone.push_back(*it);
+				it = reg->mrs.erase(it);
+			} else {
+				++it;
+			}
 		}
+	} catch (...) {
+		return -ENOMEM;
 	}
 	if (gone.empty())
 		return -ENOENT;
-	/* publish first: no vchan may pick the keys up again once they are deregistered */
+	for (auto &piece : keep)
+		register_locked(reg, (void *)piece.first, piece.second - piece.first);
+	/* publish first: no vchan may pick the old keys up once they are deregistered */
 	ret = publish(reg);
 	for (struct ibv_mr *mr : gone)
 		reg->glue->dereg_mr(mr);
@@ -237,29 +250,16 @@ void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_d
 	cache->gen = __atomic_load_n(&reg->gen, __ATOMIC_ACQUIRE);
 }
 
-bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, uint32_t len,
-			     uint32_t *lkey)
+const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache,
+							uintptr_t addr, uint32_t len)
 {
 	const struct mlx5_dma_mr_snapshot *snap =
 		__atomic_load_n(&cache->reg->current, __ATOMIC_ACQUIRE);
 	uint32_t lo = 0, hi;
+	struct mlx5_dma_mr_range *slot;
 
 	if (unlikely(!snap))
-		return false;
-	for (unsigned i = 1; i < cache->kEntries; i++) {
-		const struct mlx5_dma_mr_range *e = &cache->e[i];
-		uint64_t off = addr - e->start;
-
-		if (off < e->size && len <= e->size - off) {
-			struct mlx5_dma_mr_range hit = *e;
-
-			/* move to front: the next op most likely uses the same range */
-			memmove(&cache->e[1], &cache->e[0], i * sizeof(cache->e[0]));
-			cache->e[0] = hit;
-			*lkey = hit.lkey;
-			return true;
-		}
-	}
+		return NULL;
 	/* binary search for the last range starting at or before addr */
 	hi = snap->n;
 	while (lo < hi) {
@@ -270,13 +270,10 @@ bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, ui
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return false;
-	const struct mlx5_dma_mr_range *r = &snap->r[lo - 1];
-	if (addr - r->start >= r->size || len > r->size - (addr - r->start))
-		return false;
-	memmove(&cache->e[1], &cache->e[0], (cache->kEntries - 1) * sizeof(cache->e[0]));
-	cache->e[0] = *r;
-	*lkey = r->lkey;
-	return true;
+	if (lo == 0 || !mlx5_dma_mr_in(&snap->r[lo - 1], addr, len))
+		return NULL;
+	/* round robin: the entries in use by the other address of an op stay put */
+	slot = &cache->e[cache->next++ % cache->kEntries];
+	*slot = snap->r[lo - 1];
+	return slot;
 }

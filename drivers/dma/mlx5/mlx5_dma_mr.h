@@ -31,6 +31,7 @@ struct mlx5_dma_mr_cache {
 	static constexpr unsigned kEntries = 4;
 	struct mlx5_dma_mr_range e[kEntries];
 	uint32_t gen;                          /**< registry generation the entries belong to */
+	uint32_t next;                         /**< entry the next miss replaces */
 	const uint32_t *reg_gen;               /**< the registry's generation word */
 	const struct mlx5_dma_mr_registry *reg;
 };
@@ -49,31 +50,32 @@ unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg);
 
 void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_dma_mr_registry *reg);
 
-/** Slow path of the lookup: refresh the cache from the registry. */
-bool mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache, uintptr_t addr, uint32_t len,
-			     uint32_t *lkey);
+/** Slow path of the lookup: search the registry and install the range in the cache. */
+const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache,
+							uintptr_t addr, uint32_t len);
 
-/**
- * lkey of [addr, addr + len), or false when no single MR covers it. The caller has
- * checked the generation once per op (mlx5_dma_mr_cache_check()).
- */
-static inline bool mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache, uintptr_t addr,
-				      uint32_t len, uint32_t *lkey)
+/** Whether [addr, addr + len) lies inside @p e (an address below start wraps high). */
+static inline bool mlx5_dma_mr_in(const struct mlx5_dma_mr_range *e, uintptr_t addr, uint32_t len)
 {
-	const struct mlx5_dma_mr_range *e = &cache->e[0];
-	uint64_t off = addr - e->start; /* wraps above size when addr < start */
+	uint64_t off = addr - e->start;
 
-	if (likely(off < e->size && len <= e->size - off)) {
-		*lkey = e->lkey;
-		return true;
-	}
-	return mlx5_dma_mr_lookup_slow(cache, addr, len, lkey);
+	return off < e->size && len <= e->size - off;
 }
 
 /**
- * Fast path of a copy: both ranges inside the most recently used MR, and the cache
- * current. False sends the op to the slow path, which decides everything again.
+ * Registered range covering [addr, addr + len), or NULL when no single MR covers it.
+ * The caller has checked the generation once per op (mlx5_dma_mr_cache_check()).
  */
+static inline const struct mlx5_dma_mr_range *
+mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache, uintptr_t addr, uint32_t len)
+{
+	for (unsigned i = 0; i < cache->kEntries; i++)
+		if (mlx5_dma_mr_in(&cache->e[i], addr, len))
+			return &cache->e[i];
+	return mlx5_dma_mr_lookup_slow(cache, addr, len);
+}
+
+/** Fast path of a copy: both ranges inside the first cached MR. */
 static inline bool mlx5_dma_mr_hit2(const struct mlx5_dma_mr_cache *cache, uintptr_t src,
 				    uintptr_t dst, uint32_t len)
 {
@@ -82,14 +84,19 @@ static inline bool mlx5_dma_mr_hit2(const struct mlx5_dma_mr_cache *cache, uintp
 	uint64_t far = so > dof ? so : dof; /* an address below start wraps to the top */
 
 	/* far < size <= 2^63, so far + len cannot wrap */
-	return cache->gen == __atomic_load_n(cache->reg_gen, __ATOMIC_RELAXED) &&
-	       far < e->size && far + len <= e->size;
+	return far < e->size && far + len <= e->size;
+}
+
+/** Whether the registry changed since the cache was filled. */
+static inline bool mlx5_dma_mr_cache_stale(const struct mlx5_dma_mr_cache *cache)
+{
+	return cache->gen != __atomic_load_n(cache->reg_gen, __ATOMIC_RELAXED);
 }
 
 /** Drop the cached ranges when the registry changed since they were taken. */
 static inline void mlx5_dma_mr_cache_check(struct mlx5_dma_mr_cache *cache)
 {
-	if (unlikely(cache->gen != __atomic_load_n(cache->reg_gen, __ATOMIC_ACQUIRE)))
+	if (unlikely(mlx5_dma_mr_cache_stale(cache)))
 		mlx5_dma_mr_cache_init(cache, cache->reg);
 }
 

@@ -6,6 +6,7 @@
 
 #include <bus_vdev_driver.h>
 #include <rte_dmadev_pmd.h>
+#include <rte_common.h>
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
@@ -48,6 +49,29 @@ void close_device(struct mlx5_dma_dev *p)
 		mlx5_glue_put_device(p->glue, p->device);
 	p->ctx = NULL;
 	p->device = NULL;
+}
+
+/* A vchan's SQ holds nb_desc WQEBBs: never offer more than the device's QPs take. */
+int clamp_desc(struct mlx5_dma_dev *p)
+{
+	struct ibv_device_attr_ex attr = {};
+	uint32_t limit;
+	int ret = p->glue->query_device_ex(p->ctx, NULL, &attr);
+
+	if (ret)
+		return ret > 0 ? -ret : ret;
+	limit = attr.orig_attr.max_qp_wr > 0 ? rte_align32prevpow2(attr.orig_attr.max_qp_wr) : 0;
+	if (limit < p->args.min_desc) {
+		MLX5_DMA_LOG(ERR, "%s: min_desc %u above the device's %d WQEs per QP", p->name,
+			     p->args.min_desc, attr.orig_attr.max_qp_wr);
+		return -EINVAL;
+	}
+	if (p->args.max_desc > limit) {
+		MLX5_DMA_LOG(INFO, "%s: max_desc %u lowered to the device's %u", p->name,
+			     p->args.max_desc, limit);
+		p->args.max_desc = limit;
+	}
+	return 0;
 }
 
 /* No dev=: the first real mlx5 device that can do memcpy MMO, else a software HCA. */
@@ -136,6 +160,9 @@ int probe(struct rte_vdev_device *vdev)
 		ret = -ENOTSUP;
 		goto fail;
 	}
+	ret = clamp_desc(p);
+	if (ret)
+		goto fail;
 	p->pd = p->glue->alloc_pd(p->ctx);
 	if (!p->pd) {
 		ret = neg_errno(ENOMEM);

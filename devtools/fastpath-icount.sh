@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Instructions per op that a dma_mlx5 fast path costs the application core, counted by
+# callgrind (repeatable, unlike timings): bursts of 32 copies of 64 B, one submit per
+# burst, completions gathered 32 at a time (app/dma-icount), on the software HCA in
+# inline mode. Each configuration runs with B and 2B bursts; differences divided by the
+# extra ops cancel set-up and tear-down. Two numbers per path:
+#  - driver: instructions executed in the PMD's own code (every function and inlined
+#    header of drivers/dma/mlx5, plus the provider's builders on the verbs path);
+#  - app thread: everything the application thread executes per op (the loop, rte_dma's
+#    inline wrappers, the driver, the seam's doorbell hook) minus the device's work,
+#    which in inline mode runs inside the doorbell (on hardware: one 8-byte MMIO store).
+# The timing anchor against dma_skeleton is the "drv cyc/op" column of app/dma-perf.
+#   devtools/fastpath-icount.sh [BUILD_DIR]        (BURSTS=N to change B, default 1000)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+bin=$build/app/dma-icount/dma-icount
+bursts=${BURSTS:-1000}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
+
+measure() { # label vdev devname bursts
+	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/$1-$4.cg" \
+		"$bin" --no-huge -m 256 --no-pci --no-shconf --log-level=pmd.dma.mlx5:warning \
+		--vdev "$2" -- --dev "$3" --bursts "$4" > "$out/$1-$4.log" 2>&1 ||
+		{ cat "$out/$1-$4.log"; exit 1; }
+	callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$out/$1-$4.cg-01" \
+		> "$out/$1-$4.incl" 2>/dev/null
+	callgrind_annotate --auto=no --threshold=100 "$out/$1-$4.cg-01" > "$out/$1-$4.excl" 2>/dev/null
+}
+
+for b in "$bursts" $((bursts * 2)); do
+	measure direct "dma_mlx5,dev=sim1,sim_exec=inline,path=direct" dma_mlx5 "$b"
+	measure verbs "dma_mlx5,dev=sim1,sim_exec=inline,path=verbs" dma_mlx5 "$b"
+done
+
+python3 - "$out" "$bursts" <<'PY'
+import re, sys
+out, b = sys.argv[1], int(sys.argv[2])
+LINE = re.compile(r"\s*([\d,]+) \([^)]*\)\s+(.*)")
+
+def entries(path):
+    for line in open(path):
+        m = LINE.match(line)
+        if m:
+            yield int(m.group(1).replace(",", "")), m.group(2)
+
+def run(label, bursts):
+    total = device = driver = 0
+    for n, what in entries(f"{out}/{label}-{bursts}.incl"):
+        if "PROGRAM TOTALS" in what:
+            total = n
+        elif re.search(r":mlx5sim::HcaImpl::sq_doorbell\(.*\[", what):
+            device = max(device, n)
+    for n, what in entries(f"{out}/{label}-{bursts}.excl"):
+        if "PROGRAM TOTALS" in what:
+            continue
+        if "/drivers/dma/mlx5/" in what or re.search(r"sim_wr_(start|memcpy|complete)|wr_segments", what):
+            driver += n
+    return total - device, driver
+
+ops = 32 * b
+print(f"dma_mlx5 fast path, instructions per 64 B copy (callgrind; bursts of 32; "
+      f"{ops} ops difference)")
+print(f"  {'path':<10}{'driver':>8}{'app thread':>12}")
+for label in ("direct", "verbs"):
+    a1, d1 = run(label, b)
+    a2, d2 = run(label, 2 * b)
+    print(f"  {label:<10}{(d2 - d1) / ops:8.1f}{(a2 - a1) / ops:12.1f}")
+PY
