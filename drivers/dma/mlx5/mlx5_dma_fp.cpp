@@ -86,9 +86,11 @@ int submit(void *priv, uint16_t vchan)
 	return 0;
 }
 
+/* completed() and completed_status(): @p status NULL for the former. */
 template <enum mlx5_dma_path P>
-uint16_t completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t *last_idx,
-		   bool *has_error)
+__rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls,
+				    uint16_t *last_idx, bool *has_error,
+				    enum rte_dma_status_code *status)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	uint16_t n = vc->done_upto - vc->reported;
@@ -98,9 +100,11 @@ uint16_t completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t 
 		n = vc->done_upto - vc->reported;
 	}
 	if (unlikely(vc->err_pending))
-		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, NULL);
+		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, status);
 	if (n > nb_cpls)
 		n = nb_cpls;
+	if (status)
+		memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
 	vc->reported += n;
 	vc->stats.completed += n;
 	*last_idx = vc->reported - 1;
@@ -108,25 +112,17 @@ uint16_t completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t 
 }
 
 template <enum mlx5_dma_path P>
+uint16_t completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t *last_idx,
+		   bool *has_error)
+{
+	return report<P>(priv, vchan, nb_cpls, last_idx, has_error, NULL);
+}
+
+template <enum mlx5_dma_path P>
 uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls,
 			  uint16_t *last_idx, enum rte_dma_status_code *status)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
-	uint16_t n = vc->done_upto - vc->reported;
-
-	if (n < nb_cpls) {
-		mlx5_dma_poll_cq<P>(vc);
-		n = vc->done_upto - vc->reported;
-	}
-	if (unlikely(vc->err_pending))
-		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, NULL, status);
-	if (n > nb_cpls)
-		n = nb_cpls;
-	memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
-	vc->reported += n;
-	vc->stats.completed += n;
-	*last_idx = vc->reported - 1;
-	return n;
+	return report<P>(priv, vchan, nb_cpls, last_idx, NULL, status);
 }
 
 uint16_t burst_capacity(const void *priv, uint16_t vchan)

@@ -129,5 +129,6 @@ void t_register_raw(CU_pSuite s);
 void t_register_wqe_bytes(CU_pSuite s);
 void t_register_status(CU_pSuite s);
 void t_register_quirks(CU_pSuite s);
+void t_register_sva(CU_pSuite s);
 
 #endif /* TEST_DMA_MLX5_H */

@@ -64,6 +64,7 @@ int main(void)
 	t_register_wqe_bytes(suite);
 	t_register_status(suite);
 	t_register_quirks(suite);
+	t_register_sva(suite);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
