@@ -89,8 +89,10 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct mlx5_dma_mr_cache mr_cache;
 	enum mlx5_dma_path path;
 	uint32_t db_pi;                /**< producer counter at the last doorbell */
-	uint32_t multi_start;          /**< start of the last WQE longer than one WQEBB ... */
+	uint32_t multi_start;          /**< start of the last raw WQE ... */
 	uint32_t multi_end;            /**< ... and where it ends (pi after it) */
+	bool multi_valid;              /**< multi_* describe a WQE of this burst */
+	bool dead;                     /**< recovery failed: HALTED_ERROR until stop/start */
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
 	uint16_t submitted_idx;        /**< ring index after the last submitted op */
 	uint16_t err_pending;          /**< unreported failed ops in op_status[] */

@@ -104,6 +104,7 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
 	if (nbb > 1) {
 		vc->multi_start = pi;
 		vc->multi_end = pi + nbb;
+		vc->multi_valid = true;
 	}
 	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		for (uint32_t i = 0; i < nbb; i++)
@@ -139,7 +140,10 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
 /* Doorbell for the re-posted WQEs the application had already submitted. */
 void ring_reposted(struct mlx5_dma_vchan *vc)
 {
+	uint32_t last = mlx5_dma_last_wqe_pi(vc);
+
 	vc->db_pi = vc->pi;
+	vc->multi_valid = false;
 	if (vc->path == MLX5_DMA_PATH_VERBS) {
 		if (vc->batch_open && ibv_wr_complete(vc->qpx))
 			vc->stats.batch_failures++;
@@ -149,8 +153,7 @@ void ring_reposted(struct mlx5_dma_vchan *vc)
 	rte_io_wmb();
 	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
 	vc->ring_db(vc->qp, vc->bf_reg,
-		    *(const uint64_t *)(vc->sq + ((mlx5_dma_last_wqe_pi(vc) & vc->sq_mask)
-						  << MLX5_SEND_WQE_SHIFT)));
+		    *(const uint64_t *)(vc->sq + ((last & vc->sq_mask) << MLX5_SEND_WQE_SHIFT)));
 }
 
 } // namespace
@@ -177,19 +180,25 @@ int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t fi
 	if (vc->path == MLX5_DMA_PATH_DIRECT)
 		mlx5_dma_cq_skip_all(vc);
 	vc->pi = vc->bb_ci = vc->db_pi = 0;
-	vc->multi_start = vc->multi_end = UINT32_MAX;
+	vc->multi_valid = false;
 	vc->credits = 0; /* re-checked at the next enqueue */
 	vc->stats.recoveries++;
 	if (ret) {
-		/* the QP is unusable: every op behind the failure ends NOT_ATTEMPTED */
+		/* The QP is unusable: every op behind the failure ends NOT_ATTEMPTED (or
+		 * with the status it was trapped with), the vchan refuses new ops (-EIO)
+		 * and reports HALTED_ERROR until the application stops and restarts it. */
 		MLX5_DMA_LOG(ERR, "vchan %u: QP %#x recovery failed: %s", vc->vchan_id,
 			     vc->qp->qp_num, strerror(-ret));
 		for (uint16_t i = first_idx; i != end_idx; i++) {
-			vc->op_status[i & vc->sq_mask] = RTE_DMA_STATUS_NOT_ATTEMPTED;
+			if (!vc->op_status[i & vc->sq_mask])
+				vc->op_status[i & vc->sq_mask] = RTE_DMA_STATUS_NOT_ATTEMPTED;
 			vc->err_pending++;
 		}
+		vc->stats.submitted += (uint16_t)(end_idx - vc->submitted_idx);
+		vc->submitted_idx = end_idx;
 		vc->done_upto = end_idx;
 		vc->ring_idx = end_idx;
+		vc->dead = true;
 		return ret;
 	}
 	vc->ring_idx = first_idx;

@@ -27,6 +27,8 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 	const struct mlx5_dma_mr_range *s, *d;
 	int idx;
 
+	if (unlikely(vc->dead))
+		return -EIO; /* see mlx5_dma_recover() */
 	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
 		return -ENOSPC;
 	mlx5_dma_mr_cache_check(&vc->mr_cache);
@@ -39,6 +41,14 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 	d = mlx5_dma_mr_lookup(&vc->mr_cache, dst, len);
 	if (!d)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
+	if (d != &vc->mr_cache.e[0] && mlx5_dma_mr_in(d, src, len)) {
+		/* both in one MR: make it the one the fast path checks */
+		struct mlx5_dma_mr_range hot = *d;
+
+		*(struct mlx5_dma_mr_range *)d = vc->mr_cache.e[0];
+		vc->mr_cache.e[0] = hot;
+		d = &vc->mr_cache.e[0];
+	}
 	vc->credits--;
 	if (P == MLX5_DMA_PATH_DIRECT)
 		mlx5_dma_write_mmo(vc, vc->pi, src, skey_be, dst, d->lkey_be, len, flags);

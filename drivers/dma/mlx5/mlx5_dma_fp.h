@@ -118,7 +118,8 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 	for (;;) {
 		struct mlx5_cqe64 *cqe =
 			(struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
-		uint8_t op_own = cqe->op_own;
+		/* one load: the device owns this byte until it hands the entry over */
+		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
 
 		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
@@ -139,6 +140,7 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 	if (ci != vc->cq_ci_db) {
 		vc->cq_ci = ci;
 		vc->cq_ci_db = ci;
+		rte_io_wmb(); /* CQE reads done before the entries are handed back */
 		*vc->cq_dbrec = rte_cpu_to_be_32(ci & 0xffffff);
 	}
 }
@@ -181,7 +183,7 @@ static __rte_always_inline void mlx5_dma_poll_cq(struct mlx5_dma_vchan *vc)
 static __rte_always_inline uint32_t mlx5_dma_last_wqe_pi(const struct mlx5_dma_vchan *vc)
 {
 	/* every WQE is one WQEBB except raw ones, which record where they start */
-	return vc->multi_end == vc->pi ? vc->multi_start : vc->pi - 1;
+	return vc->multi_valid && vc->multi_end == vc->pi ? vc->multi_start : vc->pi - 1;
 }
 
 /** Ring the doorbell for everything enqueued since the last submit. */
@@ -197,6 +199,7 @@ static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
 	vc->stats.submitted += (uint16_t)(vc->ring_idx - vc->submitted_idx);
 	vc->submitted_idx = vc->ring_idx;
 	vc->db_pi = vc->pi;
+	vc->multi_valid = false;
 	if (vc->path == MLX5_DMA_PATH_VERBS) {
 		/* capacity, lengths and RTS are checked before any builder runs, so the batch
 		 * cannot fail; counted (never logged) so tests can prove it */

@@ -2,6 +2,7 @@
 #include "mlx5_dma_mr.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_log.h>
+#include <rte_eal_memconfig.h>
 #include <rte_memory.h>
 
 #include "mlx5_dma.h"
@@ -32,8 +34,11 @@ struct mlx5_dma_mr_registry {
 	uint32_t gen;                                   /* read by vchan caches */
 	const struct mlx5_glue *glue;
 	struct ibv_pd *pd;
-	std::mutex lock;                                /* control path only */
+	mutable std::mutex lock;                        /* control path only */
 	std::vector<struct ibv_mr *> mrs;               /* sorted by address */
+	/* replaced MRs: WQEs already posted (or being written by a vchan that read an
+	 * older snapshot) may still name their keys, so they are released at close */
+	std::vector<struct ibv_mr *> retired;
 	std::vector<struct mlx5_dma_mr_snapshot *> snapshots; /* back() is current */
 	struct mlx5_dma_mr_snapshot *current;
 	char cb_name[64];
@@ -72,15 +77,17 @@ int publish(struct mlx5_dma_mr_registry *reg)
 	return 0;
 }
 
-int register_locked(struct mlx5_dma_mr_registry *reg, void *addr, size_t len)
+/* Register one range and insert it in order, without publishing; caller holds lock. */
+int add_locked(struct mlx5_dma_mr_registry *reg, uintptr_t start, uintptr_t end)
 {
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	struct ibv_mr *mr = reg->glue->reg_mr(reg->pd, addr, len, access);
-	int ret;
+	struct ibv_mr *mr = reg->glue->reg_mr(reg->pd, (void *)start, end - start, access);
 
 	if (!mr) {
-		ret = errno ? -errno : -ENOMEM;
-		MLX5_DMA_LOG(ERR, "cannot register %p+%zu: %s", addr, len, strerror(-ret));
+		int ret = errno ? -errno : -ENOMEM;
+
+		MLX5_DMA_LOG(ERR, "cannot register %#" PRIxPTR "+%" PRIuPTR ": %s", start,
+			     end - start, strerror(-ret));
 		return ret;
 	}
 	try {
@@ -91,19 +98,52 @@ int register_locked(struct mlx5_dma_mr_registry *reg, void *addr, size_t len)
 		reg->glue->dereg_mr(mr);
 		return -ENOMEM;
 	}
-	ret = publish(reg);
-	if (ret) {
-		reg->mrs.erase(std::find(reg->mrs.begin(), reg->mrs.end(), mr));
-		reg->glue->dereg_mr(mr);
+	return 0;
+}
+
+/* Take MR @p mr out of the lookup; its key stays valid until close. */
+void retire_locked(struct mlx5_dma_mr_registry *reg, struct ibv_mr *mr)
+{
+	reg->mrs.erase(std::find(reg->mrs.begin(), reg->mrs.end(), mr));
+	try {
+		reg->retired.push_back(mr);
+	} catch (...) {
+		reg->glue->dereg_mr(mr); /* cannot keep it: release at once */
 	}
-	return ret;
+}
+
+/*
+ * New memory [start, end): one MR for it and the registered memory it touches, so
+ * that a buffer the heap builds across the boundary stays inside one MR.
+ */
+int add_merged_locked(struct mlx5_dma_mr_registry *reg, uintptr_t start, uintptr_t end)
+{
+	std::vector<struct ibv_mr *> joined;
+	int ret;
+
+	for (struct ibv_mr *mr : reg->mrs) {
+		uintptr_t s = (uintptr_t)mr->addr, e = s + mr->length;
+
+		if (e == start || s == end || (s < end && start < e)) {
+			joined.push_back(mr);
+			start = std::min(start, s);
+			end = std::max(end, e);
+		}
+	}
+	ret = add_locked(reg, start, end);
+	if (ret)
+		return ret;
+	for (struct ibv_mr *mr : joined)
+		retire_locked(reg, mr);
+	return publish(reg);
 }
 
 int contig_walk_cb(const struct rte_memseg_list *msl, const struct rte_memseg *ms, size_t len,
 		   void *arg)
 {
 	(void)msl;
-	return register_locked((struct mlx5_dma_mr_registry *)arg, ms->addr, len) ? -1 : 0;
+	return add_merged_locked((struct mlx5_dma_mr_registry *)arg, (uintptr_t)ms->addr,
+				 (uintptr_t)ms->addr + len) ? -1 : 0;
 }
 
 void mem_event_cb(enum rte_mem_event type, const void *addr, size_t len, void *arg)
@@ -112,7 +152,7 @@ void mem_event_cb(enum rte_mem_event type, const void *addr, size_t len, void *a
 
 	if (type == RTE_MEM_EVENT_ALLOC) {
 		std::lock_guard<std::mutex> guard(reg->lock);
-		register_locked(reg, (void *)addr, len);
+		add_merged_locked(reg, (uintptr_t)addr, (uintptr_t)addr + len);
 	} else {
 		mlx5_dma_mr_unregister(reg, (void *)addr, len);
 	}
@@ -147,24 +187,25 @@ int mlx5_dma_mr_registry_create(const struct mlx5_glue *glue, struct ibv_pd *pd,
 		if (ret)
 			goto fail;
 	} else {
+		/* walk and subscribe under the memory lock: nothing is hot-added between */
+		rte_mcfg_mem_read_lock();
 		{
 			std::lock_guard<std::mutex> guard(reg->lock);
 
-			if (rte_memseg_contig_walk(contig_walk_cb, reg) < 0) {
-				ret = -ENOMEM;
-				goto fail;
-			}
-			ret = publish(reg); /* also when there is no memory yet */
-			if (ret)
-				goto fail;
+			ret = rte_memseg_contig_walk_thread_unsafe(contig_walk_cb, reg) < 0
+				      ? -ENOMEM
+				      : publish(reg); /* also when there is no memory yet */
 		}
-		/* memory hot-added later: ENOTSUP with legacy memory, where none comes later */
-		if (rte_mem_event_callback_register(reg->cb_name, mem_event_cb, reg) == 0)
-			reg->cb_registered = true;
-		else if (rte_errno != ENOTSUP) {
-			ret = -rte_errno;
+		if (ret == 0) {
+			/* ENOTSUP with legacy memory, where no memory comes later */
+			if (rte_mem_event_callback_register(reg->cb_name, mem_event_cb, reg) == 0)
+				reg->cb_registered = true;
+			else if (rte_errno != ENOTSUP)
+				ret = -rte_errno;
+		}
+		rte_mcfg_mem_read_unlock();
+		if (ret)
 			goto fail;
-		}
 	}
 	*out = reg;
 	return 0;
@@ -181,6 +222,8 @@ void mlx5_dma_mr_registry_destroy(struct mlx5_dma_mr_registry *reg)
 		rte_mem_event_callback_unregister(reg->cb_name, reg);
 	for (struct ibv_mr *mr : reg->mrs)
 		reg->glue->dereg_mr(mr);
+	for (struct ibv_mr *mr : reg->retired)
+		reg->glue->dereg_mr(mr);
 	for (auto *snap : reg->snapshots)
 		free(snap);
 	delete reg;
@@ -193,52 +236,46 @@ int mlx5_dma_mr_register(struct mlx5_dma_mr_registry *reg, void *addr, size_t le
 	if (reg->sva)
 		return 0; /* already covered by the implicit MR */
 	std::lock_guard<std::mutex> guard(reg->lock);
-	return register_locked(reg, addr, len);
+	return add_merged_locked(reg, (uintptr_t)addr, (uintptr_t)addr + len);
 }
 
 int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t len)
 {
 	uintptr_t start = (uintptr_t)addr, end = start + len;
 	std::vector<struct ibv_mr *> gone;
-	std::vector<std::pair<uintptr_t, uintptr_t>> keep;
-	int ret;
+	int ret = 0;
 
 	if (reg->sva)
 		return 0;
 	std::lock_guard<std::mutex> guard(reg->lock);
 	try {
-		for (auto it = reg->mrs.begin(); it != reg->mrs.end();) {
-			uintptr_t s = (uintptr_t)(*it)->addr, e = s + (*it)->length;
-
-			if (s < end && start < e) {
-				/* memory is registered in large chunks: what stays allocated
-				 * around the freed range must stay reachable */
-				if (s < start)
-					keep.emplace_back(s, start);
-				if (end < e)
-					keep.emplace_back(end, e);
-				gone.push_back(*it);
-				it = reg->mrs.erase(it);
-			} else {
-				++it;
-			}
-		}
+		for (struct ibv_mr *mr : reg->mrs)
+			if ((uintptr_t)mr->addr < end && start < (uintptr_t)mr->addr + mr->length)
+				gone.push_back(mr);
 	} catch (...) {
 		return -ENOMEM;
 	}
 	if (gone.empty())
 		return -ENOENT;
-	for (auto &piece : keep)
-		register_locked(reg, (void *)piece.first, piece.second - piece.first);
-	/* publish first: no vchan may pick the old keys up once they are deregistered */
-	ret = publish(reg);
-	for (struct ibv_mr *mr : gone)
-		reg->glue->dereg_mr(mr);
-	return ret;
+	/* memory is registered in large chunks: what stays allocated around the freed
+	 * range gets MRs of its own, published together with the removal */
+	for (struct ibv_mr *mr : gone) {
+		uintptr_t s = (uintptr_t)mr->addr, e = s + mr->length;
+
+		if (s < start && !ret)
+			ret = add_locked(reg, s, start);
+		if (end < e && !ret)
+			ret = add_locked(reg, end, e);
+		retire_locked(reg, mr);
+	}
+	int pub = publish(reg);
+	return ret ? ret : pub;
 }
 
 unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg)
 {
+	std::lock_guard<std::mutex> guard(reg->lock);
+
 	return (unsigned)reg->mrs.size();
 }
 

@@ -142,7 +142,11 @@ int vchan_status(const struct rte_dma_dev *dev, uint16_t vchan, enum rte_dma_vch
 		else
 			mlx5_dma_poll_cq_verbs(vc);
 	}
-	*st = vc->done_upto == vc->submitted_idx ? RTE_DMA_VCHAN_IDLE : RTE_DMA_VCHAN_ACTIVE;
+	if (unlikely(vc->dead))
+		*st = RTE_DMA_VCHAN_HALTED_ERROR;
+	else
+		*st = vc->done_upto == vc->submitted_idx ? RTE_DMA_VCHAN_IDLE
+							 : RTE_DMA_VCHAN_ACTIVE;
 	return 0;
 }
 

@@ -81,6 +81,10 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vc
 	if (!ds)
 		return -EINVAL;
 	nbb = mlx5_hw_ds_to_wqebbs(ds);
+	if (nbb > vc->sq_mask + 1)
+		return -EINVAL; /* would never fit */
+	if (vc->dead)
+		return -EIO;
 	if ((uint16_t)(vc->ring_idx - vc->reported) >= vc->max_ops ||
 	    vc->pi - vc->bb_ci + nbb > vc->sq_mask + 1)
 		return -ENOSPC;
@@ -90,6 +94,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vc
 	pi = vc->pi;
 	vc->multi_start = pi;
 	vc->multi_end = pi + nbb;
+	vc->multi_valid = true;
 	vc->credits = 0; /* re-checked at the next enqueue */
 	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		for (uint32_t off = 0; off < ds * MLX5_HW_DS_BYTES; off += MLX5_HW_DS_BYTES) {

@@ -7,6 +7,7 @@
 #include <bus_vdev_driver.h>
 #include <rte_dmadev_pmd.h>
 #include <rte_common.h>
+#include <rte_eal.h>
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
@@ -132,6 +133,11 @@ int probe(struct rte_vdev_device *vdev)
 	struct mlx5_dma_dev *p;
 	int ret;
 
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		/* the private data holds process-local objects (contexts, rings, MRs) */
+		MLX5_DMA_LOG(ERR, "%s: secondary processes are not supported", name);
+		return -ENOTSUP;
+	}
 	dev = rte_dma_pmd_allocate(name, vdev->device.numa_node, sizeof(*p));
 	if (!dev) {
 		MLX5_DMA_LOG(ERR, "%s: cannot allocate the dmadev", name);
@@ -200,6 +206,10 @@ fail:
 
 int remove_dev(struct rte_vdev_device *vdev)
 {
+	int16_t id = rte_dma_get_dev_id_by_name(rte_vdev_device_name(vdev));
+
+	if (id >= 0)
+		rte_dma_stop(id); /* rte_dma_close() refuses a started device */
 	return rte_dma_pmd_release(rte_vdev_device_name(vdev));
 }
 

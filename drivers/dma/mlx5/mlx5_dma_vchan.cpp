@@ -111,7 +111,6 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->cq_log = __builtin_ctz(dvcq.cqe_cnt);
 	vc->cq_dbrec = dvcq.dbrec;
 	vc->ctrl_qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4); /* other bytes 0 */
-	vc->multi_start = vc->multi_end = UINT32_MAX;
 	vc->max_len = dev->max_wr_memcpy_length > MLX5_HW_DMA_MMO_MAX_SIZE
 			      ? MLX5_HW_DMA_MMO_MAX_SIZE
 			      : (uint32_t)dev->max_wr_memcpy_length;
@@ -181,7 +180,8 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	if (vc->path == MLX5_DMA_PATH_DIRECT)
 		mlx5_dma_cq_skip_all(vc); /* what the QP's previous life left in the CQ */
 	vc->pi = vc->bb_ci = vc->db_pi = 0;
-	vc->multi_start = vc->multi_end = UINT32_MAX;
+	vc->multi_valid = false;
+	vc->dead = ret != 0;
 	vc->credits = 0;
 	vc->ring_idx = vc->reported = vc->done_upto = vc->submitted_idx = 0;
 	vc->err_pending = 0;

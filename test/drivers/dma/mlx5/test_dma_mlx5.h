@@ -121,6 +121,13 @@ void t_sim_ctx_close(struct ibv_context *ctx);
  */
 int test_hook_sq_ring(int16_t dev_id, uint16_t vchan, const uint8_t **ring, uint32_t *wqebbs);
 
+/**
+ * TEST-ONLY HOOK: move an idle vchan's 32-bit WQEBB counters to @p pi (a multiple of
+ * 2^16, so the device's 16-bit WQE counter still agrees), to reach the 32-bit wrap
+ * without executing 2^32 WQEs. @return 0, -EINVAL or -EBUSY (vchan not idle).
+ */
+int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi);
+
 /** Suite registration, one per file. */
 void t_register_probe(CU_pSuite s);
 void t_register_ring(CU_pSuite s);

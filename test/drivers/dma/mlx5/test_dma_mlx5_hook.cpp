@@ -26,3 +26,18 @@ int test_hook_sq_ring(int16_t dev_id, uint16_t vchan, const uint8_t **ring, uint
 	*wqebbs = p->vchans[vchan].sq_mask + 1;
 	return 0;
 }
+
+int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi)
+{
+	struct rte_pmd_dma_mlx5_vchan_info info;
+	struct mlx5_dma_vchan *vc;
+
+	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info) || (pi & 0xffff))
+		return -EINVAL;
+	vc = &((struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private)->vchans[vchan];
+	if (vc->pi != vc->bb_ci || vc->pi != vc->db_pi || (vc->pi & 0xffff))
+		return -EBUSY; /* only on an idle vchan whose device counter is at 0 mod 2^16 */
+	vc->pi = vc->bb_ci = vc->db_pi = pi;
+	vc->credits = 0;
+	return 0;
+}

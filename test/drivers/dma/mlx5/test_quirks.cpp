@@ -92,9 +92,52 @@ void test_no_failed_batch(void)
 	}
 }
 
+/* The 32-bit WQEBB counter wraps: every op still completes, one submit at a time
+ * (the CE bit and the doorbell must name the right WQE at pi 0xffffffff). */
+void test_pi_wrap(void)
+{
+	T_FOREACH_MODE(m) {
+		uint8_t *src = (uint8_t *)rte_malloc(NULL, 4096, 64);
+		uint8_t *dst = (uint8_t *)rte_zmalloc(NULL, 4096, 64);
+		int id = t_open("dma_mlx5_wrap", t_args(m, NULL), 1, 64);
+
+		CU_ASSERT_TRUE_FATAL(id >= 0 && src && dst);
+		CU_ASSERT_EQUAL_FATAL(test_hook_preset_pi(id, 0, 0xffff0000u), 0);
+		t_fill(src, 4096, 5);
+		/* bursts of 32 up to just before the wrap, then one op per submit across it */
+		unsigned i = 0;
+		while (i < 0xffe0) {
+			uint16_t last;
+			bool err = false;
+
+			for (unsigned k = 0; k < 32; k++, i++)
+				CU_ASSERT_EQUAL_FATAL(rte_dma_copy(id, 0, t_iova(src + (i % 64) * 64),
+								   t_iova(dst + (i % 64) * 64), 64, 0),
+						      (int)(i & 0xffff));
+			CU_ASSERT_EQUAL_FATAL(rte_dma_submit(id, 0), 0);
+			CU_ASSERT_EQUAL_FATAL(t_wait_done(id, 0, 32, &last, &err), 32);
+		}
+		for (; i < 0x10000 + 64; i++) {
+			uint16_t last;
+			bool err = false;
+
+			CU_ASSERT_EQUAL_FATAL(rte_dma_copy(id, 0, t_iova(src + (i % 64) * 64),
+							   t_iova(dst + (i % 64) * 64), 64,
+							   RTE_DMA_OP_FLAG_SUBMIT), (int)(i & 0xffff));
+			CU_ASSERT_EQUAL_FATAL(t_wait_done(id, 0, 1, &last, &err), 1);
+			CU_ASSERT_EQUAL_FATAL(last, (uint16_t)i);
+		}
+		CU_ASSERT_TRUE(t_check(dst, 4096, 5));
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_wrap"), 0);
+		rte_free(src);
+		rte_free(dst);
+	}
+}
+
 } // namespace
 
 void t_register_quirks(CU_pSuite s)
 {
 	CU_add_test(s, "no_failed_batch", test_no_failed_batch);
+	CU_add_test(s, "pi_wrap", test_pi_wrap);
 }
