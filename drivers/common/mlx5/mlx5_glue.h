@@ -51,6 +51,12 @@ struct mlx5_glue {
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr);
 	int (*dv_query_device)(struct ibv_context *context, struct mlx5dv_context *attrs);
+	/** ibv_query_port() (inline in verbs.h: the provider op, or the 1.1 symbol). */
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *attr);
+	/** ibv_query_gid_ex(): one GID table entry with its type (RoCE v1/v2, IB). */
+	int (*query_gid_ex)(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+			    struct ibv_gid_entry *entry, uint32_t flags);
 	int (*get_async_event)(struct ibv_context *context, struct ibv_async_event *event);
 	void (*ack_async_event)(struct ibv_async_event *event);
 

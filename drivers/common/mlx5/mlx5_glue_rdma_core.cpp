@@ -59,6 +59,11 @@ struct rc_syms {
 				       struct mlx5dv_qp_init_attr *dv_attr);
 	struct mlx5dv_qp_ex *(*dv_qp_ex_from_ibv_qp_ex)(struct ibv_qp_ex *qp);
 	int (*dv_init_obj)(struct mlx5dv_obj *obj, uint64_t obj_type);
+	/* the exported 1.1 symbol behind the inline ibv_query_port() */
+	int (*query_port_compat)(struct ibv_context *context, uint8_t port_num,
+				 struct _compat_ibv_port_attr *attr);
+	int (*query_gid_ex)(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+			    struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size);
 	int (*dv_qp_cancel_posted_send_wrs)(struct mlx5dv_qp_ex *mqp, uint64_t wr_id);
 	int (*dv_dci_stream_id_reset)(struct ibv_qp *qp, uint16_t stream_id);
 	int (*dv_reserved_qpn_alloc)(struct ibv_context *context, uint32_t *qpn);
@@ -137,7 +142,9 @@ bind_verbs(void *lib, const char *file, rc_syms *f)
 	       bind_sym(lib, file, "ibv_query_qp", &f->query_qp) &&
 	       bind_sym(lib, file, "ibv_destroy_qp", &f->destroy_qp) &&
 	       bind_sym(lib, file, "ibv_qp_to_qp_ex", &f->qp_to_qp_ex) &&
-	       bind_sym(lib, file, "ibv_query_qp_data_in_order", &f->query_qp_data_in_order);
+	       bind_sym(lib, file, "ibv_query_qp_data_in_order", &f->query_qp_data_in_order) &&
+	       bind_sym(lib, file, "ibv_query_port", &f->query_port_compat) &&
+	       bind_sym(lib, file, "_ibv_query_gid_ex", &f->query_gid_ex);
 }
 
 bool
@@ -193,8 +200,8 @@ rc_load(void)
 		return;
 	}
 	if (!bind_mlx5(mlx5, mlx5_file, &f)) {
-		dlclose(mlx5);
-		dlclose(verbs);
+		/* never unloaded once loaded: its constructor registered the mlx5 provider
+		 * with libibverbs, which may outlive us (another user holds it) */
 		return;
 	}
 	rc.fn = f;
@@ -313,6 +320,34 @@ rc_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex
 	}
 	memset(attr, 0, sizeof(*attr));
 	return rc.fn.query_device(context, &attr->orig_attr);
+}
+
+/* ibv_query_port is inline in verbs.h: the provider's query_port op, or the 1.1 symbol. */
+int
+rc_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
+{
+	struct verbs_context *vctx;
+
+	if (!rc_ready())
+		return fail(ENOSYS);
+	if (context == NULL || attr == NULL)
+		return fail(EINVAL);
+	vctx = verbs_get_ctx_op(context, query_port);
+	if (vctx != NULL)
+		return vctx->query_port(context, port_num, attr, sizeof(*attr));
+	memset(attr, 0, sizeof(*attr));
+	return rc.fn.query_port_compat(context, port_num, (struct _compat_ibv_port_attr *)attr);
+}
+
+int
+rc_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		struct ibv_gid_entry *entry, uint32_t flags)
+{
+	if (!rc_ready())
+		return fail(ENOSYS);
+	if (context == NULL || entry == NULL)
+		return fail(EINVAL);
+	return rc.fn.query_gid_ex(context, port_num, gid_index, entry, flags, sizeof(*entry));
 }
 
 int
@@ -619,6 +654,8 @@ const struct mlx5_glue rc_glue = {
 	.close_device = rc_close_device,
 	.query_device_ex = rc_query_device_ex,
 	.dv_query_device = rc_dv_query_device,
+	.query_port = rc_query_port,
+	.query_gid_ex = rc_query_gid_ex,
 	.get_async_event = rc_get_async_event,
 	.ack_async_event = rc_ack_async_event,
 	.alloc_pd = rc_alloc_pd,

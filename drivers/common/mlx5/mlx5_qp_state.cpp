@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <algorithm>
+
 namespace {
 
 int modify(const struct mlx5_glue *glue, struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
@@ -12,6 +14,63 @@ int modify(const struct mlx5_glue *glue, struct ibv_qp *qp, struct ibv_qp_attr *
 
 	/* rdma-core returns a positive errno; keep the project's negative convention */
 	return ret > 0 ? -ret : ret;
+}
+
+/*
+ * The address of the port itself, for a QP connected to a QP of the same port: on
+ * InfiniBand its LID (the port must be active, i.e. a subnet manager assigned one);
+ * on Ethernet (RoCE, the default of ConnectX-7 and BlueField) a GRH with one of the
+ * port's RoCE GIDs, v2 preferred. Also the path MTU and read/atomic depths the port
+ * and the device allow.
+ */
+int self_path(const struct mlx5_glue *glue, struct ibv_qp *qp, struct ibv_ah_attr *ah,
+	      enum ibv_mtu *mtu, uint8_t *rd_atom, uint8_t *init_rd_atom)
+{
+	struct ibv_context *ctx = qp->context;
+	struct ibv_port_attr port;
+	struct ibv_device_attr_ex dev;
+	int ret, best = -1, best_type = -1;
+
+	memset(&port, 0, sizeof(port));
+	memset(&dev, 0, sizeof(dev));
+	ret = glue->query_port(ctx, 1, &port);
+	if (ret == 0)
+		ret = glue->query_device_ex(ctx, NULL, &dev);
+	if (ret)
+		return ret > 0 ? -ret : ret;
+	if (port.state != IBV_PORT_ACTIVE)
+		return -ENETDOWN;
+	*mtu = port.active_mtu < IBV_MTU_4096 ? port.active_mtu : IBV_MTU_4096;
+	*rd_atom = (uint8_t)std::min(dev.orig_attr.max_qp_rd_atom, 16);
+	*init_rd_atom = (uint8_t)std::min(dev.orig_attr.max_qp_init_rd_atom, 16);
+	memset(ah, 0, sizeof(*ah));
+	ah->port_num = 1;
+	if (port.link_layer != IBV_LINK_LAYER_ETHERNET) {
+		ah->dlid = port.lid;
+		return 0;
+	}
+	for (int i = 0; i < port.gid_tbl_len; i++) {
+		struct ibv_gid_entry e;
+		int type;
+
+		memset(&e, 0, sizeof(e));
+		if (glue->query_gid_ex(ctx, 1, (uint32_t)i, &e, 0) != 0 ||
+		    (!e.gid.global.subnet_prefix && !e.gid.global.interface_id))
+			continue;
+		type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? 2 :
+		       e.gid_type == IBV_GID_TYPE_ROCE_V1 ? 1 : -1;
+		if (type > best_type) {
+			best_type = type;
+			best = i;
+			ah->grh.dgid = e.gid;
+		}
+	}
+	if (best < 0)
+		return -EADDRNOTAVAIL; /* no RoCE GID: the netdev has no IP/MAC address */
+	ah->is_global = 1;
+	ah->grh.sgid_index = (uint8_t)best;
+	ah->grh.hop_limit = 64;
+	return 0;
 }
 
 int to_reset(const struct mlx5_glue *glue, struct ibv_qp *qp)
@@ -29,8 +88,14 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 		       int access)
 {
 	struct ibv_qp_attr attr;
+	struct ibv_ah_attr ah;
+	enum ibv_mtu mtu;
+	uint8_t rd_atom, init_rd_atom;
 	int ret;
 
+	ret = self_path(glue, qp, &ah, &mtu, &rd_atom, &init_rd_atom);
+	if (ret)
+		goto fail;
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IBV_QPS_INIT;
 	attr.pkey_index = 0;
@@ -43,12 +108,12 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_4096;
+	attr.path_mtu = mtu;
 	attr.dest_qp_num = dest_qpn;
 	attr.rq_psn = 0;
-	attr.max_dest_rd_atomic = 16;
+	attr.max_dest_rd_atomic = rd_atom;
 	attr.min_rnr_timer = 1;
-	attr.ah_attr.port_num = 1;
+	attr.ah_attr = ah;
 	ret = modify(glue, qp, &attr,
 		     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 		     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
@@ -61,7 +126,7 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 	attr.timeout = 14;
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7; /* infinite: a loopback peer always posts its receives */
-	attr.max_rd_atomic = 16;
+	attr.max_rd_atomic = init_rd_atom;
 	ret = modify(glue, qp, &attr,
 		     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 		     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);

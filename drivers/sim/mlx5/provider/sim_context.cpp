@@ -91,6 +91,60 @@ int sim_close_device(struct ibv_context *context)
 	return 0;
 }
 
+/*
+ * The model's one port: InfiniBand link layer, active, LID = instance number + 1 (never
+ * 0), 4 KiB MTU. QPs of one instance reach each other by LID like an IB port in
+ * loopback; the device side checks only port 1 (ASSUMPTIONS.md).
+ */
+int sim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
+{
+	SimCtxFull *ctx;
+
+	if (!sim_is_sim_context(context) || !attr)
+		return EINVAL;
+	if (port_num != 1)
+		return EINVAL;
+	ctx = to_ctx_full(context);
+	memset(attr, 0, sizeof(*attr));
+	attr->state = IBV_PORT_ACTIVE;
+	attr->max_mtu = IBV_MTU_4096;
+	attr->active_mtu = IBV_MTU_4096;
+	attr->gid_tbl_len = 1;
+	attr->max_msg_sz = 1u << 31;
+	attr->pkey_tbl_len = 1;
+	attr->lid = (uint16_t)(ctx->dev->number + 1);
+	attr->sm_lid = 1;
+	attr->lmc = 0;
+	attr->max_vl_num = 1;
+	attr->phys_state = 5; /* LinkUp */
+	attr->link_layer = IBV_LINK_LAYER_INFINIBAND;
+	attr->active_width = 2; /* 4x */
+	attr->active_speed = 64; /* NDR-class */
+	return 0;
+}
+
+/* GID 0: the IB default GID (link-local prefix + the node GUID). */
+int sim_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		     struct ibv_gid_entry *entry, uint32_t flags)
+{
+	SimCtxFull *ctx;
+	uint64_t guid;
+
+	if (!sim_is_sim_context(context) || !entry || flags)
+		return EINVAL;
+	if (port_num != 1 || gid_index != 0)
+		return ENODATA;
+	ctx = to_ctx_full(context);
+	guid = htobe64(0x0002c90300000000ull | ctx->dev->number);
+	memset(entry, 0, sizeof(*entry));
+	entry->gid.global.subnet_prefix = htobe64(0xfe80000000000000ull);
+	entry->gid.global.interface_id = guid;
+	entry->gid_index = 0;
+	entry->port_num = 1;
+	entry->gid_type = IBV_GID_TYPE_IB;
+	return 0;
+}
+
 int sim_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
 			struct ibv_device_attr_ex *attr)
 {

@@ -110,6 +110,9 @@ void sim_device_close(SimDevice *dev);
 /* ---- context (sim_context.cpp, sim_async.cpp) ---- */
 struct ibv_context *sim_open_device(struct ibv_device *device);
 int sim_close_device(struct ibv_context *context);
+int sim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr);
+int sim_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		     struct ibv_gid_entry *entry, uint32_t flags);
 int sim_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
 			struct ibv_device_attr_ex *attr);
 int sim_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs);
