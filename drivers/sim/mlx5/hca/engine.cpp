@@ -122,8 +122,11 @@ void HcaImpl::engine_main()
 			if (deferred)
 				due = deferred_.front().due;
 		}
-		has_deferred_.store(deferred, std::memory_order_seq_cst);
-		done_seq_.store(snap, std::memory_order_seq_cst);
+		/* store only changes: these lines are read by quiesce() callers */
+		if (has_deferred_.load(std::memory_order_relaxed) != deferred)
+			has_deferred_.store(deferred, std::memory_order_seq_cst);
+		if (done_seq_.load(std::memory_order_relaxed) != snap)
+			done_seq_.store(snap, std::memory_order_seq_cst);
 		if (waiters_.load(std::memory_order_seq_cst)) {
 			std::lock_guard<std::mutex> lk(idle_mu_);
 			done_cv_.notify_all();

@@ -2,8 +2,8 @@
 /**
  * @file
  * Software mlx5 HCA, device side: internal objects shared by the files of the
- * model (mr_table, cq_table, qp_state, wqe_fetch, wqe_plan, wqe_exec, cqe_writer,
- * sq_engine, engine, hca). Not part of the agreed interface.
+ * model (mr_table, cq_table, qp_state, wqe_fetch, wqe_plan, wqe_fast, wqe_exec,
+ * cqe_writer, sq_engine, engine, hca). Not part of the agreed interface.
  *
  * Locking: one device mutex (HcaImpl::mu_) guards every object below except the
  * atomics, which the doorbell path touches without the lock.
@@ -12,6 +12,7 @@
 #define MLX5_SIM_HCA_IMPL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <atomic>
 #include <chrono>
@@ -36,7 +37,17 @@ enum {
 	HCA_MAX_GROUP = 32,         /**< WQEs planned before their data is moved */
 	HCA_RQ_MAX_SHIFT = 10,      /**< RQ stride at most 1 KiB = 64 data segments */
 	HCA_FLUSH_VENDOR = 0,       /**< vendor syndrome of flush CQEs (UNVERIFIED) */
+	HCA_MMO_DS = 4,             /**< ctrl, opaque metadata, source, destination */
 };
+
+/** IB message size limit, also what a data segment byte_count of 0 means. */
+constexpr uint64_t HCA_MAX_MSG = 1ull << 31;
+
+/** Length named by a data segment's byte_count (0 means 2 GiB). */
+static inline uint64_t hca_seg_len(uint32_t byte_count)
+{
+	return byte_count ? byte_count : HCA_MAX_MSG;
+}
 
 /** One entry of the MR table. */
 struct MrEntry {
@@ -47,6 +58,11 @@ struct MrEntry {
 	uint64_t addr;
 	uint64_t len;
 	int access;
+	/**
+	 * The full key while registered and not on-demand, 0 otherwise: one compare
+	 * covers used, variant and "no page probing needed" on the MMO fast path.
+	 */
+	uint32_t fast_key;
 };
 
 /** One protection domain. */
@@ -114,32 +130,33 @@ struct Verdict {
 
 /**
  * A WQE that passed every check: what to move and what to complete. Built in WQE
- * order, executed (possibly reordered), completed in WQE order.
+ * order, executed (possibly reordered), completed in WQE order. The fields every
+ * WQE touches come first, so a plan of the MMO fast path spans few cache lines.
  */
 struct Plan {
-	uint8_t wqe[HCA_MAX_WQE_BYTES]; /**< the WQE copied out of the ring */
 	uint16_t idx;                   /**< WQE index (counter & 0xffff) */
 	uint8_t opcode;
 	bool signaled;
 	bool fenced;
-	uint32_t byte_cnt;              /**< requester CQE byte_cnt */
-	Span src[HCA_MAX_GATHER];
-	uint32_t nsrc;
-	Span dst[HCA_MAX_GATHER];
-	uint32_t ndst;
-	uint64_t total;                 /**< bytes moved from src to dst */
-	/* atomics */
 	bool atomic;
+	uint32_t nsrc;
+	uint32_t ndst;
+	uint32_t byte_cnt;              /**< requester CQE byte_cnt */
+	uint64_t total;                 /**< bytes moved from src to dst */
+	QpObj *resp_qp;                 /**< responder completion (SEND*, WRITE_IMM) */
+	uint32_t imm_raw;               /**< ctrl imm as in memory */
+	Span src[HCA_MAX_GATHER];
+	Span dst[HCA_MAX_GATHER];
+	/* atomics */
 	bool atomic_cs;
 	uint64_t *atomic_target;
 	uint8_t *atomic_result;
 	uint64_t swap_add;
 	uint64_t compare;
-	/* responder completion (SEND*, RDMA_WRITE_IMM) */
-	QpObj *resp_qp;
+	/* responder completion */
 	uint8_t resp_opcode;            /**< MLX5_CQE_RESP_* */
 	uint16_t resp_idx;              /**< RQ WQE index */
-	uint32_t imm_raw;               /**< ctrl imm as in memory */
+	uint8_t wqe[HCA_MAX_WQE_BYTES]; /**< general path: the WQE copied out of the ring */
 };
 
 /** Why planning a WQE stopped. */
@@ -206,9 +223,37 @@ public:
 	/** Check the WQE copied into @p pl and turn it into a plan. */
 	PlanResult plan_wqe(QpObj *qp, Plan *pl, PlanError *err);
 
+	/* ---- wqe_fast.cpp (under mu_) ---- */
+	/**
+	 * Plan consecutive WQEs from qp->sq_ci (producer @p pi) into plans_[n, limit)
+	 * while each is a one-WQEBB memcpy MMO that passes every check without ODP
+	 * probing or an armed fault; consumes them and returns the new n. The first
+	 * WQE it declines is left for fetch_wqe/plan_wqe, which decide errors.
+	 * *fence: it stopped at a fenced WQE that must start the next group.
+	 */
+	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit,
+			       bool *fence);
+
 	/* ---- wqe_exec.cpp ---- */
-	/** Move the data of a plan. */
-	void exec_plan(Plan *pl);
+	/** exec_plan() of atomics and gather/scatter lists. */
+	static uint64_t exec_general(Plan *pl);
+	/** Move the data of a plan; returns the bytes moved (for statistics). */
+	static uint64_t exec_plan(Plan *pl)
+	{
+		/* MMO and most other WQEs: one span to one span, a single memmove */
+		if (pl->nsrc == 1 && pl->ndst == 1 && !pl->atomic) {
+			uint64_t n = pl->total;
+			if (pl->src[0].len < n)
+				n = pl->src[0].len;
+			if (pl->dst[0].len < n)
+				n = pl->dst[0].len;
+			/* a copy onto itself changes nothing: no page is touched for it */
+			if (n && pl->dst[0].p != pl->src[0].p)
+				memmove(pl->dst[0].p, pl->src[0].p, n);
+			return pl->total;
+		}
+		return exec_general(pl);
+	}
 
 	/* ---- cqe_writer.cpp (under mu_) ---- */
 	/** Requester CQE of a successful WQE. */
@@ -243,6 +288,9 @@ private:
 	Verdict fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs);
 	/* sq_engine.cpp */
 	bool run_group(QpObj *qp, uint32_t n, bool reorder);
+	void complete_plan(QpObj *qp, const Plan *pl);
+	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad,
+			    PlanError *err);
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
 	/* engine.cpp */
 	void engine_main();
@@ -270,22 +318,36 @@ public:
 	std::deque<DeferredCqe> deferred_;
 	std::vector<QpObj *> overrun_qps_;
 	std::unique_ptr<Plan[]> plans_;   /**< HCA_MAX_GROUP plans, reused */
+	/**
+	 * Internal switch: take plan_fast_mmo() for MMO WQEs (default). Tests turn it
+	 * off to compare the fast path with the general planner byte for byte.
+	 */
+	bool fast_mmo_ = true;
+	uint64_t fast_wqes_ = 0;          /**< WQEs planned by the fast path (tests) */
 
-	/* statistics (relaxed atomics: stats() may run on any thread) */
-	std::atomic<uint64_t> st_doorbells_{0};
-	std::atomic<uint64_t> st_wqes_{0};
+	/*
+	 * Atomics, grouped by writer on separate cache lines: in thread mode the
+	 * application core rings doorbells while the engine core runs passes, and
+	 * a shared line would bounce between them on every doorbell and pass.
+	 * Statistics are relaxed: stats() may run on any thread.
+	 */
+	/* written by the engine (thread mode) or the doorbell caller (inline) */
+	alignas(64) std::atomic<uint64_t> st_wqes_{0};
 	std::atomic<uint64_t> st_cqes_{0};
 	std::atomic<uint64_t> st_err_cqes_{0};
 	std::atomic<uint64_t> st_bytes_{0};
+	std::atomic<uint64_t> done_seq_{0};   /**< work_seq_ covered by a finished pass */
+	std::atomic<bool> has_deferred_{false}; /**< CQEs held back after the last pass */
+	/* written by every doorbell / notify */
+	alignas(64) std::atomic<uint64_t> st_doorbells_{0};
+	std::atomic<uint64_t> work_seq_{0};   /**< bumped by every doorbell / notify */
+	/* rarely written */
+	alignas(64) std::atomic<bool> stop_{false};
+	std::atomic<bool> sleeping_{false};
+	std::atomic<uint32_t> waiters_{0};
 
 	/* thread mode */
 	std::thread engine_;
-	std::atomic<bool> stop_{false};
-	std::atomic<uint64_t> work_seq_{0};   /**< bumped by every doorbell / notify */
-	std::atomic<uint64_t> done_seq_{0};   /**< work_seq_ covered by a finished pass */
-	std::atomic<bool> sleeping_{false};
-	std::atomic<bool> has_deferred_{false}; /**< CQEs held back after the last pass */
-	std::atomic<uint32_t> waiters_{0};
 	std::mutex idle_mu_;
 	std::condition_variable wake_cv_;     /**< engine sleeps here */
 	std::condition_variable done_cv_;     /**< quiesce() waits here */

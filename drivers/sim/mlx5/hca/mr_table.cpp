@@ -110,10 +110,12 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	uint8_t variant = (uint8_t)(mr.variant + 1);
 	if (variant == 0)
 		variant = 1;
-	mr = MrEntry{true, variant, odp, pdn, addr, len, access};
+	uint32_t k = (uint32_t)idx << 8 | variant;
+	/* ODP MRs need page probes: the fast path never accepts them (fast_key 0) */
+	mr = MrEntry{true, variant, odp, pdn, addr, len, access, odp ? 0 : k};
 	pds_[pdn].refs++;
 	mr_count_++;
-	*key = (uint32_t)idx << 8 | variant;
+	*key = k;
 	return 0;
 }
 
@@ -126,6 +128,7 @@ int HcaImpl::dereg_mr(uint32_t key)
 		return -EINVAL;
 	pds_[mrs_[idx].pdn].refs--;
 	mrs_[idx].used = false;
+	mrs_[idx].fast_key = 0;
 	mr_count_--;
 	return 0;
 }

@@ -83,30 +83,95 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 		push_event(err.resp_event, resp->qpn, 0);
 }
 
+/** Requester and responder CQEs of an executed plan. */
+inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
+{
+	/* most WQEs of a burst are unsignaled and have no responder: no call */
+	if (__builtin_expect(!pl->signaled && !pl->resp_qp, 1))
+		return;
+	if (pl->signaled)
+		write_req_cqe(qp, pl);
+	if (pl->resp_qp)
+		write_resp_cqe(pl->resp_qp, pl, qp->qpn);
+}
+
 bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 {
+	if (n == 0)
+		return false;
 	Plan *plans = plans_.get();
+	uint64_t bytes = 0;
 	if (!reorder || n < 2) {
 		for (uint32_t i = 0; i < n; i++)
-			exec_plan(&plans[i]);
+			bytes += exec_plan(&plans[i]);
 	} else {
 		/* a fenced head waits for nothing in this group, but nothing passes it */
 		uint32_t first = plans[0].fenced ? 1 : 0;
 		if (first)
-			exec_plan(&plans[0]);
+			bytes += exec_plan(&plans[0]);
 		for (uint32_t i = n; i-- > first;)
-			exec_plan(&plans[i]);
+			bytes += exec_plan(&plans[i]);
 	}
-	/* data is visible before its CQE: CQE stores are release stores */
-	for (uint32_t i = 0; i < n; i++) {
-		Plan *pl = &plans[i];
-		st_wqes_.fetch_add(1, std::memory_order_relaxed);
-		if (pl->signaled)
-			write_req_cqe(qp, pl);
-		if (pl->resp_qp)
-			write_resp_cqe(pl->resp_qp, pl, qp->qpn);
+	/*
+	 * Statistics once per group (an atomic per WQE costs more than the WQE), and
+	 * before the CQEs: whoever polls a CQE finds its WQE counted.
+	 */
+	st_wqes_.fetch_add(n, std::memory_order_relaxed);
+	st_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+	/* data of the group is visible before its CQEs: CQE stores are release stores */
+	for (uint32_t i = 0; i < n; i++)
+		complete_plan(qp, &plans[i]);
+	return true;
+}
+
+/**
+ * Plan up to @p limit WQEs into plans_ (a fenced WQE only as the first). Returns
+ * how many; *end says why it stopped early (Error: *bad and *err describe it).
+ */
+uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad,
+			     PlanError *err)
+{
+	uint16_t pi = sq_producer(qp);
+	uint32_t n = 0;
+	*end = PlanResult::Ok;
+	while (n < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
+		bool fence;
+		n = plan_fast_mmo(qp, pi, n, limit, &fence);
+		if (fence || n == limit || !(uint16_t)(pi - (uint16_t)qp->sq_ci))
+			break;
+		/* the general path: one WQE the fast path declined */
+		Plan *pl = &plans_[n];
+		uint32_t wqebbs;
+		Verdict v = fetch_wqe(qp, pi, pl, &wqebbs);
+		if (v.syndrome) {
+			*err = PlanError{};
+			err->req = v;
+			err->resp_event = IBV_EVENT_COMM_EST;
+			*end = PlanResult::Error;
+			*bad = pl;
+			qp->sq_ci += wqebbs;
+			break;
+		}
+		if (pl->fenced && n > 0)
+			break; /* fetched again as the head of the next group */
+		PlanResult r = plan_wqe(qp, pl, err);
+		if (r == PlanResult::Stall) {
+			qp->stalled = true;
+			*end = r;
+			break;
+		}
+		if (r == PlanResult::Error) {
+			qp->stalled = false;
+			qp->sq_ci += wqebbs;
+			*end = r;
+			*bad = pl;
+			break;
+		}
+		qp->stalled = false;
+		qp->sq_ci += wqebbs;
+		n++;
 	}
-	return n != 0;
+	return n;
 }
 
 bool HcaImpl::process_sq(QpObj *qp)
@@ -124,47 +189,18 @@ bool HcaImpl::process_sq(QpObj *qp)
 	bool did = false;
 
 	for (;;) {
-		uint16_t pi = sq_producer(qp);
-		uint32_t n = 0;
-		bool failed = false;
+		PlanResult end;
 		Plan *bad = nullptr;
 		PlanError err;
-		while (n < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
-			Plan *pl = &plans_[n];
-			uint32_t wqebbs;
-			Verdict v = fetch_wqe(qp, pi, pl, &wqebbs);
-			if (v.syndrome) {
-				err = PlanError{};
-				err.req = v;
-				err.resp_event = IBV_EVENT_COMM_EST;
-				failed = true;
-				bad = pl;
-				qp->sq_ci += wqebbs;
-				break;
-			}
-			if (pl->fenced && n > 0)
-				break; /* fetched again as the head of the next group */
-			PlanResult r = plan_wqe(qp, pl, &err);
-			if (r == PlanResult::Stall) {
-				qp->stalled = true;
-				break;
-			}
-			qp->stalled = false;
-			qp->sq_ci += wqebbs;
-			if (r == PlanResult::Error) {
-				failed = true;
-				bad = pl;
-				break;
-			}
-			n++;
-		}
+		uint32_t n = plan_group(qp, limit, &end, &bad, &err);
 		did |= run_group(qp, n, reorder);
-		if (failed) {
+		if (end == PlanResult::Error) {
 			fail_wqe(qp, bad, err);
 			did = true;
 		}
 		drain_overrun_errors();
-		if (failed || qp->stalled || sqd || qp->state != IBV_QPS_RTS || n == 0)
+		if (end != PlanResult::Ok || qp->stalled || sqd || qp->state != IBV_QPS_RTS ||
+		    n == 0)
 			break;
 	}
 	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {

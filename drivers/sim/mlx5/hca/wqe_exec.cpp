@@ -56,18 +56,16 @@ uint64_t do_atomic(const Plan *pl)
 
 } // namespace
 
-void HcaImpl::exec_plan(Plan *pl)
+uint64_t HcaImpl::exec_general(Plan *pl)
 {
 	if (pl->atomic) {
 		uint64_t old = do_atomic(pl);
 		memcpy(pl->atomic_result, &old, sizeof(old));
-		st_bytes_.fetch_add(8, std::memory_order_relaxed);
-		return;
+		return 8;
 	}
-	if (pl->total) {
+	if (pl->total)
 		stream_copy(pl->src, pl->nsrc, pl->dst, pl->ndst, pl->total);
-		st_bytes_.fetch_add(pl->total, std::memory_order_relaxed);
-	}
+	return pl->total;
 }
 
 } // namespace mlx5sim

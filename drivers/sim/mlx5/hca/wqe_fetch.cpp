@@ -33,8 +33,10 @@ Verdict HcaImpl::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
 	uint32_t avail = (uint16_t)(pi - (uint16_t)qp->sq_ci);
 	struct mlx5_wqe_ctrl_seg ctrl;
 
-	copy_from_ring(qp, qp->sq_ci, reinterpret_cast<uint8_t *>(&ctrl), sizeof(ctrl));
-	memcpy(pl->wqe, &ctrl, sizeof(ctrl));
+	/* a WQE starts at a WQEBB boundary: its ctrl segment never straddles the ring */
+	memcpy(&ctrl, static_cast<const uint8_t *>(qp->cfg.sq_buf) +
+			      (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) * MLX5_SEND_WQE_BB,
+	       sizeof(ctrl));
 	pl->idx = (uint16_t)qp->sq_ci;
 	pl->opcode = mlx5_hw_ctrl_opcode(&ctrl);
 	pl->signaled = ctrl.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
@@ -55,6 +57,8 @@ Verdict HcaImpl::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
 	if ((be32toh(ctrl.qpn_ds) >> 8) != qp->qpn)
 		return bad;
 	copy_from_ring(qp, qp->sq_ci, pl->wqe, ds * MLX5_HW_DS_BYTES);
+	/* the planner must see the ctrl checked here, even if the ring changed since */
+	memcpy(pl->wqe, &ctrl, sizeof(ctrl));
 	return Verdict{0, 0};
 }
 

@@ -13,16 +13,9 @@ namespace mlx5sim {
 
 namespace {
 
-constexpr uint64_t kMaxMsg = 1ull << 31; /**< IB message size limit; byte_count 0 */
-
 Verdict synd(uint8_t s)
 {
 	return Verdict{s, 0};
-}
-
-uint64_t seg_len(uint32_t byte_count)
-{
-	return byte_count ? byte_count : kMaxMsg;
 }
 
 bool responder_alive(const QpObj *r)
@@ -63,7 +56,7 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 		}
 		uint32_t lkey = mlx5_hw_ld_be32(pl->wqe + off + 4);
 		uint64_t addr = mlx5_hw_ld_be64(pl->wqe + off + 8);
-		uint64_t len = seg_len(bc);
+		uint64_t len = hca_seg_len(bc);
 		uint8_t *p;
 		Verdict v = hca->check_local(qp, lkey, addr, len, scatter, &p);
 		if (v.syndrome)
@@ -72,7 +65,7 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 		pl->total += len;
 		off += MLX5_HW_DS_BYTES;
 	}
-	if (pl->total > kMaxMsg)
+	if (pl->total > HCA_MAX_MSG)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	return Verdict{0, 0};
 }
@@ -136,7 +129,7 @@ static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scat
 		uint32_t lkey = mlx5_hw_ld_be32(seg + 4);
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		uint64_t len = seg_len(mlx5_hw_ld_be32(seg));
+		uint64_t len = hca_seg_len(mlx5_hw_ld_be32(seg));
 		uint8_t *p;
 		Verdict v = hca->check_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, &p);
 		if (v.syndrome) {
@@ -169,8 +162,8 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 	    caps.max_wr_memcpy_length == 0 || ds < 4)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 	const uint8_t *meta = pl->wqe + 16, *src = pl->wqe + 32, *dst = pl->wqe + 48;
-	uint64_t slen = seg_len(mlx5_hw_ld_be32(src));
-	uint64_t dlen = seg_len(mlx5_hw_ld_be32(dst));
+	uint64_t slen = hca_seg_len(mlx5_hw_ld_be32(src));
+	uint64_t dlen = hca_seg_len(mlx5_hw_ld_be32(dst));
 	if (slen != dlen || slen > caps.max_wr_memcpy_length)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	uint8_t *p;

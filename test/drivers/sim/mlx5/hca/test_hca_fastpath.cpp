@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The MMO fast path (wqe_fast.cpp) against the general planner: one pseudo-random
+ * stream of memcpy MMO WQEs - valid ones and every kind of invalid one (keys,
+ * PD, access, bounds, lengths, ds, index, QPN, opmod, opcode, ODP, FailWqe,
+ * stale keys after dereg/reg) - runs on two fresh devices over the same memory,
+ * once with the fast path and once without (HcaImpl::fast_mmo_). Memory, every
+ * CQE byte, QP states and statistics must be identical, and the fast path must
+ * actually have planned WQEs, so the two paths cannot drift apart unnoticed.
+ */
+#include "hca_impl.h"
+#include "hca_test_util.h"
+
+using namespace hcatest;
+
+namespace {
+
+/* arena layout: each region is one MR (or none) */
+constexpr size_t kArena = 64 * 1024;
+constexpr size_t kSrcOff = 0, kSrcLen = 16 * 1024;     /* read-only MR */
+constexpr size_t kDstOff = 16 * 1024, kDstLen = 24 * 1024; /* LOCAL_WRITE MR */
+constexpr size_t kRoOff = 40 * 1024, kRoLen = 4 * 1024;  /* MR without LOCAL_WRITE */
+constexpr size_t kOdpOff = 44 * 1024, kOdpLen = 8 * 1024; /* explicit ODP MR */
+constexpr size_t kPd2Off = 52 * 1024, kPd2Len = 4 * 1024; /* MR of another PD */
+constexpr size_t kOpqOff = 56 * 1024;                  /* opaque buffer (64 B) */
+constexpr size_t kOpqRoOff = 57 * 1024;                /* opaque without LOCAL_WRITE */
+constexpr size_t kDst2Off = 58 * 1024, kDst2Len = 4 * 1024; /* re-registered MR */
+
+/** Deterministic PRNG (xorshift64*), the same stream for both runs. */
+struct Rng {
+	uint64_t s;
+	uint64_t next()
+	{
+		s ^= s >> 12;
+		s ^= s << 25;
+		s ^= s >> 27;
+		return s * 0x2545f4914f6cdd1dull;
+	}
+	uint32_t below(uint32_t n) { return (uint32_t)(next() % n); }
+};
+
+/** What one run leaves behind. */
+struct Outcome {
+	std::vector<uint8_t> cqes;   /**< every CQE polled, in order */
+	std::vector<uint8_t> states; /**< QP state after each batch */
+	std::vector<uint8_t> mem;    /**< the arena at the end */
+	HcaStats st{};
+	uint64_t fast_wqes = 0;
+};
+
+/** One scenario: device flavour and stream. */
+struct Scenario {
+	ExecMode mode;
+	bool reorder;
+	uint64_t max_len;
+	uint64_t seed;
+	unsigned batches;
+};
+
+/** Keys of the run; indices and variants are the same on both fresh devices. */
+struct Keys {
+	uint32_t src, dst, ro, odp, pd2, opq, opq_ro, dst2, stale;
+};
+
+void init_arena(uint8_t *a)
+{
+	for (size_t i = 0; i < kArena; i++)
+		a[i] = (uint8_t)(i * 31 + 7);
+}
+
+Keys register_all(Env &e, uint32_t pd2, uint8_t *a)
+{
+	Keys k{};
+	Hca &h = e.h();
+	k.src = reg(h, e.pdn, a + kSrcOff, kSrcLen, 0);
+	k.dst = reg(h, e.pdn, a + kDstOff, kDstLen, IBV_ACCESS_LOCAL_WRITE);
+	k.ro = reg(h, e.pdn, a + kRoOff, kRoLen, 0);
+	CU_ASSERT_EQUAL(h.reg_mr(e.pdn, (uintptr_t)(a + kOdpOff), kOdpLen,
+				 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &k.odp), 0);
+	k.pd2 = reg(h, pd2, a + kPd2Off, kPd2Len, IBV_ACCESS_LOCAL_WRITE);
+	k.opq = reg(h, e.pdn, a + kOpqOff, 64, IBV_ACCESS_LOCAL_WRITE);
+	k.opq_ro = reg(h, e.pdn, a + kOpqRoOff, 64, 0);
+	k.dst2 = reg(h, e.pdn, a + kDst2Off, kDst2Len, IBV_ACCESS_LOCAL_WRITE);
+	k.stale = reg(h, e.pdn, a + kDstOff, kDstLen, IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_EQUAL(h.dereg_mr(k.stale), 0);
+	return k;
+}
+
+/** A random valid copy inside the source or destination MR into the destination MR. */
+struct Copy {
+	uint32_t skey, dkey, mkey, len;
+	uint64_t saddr, daddr, maddr;
+};
+
+Copy valid_copy(Rng &r, const Keys &k, uint8_t *a, uint64_t max_len)
+{
+	Copy c{};
+	uint32_t cap = max_len && max_len < 4096 ? (uint32_t)max_len : 4096;
+	c.len = r.below(8) ? 1 + r.below(cap < 300 ? cap : 300) : 1 + r.below(cap);
+	bool from_dst = r.below(4) == 0; /* overlapping and self copies too */
+	size_t soff = from_dst ? kDstOff : kSrcOff, slen = from_dst ? kDstLen : kSrcLen;
+	c.skey = from_dst ? k.dst : k.src;
+	c.saddr = (uintptr_t)(a + soff + r.below((uint32_t)(slen - c.len + 1)));
+	c.dkey = k.dst;
+	if (from_dst && r.below(4) == 0)
+		c.daddr = c.saddr; /* a copy onto itself */
+	else
+		c.daddr = (uintptr_t)(a + kDstOff + r.below((uint32_t)(kDstLen - c.len + 1)));
+	c.mkey = k.opq;
+	c.maddr = (uintptr_t)(a + kOpqOff);
+	return c;
+}
+
+/** Ways to break a WQE (or not); each must behave the same on both paths. */
+enum Mutation : uint32_t {
+	M_NONE, M_SKEY_GARBAGE, M_SKEY_STALE, M_SKEY_PD2, M_SKEY_ZERO, M_SKEY_INVALID,
+	M_DKEY_RO, M_DKEY_SRC, M_DST_PAST_END, M_DST_BELOW, M_SRC_PAST_END, M_MKEY_BAD,
+	M_MKEY_RO, M_MADDR_OUT, M_LEN_MISMATCH, M_BC_ZERO, M_LEN_OVER_MAX, M_OPMOD,
+	M_DS3, M_DS5, M_BAD_INDEX, M_BAD_QPN, M_NOP, M_FAIL_WQE, M_ODP, M_DST2_OLD,
+	M_COUNT
+};
+
+/** Build one WQE, maybe break it (or arm a FailWqe), and post it. */
+void post_one(Env &e, TestQp &q, Rng &r, const Keys &k, uint32_t dst2_old, uint8_t *a,
+	      uint64_t max_len)
+{
+	Copy c = valid_copy(r, k, a, max_len);
+	uint32_t m = r.below(12) ? M_NONE : 1 + r.below(M_COUNT - 1);
+	uint32_t sbc = c.len, dbc = c.len;
+	uint8_t opcode = MLX5_OPCODE_MMO, opmod = MLX5_HW_OPC_MOD_MMO_DMA;
+	uint8_t fm_ce_se = (r.below(3) ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+			   (r.below(8) == 0 ? MLX5_WQE_CTRL_FENCE : 0) |
+			   (r.below(16) == 0 ? 0x20 : 0);
+	uint32_t idx = q.pi, qpn = q.qpn;
+	int ds = -1;
+	switch (m) {
+	case M_SKEY_GARBAGE: c.skey = (uint32_t)r.next(); break;
+	case M_SKEY_STALE: c.skey = k.stale; break;
+	case M_SKEY_PD2: c.skey = k.pd2; c.saddr = (uintptr_t)(a + kPd2Off); break;
+	case M_SKEY_ZERO: c.skey = 0; break;
+	case M_SKEY_INVALID: c.skey = MLX5_INVALID_LKEY; break;
+	case M_DKEY_RO: c.dkey = k.ro; c.daddr = (uintptr_t)(a + kRoOff); break;
+	case M_DKEY_SRC: c.dkey = k.src; c.daddr = (uintptr_t)(a + kSrcOff); break;
+	case M_DST_PAST_END: c.daddr = (uintptr_t)(a + kDstOff + kDstLen - c.len + 1); break;
+	case M_DST_BELOW: c.daddr = (uintptr_t)(a + kDstOff - 1); break;
+	case M_SRC_PAST_END:
+		c.skey = k.src;
+		c.saddr = (uintptr_t)(a + kSrcOff + kSrcLen - c.len + 1 + r.below(4));
+		break;
+	case M_MKEY_BAD: c.mkey = k.src; break;
+	case M_MKEY_RO: c.mkey = k.opq_ro; c.maddr = (uintptr_t)(a + kOpqRoOff); break;
+	case M_MADDR_OUT: c.maddr += 1 + r.below(64); break;
+	case M_LEN_MISMATCH: dbc = c.len + 1; break;
+	case M_BC_ZERO: sbc = dbc = 0; break;
+	case M_LEN_OVER_MAX: sbc = dbc = (uint32_t)(max_len + 1 + r.below(16)); break;
+	case M_OPMOD: opmod = r.below(2) ? 0 : 2; break;
+	case M_DS3: ds = 3; break;
+	case M_DS5: ds = 5; break;
+	case M_BAD_INDEX: idx = q.pi + 1 + r.below(3); break;
+	case M_BAD_QPN: qpn = q.qpn + 1; break;
+	case M_NOP: opcode = MLX5_OPCODE_NOP; opmod = 0; ds = 1; break;
+	case M_FAIL_WQE: {
+		Fault f{};
+		f.kind = Fault::Kind::FailWqe;
+		f.qpn = q.qpn;
+		f.wqe_index = (uint16_t)(q.pi + r.below(3)); /* this one or a later one */
+		f.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		f.vendor_syndrome = 0x42;
+		CU_ASSERT_EQUAL(e.h().inject(f), 0);
+		break;
+	}
+	case M_ODP:
+		c.skey = k.odp;
+		c.saddr = (uintptr_t)(a + kOdpOff + r.below((uint32_t)(kOdpLen - c.len + 1)));
+		if (r.below(2)) {
+			c.dkey = k.odp;
+			c.daddr = (uintptr_t)(a + kOdpOff);
+		}
+		break;
+	case M_DST2_OLD: c.dkey = dst2_old; c.daddr = (uintptr_t)(a + kDst2Off); break;
+	default: break;
+	}
+	if (m == M_NONE && r.below(8) == 0 && c.len <= kDst2Len) {
+		c.dkey = k.dst2; /* the current key of the re-registered MR */
+		c.daddr = (uintptr_t)(a + kDst2Off + r.below((uint32_t)(kDst2Len - c.len + 1)));
+	}
+	Wqe w(q, opcode, fm_ce_se, opmod);
+	w.ctrl(idx, opcode, opmod, qpn, fm_ce_se, 0);
+	if (opcode == MLX5_OPCODE_MMO) {
+		w.meta(c.mkey, (const void *)(uintptr_t)c.maddr)
+			.data(sbc, c.skey, (const void *)(uintptr_t)c.saddr)
+			.data(dbc, c.dkey, (const void *)(uintptr_t)c.daddr);
+		if (ds == 5)
+			w.data(c.len, c.skey, (const void *)(uintptr_t)c.saddr);
+	}
+	w.post(q, ds);
+}
+
+/** Bring a QP in ERR back to RTS with its counters at 0. */
+void revive(Env &e, TestQp &q)
+{
+	CU_ASSERT_EQUAL(set_state(e.h(), q.qpn, IBV_QPS_RESET), 0);
+	CU_ASSERT_EQUAL(connect_qp(e.h(), q.qpn, 0, 0), 0);
+	q.pi = 0;
+	__atomic_store_n(&q.dbrec[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);
+}
+
+void drain(TestCq &cq, Outcome *out)
+{
+	struct mlx5_cqe64 c;
+	while (cq.poll(&c))
+		out->cqes.insert(out->cqes.end(), reinterpret_cast<uint8_t *>(&c),
+				 reinterpret_cast<uint8_t *>(&c) + sizeof(c));
+}
+
+Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
+{
+	Outcome out;
+	init_arena(arena);
+	HcaCaps caps;
+	caps.max_wr_memcpy_length = sc.max_len;
+	caps.reorder_unfenced = sc.reorder;
+	Env e(sc.mode, caps);
+	auto *impl = dynamic_cast<HcaImpl *>(e.hca.get());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(impl);
+	{
+		std::lock_guard<std::mutex> lk(impl->mu_); /* the engine reads it under mu_ */
+		impl->fast_mmo_ = fast;
+	}
+	uint32_t pd2;
+	CU_ASSERT_EQUAL_FATAL(e.h().alloc_pd(&pd2), 0);
+	Keys k = register_all(e, pd2, arena);
+	uint32_t dst2_old = k.dst2;
+	TestCq cq(e.h(), 1024);
+	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 64);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, 0, 0), 0);
+	Rng r{sc.seed};
+
+	for (unsigned b = 0; b < sc.batches; b++) {
+		if (r.below(10) == 0) { /* the MR's index comes back with a new variant */
+			CU_ASSERT_EQUAL(e.h().dereg_mr(k.dst2), 0);
+			dst2_old = k.dst2;
+			k.dst2 = reg(e.h(), e.pdn, arena + kDst2Off, kDst2Len, IBV_ACCESS_LOCAL_WRITE);
+		}
+		unsigned n = 1 + r.below(40);
+		for (unsigned i = 0; i < n; i++)
+			post_one(e, q, r, k, dst2_old, arena, sc.max_len);
+		q.ring(e.h());
+		e.h().quiesce();
+		drain(cq, &out);
+		enum ibv_qp_state s = qp_state(e.h(), q.qpn);
+		out.states.push_back((uint8_t)s);
+		if (s == IBV_QPS_ERR)
+			revive(e, q);
+	}
+	e.h().quiesce();
+	drain(cq, &out);
+	out.st = e.h().stats();
+	{
+		std::lock_guard<std::mutex> lk(impl->mu_);
+		out.fast_wqes = impl->fast_wqes_;
+	}
+	out.mem.assign(arena, arena + kArena);
+	return out;
+}
+
+/** Count CQEs by kind, to show the stream covered successes and errors. */
+void count_kinds(const Outcome &o, unsigned *ok, unsigned *err)
+{
+	*ok = *err = 0;
+	for (size_t i = 0; i + 64 <= o.cqes.size(); i += 64) {
+		uint8_t op = o.cqes[i + 63] >> 4;
+		*ok += op == MLX5_CQE_REQ;
+		*err += op == MLX5_CQE_REQ_ERR;
+	}
+}
+
+void check_scenario(const Scenario &sc, bool expect_fast)
+{
+	uint8_t *arena = static_cast<uint8_t *>(page_alloc(kArena));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(arena);
+	Outcome f = run(sc, true, arena);
+	Outcome g = run(sc, false, arena);
+	free(arena);
+
+	CU_ASSERT_EQUAL(g.fast_wqes, 0u);
+	if (expect_fast) {
+		CU_ASSERT_TRUE(f.fast_wqes > 100);
+	} else {
+		CU_ASSERT_EQUAL(f.fast_wqes, 0u);
+	}
+	unsigned ok, err;
+	count_kinds(g, &ok, &err);
+	CU_ASSERT_TRUE(err > 20);
+	if (sc.max_len) {
+		CU_ASSERT_TRUE(ok > 50);
+	}
+
+	CU_ASSERT_EQUAL(f.cqes.size(), g.cqes.size());
+	CU_ASSERT_TRUE(f.cqes == g.cqes);
+	CU_ASSERT_TRUE(f.states == g.states);
+	CU_ASSERT_TRUE(f.mem == g.mem);
+	CU_ASSERT_EQUAL(f.st.wqes_executed, g.st.wqes_executed);
+	CU_ASSERT_EQUAL(f.st.cqes_written, g.st.cqes_written);
+	CU_ASSERT_EQUAL(f.st.error_cqes, g.st.error_cqes);
+	CU_ASSERT_EQUAL(f.st.bytes_moved, g.st.bytes_moved);
+	CU_ASSERT_EQUAL(f.st.doorbells, g.st.doorbells);
+}
+
+} // namespace
+
+static void test_inline_default_caps(void)
+{
+	check_scenario(Scenario{ExecMode::Inline, false, 1ull << 31, 0x9e3779b97f4a7c15ull, 300}, true);
+}
+
+static void test_inline_small_max(void)
+{
+	check_scenario(Scenario{ExecMode::Inline, false, 1000, 0x1234567887654321ull, 300}, true);
+}
+
+static void test_inline_no_mmo(void)
+{
+	/* max_wr_memcpy_length 0: the fast path must decline everything */
+	check_scenario(Scenario{ExecMode::Inline, false, 0, 0xabcdef0123456789ull, 30}, false);
+}
+
+static void test_thread(void)
+{
+	check_scenario(Scenario{ExecMode::Thread, false, 1ull << 31, 0x0fedcba987654321ull, 200}, true);
+}
+
+static void test_thread_reorder(void)
+{
+	check_scenario(Scenario{ExecMode::Thread, true, 1ull << 31, 0x5555aaaa3333ccccull, 200}, true);
+}
+
+/** The fast path leaves the opaque buffer and everything outside the MRs alone. */
+static void test_fast_only_touches_dst(void)
+{
+	uint8_t *arena = static_cast<uint8_t *>(page_alloc(kArena));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(arena);
+	Outcome f = run(Scenario{ExecMode::Inline, false, 1ull << 31, 77, 60}, true, arena);
+	std::vector<uint8_t> init(kArena);
+	init_arena(init.data());
+	for (size_t i = 0; i < kArena; i++) {
+		bool writable = (i >= kDstOff && i < kDstOff + kDstLen) ||
+				(i >= kOdpOff && i < kOdpOff + kOdpLen) ||
+				(i >= kDst2Off && i < kDst2Off + kDst2Len);
+		if (!writable && f.mem[i] != init[i]) {
+			CU_FAIL("byte outside a writable destination MR changed");
+			break;
+		}
+	}
+	CU_ASSERT_TRUE(f.fast_wqes > 50);
+	free(arena);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	const TestDef eq[] = {
+		{"inline, default caps: fast == general", test_inline_default_caps},
+		{"inline, max_wr_memcpy_length 1000", test_inline_small_max},
+		{"inline, no memcpy MMO: fast path declines", test_inline_no_mmo},
+		{"thread mode: fast == general", test_thread},
+		{"thread mode, reorder_unfenced: fast == general", test_thread_reorder},
+		{"fast path writes only destination MRs", test_fast_only_touches_dst},
+	};
+	if (!add_suite("mmo fast path equivalence", eq, sizeof(eq) / sizeof(eq[0]))) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	return run_all();
+}
