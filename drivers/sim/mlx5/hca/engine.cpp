@@ -52,16 +52,23 @@ static void kick(HcaImpl *h)
 	}
 }
 
+/* Thread mode: mark @p flag of QP @p qpn and wake the engine; the engine does the rest. */
+static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*flag)
+{
+	QpObj *qp = h->find_qp(qpn);
+
+	if (!qp)
+		return;
+	(qp->*flag).store(true, std::memory_order_release);
+	kick(h);
+}
+
 void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 {
 	(void)ctrl8; /* the device fetches up to the doorbell record's counter */
 	st_doorbells_.fetch_add(1, std::memory_order_relaxed);
 	if (mode_ == ExecMode::Thread) {
-		QpObj *qp = find_qp(qpn);
-		if (!qp)
-			return;
-		qp->db_pending.store(true, std::memory_order_release);
-		kick(this);
+		post_to_engine(this, qpn, &QpObj::db_pending);
 		return;
 	}
 	std::lock_guard<std::mutex> lk(mu_);
@@ -75,11 +82,7 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 void HcaImpl::rq_notify(uint32_t qpn)
 {
 	if (mode_ == ExecMode::Thread) {
-		QpObj *qp = find_qp(qpn);
-		if (!qp)
-			return;
-		qp->rq_pending.store(true, std::memory_order_release);
-		kick(this);
+		post_to_engine(this, qpn, &QpObj::rq_pending);
 		return;
 	}
 	std::lock_guard<std::mutex> lk(mu_);
