@@ -2,6 +2,7 @@
 /* dma_mlx5: the vdev driver, probe and remove. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bus_vdev_driver.h>
@@ -148,6 +149,13 @@ int probe(struct rte_vdev_device *vdev)
 	ret = mlx5_dma_devargs_parse(rte_vdev_device_args(vdev), &p->args);
 	if (ret)
 		goto fail;
+	if (p->args.path == MLX5_DMA_PATH_DIRECT && getenv("MLX5_QP_SIGNATURE")) {
+		/* libmlx5 then asks the device to check a signature byte in every WQE,
+		 * which the direct path does not compute */
+		MLX5_DMA_LOG(ERR, "%s: MLX5_QP_SIGNATURE is set: use path=verbs", name);
+		ret = -ENOTSUP;
+		goto fail;
+	}
 	if (p->args.dev[0] && strncmp(p->args.dev, "sim", 3) == 0) {
 		ret = prepare_sim(&p->args);
 		if (ret)
