@@ -10,6 +10,8 @@
 
 #include <CUnit/Basic.h>
 
+#include "cunit_run.h"
+
 #include "mlx5_qp_state.h"
 
 namespace {
@@ -164,20 +166,13 @@ void test_roce_without_gid(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct cunit_test tests[] = {
+		{"infiniband", test_infiniband},
+		{"port_down", test_port_down},
+		{"roce_prefers_v2", test_roce_prefers_v2},
+		{"roce_v1_only", test_roce_v1_only},
+		{"roce_without_gid", test_roce_without_gid},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("qp_state", nullptr, nullptr);
-	CU_add_test(s, "infiniband", test_infiniband);
-	CU_add_test(s, "port_down", test_port_down);
-	CU_add_test(s, "roce_prefers_v2", test_roce_prefers_v2);
-	CU_add_test(s, "roce_v1_only", test_roce_v1_only);
-	CU_add_test(s, "roce_without_gid", test_roce_without_gid);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return CUNIT_RUN_SUITE("qp_state", tests);
 }

@@ -18,6 +18,8 @@
 
 #include <CUnit/Basic.h>
 
+#include "cunit_run.h"
+
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
 
@@ -644,10 +646,7 @@ void test_remove(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CU_TestFunc fn;
-	} tests[] = {
+	static const struct cunit_test tests[] = {
 		{"instances", test_instances},
 		{"device list", test_device_list},
 		{"queries", test_queries},
@@ -656,24 +655,7 @@ int main(void)
 		{"data path, thread mode (sim2)", test_thread_mode},
 		{"remove and sim0", test_remove},
 	};
-	CU_pSuite suite;
-	unsigned int failures;
 
 	g = mlx5_glue_sim();
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	suite = CU_add_suite("sim_glue", nullptr, nullptr);
-	if (!suite)
-		goto out;
-	for (const auto &t : tests)
-		if (!CU_add_test(suite, t.name, t.fn))
-			goto out;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-out:
-	failures = CU_get_number_of_failures();
-	if (CU_get_error() != CUE_SUCCESS && !failures)
-		failures = 1;
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return CUNIT_RUN_SUITE("sim_glue", tests);
 }

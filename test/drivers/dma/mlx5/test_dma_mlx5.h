@@ -97,6 +97,19 @@ static inline uint8_t t_pat(uint32_t seed, size_t i)
 	return (uint8_t)(seed * 131u + i * 7u + (i >> 8));
 }
 
+/** A DPDK source buffer and a zeroed DPDK destination buffer of @p n bytes each. */
+struct t_bufs {
+	uint8_t *src;
+	uint8_t *dst;
+	size_t len;
+
+	explicit t_bufs(size_t n);
+	~t_bufs();
+	t_bufs(const t_bufs &) = delete;
+	t_bufs &operator=(const t_bufs &) = delete;
+	bool ok() const { return src && dst; }
+};
+
 /** Fill @p p with t_pat(@p seed). */
 void t_fill(void *p, size_t len, uint32_t seed);
 

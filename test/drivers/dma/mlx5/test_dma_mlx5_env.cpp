@@ -196,3 +196,15 @@ void t_sim_ctx_close(struct ibv_context *ctx)
 	if (ctx)
 		mlx5_glue_sim()->close_device(ctx);
 }
+
+t_bufs::t_bufs(size_t n) : len(n)
+{
+	src = (uint8_t *)rte_malloc(NULL, n, 64);
+	dst = (uint8_t *)rte_zmalloc(NULL, n, 64);
+}
+
+t_bufs::~t_bufs()
+{
+	rte_free(src);
+	rte_free(dst);
+}

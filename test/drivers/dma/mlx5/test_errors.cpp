@@ -19,27 +19,11 @@ namespace {
 
 constexpr size_t kChunk = 1024;
 
-struct Bufs {
-	uint8_t *src;
-	uint8_t *dst;
-
-	explicit Bufs(size_t n)
-	{
-		src = (uint8_t *)rte_malloc(NULL, n, 64);
-		dst = (uint8_t *)rte_zmalloc(NULL, n, 64);
-	}
-	~Bufs()
-	{
-		rte_free(src);
-		rte_free(dst);
-	}
-};
-
 /* malloc()'d memory as src and as dst: that op fails, its neighbours succeed. */
 void test_unregistered_addr(void)
 {
 	T_FOREACH_MODE(m) {
-		Bufs b(8 * kChunk);
+		t_bufs b(8 * kChunk);
 		uint8_t *heap = (uint8_t *)aligned_alloc(64, 2 * kChunk);
 		int id = t_open("dma_mlx5_ua", t_args(m, NULL), 1, 32);
 		struct rte_pmd_dma_mlx5_error e;
@@ -124,7 +108,7 @@ void test_extmem(void)
 	constexpr size_t kExt = 64 * 1024;
 
 	T_FOREACH_MODE(m) {
-		Bufs b(kExt);
+		t_bufs b(kExt);
 		uint8_t *ext = (uint8_t *)mmap(NULL, kExt, PROT_READ | PROT_WRITE,
 					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		int id = t_open("dma_mlx5_ext", t_args(m, NULL), 1, 32);
@@ -163,7 +147,7 @@ void test_bad_length(void)
 	T_FOREACH_MODE(m) {
 		struct t_mode small = *m;
 		constexpr int n = RTE_DIM(lens);
-		Bufs b(n * 2 * T_SMALL_MAX_LEN);
+		t_bufs b(n * 2 * T_SMALL_MAX_LEN);
 		struct rte_pmd_dma_mlx5_caps caps;
 		enum rte_dma_status_code st[n];
 		uint16_t last;
@@ -218,7 +202,7 @@ void test_flags(void)
 
 	T_FOREACH_MODE(m) {
 		constexpr int n = RTE_DIM(flags);
-		Bufs b(n * kChunk);
+		t_bufs b(n * kChunk);
 		int id = t_open("dma_mlx5_fl", t_args(m, NULL), 1, 32);
 		enum rte_dma_status_code st[n];
 		uint16_t last;
@@ -252,7 +236,7 @@ void test_flags(void)
 void test_injected_faults(void)
 {
 	T_FOREACH_MODE(m) {
-		Bufs b(8 * kChunk);
+		t_bufs b(8 * kChunk);
 		int id = t_open("dma_mlx5_flt", t_args(m, NULL), 1, 32);
 		struct ibv_context *ctx = t_sim_ctx_open(m->sim);
 		struct rte_pmd_dma_mlx5_vchan_info vi;

@@ -14,22 +14,6 @@ namespace {
 
 constexpr size_t kChunk = 4096;
 
-struct Bufs {
-	uint8_t *src;
-	uint8_t *dst;
-
-	explicit Bufs(size_t n)
-	{
-		src = (uint8_t *)rte_malloc(NULL, n, 64);
-		dst = (uint8_t *)rte_zmalloc(NULL, n, 64);
-	}
-	~Bufs()
-	{
-		rte_free(src);
-		rte_free(dst);
-	}
-};
-
 /* A NOP of @p ds octowords (the device ignores the rest of it). */
 void build_nop(uint8_t *wqe, uint32_t qpn, uint8_t ds)
 {
@@ -65,7 +49,7 @@ int ring_index_at(int id, uint32_t slot)
 void test_raw_wqe_ops(void)
 {
 	T_FOREACH_MODE(m) {
-		Bufs b(8 * kChunk);
+		t_bufs b(8 * kChunk);
 		int id = t_open("dma_mlx5_raw", t_args(m, NULL), 1, 32);
 		struct rte_pmd_dma_mlx5_vchan_info vi;
 		struct rte_pmd_dma_mlx5_error e;

@@ -13,24 +13,6 @@ namespace {
 
 constexpr size_t kChunk = 2048;
 
-struct Bufs {
-	uint8_t *src;
-	uint8_t *dst;
-	size_t len;
-
-	explicit Bufs(size_t n) : len(n)
-	{
-		src = (uint8_t *)rte_malloc(NULL, n, 64);
-		dst = (uint8_t *)rte_zmalloc(NULL, n, 64);
-	}
-	~Bufs()
-	{
-		rte_free(src);
-		rte_free(dst);
-	}
-	bool ok() const { return src && dst; }
-};
-
 void expect_stats(int id, uint16_t vchan, uint64_t sub, uint64_t comp, uint64_t errs)
 {
 	struct rte_dma_stats st;
@@ -47,7 +29,7 @@ void test_multi_vchan(void)
 	constexpr int kPer = 24;
 
 	T_FOREACH_MODE(m) {
-		Bufs b(4 * kPer * kChunk);
+		t_bufs b(4 * kPer * kChunk);
 		struct rte_pmd_dma_mlx5_vchan_info vi[4];
 		uint8_t *bad = (uint8_t *)aligned_alloc(64, kChunk); /* not DPDK memory */
 		int id = t_open("dma_mlx5_vc", t_args(m, NULL), 4, 64);
@@ -108,7 +90,7 @@ void test_multi_vchan(void)
 void test_stop_start(void)
 {
 	T_FOREACH_MODE(m) {
-		Bufs b(16 * kChunk);
+		t_bufs b(16 * kChunk);
 		int id = t_open("dma_mlx5_ss", t_args(m, NULL), 1, 32);
 		uint16_t last = 0;
 		bool err = true;
@@ -148,7 +130,7 @@ void test_stop_start(void)
 }
 
 /* Fill the ring to -ENOSPC one op at a time, then drain it: capacity exact throughout. */
-void fill_and_drain(int id, const Bufs &b, uint16_t wqe_cnt)
+void fill_and_drain(int id, const t_bufs &b, uint16_t wqe_cnt)
 {
 	uint16_t cap = rte_dma_burst_capacity(id, 0);
 	uint16_t last = 0;
@@ -189,7 +171,7 @@ void test_ring_sizes(void)
 	static const uint16_t sizes[] = {16, 100, 512, 32768};
 
 	T_FOREACH_MODE(m) {
-		Bufs b(4096);
+		t_bufs b(4096);
 		struct rte_dma_info info;
 		struct rte_dma_conf conf = {1, false};
 		struct rte_dma_vchan_conf vc = {};
@@ -225,7 +207,7 @@ void test_index_wrap(void)
 	constexpr uint16_t kBurst = 63;
 
 	T_FOREACH_MODE(m) {
-		Bufs b(kBurst * 64);
+		t_bufs b(kBurst * 64);
 		uint8_t *bad = (uint8_t *)aligned_alloc(64, 64);
 		int id = t_open("dma_mlx5_wr", t_args(m, NULL), 1, 64);
 		uint32_t done = 0;

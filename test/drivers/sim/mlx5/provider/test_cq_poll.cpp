@@ -14,6 +14,8 @@
 
 #include <CUnit/Basic.h>
 
+#include "cunit_run.h"
+
 #include "../../../../../drivers/common/mlx5/mlx5_hw.h"
 #include "../../../../../drivers/sim/mlx5/provider/cq_poll.h"
 
@@ -618,10 +620,7 @@ void test_cq_clean(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		CU_TestFunc fn;
-	} tests[] = {
+	static const struct cunit_test tests[] = {
 		{"empty CQ", test_empty},
 		{"ownership and wrap", test_ownership_wrap},
 		{"32-bit consumer counter wrap", test_consumer_counter_wrap},
@@ -641,23 +640,6 @@ int main(void)
 		{"req_notify_cq", test_req_notify},
 		{"cq clean", test_cq_clean},
 	};
-	CU_pSuite suite;
-	unsigned int failures;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	suite = CU_add_suite("cq_poll", nullptr, nullptr);
-	if (!suite)
-		goto out;
-	for (const auto &t : tests)
-		if (!CU_add_test(suite, t.name, t.fn))
-			goto out;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-out:
-	failures = CU_get_number_of_failures();
-	if (CU_get_error() != CUE_SUCCESS && !failures)
-		failures = 1;
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return CUNIT_RUN_SUITE("cq_poll", tests);
 }

@@ -14,6 +14,8 @@
 
 #include <CUnit/Basic.h>
 
+#include "cunit_run.h"
+
 #include "mlx5_hw.h"
 #include "provider/provider.h"
 
@@ -482,10 +484,7 @@ void test_sizing_table(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct cunit_test tests[] = {
 		{"memcpy length 0 / above the limit", test_memcpy_bad_length},
 		{"memcpy without opaque MR", test_memcpy_without_opaque_mr},
 		{"sge list longer than max_gs", test_sge_list_too_long},
@@ -498,18 +497,6 @@ int main(void)
 		{"raw WQE wrap and index", test_raw_wqe_wrap},
 		{"SQ sizing table", test_sizing_table},
 	};
-	CU_pSuite suite;
-	unsigned failures;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	suite = CU_add_suite("wr_builders", nullptr, nullptr);
-	for (const auto &t : tests)
-		if (!suite || !CU_add_test(suite, t.name, t.fn))
-			return 2;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return CUNIT_RUN_SUITE("wr_builders", tests);
 }

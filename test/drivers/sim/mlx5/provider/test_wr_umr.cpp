@@ -14,6 +14,8 @@
 
 #include <CUnit/Basic.h>
 
+#include "cunit_run.h"
+
 #include "mlx5_hw.h"
 #include "provider/provider.h"
 #include "provider/sim_mkey.h"
@@ -253,10 +255,7 @@ void test_sig_state_transitions(void)
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct cunit_test tests[] = {
 		{"tag byte needs tag-update support", test_tag_byte},
 		{"conf_attr EOPNOTSUPP overwrites, setter errors keep the first", test_conf_attr_overwrites_error},
 		{"setter count per configure", test_setter_count_per_configure},
@@ -264,18 +263,6 @@ int main(void)
 		{"max_inline_data limits the layout", test_inline_limit},
 		{"signature state transitions", test_sig_state_transitions},
 	};
-	CU_pSuite suite;
-	unsigned failures;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	suite = CU_add_suite("wr_umr", nullptr, nullptr);
-	for (const auto &t : tests)
-		if (!suite || !CU_add_test(suite, t.name, t.fn))
-			return 2;
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return CUNIT_RUN_SUITE("wr_umr", tests);
 }
