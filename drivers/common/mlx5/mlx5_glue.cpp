@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Device lookup across the two backends of the seam.
+ * The backend registry of the seam and device lookup across backends.
  *
- * "sim" and "simN" name software HCAs ("sim" is "sim0"); every other name goes
- * to rdma-core, as an ibdev name ("mlx5_0") or a PCI address ("0000:08:00.0",
- * "08:00.0") resolved through sysfs. An ibv_device belongs to the device list
- * it came from, so the list is held until mlx5_glue_put_device().
+ * A device name belongs to the backend that claims it (a software HCA claims
+ * "simN" once its library is loaded); every other name goes to the hardware
+ * backend, as an ibdev name ("mlx5_0") or a PCI address ("0000:08:00.0",
+ * "08:00.0") resolved through sysfs. An ibv_device belongs to the device list it
+ * came from, so the list is held until mlx5_glue_put_device().
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,18 +30,41 @@ struct held_device {
 pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 held_device *held_head;
 
-/* "sim" or "sim" followed by decimal digits only. */
-bool
-is_sim_name(const char *name)
-{
-	const char *p;
+/* Registered backends, sorted by auto_order; the hardware backend is always in. */
+pthread_mutex_t backends_lock = PTHREAD_MUTEX_INITIALIZER;
+const struct mlx5_glue_backend *backends[MLX5_GLUE_MAX_BACKENDS];
+unsigned int n_backends;
 
-	if (strncmp(name, "sim", 3) != 0)
-		return false;
-	for (p = name + 3; *p != '\0'; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
+/* Caller holds backends_lock. */
+int
+register_locked(const struct mlx5_glue_backend *b)
+{
+	unsigned int i;
+
+	if (b == NULL || b->name == NULL || b->glue == NULL)
+		return -EINVAL;
+	for (i = 0; i < n_backends; i++)
+		if (backends[i] == b || strcmp(backends[i]->name, b->name) == 0)
+			return -EEXIST;
+	if (n_backends == MLX5_GLUE_MAX_BACKENDS)
+		return -ENOSPC;
+	for (i = n_backends; i > 0 && backends[i - 1]->auto_order > b->auto_order; i--)
+		backends[i] = backends[i - 1];
+	backends[i] = b;
+	n_backends++;
+	return 0;
+}
+
+/* Caller holds backends_lock: the hardware backend first of all. */
+void
+builtin_locked(void)
+{
+	static bool done;
+
+	if (!done) {
+		done = true;
+		register_locked(mlx5_glue_rdma_core_backend());
+	}
 }
 
 /* What a device must satisfy: a name, or (if pci != NULL) a PCI function. */
@@ -118,23 +143,143 @@ mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name, struct ibv_dev
 }
 
 int
+mlx5_glue_backend_register(const struct mlx5_glue_backend *backend)
+{
+	int ret;
+
+	pthread_mutex_lock(&backends_lock);
+	builtin_locked();
+	ret = register_locked(backend);
+	pthread_mutex_unlock(&backends_lock);
+	return ret;
+}
+
+void
+mlx5_glue_backend_unregister(const struct mlx5_glue_backend *backend)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&backends_lock);
+	for (i = 0; i < n_backends && backends[i] != backend; i++)
+		;
+	if (i < n_backends) {
+		memmove(&backends[i], &backends[i + 1], (n_backends - i - 1) * sizeof(backends[0]));
+		n_backends--;
+	}
+	pthread_mutex_unlock(&backends_lock);
+}
+
+unsigned int
+mlx5_glue_backends(const struct mlx5_glue_backend **out, unsigned int max)
+{
+	unsigned int i, n;
+
+	pthread_mutex_lock(&backends_lock);
+	builtin_locked();
+	n = n_backends;
+	for (i = 0; out != NULL && i < n && i < max; i++)
+		out[i] = backends[i];
+	pthread_mutex_unlock(&backends_lock);
+	return n;
+}
+
+const struct mlx5_glue_backend *
+mlx5_glue_backend_of(const char *device_name)
+{
+	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
+	const struct mlx5_glue_backend *catch_all = NULL;
+	unsigned int i, n;
+
+	if (device_name == NULL || device_name[0] == '\0')
+		return NULL;
+	n = mlx5_glue_backends(all, MLX5_GLUE_MAX_BACKENDS);
+	for (i = 0; i < n; i++) {
+		if (all[i]->claims == NULL) {
+			if (catch_all == NULL)
+				catch_all = all[i];
+		} else if (all[i]->claims(device_name)) {
+			return all[i];
+		}
+	}
+	return catch_all;
+}
+
+const struct mlx5_glue_backend *
+mlx5_glue_backend_of_option(const char *key)
+{
+	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
+	unsigned int i, n;
+
+	if (key == NULL)
+		return NULL;
+	n = mlx5_glue_backends(all, MLX5_GLUE_MAX_BACKENDS);
+	for (i = 0; i < n; i++) {
+		const char *prefix = all[i]->option_prefix;
+
+		if (prefix != NULL && prefix[0] != '\0' && strncmp(key, prefix, strlen(prefix)) == 0)
+			return all[i];
+	}
+	return NULL;
+}
+
+const struct mlx5_glue_backend *
+mlx5_glue_backend_of_glue(const struct mlx5_glue *glue)
+{
+	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
+	unsigned int i, n;
+
+	n = mlx5_glue_backends(all, MLX5_GLUE_MAX_BACKENDS);
+	for (i = 0; i < n; i++)
+		if (all[i]->glue == glue)
+			return all[i];
+	return NULL;
+}
+
+int
+mlx5_glue_prepare_device(const char *name, const struct mlx5_glue_option *opts,
+			 unsigned int n_opts, char *why, size_t why_len)
+{
+	const struct mlx5_glue_backend *b = mlx5_glue_backend_of(name);
+	unsigned int i;
+
+	if (why != NULL && why_len > 0)
+		why[0] = '\0';
+	if (b == NULL) {
+		snprintf(why, why_len, "no backend knows device '%s'", name ? name : "");
+		return -ENODEV;
+	}
+	for (i = 0; i < n_opts; i++) {
+		const struct mlx5_glue_backend *owner = mlx5_glue_backend_of_option(opts[i].key);
+
+		if (owner != b) {
+			snprintf(why, why_len, "option '%s' does not apply to device '%s' (%s backend)",
+				 opts[i].key, name, b->name);
+			return -EINVAL;
+		}
+	}
+	if (b->prepare == NULL)
+		return 0;
+	if (b->canonical_name != NULL)
+		name = b->canonical_name(name);
+	return b->prepare(name, opts, n_opts, why, why_len);
+}
+
+int
 mlx5_glue_find_device(const char *name, const struct mlx5_glue **glue, struct ibv_device **device)
 {
-	const struct mlx5_glue *g;
+	const struct mlx5_glue_backend *b;
 	int ret;
 
 	if (name == NULL || name[0] == '\0' || glue == NULL || device == NULL)
 		return -EINVAL;
-	if (is_sim_name(name)) {
-		g = mlx5_glue_sim();
-		if (strcmp(name, "sim") == 0)
-			name = "sim0";
-	} else {
-		g = mlx5_glue_rdma_core();
-	}
-	ret = mlx5_glue_find_in(g, name, device);
+	b = mlx5_glue_backend_of(name);
+	if (b == NULL)
+		return -ENODEV;
+	if (b->canonical_name != NULL)
+		name = b->canonical_name(name);
+	ret = mlx5_glue_find_in(b->glue, name, device);
 	if (ret == 0)
-		*glue = g;
+		*glue = b->glue;
 	return ret;
 }
 

@@ -3,12 +3,15 @@
  * @file
  * The seam: one table of every non-inline rdma-core entry point the project calls.
  *
- * Two implementations exist, chosen per device at run time:
- *  - "rdma-core": Debian's libibverbs/libmlx5 v44, loaded with dlopen(), for real
- *    ConnectX/BlueField devices (absent libraries simply mean no such devices);
- *  - "sim": the software mlx5 HCA, which fills the same rdma-core objects
- *    (struct ibv_context ops, struct ibv_qp_ex, struct mlx5dv_qp_ex, struct ibv_cq_ex)
- *    so that rdma-core's inline builders and poll calls work unchanged on it.
+ * Backends register themselves (struct mlx5_glue_backend) and are chosen per
+ * device at run time:
+ *  - "rdma-core", always there: Debian's libibverbs/libmlx5 v44, loaded with
+ *    dlopen(), for real ConnectX/BlueField devices (absent libraries simply mean
+ *    no such devices);
+ *  - "sim", when the software mlx5 HCA's library is loaded: it fills the same
+ *    rdma-core objects (struct ibv_context ops, struct ibv_qp_ex, struct
+ *    mlx5dv_qp_ex, struct ibv_cq_ex) so that rdma-core's inline builders and poll
+ *    calls work unchanged on it.
  *
  * Code above the seam keeps the glue pointer of the device it opened and calls every
  * non-inline entry point through it; inline calls (ibv_wr_*, mlx5dv_wr_*, ibv_poll_cq,
@@ -17,6 +20,7 @@
 #ifndef MLX5_GLUE_H
 #define MLX5_GLUE_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,7 +41,24 @@ enum {
 	MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 1 << 1, /**< cap: 128-byte chunks */
 };
 
-/** The table. Every member is mandatory in both backends. */
+/** Where a device gets the host CPU time it needs (software devices). */
+enum mlx5_glue_progress {
+	/** None needed: hardware, or work done on the caller's thread at the doorbell. */
+	MLX5_GLUE_PROGRESS_NONE = 0,
+	/** The backend's own threads, which may run on @c cpus. */
+	MLX5_GLUE_PROGRESS_THREADS = 1,
+	/** Somebody must call mlx5_glue::progress() (a DPDK service, for instance). */
+	MLX5_GLUE_PROGRESS_POLLED = 2,
+};
+
+/** What mlx5_glue::progress_info() reports. */
+struct mlx5_glue_progress_info {
+	enum mlx5_glue_progress mode;
+	unsigned int threads; /**< MLX5_GLUE_PROGRESS_THREADS: how many */
+	cpu_set_t cpus;       /**< MLX5_GLUE_PROGRESS_THREADS: where they may run */
+};
+
+/** The table. Every member is mandatory in every backend unless marked optional. */
 struct mlx5_glue {
 	const char *name; /**< "rdma-core" or "sim" */
 
@@ -106,25 +127,116 @@ struct mlx5_glue {
 	 * doorbell of the device model.
 	 */
 	void (*sq_doorbell)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8);
+
+	/**
+	 * Optional (NULL: the device needs no host CPU time, as hardware). How the
+	 * device behind @p context gets the CPU time it needs: fills @p info.
+	 * @return 0, or a negative errno.
+	 */
+	int (*progress_info)(struct ibv_context *context, struct mlx5_glue_progress_info *info);
+	/**
+	 * Optional. One pass of the device's work for a context whose progress_info()
+	 * said MLX5_GLUE_PROGRESS_POLLED; safe from any thread, any number at once.
+	 * @return > 0 when work was done, 0 when idle, or a negative errno.
+	 */
+	int (*progress)(struct ibv_context *context);
 };
 
-/** The rdma-core backend (never NULL; its device list is empty without rdma-core). */
-const struct mlx5_glue *mlx5_glue_rdma_core(void);
-
-/** The software HCA backend. */
-const struct mlx5_glue *mlx5_glue_sim(void);
+/** One backend option: a key=value devarg the PMD does not own ("sim_core=2-3"). */
+struct mlx5_glue_option {
+	const char *key;
+	const char *value;
+};
 
 /**
- * Find a device by name across both backends: an ibdev name ("mlx5_0"), a PCI
- * address ("0000:08:00.0", rdma-core only) or a software HCA name ("sim", "sim0",
- * "sim1", ...). Returns 0 and fills @p glue and @p device (to be released with
- * mlx5_glue_put_device()), or a negative errno: -ENODEV when nothing matches.
+ * A backend of the seam. Backends register themselves (from a constructor, once
+ * their library is loaded); code above the seam never names one.
+ */
+struct mlx5_glue_backend {
+	const char *name;              /**< "rdma-core", "sim", ... (logs) */
+	const struct mlx5_glue *glue;  /**< its table */
+	/**
+	 * Non-zero when @p device_name is one of this backend's names, whether the
+	 * device exists yet or not. NULL: the backend takes every name no other
+	 * backend claims (the hardware backend).
+	 */
+	int (*claims)(const char *device_name);
+	/** Optional: the listed name of an alias the backend claims ("sim" -> "sim0"). */
+	const char *(*canonical_name)(const char *device_name);
+	/** Prefix of the option keys this backend takes ("sim_"); NULL: none. */
+	const char *option_prefix;
+	/**
+	 * Optional: make @p device_name ready to be opened with @p opts (each key
+	 * starts with option_prefix); a software backend creates the device here.
+	 * @return 0; 1 when the device existed already and @p opts were not applied;
+	 *	   a negative errno. Either of the last two fills @p why (one line).
+	 */
+	int (*prepare)(const char *device_name, const struct mlx5_glue_option *opts,
+		       unsigned int n_opts, char *why, size_t why_len);
+	/**
+	 * Automatic selection: NULL to look through the backend's device list, or
+	 * the device the backend makes on demand when nothing listed before fits.
+	 */
+	const char *fallback_device;
+	/** Automatic selection order: lower first (hardware 0, software 100). */
+	int auto_order;
+	/** Optional: why the backend has no devices (library missing, ...), for logs. */
+	const char *(*status)(void);
+};
+
+/** Most backends one process can hold. */
+#define MLX5_GLUE_MAX_BACKENDS 8
+
+/**
+ * Add @p backend (kept by pointer: static storage). Registering the same name
+ * twice keeps the first.
+ * @return 0, -EEXIST (name taken), -ENOSPC (table full), -EINVAL.
+ */
+int mlx5_glue_backend_register(const struct mlx5_glue_backend *backend);
+
+/** Remove @p backend (a library being unloaded). */
+void mlx5_glue_backend_unregister(const struct mlx5_glue_backend *backend);
+
+/**
+ * The registered backends in automatic selection order: fills @p out with up to
+ * @p max of them. @return how many are registered.
+ */
+unsigned int mlx5_glue_backends(const struct mlx5_glue_backend **out, unsigned int max);
+
+/** The backend that owns device name @p device_name (NULL: none can). */
+const struct mlx5_glue_backend *mlx5_glue_backend_of(const char *device_name);
+
+/** The backend whose option_prefix starts @p key (NULL: none). */
+const struct mlx5_glue_backend *mlx5_glue_backend_of_option(const char *key);
+
+/** The backend that filled @p glue (NULL: none registered). */
+const struct mlx5_glue_backend *mlx5_glue_backend_of_glue(const struct mlx5_glue *glue);
+
+/**
+ * Get device @p name ready with backend options @p opts: every option must
+ * belong to the backend that owns @p name.
+ * @return what the backend's prepare() returns (0 when it has none and @p opts is
+ *	   empty); -ENODEV when no backend owns @p name; -EINVAL when an option
+ *	   belongs to another backend. @p why says what went wrong, or why 1.
+ */
+int mlx5_glue_prepare_device(const char *name, const struct mlx5_glue_option *opts,
+			     unsigned int n_opts, char *why, size_t why_len);
+
+/**
+ * Find a device by name in the backend that owns the name: an ibdev name
+ * ("mlx5_0") or a PCI address ("0000:08:00.0") for hardware, a software HCA name
+ * ("sim0") when that backend is loaded. Returns 0 and fills @p glue and @p device
+ * (to be released with mlx5_glue_put_device()), or a negative errno: -ENODEV when
+ * nothing matches.
  */
 int mlx5_glue_find_device(const char *name, const struct mlx5_glue **glue,
 			  struct ibv_device **device);
 
 /** Release what mlx5_glue_find_device() returned. */
 void mlx5_glue_put_device(const struct mlx5_glue *glue, struct ibv_device *device);
+
+/** The rdma-core backend (never NULL; its device list is empty without rdma-core). */
+const struct mlx5_glue *mlx5_glue_rdma_core(void);
 
 /** Why the rdma-core backend has no devices (library missing, ...), for logs. */
 const char *mlx5_glue_rdma_core_status(void);

@@ -64,7 +64,11 @@ int mlx5_glue_pci_equal(const struct mlx5_glue_pci_addr *a,
 			const struct mlx5_glue_pci_addr *b);
 
 struct mlx5_glue;
+struct mlx5_glue_backend;
 struct ibv_device;
+
+/** The hardware backend, registered by the seam itself before any other. */
+const struct mlx5_glue_backend *mlx5_glue_rdma_core_backend(void);
 
 /**
  * mlx5_glue_find_device() within one backend: the device of @p glue named

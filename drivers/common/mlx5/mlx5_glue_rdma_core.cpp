@@ -697,3 +697,21 @@ mlx5_glue_rdma_core_status(void)
 		return rc.status_no_kernel;
 	return rc.status;
 }
+
+const struct mlx5_glue_backend *
+mlx5_glue_rdma_core_backend(void)
+{
+	static const struct mlx5_glue_backend backend = {
+		.name = "rdma-core",
+		.glue = &rc_glue,
+		.claims = NULL, /* every name no software backend claims */
+		.canonical_name = NULL,
+		.option_prefix = NULL,
+		.prepare = NULL,
+		.fallback_device = NULL,
+		.auto_order = 0,
+		.status = mlx5_glue_rdma_core_status,
+	};
+
+	return &backend;
+}

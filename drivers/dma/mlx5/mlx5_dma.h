@@ -32,11 +32,20 @@ enum mlx5_dma_path {
 	MLX5_DMA_PATH_VERBS,  /**< rdma-core builders between ibv_wr_start/complete */
 };
 
+/** Most backend options (devargs of the seam's backends) one device takes. */
+#define MLX5_DMA_MAX_BACKEND_OPTS 8
+
+/** A devarg owned by a backend of the seam ("sim_core=2-3"), passed on as is. */
+struct mlx5_dma_backend_opt {
+	char key[32];
+	char value[64];
+};
+
 /** Parsed devargs. */
 struct mlx5_dma_devargs {
-	char dev[64];          /**< dev=: "sim", "simN", ibdev name or PCI address; "" = auto */
-	int sim_exec;          /**< sim_exec=: 0 inline, 1 thread (default) */
-	bool sim_exec_set;
+	char dev[64];          /**< dev=: a device name of any backend; "" = auto */
+	struct mlx5_dma_backend_opt opts[MLX5_DMA_MAX_BACKEND_OPTS];
+	unsigned int n_opts;   /**< backend options, in the order given */
 	enum mlx5_dma_path path;
 	uint16_t max_vchans;   /**< max_vchans= (default 4) */
 	uint32_t min_desc;     /**< min_desc= (default 32) */
@@ -138,6 +147,8 @@ struct mlx5_dma_dev {
 	struct mlx5_dma_vchan *vchans;   /**< args.max_vchans entries */
 	char name[RTE_DEV_NAME_MAX_LEN];
 	bool sva;                        /**< implicit MR in use */
+	uint32_t service_id;             /**< progress service (polled backends) */
+	bool has_service;
 };
 
 /* mlx5_dma_ops.cpp */
@@ -149,6 +160,14 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p);
 /* mlx5_dma_pmd_api.cpp: which dmadev ids are ours */
 void mlx5_dma_api_attach(int16_t dev_id, struct mlx5_dma_dev *p);
 void mlx5_dma_api_detach(struct mlx5_dma_dev *p);
+
+/* mlx5_dma_progress.cpp: where the device's own work runs (software backends) */
+/** After open: log the placement; register the progress service if one is needed. */
+int mlx5_dma_progress_setup(struct mlx5_dma_dev *p);
+/** dev_start: make sure a service lcore runs the progress service. */
+void mlx5_dma_progress_start(struct mlx5_dma_dev *p);
+/** Before close: stop and unregister the progress service. */
+void mlx5_dma_progress_teardown(struct mlx5_dma_dev *p);
 
 /* mlx5_dma_devargs.cpp */
 int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);

@@ -32,14 +32,6 @@ int apply(const char *key, const char *value, struct mlx5_dma_devargs *a)
 		if (!value || !*value || strlen(value) >= sizeof(a->dev))
 			goto bad;
 		strcpy(a->dev, value);
-	} else if (!strcmp(key, "sim_exec")) {
-		if (value && !strcmp(value, "inline"))
-			a->sim_exec = 0;
-		else if (value && !strcmp(value, "thread"))
-			a->sim_exec = 1;
-		else
-			goto bad;
-		a->sim_exec_set = true;
 	} else if (!strcmp(key, "path")) {
 		if (value && !strcmp(value, "direct"))
 			a->path = MLX5_DMA_PATH_DIRECT;
@@ -63,6 +55,20 @@ int apply(const char *key, const char *value, struct mlx5_dma_devargs *a)
 		if (!parse_uint(value, 0, 1, &v))
 			goto bad;
 		a->sva = v == 1;
+	} else if (mlx5_glue_backend_of_option(key)) {
+		/* a backend's own option: checked by the backend when the device is prepared */
+		struct mlx5_dma_backend_opt *o = &a->opts[a->n_opts];
+
+		if (a->n_opts == MLX5_DMA_MAX_BACKEND_OPTS) {
+			MLX5_DMA_LOG(ERR, "devarg '%s': more than %d backend options", key,
+				     MLX5_DMA_MAX_BACKEND_OPTS);
+			return -EINVAL;
+		}
+		if (strlen(key) >= sizeof(o->key) || !value || strlen(value) >= sizeof(o->value))
+			goto bad;
+		strcpy(o->key, key);
+		strcpy(o->value, value);
+		a->n_opts++;
 	} else {
 		MLX5_DMA_LOG(ERR, "unknown devarg '%s'", key);
 		return -EINVAL;
@@ -81,7 +87,6 @@ int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *a)
 	int ret = 0;
 
 	memset(a, 0, sizeof(*a));
-	a->sim_exec = 1;
 	a->path = MLX5_DMA_PATH_DIRECT;
 	a->max_vchans = 4;
 	a->min_desc = 32;

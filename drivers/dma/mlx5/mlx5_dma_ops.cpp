@@ -78,6 +78,7 @@ int start(struct rte_dma_dev *dev)
 		if (ret)
 			return ret;
 	}
+	mlx5_dma_progress_start(p);
 	return 0;
 }
 
@@ -91,6 +92,7 @@ int close_dev(struct rte_dma_dev *dev)
 {
 	struct mlx5_dma_dev *p = priv_of(dev);
 
+	mlx5_dma_progress_teardown(p); /* no pass may run over QPs being destroyed */
 	for (uint16_t i = 0; i < p->args.max_vchans; i++)
 		mlx5_dma_vchan_destroy(&p->vchans[i]);
 	mlx5_dma_dev_release(p);

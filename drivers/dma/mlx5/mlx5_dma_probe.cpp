@@ -12,7 +12,6 @@
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
-#include "mlx5_sim.h"
 
 RTE_LOG_REGISTER(mlx5_dma_logtype, pmd.dma.mlx5, INFO);
 
@@ -76,55 +75,106 @@ int clamp_desc(struct mlx5_dma_dev *p)
 	return 0;
 }
 
-/* No dev=: the first real mlx5 device that can do memcpy MMO, else a software HCA. */
-int open_auto(struct mlx5_dma_dev *p)
+/* The devargs a backend owns, as the seam takes them. */
+unsigned int backend_opts(const struct mlx5_dma_devargs *a, struct mlx5_glue_option *opts)
 {
-	const struct mlx5_glue *rc = mlx5_glue_rdma_core();
+	for (unsigned int i = 0; i < a->n_opts; i++) {
+		opts[i].key = a->opts[i].key;
+		opts[i].value = a->opts[i].value;
+	}
+	return a->n_opts;
+}
+
+/* Get @p dev ready with the backend options, then open it. */
+int prepare_and_open(struct mlx5_dma_dev *p, const char *dev)
+{
+	struct mlx5_glue_option opts[MLX5_DMA_MAX_BACKEND_OPTS];
+	unsigned int n = backend_opts(&p->args, opts);
+	char why[160];
+	int ret;
+
+	ret = mlx5_glue_prepare_device(dev, opts, n, why, sizeof(why));
+	if (ret < 0) {
+		MLX5_DMA_LOG(ERR, "%s: %s", p->name, why[0] ? why : strerror(-ret));
+		return ret;
+	}
+	if (ret > 0)
+		MLX5_DMA_LOG(INFO, "%s: %s", p->name, why);
+	ret = open_device(p, dev);
+	if (ret) {
+		const struct mlx5_glue_backend *b = mlx5_glue_backend_of(dev);
+		const char *status = b && b->status ? b->status() : NULL;
+
+		MLX5_DMA_LOG(ERR, "%s: device '%s': %s (%s backend%s%s)", p->name, dev,
+			     strerror(-ret), b ? b->name : "no", status ? ": " : "",
+			     status ? status : "");
+	}
+	return ret;
+}
+
+/* Does backend @p b own every backend option given? (They pick the backend.) */
+bool options_fit(const struct mlx5_dma_devargs *a, const struct mlx5_glue_backend *b)
+{
+	for (unsigned int i = 0; i < a->n_opts; i++)
+		if (mlx5_glue_backend_of_option(a->opts[i].key) != b)
+			return false;
+	return true;
+}
+
+/* A listed device of @p b that can do memcpy MMO. */
+int open_listed(struct mlx5_dma_dev *p, const struct mlx5_glue_backend *b)
+{
 	struct ibv_device **list;
 	int n = 0;
 
-	list = rc->get_device_list(&n);
+	list = b->glue->get_device_list(&n);
 	for (int i = 0; list && i < n; i++) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "%s", rc->get_device_name(list[i]));
+		snprintf(name, sizeof(name), "%s", b->glue->get_device_name(list[i]));
 		if (open_device(p, name) == 0 && p->max_wr_memcpy_length) {
 			MLX5_DMA_LOG(INFO, "%s: using %s (memcpy MMO up to %" PRIu64 " bytes)",
 				     p->name, name, p->max_wr_memcpy_length);
-			rc->free_device_list(list);
+			b->glue->free_device_list(list);
 			return 0;
 		}
 		close_device(p);
 	}
 	if (list)
-		rc->free_device_list(list);
-	MLX5_DMA_LOG(INFO, "%s: no mlx5 device with memcpy MMO (%s): using software HCA sim0",
-		     p->name, mlx5_glue_rdma_core_status());
-	int ret = mlx5_sim_device_add("sim0", NULL); /* defaults, unless it exists */
-	if (ret && ret != -EEXIST)
-		return ret;
-	return open_device(p, "sim0");
+		b->glue->free_device_list(list);
+	MLX5_DMA_LOG(INFO, "%s: no %s device with memcpy MMO%s%s", p->name, b->name,
+		     b->status ? ": " : "", b->status ? b->status() : "");
+	return -ENODEV;
 }
 
-/* dev=simN with sim_exec=: make sure the instance exists in the asked mode. */
-int prepare_sim(const struct mlx5_dma_devargs *a)
+/*
+ * No dev=: backends in their order (hardware first): the first listed device that
+ * can do memcpy MMO, else the device a software backend makes on demand. Backend
+ * options given restrict the choice to their backend.
+ */
+int open_auto(struct mlx5_dma_dev *p)
 {
-	struct mlx5_sim_device_attr attr;
-	const char *name = strcmp(a->dev, "sim") == 0 ? "sim0" : a->dev;
-	int ret;
+	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
+	unsigned int n = mlx5_glue_backends(all, MLX5_GLUE_MAX_BACKENDS);
 
-	mlx5_sim_device_attr_init(&attr);
-	attr.exec_mode = a->sim_exec ? MLX5_SIM_EXEC_THREAD : MLX5_SIM_EXEC_INLINE;
-	ret = mlx5_sim_device_add(name, &attr);
-	if (ret == -EEXIST) {
-		if (a->sim_exec_set)
-			MLX5_DMA_LOG(INFO, "software HCA %s exists already: its execution mode is kept",
-				     name);
-		return 0;
+	for (unsigned int i = 0; i < n && i < MLX5_GLUE_MAX_BACKENDS; i++) {
+		const struct mlx5_glue_backend *b = all[i];
+
+		if (!options_fit(&p->args, b))
+			continue;
+		if (!b->fallback_device) {
+			if (open_listed(p, b) == 0)
+				return 0;
+			continue;
+		}
+		MLX5_DMA_LOG(INFO, "%s: using %s (%s backend)", p->name, b->fallback_device,
+			     b->name);
+		return prepare_and_open(p, b->fallback_device);
 	}
-	if (ret)
-		MLX5_DMA_LOG(ERR, "software HCA '%s': %s", a->dev, strerror(-ret));
-	return ret;
+	MLX5_DMA_LOG(ERR, "%s: no device with memcpy MMO in %u backend%s%s", p->name, n,
+		     n == 1 ? "" : "s",
+		     n == 1 ? " (no software HCA library loaded: -d librte_sim_mlx5.so)" : "");
+	return -ENODEV;
 }
 
 int probe(struct rte_vdev_device *vdev)
@@ -156,18 +206,9 @@ int probe(struct rte_vdev_device *vdev)
 		ret = -ENOTSUP;
 		goto fail;
 	}
-	if (p->args.dev[0] && strncmp(p->args.dev, "sim", 3) == 0) {
-		ret = prepare_sim(&p->args);
-		if (ret)
-			goto fail;
-	}
-	ret = p->args.dev[0] ? open_device(p, p->args.dev) : open_auto(p);
-	if (ret) {
-		MLX5_DMA_LOG(ERR, "%s: device '%s': %s%s%s", name, p->args.dev, strerror(-ret),
-			     ret == -ENODEV ? "; rdma-core: " : "",
-			     ret == -ENODEV ? mlx5_glue_rdma_core_status() : "");
-		goto fail;
-	}
+	ret = p->args.dev[0] ? prepare_and_open(p, p->args.dev) : open_auto(p);
+	if (ret)
+		goto fail; /* logged */
 	if (!p->max_wr_memcpy_length) {
 		MLX5_DMA_LOG(ERR, "%s: device %s has no memcpy MMO (max_wr_memcpy_length 0)", name,
 			     p->glue->get_device_name(p->device));
@@ -175,6 +216,9 @@ int probe(struct rte_vdev_device *vdev)
 		goto fail;
 	}
 	ret = clamp_desc(p);
+	if (ret)
+		goto fail;
+	ret = mlx5_dma_progress_setup(p);
 	if (ret)
 		goto fail;
 	p->pd = p->glue->alloc_pd(p->ctx);
@@ -259,6 +303,7 @@ struct rte_vdev_driver mlx5_dma_driver = {
 void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
 {
 	mlx5_dma_api_detach(p);
+	mlx5_dma_progress_teardown(p);
 	mlx5_dma_mr_registry_destroy(p->mrs);
 	p->mrs = NULL;
 	if (p->pd)
@@ -271,8 +316,9 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
 
 RTE_PMD_REGISTER_VDEV(dma_mlx5, mlx5_dma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5,
-	"dev=<sim|simN|ibdev|PCI address> "
-	"sim_exec=<inline|thread> "
+	"dev=<ibdev|PCI address|simN> "
+	"sim_exec=<inline|thread|service> "
+	"sim_core=<CPU list> "
 	"path=<direct|verbs> "
 	"max_vchans=<1-64> "
 	"min_desc=<power of 2> "

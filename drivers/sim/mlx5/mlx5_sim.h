@@ -10,14 +10,22 @@
  * asked for and no instance exists, "sim0" is created with the defaults of
  * mlx5_sim_device_attr_init().
  *
+ * Options of the seam's prepare step (devargs of dma_mlx5), for a device that
+ * does not exist yet: sim_exec=inline|thread|service (polled: a DPDK service of
+ * the PMD gives it CPU time) and sim_core=<CPU list> ("3", "2-3", "0,2-5"), the
+ * CPUs of the engine thread.
+ *
  * All functions are thread safe and return 0 or a negative errno.
  */
 #ifndef MLX5_SIM_H
 #define MLX5_SIM_H
 
+#include <sched.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
+
+#include "mlx5_glue.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +37,11 @@ enum mlx5_sim_exec_mode {
 	MLX5_SIM_EXEC_INLINE = 0,
 	/** On an engine thread, asynchronously, as hardware does. */
 	MLX5_SIM_EXEC_THREAD = 1,
+	/**
+	 * Asynchronously, in mlx5_glue::progress() calls from the application's
+	 * threads (dma_mlx5 registers a DPDK service for it).
+	 */
+	MLX5_SIM_EXEC_POLLED = 2,
 };
 
 /** Capabilities of one instance (models a hardware generation). */
@@ -59,7 +72,24 @@ struct mlx5_sim_device_attr {
 	 * may execute out of order, so a missing fence is observable.
 	 */
 	uint8_t reorder_unfenced;
+	/**
+	 * Thread mode: non-zero to run the engine thread on @c engine_cpus only.
+	 * Zero: on the CPUs the process could use when this library was loaded,
+	 * which is before DPDK's EAL pins the main lcore, so the OS scheduler keeps the
+	 * engine off a busy lcore whenever the process has another CPU.
+	 */
+	uint8_t engine_cpus_set;
+	cpu_set_t engine_cpus;
 };
+
+/** The software HCA's table of the seam (registered as backend "sim" at load). */
+const struct mlx5_glue *mlx5_glue_sim(void);
+
+/**
+ * The CPUs a default engine thread may run on: the process's affinity when the
+ * library was loaded (every online CPU if that could not be read).
+ */
+void mlx5_sim_default_engine_cpus(cpu_set_t *cpus);
 
 /** Fill @p attr with the defaults (thread mode, a ConnectX-7-like device). */
 void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr);

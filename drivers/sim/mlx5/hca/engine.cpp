@@ -5,7 +5,10 @@
  * one engine thread per device; a doorbell only sets the QP's pending flag and
  * bumps a sequence counter (no syscall), and wakes the engine only when it sleeps.
  * The engine spins briefly when idle, then sleeps on a condition variable.
+ * Polled: doorbells as in thread mode, and the passes run in progress() calls
+ * from whatever thread the application gives the device (a DPDK service core).
  */
+#include <pthread.h>
 #include <sched.h>
 
 #include "hca_impl.h"
@@ -67,7 +70,7 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 {
 	(void)ctrl8; /* the device fetches up to the doorbell record's counter */
 	st_doorbells_.fetch_add(1, std::memory_order_relaxed);
-	if (mode_ == ExecMode::Thread) {
+	if (mode_ != ExecMode::Inline) {
 		post_to_engine(this, qpn, &QpObj::db_pending);
 		return;
 	}
@@ -81,7 +84,7 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 
 void HcaImpl::rq_notify(uint32_t qpn)
 {
-	if (mode_ == ExecMode::Thread) {
+	if (mode_ != ExecMode::Inline) {
 		post_to_engine(this, qpn, &QpObj::rq_pending);
 		return;
 	}
@@ -159,10 +162,29 @@ void HcaImpl::engine_main()
 	}
 }
 
+int HcaImpl::progress()
+{
+	bool did;
+
+	if (mode_ != ExecMode::Polled)
+		return -ENOTSUP;
+	std::lock_guard<std::mutex> lk(mu_);
+	did = engine_pass();
+	return did ? 1 : 0;
+}
+
 void HcaImpl::quiesce()
 {
 	if (mode_ == ExecMode::Inline) {
 		std::lock_guard<std::mutex> lk(mu_);
+		release_deferred(true);
+		return;
+	}
+	if (mode_ == ExecMode::Polled) {
+		/* nobody else may be polling: do the passes here */
+		std::lock_guard<std::mutex> lk(mu_);
+		while (engine_pass())
+			;
 		release_deferred(true);
 		return;
 	}
@@ -179,8 +201,20 @@ void HcaImpl::quiesce()
 	waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
-int HcaImpl::start()
+int HcaImpl::engine_cpus(cpu_set_t *cpus) const
 {
+	if (mode_ != ExecMode::Thread || !engine_.joinable() || !cpus)
+		return -ENOTSUP;
+	/* the thread's own mask: what the kernel enforces, not what was asked */
+	std::thread &t = const_cast<std::thread &>(engine_);
+	return -pthread_getaffinity_np(t.native_handle(), sizeof(*cpus), cpus);
+}
+
+int HcaImpl::start(const cpu_set_t *engine_cpus)
+{
+	std::string thread_name = name_.substr(0, 8) + "-engine"; /* 15 chars at most */
+	int ret;
+
 	if (mode_ != ExecMode::Thread)
 		return 0;
 	try {
@@ -188,7 +222,11 @@ int HcaImpl::start()
 	} catch (...) {
 		return -ENOMEM;
 	}
-	return 0;
+	pthread_setname_np(engine_.native_handle(), thread_name.c_str());
+	if (engine_cpus == nullptr)
+		return 0;
+	ret = pthread_setaffinity_np(engine_.native_handle(), sizeof(*engine_cpus), engine_cpus);
+	return -ret; /* -EINVAL: no usable CPU in the set; the destructor joins */
 }
 
 } // namespace mlx5sim

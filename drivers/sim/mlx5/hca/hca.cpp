@@ -56,7 +56,8 @@ HcaImpl::~HcaImpl()
 	g_names.erase(name_);
 }
 
-std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, ExecMode mode)
+std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, ExecMode mode,
+				 const cpu_set_t *engine_cpus)
 {
 	if (name.empty() || !caps_valid(caps))
 		return nullptr;
@@ -73,7 +74,7 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 		g_names.erase(name);
 		return nullptr;
 	}
-	if (h->start() != 0)
+	if (h->start(engine_cpus) != 0)
 		return nullptr; /* the destructor releases the name */
 	return h;
 }

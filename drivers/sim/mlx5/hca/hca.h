@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include <sched.h>
+
 #include <memory>
 #include <string>
 
@@ -28,6 +30,7 @@ namespace mlx5sim {
 enum class ExecMode : uint8_t {
 	Inline, /**< at the doorbell, on the caller's thread: deterministic */
 	Thread, /**< on an engine thread, asynchronously, as hardware does */
+	Polled, /**< asynchronously, in progress() calls from any thread (a DPDK service) */
 };
 
 /** Per-instance capabilities, so tests can model different hardware generations. */
@@ -125,9 +128,13 @@ class Hca {
 public:
 	virtual ~Hca() = default;
 
-	/** Create an instance; @p name must be unique ("sim0", ...). */
+	/**
+	 * Create an instance; @p name must be unique ("sim0", ...). Thread mode: the
+	 * engine thread may run on @p engine_cpus only (NULL: wherever the creating
+	 * thread may run).
+	 */
 	static std::shared_ptr<Hca> create(const std::string &name, const HcaCaps &caps,
-					   ExecMode mode);
+					   ExecMode mode, const cpu_set_t *engine_cpus = nullptr);
 
 	virtual const std::string &name() const = 0;
 	virtual const HcaCaps &caps() const = 0;
@@ -173,6 +180,19 @@ public:
 
 	/** Wait until the engine has executed everything rung so far (thread mode). */
 	virtual void quiesce() = 0;
+
+	/**
+	 * Polled mode: one pass over every QP with work, from any thread (passes are
+	 * serialised). @return 1 when something was executed or flushed, 0 when idle,
+	 * -ENOTSUP in the other modes.
+	 */
+	virtual int progress() = 0;
+
+	/**
+	 * Thread mode: the CPUs the engine thread may run on, and 1 (the number of
+	 * engine threads). @return -ENOTSUP in the other modes.
+	 */
+	virtual int engine_cpus(cpu_set_t *cpus) const = 0;
 
 	virtual int inject(const Fault &fault) = 0;
 	virtual HcaStats stats() const = 0;

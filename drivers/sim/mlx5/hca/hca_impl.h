@@ -181,7 +181,7 @@ class HcaImpl final : public Hca {
 public:
 	HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode);
 	~HcaImpl() override;
-	int start();
+	int start(const cpu_set_t *engine_cpus);
 
 	const std::string &name() const override { return name_; }
 	const HcaCaps &caps() const override { return caps_; }
@@ -295,6 +295,8 @@ private:
 	/* engine.cpp */
 	void engine_main();
 	bool engine_pass();
+	int progress() override;
+	int engine_cpus(cpu_set_t *cpus) const override;
 	bool deferred_pending_locked() const { return !deferred_.empty(); }
 	/* cqe_writer.cpp */
 	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);

@@ -11,7 +11,7 @@
 
 #include <errno.h>
 
-#include "../../../common/mlx5/mlx5_hw.h"
+#include "mlx5_hw.h"
 #include "provider.h"
 
 #define SIM_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -25,7 +25,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
-#include "../hca/hca.h"
+#include "hca.h"
 
 namespace mlx5sim {
 

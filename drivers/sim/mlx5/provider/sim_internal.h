@@ -18,8 +18,8 @@
 #include <mutex>
 #include <string>
 
-#include "../mlx5_sim.h"
-#include "../../../common/mlx5/mlx5_glue.h"
+#include "mlx5_glue.h"
+#include "mlx5_sim.h"
 #include "provider.h"
 
 namespace mlx5sim {
@@ -97,6 +97,11 @@ static inline uint32_t sim_roundup_pow2(uint32_t v)
 {
 	return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
 }
+
+/* ---- the backend (sim_verbs.cpp, sim_backend.cpp) ---- */
+extern const struct mlx5_glue sim_glue;
+int sim_progress_info(struct ibv_context *context, struct mlx5_glue_progress_info *info);
+int sim_progress(struct ibv_context *context);
 
 /* ---- registry (sim_registry.cpp) ---- */
 struct ibv_device **sim_get_device_list(int *num_devices);

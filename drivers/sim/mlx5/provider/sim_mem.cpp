@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../../common/mlx5/mlx5_hw.h"
+#include "mlx5_hw.h"
 #include "sim_internal.h"
 
 namespace mlx5sim {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <map>
 #include <vector>
@@ -28,6 +29,18 @@ struct Registry {
 	std::map<uint32_t, std::shared_ptr<SimDevice>> devs; /**< by N of "simN" */
 	std::map<struct ibv_device **, std::vector<std::shared_ptr<SimDevice>>> lists;
 };
+
+/* The process's CPU affinity when the library was loaded: before rte_eal_init()
+ * pins the main thread (a plugin's constructors run before EAL sets affinities;
+ * a linked-in library's before main()). */
+cpu_set_t g_load_cpus;
+bool g_load_cpus_valid;
+
+__attribute__((constructor)) void capture_load_cpus()
+{
+	g_load_cpus_valid = sched_getaffinity(0, sizeof(g_load_cpus), &g_load_cpus) == 0 &&
+			    CPU_COUNT(&g_load_cpus) > 0;
+}
 
 Registry &registry()
 {
@@ -65,7 +78,10 @@ bool is_pow2(uint64_t v)
 /** Validate @p a and convert it; false on any out-of-range field. */
 bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode *mode)
 {
-	if (a.exec_mode != MLX5_SIM_EXEC_INLINE && a.exec_mode != MLX5_SIM_EXEC_THREAD)
+	if (a.exec_mode != MLX5_SIM_EXEC_INLINE && a.exec_mode != MLX5_SIM_EXEC_THREAD &&
+	    a.exec_mode != MLX5_SIM_EXEC_POLLED)
+		return false;
+	if (a.engine_cpus_set && CPU_COUNT(&a.engine_cpus) == 0)
 		return false;
 	if (a.max_wr_memcpy_length && (!is_pow2(a.max_wr_memcpy_length) ||
 				       a.max_wr_memcpy_length > (1ull << 31)))
@@ -93,7 +109,8 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->cqe_version = a.cqe_version;
 	caps->odp_implicit = a.odp_implicit != 0;
 	caps->reorder_unfenced = a.reorder_unfenced != 0;
-	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE ? ExecMode::Inline : ExecMode::Thread;
+	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE ? ExecMode::Inline :
+		a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled : ExecMode::Thread;
 	return true;
 }
 
@@ -102,6 +119,7 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 	       const struct mlx5_sim_device_attr &attr)
 {
 	std::shared_ptr<SimDevice> dev;
+	cpu_set_t cpus;
 	HcaCaps caps;
 	ExecMode mode;
 
@@ -112,7 +130,11 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 	dev = std::shared_ptr<SimDevice>(new (std::nothrow) SimDevice());
 	if (!dev)
 		return -ENOMEM;
-	dev->hca = Hca::create(name, caps, mode);
+	if (attr.engine_cpus_set)
+		cpus = attr.engine_cpus;
+	else
+		mlx5_sim_default_engine_cpus(&cpus);
+	dev->hca = Hca::create(name, caps, mode, &cpus);
 	if (!dev->hca)
 		return -ENOMEM;
 	dev->number = number;
@@ -222,6 +244,21 @@ void sim_device_close(SimDevice *dev)
 } // namespace mlx5sim
 
 using namespace mlx5sim;
+
+extern "C" void mlx5_sim_default_engine_cpus(cpu_set_t *cpus)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!cpus)
+		return;
+	if (g_load_cpus_valid) {
+		*cpus = g_load_cpus;
+		return;
+	}
+	CPU_ZERO(cpus);
+	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET((int)i, cpus);
+}
 
 extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
 {

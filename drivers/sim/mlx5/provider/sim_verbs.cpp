@@ -7,8 +7,6 @@
 
 namespace mlx5sim {
 
-namespace {
-
 const struct mlx5_glue sim_glue = {
 	.name = "sim",
 	.get_device_list = sim_get_device_list,
@@ -44,9 +42,9 @@ const struct mlx5_glue sim_glue = {
 	.dv_destroy_mkey = sim_dv_destroy_mkey,
 	.dv_mkey_check = sim_dv_mkey_check,
 	.sq_doorbell = sim_sq_doorbell,
+	.progress_info = sim_progress_info,
+	.progress = sim_progress,
 };
-
-} // namespace
 
 } // namespace mlx5sim
 
