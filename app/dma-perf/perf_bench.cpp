@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <rte_common.h>
@@ -274,6 +275,7 @@ void describe(const perf_scenario *s, perf_result *res)
 		std::string name = pc->type == PERF_TYPE_DMA ? wc.dev : "rte_memcpy";
 
 		res->lcores += (res->lcores.empty() ? "" : " ") + std::to_string(wc.lcore);
+		res->on_main |= wc.lcore == rte_get_main_lcore();
 		if (res->engine.find(name) == std::string::npos)
 			res->engine += (res->engine.empty() ? "" : "+") + name;
 	}
@@ -313,10 +315,15 @@ int execute(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &w
 	    bool progress, perf_result *res)
 {
 	std::vector<snapshot> b, e;
+	perf_worker *on_main = nullptr;
 	uint64_t t0, t1;
 	int ret = 0;
 
 	for (auto &w : ws) {
+		if (w->lcore == rte_get_main_lcore()) {
+			on_main = w.get(); /* runs below, on this thread */
+			continue;
+		}
 		ret = rte_eal_remote_launch(perf_worker_main, w.get(), w->lcore);
 		if (ret) {
 			res->error = "lcore " + std::to_string(w->lcore) + " busy: " + errstr(ret);
@@ -326,9 +333,21 @@ int execute(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &w
 			return ret;
 		}
 	}
-	measure(s, ws, progress, &b, &e, &t0, &t1);
-	for (auto &w : ws)
-		__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	auto timer = [&] {
+		measure(s, ws, progress, &b, &e, &t0, &t1);
+		for (auto &w : ws)
+			__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+	};
+	if (on_main) {
+		/* a plain program's placement: the data path on the main lcore, the timer
+		 * (asleep but for a few snapshots) in a thread of its own */
+		std::thread t(timer);
+
+		perf_worker_main(on_main);
+		t.join();
+	} else {
+		timer();
+	}
 	rte_eal_mp_wait_lcore();
 	fill_result(s, ws, b, e, (double)(t1 - t0) / rte_get_tsc_hz(), res);
 	for (auto &w : ws) {
@@ -410,9 +429,10 @@ int perf_bench_check_lcores(const struct perf_config *cfg, std::string *err)
 				       " is not enabled by eal_args (-l/-c)";
 				return -EINVAL;
 			}
-			if (w.lcore == rte_get_main_lcore()) {
+			if (w.lcore == rte_get_main_lcore() && !pc.main_lcore_worker) {
 				*err = "[" + pc.section + "] lcore " + std::to_string(w.lcore) +
-				       " is the main lcore; workers need their own";
+				       " is the main lcore: set main_lcore_worker=1 to run a "
+				       "worker there";
 				return -EINVAL;
 			}
 			if (pc.type == PERF_TYPE_DMA && preflight_dev(pc, w, err))

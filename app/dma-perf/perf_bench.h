@@ -29,6 +29,7 @@ struct perf_result {
 	enum perf_type type;      /**< engine type */
 	std::string engine;       /**< dmadev name(s), or "rte_memcpy" */
 	std::string lcores;       /**< worker lcores, e.g. "1" or "1 2" */
+	bool on_main;             /**< a worker ran on the main lcore */
 	uint32_t ring_size;       /**< dma_ring_size (0 for CPU) */
 	uint32_t kick_batch;      /**< kick_batch (0 for CPU) */
 	uint32_t buf_size;        /**< bytes per op */
@@ -64,7 +65,8 @@ int perf_bench_run(const struct perf_scenario *s, bool progress, struct perf_res
 
 /**
  * Before any run: every worker lcore of every runnable case is enabled and not the main
- * lcore, every dmadev named exists, and scatter-gather cases fit its max_sges.
+ * lcore (unless the case says main_lcore_worker=1), every dmadev named exists, and
+ * scatter-gather cases fit its max_sges.
  * @return 0, or -EINVAL with the reason in @p err.
  */
 int perf_bench_check_lcores(const struct perf_config *cfg, std::string *err);

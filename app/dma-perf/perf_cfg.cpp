@@ -253,6 +253,10 @@ int parse_case_key(ctx &c, perf_case &pc, case_state &st, const std::string &k,
 		else
 			return c.fail(pc.section, k, v, "expected DMA_MEM_COPY or CPU_MEM_COPY");
 		st.have_type = true;
+	} else if (k == "main_lcore_worker") {
+		if (!parse_u32(v, 1, &x))
+			return c.fail(pc.section, k, v, "expected 0 or 1");
+		pc.main_lcore_worker = x == 1;
 	} else if (k == "skip") {
 		if (!parse_u32(v, 1, &x))
 			return c.fail(pc.section, k, v, "expected 0 or 1");

@@ -63,6 +63,11 @@ struct perf_case {
 	std::vector<struct perf_worker_cfg> workers; /**< in key order */
 	std::string eal_args;   /**< normalised (single spaces) */
 	bool cache_flush;       /**< clflush the buffers before the run */
+	/**
+	 * main_lcore_worker=1: a worker may be the main lcore, the placement of a plain
+	 * DPDK program; the measuring timer then runs in a control thread.
+	 */
+	bool main_lcore_worker;
 	uint32_t test_seconds;  /**< measurement window */
 };
 

@@ -11,11 +11,18 @@
 
 namespace {
 
+/* An engine in one placement: "dma_mlx5", or "dma_mlx5 @main" when a worker ran on
+ * the main lcore. */
+std::string engine_of(const perf_result &r)
+{
+	return r.on_main ? r.engine + " @main" : r.engine;
+}
+
 const perf_result *find(const std::vector<perf_result> &res, const std::string &engine,
 			uint32_t buf_size)
 {
 	for (const perf_result &r : res)
-		if (r.ok && r.engine == engine && r.buf_size == buf_size)
+		if (r.ok && engine_of(r) == engine && r.buf_size == buf_size)
 			return &r;
 	return nullptr;
 }
@@ -39,7 +46,7 @@ void axes(const std::vector<perf_result> &res, std::vector<const perf_result *> 
 		if (!r.ok)
 			continue;
 		for (const perf_result *e : *engines)
-			seen |= e->engine == r.engine;
+			seen |= engine_of(*e) == engine_of(r);
 		if (!seen)
 			engines->push_back(&r);
 		seen = false;
@@ -61,7 +68,8 @@ void perf_report_table(const std::vector<perf_result> &res)
 		std::string c = std::to_string(r.case_id) + "." + std::to_string(r.scenario);
 
 		printf("%-8s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", c.c_str(),
-		       r.engine.c_str(), r.lcores.c_str(), r.ring_size, r.kick_batch, r.buf_size,
+		       r.engine.c_str(), (r.lcores + (r.on_main ? "(m)" : "")).c_str(), r.ring_size,
+		       r.kick_batch, r.buf_size,
 		       r.nr_buf, r.mem_mb);
 		if (r.ops)
 			printf(" %9.3f %9.3f %9.1f %9.1f %10.1f", r.mops, r.gbps, r.cycles_per_op,
@@ -72,47 +80,58 @@ void perf_report_table(const std::vector<perf_result> &res)
 	}
 }
 
+/*
+ * The first DMA engine is the subject. It is compared, in each placement it ran in,
+ * with every other DMA engine of the same placement and with every CPU engine.
+ */
 void perf_report_ratios(const std::vector<perf_result> &res)
 {
 	std::vector<const perf_result *> engines;
 	std::vector<uint32_t> sizes;
-	const perf_result *subject = nullptr;
+	const perf_result *first = nullptr;
 	int header = 0;
 
 	axes(res, &engines, &sizes);
 	for (const perf_result *e : engines)
-		if (!subject && e->type == PERF_TYPE_DMA)
-			subject = e;
-	if (!subject)
+		if (!first && e->type == PERF_TYPE_DMA)
+			first = e;
+	if (!first)
 		return;
-	for (const perf_result *e : engines) {
-		bool cpu = e->type == PERF_TYPE_CPU;
-		bool common = false;
-
-		for (uint32_t s : sizes)
-			common |= find(res, subject->engine, s) && find(res, e->engine, s);
-		if (e == subject || !common)
+	for (const perf_result *subject : engines) {
+		if (subject->type != PERF_TYPE_DMA || subject->engine != first->engine)
 			continue;
-		if (!header++)
-			printf("\nRatios in this run (%s against each other engine, same "
-			       "buf_size):\n", subject->engine.c_str());
-		printf("  %s %s / %s %s:", subject->engine.c_str(), cpu ? "GB/s" : "Mops",
-		       e->engine.c_str(), cpu ? "GB/s" : "Mops");
-		for (uint32_t s : sizes) {
-			const perf_result *a = find(res, subject->engine, s);
-			const perf_result *b = find(res, e->engine, s);
+		for (const perf_result *e : engines) {
+			bool cpu = e->type == PERF_TYPE_CPU;
+			bool common = false;
 
-			if (!a || !b || b->mops <= 0)
+			if (e->engine == subject->engine || (!cpu && e->on_main != subject->on_main))
 				continue;
-			/* Same buf_size: the GB/s ratio equals the Mops ratio. */
-			if (cpu)
-				printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(), a->gbps / b->gbps,
-				       a->gbps / 8, b->gbps / 8);
-			else
-				printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(), a->mops / b->mops,
-				       a->mops, b->mops);
+			for (uint32_t s : sizes)
+				common |= find(res, engine_of(*subject), s) && find(res, engine_of(*e), s);
+			if (!common)
+				continue;
+			if (!header++)
+				printf("\nRatios in this run (%s against each other engine, same "
+				       "buf_size; @main: the worker on the main lcore):\n",
+				       subject->engine.c_str());
+			printf("  %s %s / %s %s:", engine_of(*subject).c_str(), cpu ? "GB/s" : "Mops",
+			       engine_of(*e).c_str(), cpu ? "GB/s" : "Mops");
+			for (uint32_t s : sizes) {
+				const perf_result *a = find(res, engine_of(*subject), s);
+				const perf_result *b = find(res, engine_of(*e), s);
+
+				if (!a || !b || b->mops <= 0)
+					continue;
+				/* Same buf_size: the GB/s ratio equals the Mops ratio. */
+				if (cpu)
+					printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(),
+					       a->gbps / b->gbps, a->gbps / 8, b->gbps / 8);
+				else
+					printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(),
+					       a->mops / b->mops, a->mops, b->mops);
+			}
+			printf("\n");
 		}
-		printf("\n");
 	}
 }
 
