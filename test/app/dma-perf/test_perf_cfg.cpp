@@ -241,6 +241,22 @@ std::string dma_with(const std::string &key, const std::string &val)
 	return out;
 }
 
+/* main_lcore_worker=1 allows a worker on the main lcore (checked after EAL init). */
+void test_main_lcore_worker(void)
+{
+	perf_config cfg;
+	std::string err;
+
+	CU_ASSERT_EQUAL_FATAL(load(std::string("[case1]\n") + dma_case, &cfg, &err), 0);
+	CU_ASSERT_FALSE(cfg.cases[0].main_lcore_worker);
+	CU_ASSERT_EQUAL_FATAL(load(std::string("[case1]\n") + dma_case + "main_lcore_worker=1\n",
+				   &cfg, &err), 0);
+	CU_ASSERT_TRUE(cfg.cases[0].main_lcore_worker);
+	CU_ASSERT_EQUAL_FATAL(load(std::string("[case1]\n") + dma_case + "main_lcore_worker=0\n",
+				   &cfg, &err), 0);
+	CU_ASSERT_FALSE(cfg.cases[0].main_lcore_worker);
+}
+
 void test_bad_values(void)
 {
 	expect_bad(dma_with("buf_size", "abc"), {"[case1]", "buf_size=abc", "not a number"});
@@ -273,6 +289,7 @@ void test_bad_values(void)
 	expect_bad(dma_with("test_seconds", "0"), {"[case1]", "test_seconds=0"});
 	expect_bad(dma_with("cache_flush", "2"), {"[case1]", "cache_flush=2"});
 	expect_bad(dma_with("skip", "maybe"), {"[case1]", "skip=maybe"});
+	expect_bad(dma_with("main_lcore_worker", "yes"), {"[case1]", "main_lcore_worker=yes"});
 	expect_bad(std::string("[GLOBAL]\ntest_seconds=abc\n[case1]\n") + dma_case,
 		   {"[GLOBAL]", "test_seconds=abc"});
 	expect_bad(std::string("[GLOBAL]\nfoo=1\n[case1]\n") + dma_case,
@@ -323,6 +340,7 @@ int main(void)
 	if (!s || !CU_add_test(s, "newest format ([GLOBAL])", test_newest_format) ||
 	    !CU_add_test(s, "23.07-25.07 per-case format", test_old_format) ||
 	    !CU_add_test(s, "ranges", test_ranges) ||
+	    !CU_add_test(s, "main lcore worker", test_main_lcore_worker) ||
 	    !CU_add_test(s, "bad values", test_bad_values) ||
 	    !CU_add_test(s, "bad structure", test_bad_structure)) {
 		CU_cleanup_registry();
