@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Instructions per op that a dma_mlx5 fast path costs the application core, counted by
 # callgrind (repeatable, unlike timings): bursts of 32 copies of 64 B, one submit per
 # burst, completions gathered 32 at a time (app/dma-icount), on the software HCA in
