@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The project's test command (README command 2; .ci/run calls exactly this).
 # Sets up and builds everything (devtools/setup.sh --all, cheap when done), configures and
-# builds the ASan+UBSan build, runs every suite in both builds, and ends with one summary
-# line "N passed, N failed".
+# builds the ASan+UBSan build, runs every suite in both builds, builds the guides with
+# warnings as errors (counted as one test), and ends with one summary line
+# "N passed, N failed". With meson test arguments only the selected suites run.
 #   devtools/test.sh [meson test args...]     e.g. devtools/test.sh vector-replay
 # Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
 #              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs).
@@ -68,6 +69,17 @@ PY
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 done
+
+# The guides: any Sphinx warning is a failure. Counted as one test.
+if [ $# = 0 ]; then
+	echo "=== guides (sphinx-build -W) ==="
+	if devtools/build-doc.sh; then
+		passed=$((passed + 1))
+	else
+		echo "test: the guides do not build without warnings"
+		failed=$((failed + 1))
+	fi
+fi
 
 if [ "$skipped" -gt 0 ]; then
 	echo "${passed} passed, ${failed} failed, ${skipped} skipped"
