@@ -20,6 +20,8 @@ bursts=${BURSTS:-1000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
+# devtools/setup.sh builds only dma-perf; build the counter if it is missing or stale
+[ -f "$build/build.ninja" ] && ninja -C "$build" app/dma-icount/dma-icount >/dev/null
 
 measure() { # label vdev devname bursts
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/$1-$4.cg" \
