@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Instructions per op that a dma_mlx5 fast path costs the application core, counted by
 # callgrind (repeatable, unlike timings): bursts of 32 copies of 64 B, one submit per
 # burst, completions gathered 32 at a time (app/dma-icount), on the software HCA in
@@ -19,6 +20,8 @@ bursts=${BURSTS:-1000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
+# devtools/setup.sh builds only dma-perf; build the counter if it is missing or stale
+[ -f "$build/build.ninja" ] && ninja -C "$build" app/dma-icount/dma-icount >/dev/null
 
 measure() { # label vdev devname bursts
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/$1-$4.cg" \

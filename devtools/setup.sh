@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# Sets up a Debian 12 machine for building dma_mlx5 and builds it.
-#   devtools/setup.sh            install packages (if missing), fetch SDK headers, configure, build
+# SPDX-License-Identifier: BSD-3-Clause
+# Sets up a Debian 12 machine for building dma_mlx5 and builds what the main job needs.
+#   devtools/setup.sh          install packages (if missing), fetch SDK headers, configure
+#                              build/ and build the dma-perf benchmark (README command 1)
+#   devtools/setup.sh --all    same, then build every target of build/ (suites, tools)
 # Re-running it is cheap: every step checks first and skips what is already done.
-# Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
-#              SETUP_SKIP_SAN=1 to skip configuring the ASan+UBSan build.
+# The ASan+UBSan build (build-san/) is configured and built by devtools/test.sh, which
+# needs it; this script never touches it.
+# Environment: BUILD_DIR (default build), SETUP_BUILD_ALL=1 (same as --all).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build_dir=${BUILD_DIR:-build}
-san_build_dir=${SAN_BUILD_DIR:-build-san}
+build_all=${SETUP_BUILD_ALL:-0}
+for arg in "$@"; do
+	case "$arg" in
+	--all) build_all=1 ;;
+	-h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "setup: unknown argument $arg (try --help)" >&2; exit 2 ;;
+	esac
+done
 sdk_dir="$top/.sdk"   # driver-SDK headers of the installed DPDK; never committed (.gitignore)
 
 packages=(build-essential g++ pkg-config meson ninja-build
           libdpdk-dev dpdk dpdk-dev libibverbs-dev rdma-core ibverbs-providers
-          libisal-dev libcunit1-dev dpkg-dev valgrind)
+          libisal-dev libcunit1-dev dpkg-dev valgrind
+          clang-format python3-sphinx)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -67,12 +79,9 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
 	meson setup "$build_dir" --buildtype=debugoptimized -Dwerror=true
 fi
-ninja -C "$build_dir"
-
-if [ "${SETUP_SKIP_SAN:-0}" != 1 ]; then
-	if [ ! -f "$san_build_dir/build.ninja" ]; then
-		meson setup "$san_build_dir" --buildtype=debug -Dwerror=true \
-			-Db_sanitize=address,undefined -Db_lundef=false
-	fi
-	ninja -C "$san_build_dir"
+if [ "$build_all" = 1 ]; then
+	ninja -C "$build_dir"
+else
+	# the main job only: dma-perf links the PMD and both seam backends in
+	ninja -C "$build_dir" app/dma-perf/dma-perf
 fi

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The project's test command (README command 2; .ci/run calls exactly this).
-# Builds what is missing (devtools/setup.sh, cheap when done), then runs every suite
-# in the normal build and in the ASan+UBSan build, and ends with one summary line.
+# Sets up and builds everything (devtools/setup.sh --all, cheap when done), configures and
+# builds the ASan+UBSan build, runs every suite in both builds, builds the guides with
+# warnings as errors (counted as one test), and ends with one summary line
+# "N passed, N failed". With meson test arguments only the selected suites run.
 #   devtools/test.sh [meson test args...]     e.g. devtools/test.sh vector-replay
+# Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
+#              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,13 +15,34 @@ cd "$top"
 build_dir=${BUILD_DIR:-build}
 san_build_dir=${SAN_BUILD_DIR:-build-san}
 
-devtools/setup.sh || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+devtools/setup.sh --all || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+# The ASan+UBSan build: same sources and options, debug, sanitizers on.
+build_san() {
+	if [ ! -f "$san_build_dir/build.ninja" ]; then
+		meson setup "$san_build_dir" --buildtype=debug -Dwerror=true \
+			-Db_sanitize=address,undefined -Db_lundef=false || return 1
+	fi
+	ninja -C "$san_build_dir"
+}
 
 passed=0
 failed=0
 skipped=0
-for dir in "$build_dir" "$san_build_dir"; do
+dirs=("$build_dir")
+if [ "${TEST_SKIP_SAN:-0}" != 1 ]; then
+	echo "=== building $san_build_dir (ASan+UBSan) ==="
+	if build_san; then
+		dirs+=("$san_build_dir")
+	else
+		echo "test: building $san_build_dir failed"
+		failed=$((failed + 1))
+	fi
+fi
+
+for dir in "${dirs[@]}"; do
 	echo "=== suites in $dir ==="
+	rm -f "$dir/meson-logs/testlog.json"
 	# ASan: leaks are real failures; UBSan: stop at the first report.
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
@@ -43,6 +69,18 @@ PY
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 done
+
+# The guides: any Sphinx warning is a failure. Counted as one test.
+if [ $# = 0 ]; then
+	echo "=== guides (sphinx-build -W) ==="
+	if devtools/build-doc.sh; then
+		passed=$((passed + 1))
+	else
+		echo "test: the guides do not build without warnings"
+		failed=$((failed + 1))
+	fi
+fi
+
 if [ "$skipped" -gt 0 ]; then
 	echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 else

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The SQ doorbell of a batch (libmlx5 post_send_db, facts §1.2), and the legacy
+ * The SQ doorbell of a batch (rdma-core providers/mlx5/qp.c, post_send_db), and the legacy
  * ibv_post_send / ibv_post_recv. The legacy send path builds its WQEs with the same
  * segment writers as the new API (wr_segments.h).
  */

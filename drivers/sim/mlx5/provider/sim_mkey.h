@@ -3,8 +3,9 @@
  * @file
  * The provider's indirect mkey (libmlx5's mlx5_mkey): the public mlx5dv_mkey
  * plus what the UMR builders read and update (descriptor count, recorded layout
- * length) and the signature context a BLOCK_SIGNATURE mkey carries (facts §4.1,
- * §5.4; FORMAT.md §4).
+ * length) and the signature context a BLOCK_SIGNATURE mkey carries (rdma-core
+ * providers/mlx5/verbs.c, _mlx5dv_create_mkey; providers/mlx5/mlx5.h, enum
+ * mlx5_mkey_bsf_state; test/vectors/FORMAT.md §4).
  *
  * Only plain-mkey configuration is implemented today. The signature fields are
  * stored so the state transitions of mkey_configure work; the signature setter,

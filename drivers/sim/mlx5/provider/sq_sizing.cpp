@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * SQ sizing exactly as libmlx5 v44.0 computes it (facts §1.4, checked against every
- * QP of the golden vectors), including the v44.0 omission of the UMR reserve for a
+ * SQ sizing exactly as libmlx5 v44.0 computes it (rdma-core providers/mlx5/verbs.c,
+ * _sq_overhead, mlx5_calc_send_wqe and mlx5_calc_sq_size; checked against every QP of the
+ * golden vectors), including the v44.0 omission of the UMR reserve for a
  * QP whose only UMR-capable dv operation is MKEY_CONFIGURE.
  */
 #include <errno.h>

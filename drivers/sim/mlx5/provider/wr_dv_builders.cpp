@@ -2,7 +2,8 @@
 /**
  * @file
  * mlx5dv builders of the new post-send API: DMA memcpy (MMO) and raw WQE, as
- * libmlx5 v44.0 writes them (facts §2, §3). Both are finalised at once, so on a DCI
+ * libmlx5 v44.0 writes them (rdma-core providers/mlx5/qp.c, mlx5_wr_memcpy and
+ * mlx5_wr_raw_wqe). Both are finalised at once, so on a DCI
  * they need no address vector.
  */
 #include <errno.h>

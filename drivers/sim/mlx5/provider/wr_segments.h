@@ -19,7 +19,7 @@
 
 namespace mlx5sim {
 
-/** Ring a batch's doorbell (post_send_db.cpp): facts §1.2. */
+/** Ring a batch's doorbell (post_send_db.cpp; rdma-core providers/mlx5/qp.c, post_send_db). */
 void sim_sq_doorbell(SimQp *qp, uint32_t nreq, bool inl, uint32_t ds,
 		     const struct mlx5_wqe_ctrl_seg *ctrl);
 

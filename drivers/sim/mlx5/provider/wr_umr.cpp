@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * UMR builders of the new post-send API as libmlx5 v44.0 implements them (facts
- * §4.2): mlx5dv_wr_mkey_configure with its access / layout setters, and the old
- * registration calls mlx5dv_wr_mr_list / mlx5dv_wr_mr_interleaved (configure with
- * two setters).
+ * UMR builders of the new post-send API as libmlx5 v44.0 implements them (rdma-core
+ * providers/mlx5/qp.c, mlx5_send_wr_mkey_configure): mlx5dv_wr_mkey_configure with its
+ * access / layout setters, and the old registration calls mlx5dv_wr_mr_list /
+ * mlx5dv_wr_mr_interleaved (configure with two setters).
  *
  * Reproduced v44.0 behaviour (FORMAT.md §9):
  * - IBV_SEND_INLINE is required; its EOPNOTSUPP (and the conf_attr one) replaces
@@ -117,7 +117,10 @@ void umr_setter_done(SimQp *qp)
 		umr_finalize(qp);
 }
 
-/** Apply RESET_SIG_ATTR or move the signature state on (facts §5.4). */
+/**
+ * Apply RESET_SIG_ATTR or move the signature state on (rdma-core providers/mlx5/mlx5.h,
+ * enum mlx5_mkey_bsf_state).
+ */
 void umr_sig_configure(SimMkey *mkey, uint32_t conf_flags)
 {
 	SimMkeySig &sig = mkey->sig;

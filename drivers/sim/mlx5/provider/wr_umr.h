@@ -3,7 +3,8 @@
  * @file
  * UMR builders of the new post-send API (mkey configure, its setters and the old
  * mr_list / mr_interleaved registration calls), as libmlx5 v44.0 writes them
- * (facts §4.2). wr_umr.cpp holds the builders, wr_umr_layout.cpp the translation
+ * (rdma-core providers/mlx5/qp.c, mlx5_send_wr_mkey_configure and its setters).
+ * wr_umr.cpp holds the builders, wr_umr_layout.cpp the translation
  * area writers.
  */
 #ifndef MLX5_SIM_WR_UMR_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Translation areas of a UMR WQE (facts §4.2): KLM list and repeat block. Both
+ * Translation areas of a UMR WQE (rdma-core providers/mlx5/qp.c,
+ * mlx5_send_wr_set_mkey_layout and its interleaved variant): KLM list and repeat block. Both
  * start 128 bytes after the ctrl segment, i.e. on a WQEBB boundary, so an entry
  * never straddles the end of the ring: the writers wrap entry by entry.
  */

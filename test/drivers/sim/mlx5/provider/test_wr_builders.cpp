@@ -454,7 +454,10 @@ void test_sizing_table(void)
 
 	ctx.max_sq_desc_sz = 1024;
 	ctx.max_send_wqebb = 32768;
-	/* facts §1.4: RC, SEND, dv MKEY_CONFIGURE, wr 1000, inline 512 -> 576 B, 1820 */
+	/*
+	 * rdma-core providers/mlx5/verbs.c, mlx5_calc_sq_size:
+	 * RC, SEND, dv MKEY_CONFIGURE, wr 1000, inline 512 -> 576 B, 1820
+	 */
 	cap = {1000, 0, 1, 0, 512};
 	g = sim_sq_size(ctx, IBV_QPT_RC, false, cap, true, IBV_QP_EX_WITH_SEND,
 			MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
