@@ -7,6 +7,7 @@
 # "N passed, N failed". With meson test arguments only the selected suites run.
 #   devtools/test.sh [meson test args...]     e.g. devtools/test.sh vector-replay
 # Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
+#              NOSIM_BUILD_DIR (default build-nosim: -Dsim=false, full runs only),
 #              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs).
 set -uo pipefail
 
@@ -14,6 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build_dir=${BUILD_DIR:-build}
 san_build_dir=${SAN_BUILD_DIR:-build-san}
+nosim_build_dir=${NOSIM_BUILD_DIR:-build-nosim}
 
 devtools/setup.sh --all || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -26,6 +28,16 @@ build_san() {
 	ninja -C "$san_build_dir"
 }
 
+# Without the software HCA (-Dsim=false): the PMD for real devices only; its tests
+# prove the PMD carries no model code and refuses software HCA names cleanly.
+build_nosim() {
+	if [ ! -f "$nosim_build_dir/build.ninja" ]; then
+		meson setup "$nosim_build_dir" --buildtype=debugoptimized -Dwerror=true \
+			-Dsim=false || return 1
+	fi
+	ninja -C "$nosim_build_dir"
+}
+
 passed=0
 failed=0
 skipped=0
@@ -36,6 +48,15 @@ if [ "${TEST_SKIP_SAN:-0}" != 1 ]; then
 		dirs+=("$san_build_dir")
 	else
 		echo "test: building $san_build_dir failed"
+		failed=$((failed + 1))
+	fi
+fi
+if [ $# = 0 ]; then
+	echo "=== building $nosim_build_dir (no software HCA) ==="
+	if build_nosim; then
+		dirs+=("$nosim_build_dir")
+	else
+		echo "test: building $nosim_build_dir failed"
 		failed=$((failed + 1))
 	fi
 fi
