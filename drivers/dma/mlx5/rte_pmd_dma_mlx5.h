@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <rte_compat.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,36 +41,83 @@ struct rte_pmd_dma_mlx5_error {
 };
 
 /**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
  * Query the mlx5 capabilities of a dma_mlx5 device.
- * @return 0, or -EINVAL if @p dev_id is not a dma_mlx5 device or @p caps is NULL.
+ *
+ * @param dev_id
+ *   dmadev identifier of the device.
+ * @param[out] caps
+ *   Filled with the device's capabilities.
+ * @return
+ *   0, or -EINVAL if @p dev_id is not a dma_mlx5 device or @p caps is NULL.
  */
+__rte_experimental
 int rte_pmd_dma_mlx5_get_caps(int16_t dev_id, struct rte_pmd_dma_mlx5_caps *caps);
 
 /**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
  * Query the QP behind a configured vchan.
- * @return 0, or -EINVAL (not dma_mlx5, vchan not set up, NULL @p info).
+ *
+ * @param dev_id
+ *   dmadev identifier of the device.
+ * @param vchan
+ *   Virtual channel, configured by rte_dma_vchan_setup().
+ * @param[out] info
+ *   Filled with the vchan's QP number and SQ size.
+ * @return
+ *   0, or -EINVAL (not dma_mlx5, vchan not set up, NULL @p info).
  */
+__rte_experimental
 int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
 				struct rte_pmd_dma_mlx5_vchan_info *info);
 
 /**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
  * Enqueue a caller-built WQE on a vchan, with the contract of mlx5dv_wr_raw_wqe():
  * the WQE's ds field (low 6 bits of qpn_ds) says how many 16-byte units to copy;
  * the driver sets the WQE index (bits 23:8 of the first dword) and keeps every other
  * byte, so the caller puts the QPN (rte_pmd_dma_mlx5_vchan_info()) in qpn_ds. The
  * op takes the next rte_dma ring index and its completion comes back through
  * rte_dma_completed()/rte_dma_completed_status() like a copy.
- * @param flags RTE_DMA_OP_FLAG_* (FENCE sets the WQE fence, SUBMIT rings the doorbell).
- * @return the ring index, -ENOSPC when the ring is full, -EINVAL for a NULL @p wqe,
- *         a ds of 0, or a device/vchan that is not a configured dma_mlx5 one.
+ *
+ * @param dev_id
+ *   dmadev identifier of the device.
+ * @param vchan
+ *   Virtual channel, configured by rte_dma_vchan_setup().
+ * @param wqe
+ *   The WQE: control segment first, ds * 16 bytes in all.
+ * @param flags
+ *   RTE_DMA_OP_FLAG_* (FENCE sets the WQE fence, SUBMIT rings the doorbell).
+ * @return
+ *   The ring index, -ENOSPC when the ring is full, -EINVAL for a NULL @p wqe,
+ *   a ds of 0, or a device/vchan that is not a configured dma_mlx5 one.
  */
+__rte_experimental
 int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan, const void *wqe,
 				     uint64_t flags);
 
 /**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
  * CQE details of the last failed op of a vchan.
- * @return 0; -ENOENT when no op has failed since start; -EINVAL otherwise.
+ *
+ * @param dev_id
+ *   dmadev identifier of the device.
+ * @param vchan
+ *   Virtual channel, configured by rte_dma_vchan_setup().
+ * @param[out] err
+ *   Filled with the ring index, syndromes and opcode of the failed op.
+ * @return
+ *   0; -ENOENT when no op has failed since start; -EINVAL otherwise.
  */
+__rte_experimental
 int rte_pmd_dma_mlx5_last_error(int16_t dev_id, uint16_t vchan,
 				struct rte_pmd_dma_mlx5_error *err);
 

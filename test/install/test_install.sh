@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Installs dma_mlx5 into a fresh prefix, builds examples/dma_mlx5_copy against that
+# prefix through PKG_CONFIG_PATH only (make shared/static, meson shared/static) and
+# runs every build on the software HCA.
+#
+#   test/install/test_install.sh <source dir> <work dir>
+#
+# <work dir>/build is a build of the source configured with --prefix=<work dir>/prefix
+# and kept between runs (only the first run pays for a full build). The prefix is
+# reinstalled every run. <work dir> must have no world-writable ancestor (not /tmp):
+# EAL refuses plugins below one. Prints "N passed, N failed"; exits 0 if none failed.
+set -uo pipefail
+
+src=$(cd "${1:?usage: $0 <source dir> <work dir>}" && pwd)
+mkdir -p "${2:?usage: $0 <source dir> <work dir>}"
+work=$(cd "$2" && pwd)
+bld=$work/build
+prefix=$work/prefix
+passed=0
+failed=0
+log=$work/log
+mkdir -p "$log"
+
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1"; failed=$((failed + 1)); [ -n "${2:-}" ] && sed 's/^/    /' "$2" | tail -n 30; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit $?; }
+
+# ---- install ----------------------------------------------------------------------
+if [ ! -f "$bld/build.ninja" ]; then
+	meson setup "$bld" "$src" --prefix="$prefix" --buildtype=debugoptimized \
+		-Dtests=false -Dsim=true >"$log/setup.txt" 2>&1 ||
+		{ fail "meson setup --prefix=$prefix" "$log/setup.txt"; finish; }
+fi
+rm -rf "$prefix"
+if meson install -C "$bld" >"$log/install.txt" 2>&1; then
+	pass "meson install into $prefix"
+else
+	fail "meson install into $prefix" "$log/install.txt"
+	finish
+fi
+
+# The prefix's own libdir and pkg-config directory, from the installed .pc file.
+pc=$(find "$prefix" -name libdpdk-dma-mlx5.pc -path '*/pkgconfig/*' | head -n1)
+if [ -z "$pc" ]; then
+	fail "libdpdk-dma-mlx5.pc installed"
+	finish
+fi
+pcdir=$(dirname "$pc")
+export PKG_CONFIG_PATH=$pcdir
+unset PKG_CONFIG_LIBDIR LD_LIBRARY_PATH LIBRARY_PATH CPATH C_INCLUDE_PATH
+libdir=$(pkg-config --variable=libdir libdpdk-dma-mlx5)
+pmddir=$(pkg-config --variable=pmddir libdpdk-dma-mlx5)
+includedir=$(pkg-config --variable=includedir libdpdk-dma-mlx5)
+echo "prefix $prefix: libdir $libdir, plugins $pmddir"
+
+# ---- layout -----------------------------------------------------------------------
+missing=()
+for f in "$pmddir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.so.23.0 \
+	 "$pmddir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.so{,.23} \
+	 "$libdir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.{a,so,so.23,so.23.0} \
+	 "$includedir"/dpdk/rte_pmd_dma_mlx5.h "$pcdir"/libdpdk-dma-mlx5-libs.pc; do
+	[ -e "$f" ] || missing+=("${f#"$prefix"/}")
+done
+if [ ${#missing[@]} = 0 ]; then
+	pass "installed layout (plugins in ${pmddir#"$prefix"/}, archives, header, .pc)"
+else
+	fail "installed layout: missing ${missing[*]}"
+fi
+if [ -f "$pmddir/librte_dma_mlx5.so.23.0" ] && [ ! -L "$pmddir/librte_dma_mlx5.so.23.0" ]; then
+	pass "the PMD itself lives in the plugin directory"
+else
+	fail "the PMD itself lives in the plugin directory"
+fi
+
+dyn=$(readelf -d "$pmddir/librte_dma_mlx5.so.23.0" 2>&1)
+if grep -q 'SONAME.*\[librte_dma_mlx5\.so\.23\]' <<<"$dyn" &&
+   grep -q 'RUNPATH.*\[\$ORIGIN\]' <<<"$dyn"; then
+	pass "readelf -d: SONAME librte_dma_mlx5.so.23, RUNPATH \$ORIGIN"
+else
+	echo "$dyn" >"$log/readelf.txt"
+	fail "readelf -d: SONAME librte_dma_mlx5.so.23, RUNPATH \$ORIGIN" "$log/readelf.txt"
+fi
+
+# Nothing the example is built with may point into the source tree or into this
+# work directory outside the prefix.
+check_paths() { # <what> <file with the compile/link lines>
+	local bad
+	bad=$(tr ' =' '\n\n' <"$2" | grep -E "^(-[IL])?($src|$work)" | grep -v "^\(-[IL]\)\?$prefix" |
+	      grep -v "^\(-[IL]\)\?$work/ex-" | sort -u)
+	if [ -z "$bad" ]; then
+		pass "$1: no path into the source or build tree"
+	else
+		echo "$bad" >"$log/paths.txt"
+		fail "$1: paths into the source or build tree" "$log/paths.txt"
+	fi
+}
+pkg-config --cflags --libs libdpdk-dma-mlx5 >"$log/pc-shared.txt" 2>&1
+pkg-config --static --cflags --libs libdpdk-dma-mlx5 >"$log/pc-static.txt" 2>&1
+check_paths "pkg-config --cflags --libs [--static]" <(cat "$log"/pc-*.txt)
+
+# ---- running ----------------------------------------------------------------------
+# EAL of a shared DPDK autoloads only its own plugin directory; this prefix's is
+# passed with -d. A statically linked binary has everything in and loads nothing.
+eal=(--no-huge -m 512 --no-pci --no-shconf -l 0-1 --vdev dma_mlx5,dev=sim0)
+if compgen -G "$(pkg-config --variable=pmddir libdpdk)/librte_dma_mlx5.so*" >/dev/null 2>&1 ||
+   [ -e /usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_dma_mlx5.so ]; then
+	echo "note: a dma_mlx5 is installed in DPDK's autoload directory; it is loaded too"
+fi
+summary_re='^dma_mlx5_copy: [1-9][0-9]* copies, [0-9]+ bytes verified, 0 failures: PASS$'
+
+run_example() { # <what> <binary> <shared|static>
+	local what=$1 bin=$2 kind=$3 out=$log/run-$1.txt rc
+	local -a cmd
+	if [ "$kind" = shared ]; then
+		# the PMD is linked in: the loader finds it in the prefix's libdir
+		cmd=(env LD_LIBRARY_PATH="$libdir" "$bin" "${eal[@]}" -d "$pmddir")
+	else
+		cmd=("$bin" "${eal[@]}")
+	fi
+	(cd "$work" && timeout 120 "${cmd[@]}") >"$out" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -Eq "$summary_re" "$out"; then
+		pass "run $what: $(grep -E "$summary_re" "$out")"
+	else
+		echo "(exit $rc) ${cmd[*]}" >>"$out"
+		fail "run $what" "$out"
+	fi
+}
+
+check_static() { # <what> <binary>: no DPDK or dma_mlx5 shared object needed
+	local needed
+	needed=$(readelf -d "$2" | grep NEEDED | grep -E 'librte_' || true)
+	if [ -z "$needed" ]; then
+		pass "$1 needs no librte_*.so"
+	else
+		echo "$needed" >"$log/needed.txt"
+		fail "$1 needs no librte_*.so" "$log/needed.txt"
+	fi
+}
+
+# ---- make, shared and static --------------------------------------------------------
+ex=$work/ex-make
+rm -rf "$ex" && cp -r "$src/examples/dma_mlx5_copy" "$ex"
+if make -C "$ex" >"$log/make-shared.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy-shared" ]; then
+	pass "make (shared) with PKG_CONFIG_PATH=$pcdir"
+	check_paths "make (shared) command line" "$log/make-shared.txt"
+	run_example make-shared "$ex/build/dma_mlx5_copy-shared" shared
+else
+	fail "make (shared)" "$log/make-shared.txt"
+fi
+if make -C "$ex" static >"$log/make-static.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy-static" ]; then
+	pass "make static"
+	check_paths "make static command line" "$log/make-static.txt"
+	check_static "make static binary" "$ex/build/dma_mlx5_copy-static"
+	run_example make-static "$ex/build/dma_mlx5_copy-static" static
+else
+	fail "make static" "$log/make-static.txt"
+fi
+
+# ---- meson, shared and static -------------------------------------------------------
+for kind in shared static; do
+	ex=$work/ex-meson-$kind
+	rm -rf "$ex" && cp -r "$src/examples/dma_mlx5_copy" "$ex"
+	if (cd "$ex" && meson setup build -Ddefault_library=$kind && ninja -C build -v) \
+		>"$log/meson-$kind.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy" ]; then
+		pass "meson ($kind) with PKG_CONFIG_PATH=$pcdir"
+		check_paths "meson ($kind) command line" "$log/meson-$kind.txt"
+		[ $kind = static ] && check_static "meson static binary" "$ex/build/dma_mlx5_copy"
+		run_example meson-$kind "$ex/build/dma_mlx5_copy" $kind
+	else
+		fail "meson ($kind)" "$log/meson-$kind.txt"
+	fi
+done
+
+finish
