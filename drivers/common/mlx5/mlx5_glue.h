@@ -5,9 +5,10 @@
  *
  * Backends register themselves (struct mlx5_glue_backend) and are chosen per
  * device at run time:
- *  - "rdma-core", always there: Debian's libibverbs/libmlx5 v44, loaded with
- *    dlopen(), for real ConnectX/BlueField devices (absent libraries simply mean
- *    no such devices);
+ *  - "rdma-core", always there: Debian's libibverbs/libmlx5 v44 through the glue
+ *    library librte_dma_mlx5_glue.so.44, the only binary linked against them,
+ *    loaded with dlopen() on first use, for real ConnectX/BlueField devices (no
+ *    glue library or no rdma-core simply means no such devices);
  *  - "sim", when the software mlx5 HCA's library is loaded: it fills the same
  *    rdma-core objects (struct ibv_context ops, struct ibv_qp_ex, struct
  *    mlx5dv_qp_ex, struct ibv_cq_ex) so that rdma-core's inline builders and poll
@@ -57,6 +58,12 @@ struct mlx5_glue_progress_info {
 	unsigned int threads; /**< MLX5_GLUE_PROGRESS_THREADS: how many */
 	cpu_set_t cpus;       /**< MLX5_GLUE_PROGRESS_THREADS: where they may run */
 };
+
+/**
+ * Layout of struct mlx5_glue: bump on every change of its members (the rdma-core
+ * glue library, built separately, is refused unless it was built with the same).
+ */
+#define MLX5_GLUE_LAYOUT_VERSION 1
 
 /** The table. Every member is mandatory in every backend unless marked optional. */
 struct mlx5_glue {

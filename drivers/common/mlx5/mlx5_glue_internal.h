@@ -14,10 +14,6 @@
 extern "C" {
 #endif
 
-/** Environment variable naming the libibverbs to dlopen (default libibverbs.so.1). */
-#define MLX5_GLUE_ENV_IBVERBS_LIB "MLX5_GLUE_IBVERBS_LIB"
-/** Environment variable naming the libmlx5 to dlopen (default libmlx5.so.1). */
-#define MLX5_GLUE_ENV_MLX5_LIB "MLX5_GLUE_MLX5_LIB"
 /** Environment variable replacing "/sys" in the PCI lookup (tests use a fake tree). */
 #define MLX5_GLUE_ENV_SYSFS_ROOT "MLX5_GLUE_SYSFS_ROOT"
 
@@ -69,6 +65,12 @@ struct ibv_device;
 
 /** The hardware backend, registered by the seam itself before any other. */
 const struct mlx5_glue_backend *mlx5_glue_rdma_core_backend(void);
+
+/**
+ * The table the rdma-core backend forwards to when no glue library loaded:
+ * an empty device list, every other entry failing with ENOSYS.
+ */
+const struct mlx5_glue *mlx5_glue_rdma_core_nolib(void);
 
 /**
  * mlx5_glue_find_device() within one backend: the device of @p glue named

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rdma-core backend of the seam and the device lookup across backends.
+ * The rdma-core backend of the seam (the loader of the glue library) and the
+ * device lookup across backends.
  *
- * Runs on any host: with no mlx5 hardware the libraries still load and list
- * nothing; expectations that depend on the host (libraries present, devices
- * listed) are derived from the host, not assumed. The disabled backend is
- * exercised in child processes (the backend loads once per process) started
- * with the library names overridden.
+ * meson points $MLX5_GLUE_PATH at the glue library of the build, linked against
+ * the host's libibverbs/libmlx5: it loads and, with no mlx5 hardware, lists
+ * nothing. Expectations that depend on the host (kernel verbs, devices listed,
+ * an installed copy of the glue) are derived from the host, not assumed. The
+ * backend loads once per process, so every other loading case runs in a child
+ * process started with its own $MLX5_GLUE_PATH: no library, fake libraries with
+ * one defect each (fake_glue.cpp), a search list, and the shared seam finding
+ * the glue library next to itself (glue_seam_dir_helper.cpp).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +27,21 @@
 
 #include "mlx5_glue.h"
 #include "mlx5_glue_internal.h"
+#include "mlx5_glue_lib.h"
 #include "mlx5_sim.h"
 
 namespace {
 
-const char *self_exe; /* re-executed for the disabled-backend children */
+const char *self_exe; /* re-executed for the fresh-process children */
+
+/* The glue library of the build, from $MLX5_GLUE_PATH (meson); NULL if none was built. */
+const char *
+glue_dir(void)
+{
+	const char *dir = getenv(MLX5_GLUE_ENV_PATH);
+
+	return dir != NULL && dir[0] != '\0' ? dir : NULL;
+}
 
 /* ---------------------------------------------------------------- loading */
 
@@ -36,16 +51,15 @@ test_not_linked(void)
 {
 	CU_ASSERT_PTR_NULL(dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD));
 	CU_ASSERT_PTR_NULL(dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD));
+	CU_ASSERT_PTR_NULL(dlopen(MLX5_GLUE_LIB_SONAME, RTLD_NOW | RTLD_NOLOAD));
 }
 
+/* Every member up to the optional ones is mandatory: walk the function pointers. */
 void
-test_table_complete(void)
+check_complete(const struct mlx5_glue *g)
 {
-	const struct mlx5_glue *g = mlx5_glue_rdma_core();
-
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
 	CU_ASSERT_STRING_EQUAL(g->name, "rdma-core");
-	/* every member up to the optional ones is mandatory: walk the function pointers */
 	const char *base = reinterpret_cast<const char *>(g);
 	for (size_t off = offsetof(struct mlx5_glue, get_device_list);
 	     off < offsetof(struct mlx5_glue, progress_info); off += sizeof(void (*)(void))) {
@@ -59,30 +73,75 @@ test_table_complete(void)
 	CU_ASSERT_PTR_NULL(g->progress);
 }
 
-/* The status must agree with what the host actually offers. */
+/* The seam's table, its no-library table, and the glue library's own table. */
 void
-test_status_matches_host(void)
+test_table_complete(void)
 {
-	void *verbs = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
-	void *mlx5 = dlopen("libmlx5.so.1", RTLD_NOW | RTLD_LOCAL);
+	char path[PATH_MAX];
+	const struct mlx5_glue_lib *gl;
+	void *lib;
+
+	check_complete(mlx5_glue_rdma_core());
+	check_complete(mlx5_glue_rdma_core_nolib());
+	if (glue_dir() == NULL) {
+		printf("\n    no glue library built: its table not checked\n");
+		return;
+	}
+	/*
+	 * The backend loads the same library first and keeps it: the dlclose() below
+	 * must not unload libibverbs, whose provider list would lose libmlx5's entry
+	 * (LeakSanitizer reports it).
+	 */
+	mlx5_glue_rdma_core_status();
+	snprintf(path, sizeof(path), "%s/%s", glue_dir(), MLX5_GLUE_LIB_SONAME);
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lib);
+	gl = static_cast<const struct mlx5_glue_lib *>(dlsym(lib, MLX5_GLUE_LIB_SYMBOL));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(gl);
+	CU_ASSERT_STRING_EQUAL(gl->version, MLX5_GLUE_VERSION);
+	CU_ASSERT_EQUAL(gl->glue_size, sizeof(struct mlx5_glue));
+	check_complete(gl->glue);
+	/* nothing else is exported: not even the helpers compiled into it */
+	CU_ASSERT_PTR_NULL(dlsym(lib, "mlx5_glue_data_in_order_map"));
+	dlclose(lib);
+}
+
+/* The version the seam asks for: <rdma-core major>.<table layout>. */
+void
+test_version(void)
+{
+	char want[32];
+
+	snprintf(want, sizeof(want), "%d.%d", MLX5_GLUE_RDMA_CORE_MAJOR, MLX5_GLUE_LAYOUT_VERSION);
+	CU_ASSERT_STRING_EQUAL(MLX5_GLUE_VERSION, want);
+	snprintf(want, sizeof(want), "librte_dma_mlx5_glue.so.%d", MLX5_GLUE_RDMA_CORE_MAJOR);
+	CU_ASSERT_STRING_EQUAL(MLX5_GLUE_LIB_SONAME, want);
+}
+
+/* The glue library of $MLX5_GLUE_PATH, and rdma-core with it. */
+void
+test_loaded_from_path(void)
+{
 	const char *st = mlx5_glue_rdma_core_status();
+	char want[PATH_MAX + 64];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
 	printf("\n    status: %s\n", st);
-	if (verbs != NULL && mlx5 != NULL)
-		CU_ASSERT_PTR_NOT_NULL(strstr(st, "rdma-core loaded"));
-	if (verbs == NULL)
-		CU_ASSERT_PTR_NOT_NULL(strstr(st, "libibverbs.so.1 not found"));
-	if (mlx5)
-		dlclose(mlx5);
-	if (verbs)
-		dlclose(verbs);
+	if (glue_dir() == NULL) {
+		CU_ASSERT_PTR_NOT_NULL(strstr(st, "not found"));
+		return;
+	}
+	snprintf(want, sizeof(want), "rdma-core glue loaded: %s/%s (version %s)", glue_dir(),
+		 MLX5_GLUE_LIB_SONAME, MLX5_GLUE_VERSION);
+	CU_ASSERT_EQUAL(strncmp(st, want, strlen(want)), 0);
+	CU_ASSERT_PTR_NOT_NULL(dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD));
+	CU_ASSERT_PTR_NOT_NULL(dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD));
 }
 
 bool
 rc_loaded(void)
 {
-	return strstr(mlx5_glue_rdma_core_status(), "rdma-core loaded") != NULL;
+	return strstr(mlx5_glue_rdma_core_status(), "rdma-core glue loaded") != NULL;
 }
 
 /* ---------------------------------------------------------------- devices */
@@ -127,9 +186,11 @@ test_device_list(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(list);
 		CU_ASSERT_EQUAL(n, 0);
 	}
-	if (host_err == ENOSYS)
+	if (host_err == ENOSYS && rc_loaded())
 		CU_ASSERT_PTR_NOT_NULL(strstr(mlx5_glue_rdma_core_status(),
 					      "kernel has no RDMA verbs support"));
+	if (host_err == 0 && n == 0 && rc_loaded()) /* libibverbs works, no device */
+		CU_ASSERT_PTR_NOT_NULL(strstr(mlx5_glue_rdma_core_status(), "; no RDMA devices"));
 	if (list == NULL) {
 		CU_ASSERT_EQUAL(n, 0);
 		return;
@@ -361,11 +422,17 @@ test_verbs_context_ops(void)
 	CU_ASSERT_EQUAL(g->query_device_ex(&vctx.context, NULL, &attr), EIO);
 }
 
-/* ---------------------------------------------------------------- disabled backend */
+/* ---------------------------------------------------------------- fresh processes */
 
-/* Run this executable again with @p env=@p val; the child checks the disabled backend. */
+/*
+ * Run this executable again with $MLX5_GLUE_PATH = @p path (unset if NULL) and
+ * $LD_LIBRARY_PATH = @p ld_path (unset if NULL: meson test sets it to the
+ * build's library directories, where the glue library is) in child mode @p mode
+ * ("--disabled-child": nothing usable loaded; "--loaded-child": the glue library
+ * loaded), checking that the status contains @p expect.
+ */
 int
-run_disabled_child(const char *env, const char *val, const char *expect)
+run_child_ld(const char *path, const char *ld_path, const char *mode, const char *expect)
 {
 	pid_t pid = fork();
 	int status;
@@ -373,8 +440,15 @@ run_disabled_child(const char *env, const char *val, const char *expect)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		setenv(env, val, 1);
-		execl(self_exe, self_exe, "--disabled-child", expect, (char *)NULL);
+		if (path != NULL)
+			setenv(MLX5_GLUE_ENV_PATH, path, 1);
+		else
+			unsetenv(MLX5_GLUE_ENV_PATH);
+		if (ld_path != NULL)
+			setenv("LD_LIBRARY_PATH", ld_path, 1);
+		else
+			unsetenv("LD_LIBRARY_PATH");
+		execl(self_exe, self_exe, mode, expect, (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -382,28 +456,193 @@ run_disabled_child(const char *env, const char *val, const char *expect)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-void
-test_missing_ibverbs(void)
+int
+run_child(const char *path, const char *mode, const char *expect)
 {
-	CU_ASSERT_EQUAL(run_disabled_child(MLX5_GLUE_ENV_IBVERBS_LIB, "libglue-test-absent.so.1",
-					   "libglue-test-absent.so.1 not found"), 0);
+	return run_child_ld(path, NULL, mode, expect);
+}
+
+/* A fake glue library copied into a directory of its own under the real soname. */
+struct fake_dir {
+	char dir[64];
+	char file[128];
+};
+
+bool
+fake_glue_setup(const char *which, fake_dir *f)
+{
+	char env[64];
+	const char *src;
+	FILE *in, *out;
+	char buf[8192];
+	size_t n;
+	bool ok = true;
+
+	snprintf(env, sizeof(env), "MLX5_GLUE_TEST_FAKE_%s", which);
+	src = getenv(env);
+	if (src == NULL) {
+		printf("\n    $%s not set: run through meson test\n", env);
+		return false;
+	}
+	snprintf(f->dir, sizeof(f->dir), "/tmp/glue_fake_XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		return false;
+	snprintf(f->file, sizeof(f->file), "%s/%s", f->dir, MLX5_GLUE_LIB_SONAME);
+	in = fopen(src, "rb");
+	out = fopen(f->file, "wb");
+	if (in == NULL || out == NULL)
+		ok = false;
+	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	if (in != NULL)
+		fclose(in);
+	if (out != NULL && fclose(out) != 0)
+		ok = false;
+	return ok;
 }
 
 void
-test_missing_mlx5(void)
+fake_glue_clean(fake_dir *f)
 {
-	CU_ASSERT_EQUAL(run_disabled_child(MLX5_GLUE_ENV_MLX5_LIB, "libglue-test-absent-dv.so.1",
-					   "libglue-test-absent-dv.so.1 not found"), 0);
+	unlink(f->file);
+	rmdir(f->dir);
+}
+
+/* Whether a copy of the glue library outside the build would be found as a fallback. */
+bool
+glue_installed(void)
+{
+	const char *dir = getenv("MLX5_GLUE_TEST_INSTALL_DIR");
+	char path[PATH_MAX];
+
+	if (dir == NULL)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", dir, MLX5_GLUE_LIB_SONAME);
+	return access(path, F_OK) == 0;
+}
+
+/* No glue library anywhere: the status lists where it was looked for. */
+void
+test_missing_glue(void)
+{
+	char expect[PATH_MAX + 128];
+	const char *install = getenv("MLX5_GLUE_TEST_INSTALL_DIR");
+
+	if (glue_installed()) {
+		printf("\n    a glue library is installed in %s: skipped\n", install);
+		return;
+	}
+	snprintf(expect, sizeof(expect), "%s not found (searched: /nonexistent-glue-a, "
+		 "/nonexistent-glue-b, ", MLX5_GLUE_LIB_SONAME);
+	CU_ASSERT_EQUAL(run_child("/nonexistent-glue-a::/nonexistent-glue-b", "--disabled-child",
+				  expect), 0);
+	/* the compiled-in install directory and the loader's own search come last */
+	if (install != NULL) {
+		snprintf(expect, sizeof(expect), ", %s, the library search path)", install);
+		CU_ASSERT_EQUAL(run_child("/nonexistent-glue-a", "--disabled-child", expect), 0);
+	}
+}
+
+/* A fake glue library in $MLX5_GLUE_PATH refused with @p expect in the status. */
+void
+check_fake_refused(const char *which, const char *expect)
+{
+	fake_dir f;
+	char want[512];
+
+	if (!fake_glue_setup(which, &f)) {
+		CU_FAIL("fake glue library not set up");
+		return;
+	}
+	snprintf(want, sizeof(want), "%s: %s", f.file, expect);
+	CU_ASSERT_EQUAL(run_child(f.dir, "--disabled-child", want), 0);
+	fake_glue_clean(&f);
 }
 
 void
-test_missing_symbol(void)
+test_glue_needs_missing_library(void)
 {
-	/* libraries that exist but are not rdma-core: the first symbol is missing */
-	CU_ASSERT_EQUAL(run_disabled_child(MLX5_GLUE_ENV_IBVERBS_LIB, "libm.so.6",
-					   "symbol ibv_get_device_list not found"), 0);
-	CU_ASSERT_EQUAL(run_disabled_child(MLX5_GLUE_ENV_MLX5_LIB, "libm.so.6",
-					   "symbol mlx5dv_query_device not found"), 0);
+	/* what a host without rdma-core gives: the glue loads, its dependency does not */
+	check_fake_refused("NEEDS", "libfake_glue_gone.so: cannot open shared object file");
+}
+
+void
+test_glue_version_mismatch(void)
+{
+	char expect[128];
+
+	snprintf(expect, sizeof(expect), "version mismatch: glue 0.0, seam %s", MLX5_GLUE_VERSION);
+	check_fake_refused("BADVER", expect);
+}
+
+void
+test_glue_no_symbol(void)
+{
+	check_fake_refused("NOSYM", "symbol " MLX5_GLUE_LIB_SYMBOL " not found");
+}
+
+void
+test_glue_incomplete(void)
+{
+	check_fake_refused("INCOMPLETE", "incomplete table");
+}
+
+/* The search list in order; the first library that loads is the one used. */
+void
+test_search_order(void)
+{
+	char path[PATH_MAX * 2], expect[PATH_MAX + 64];
+	fake_dir f;
+
+	if (glue_dir() == NULL)
+		return;
+	snprintf(path, sizeof(path), "/nonexistent-glue-a:%s", glue_dir());
+	snprintf(expect, sizeof(expect), "rdma-core glue loaded: %s/%s", glue_dir(),
+		 MLX5_GLUE_LIB_SONAME);
+	CU_ASSERT_EQUAL(run_child(path, "--loaded-child", expect), 0);
+	/* a wrong library first is refused, not skipped for the right one after it */
+	if (!fake_glue_setup("BADVER", &f)) {
+		CU_FAIL("fake glue library not set up");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s:%s", f.dir, glue_dir());
+	CU_ASSERT_EQUAL(run_child(path, "--disabled-child", "version mismatch: glue 0.0"), 0);
+	/* one that does not load at all is passed over */
+	fake_glue_clean(&f);
+	if (!fake_glue_setup("NEEDS", &f)) {
+		CU_FAIL("fake glue library not set up");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s:%s", f.dir, glue_dir());
+	CU_ASSERT_EQUAL(run_child(path, "--loaded-child", expect), 0);
+	fake_glue_clean(&f);
+	/* last, the bare soname through the loader's search ($LD_LIBRARY_PATH here) */
+	if (!glue_installed())
+		CU_ASSERT_EQUAL(run_child_ld("/nonexistent-glue-a", glue_dir(), "--loaded-child",
+					     expect), 0);
+}
+
+/* Without $MLX5_GLUE_PATH the shared seam finds the glue library next to itself. */
+void
+test_seam_dir(void)
+{
+	const char *helper = getenv("MLX5_GLUE_TEST_SEAM_DIR_HELPER");
+	pid_t pid;
+	int status = 0;
+
+	if (glue_dir() == NULL || helper == NULL) {
+		printf("\n    no glue library or no helper: skipped\n");
+		return;
+	}
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		unsetenv(MLX5_GLUE_ENV_PATH);
+		execl(helper, helper, (char *)NULL);
+		_exit(127);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 const char *child_expect;
@@ -415,8 +654,29 @@ child_status(void)
 
 	printf("\n    status: %s\n", st);
 	CU_ASSERT_PTR_NOT_NULL(strstr(st, child_expect));
-	/* a disabled backend loads nothing */
+	/* nothing usable loaded: rdma-core is not in the process */
 	CU_ASSERT_PTR_NULL(dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD));
+	/* the entries do not change what the status says */
+	mlx5_glue_rdma_core()->free_device_list(mlx5_glue_rdma_core()->get_device_list(NULL));
+	CU_ASSERT_PTR_EQUAL(mlx5_glue_rdma_core_status(), st);
+}
+
+/* The glue library loaded: the status names it, rdma-core came with it. */
+void
+child_loaded(void)
+{
+	const struct mlx5_glue *g = mlx5_glue_rdma_core();
+	const char *st = mlx5_glue_rdma_core_status();
+	int n = -1;
+	struct ibv_device **list;
+
+	printf("\n    status: %s\n", st);
+	CU_ASSERT_PTR_NOT_NULL(strstr(st, child_expect));
+	CU_ASSERT_PTR_NOT_NULL(dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD));
+	list = g->get_device_list(&n);
+	CU_ASSERT_PTR_NOT_NULL(list);
+	CU_ASSERT(n >= 0);
+	g->free_device_list(list);
 }
 
 void
@@ -527,19 +787,24 @@ child_find(void)
 }
 
 int
-run_child(const char *expect)
+child_main(bool loaded, const char *expect)
 {
 	CU_pSuite s;
 	unsigned int fails;
+	bool ok;
 
 	child_expect = expect;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
-	s = CU_add_suite("rdma_core_disabled", NULL, NULL);
-	if (s == NULL || !CU_add_test(s, "status", child_status) ||
-	    !CU_add_test(s, "empty list", child_empty_list) ||
-	    !CU_add_test(s, "entries fail", child_entries_fail) ||
-	    !CU_add_test(s, "find", child_find)) {
+	s = CU_add_suite(loaded ? "rdma_core_loaded" : "rdma_core_disabled", NULL, NULL);
+	if (loaded)
+		ok = s != NULL && CU_add_test(s, "loaded", child_loaded);
+	else
+		ok = s != NULL && CU_add_test(s, "status", child_status) &&
+		     CU_add_test(s, "empty list", child_empty_list) &&
+		     CU_add_test(s, "entries fail", child_entries_fail) &&
+		     CU_add_test(s, "find", child_find);
+	if (!ok) {
 		CU_cleanup_registry();
 		return 2;
 	}
@@ -912,7 +1177,8 @@ main(int argc, char **argv)
 	static const test_def loading[] = {
 		{"libraries not linked", test_not_linked}, /* first: before any load */
 		{"table complete", test_table_complete},
-		{"status matches host", test_status_matches_host},
+		{"version and soname", test_version},
+		{"loaded from MLX5_GLUE_PATH", test_loaded_from_path},
 	};
 	static const test_def devices[] = {
 		{"device list", test_device_list},
@@ -924,9 +1190,13 @@ main(int argc, char **argv)
 		{"verbs_context ops of inline verbs", test_verbs_context_ops},
 	};
 	static const test_def disabled[] = {
-		{"missing libibverbs", test_missing_ibverbs},
-		{"missing libmlx5", test_missing_mlx5},
-		{"missing symbol", test_missing_symbol},
+		{"no glue library", test_missing_glue},
+		{"glue library without rdma-core", test_glue_needs_missing_library},
+		{"version mismatch", test_glue_version_mismatch},
+		{"no table symbol", test_glue_no_symbol},
+		{"incomplete table", test_glue_incomplete},
+		{"search order", test_search_order},
+		{"next to the shared seam", test_seam_dir},
 		{"first use from many threads", test_first_use_race},
 	};
 	static const test_def pci[] = {
@@ -944,7 +1214,9 @@ main(int argc, char **argv)
 
 	self_exe = "/proc/self/exe"; /* argv[0] may be relative to another cwd */
 	if (argc == 3 && strcmp(argv[1], "--disabled-child") == 0)
-		return run_child(argv[2]);
+		return child_main(false, argv[2]);
+	if (argc == 3 && strcmp(argv[1], "--loaded-child") == 0)
+		return child_main(true, argv[2]);
 	if (argc == 2 && strcmp(argv[1], "--race-child") == 0)
 		return run_race_child();
 	if (CU_initialize_registry() != CUE_SUCCESS)
