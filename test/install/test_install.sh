@@ -59,7 +59,8 @@ missing=()
 for f in "$pmddir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.so.23.0 \
 	 "$pmddir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.so{,.23} \
 	 "$libdir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.{a,so,so.23,so.23.0} \
-	 "$includedir"/dpdk/rte_pmd_dma_mlx5.h "$pcdir"/libdpdk-dma-mlx5-libs.pc; do
+	 "$includedir"/dpdk/rte_pmd_dma_mlx5.h "$pcdir"/libdpdk-dma-mlx5-libs.pc \
+	 "$pmddir"-glue/librte_dma_mlx5_glue.so.44; do
 	[ -e "$f" ] || missing+=("${f#"$prefix"/}")
 done
 if [ ${#missing[@]} = 0 ]; then
@@ -139,6 +140,20 @@ check_static() { # <what> <binary>: no DPDK or dma_mlx5 shared object needed
 	fi
 }
 
+# The installed seam finds the installed rdma-core glue library by itself: automatic
+# device selection asks the hardware backend first and logs what it loaded.
+check_glue() { # <what> <command...>
+	local what=$1 out=$log/glue-$1.txt
+	shift
+	(cd "$work" && timeout 120 "$@" --no-huge -m 512 --no-pci --no-shconf -l 0-1 \
+		--vdev dma_mlx5 --log-level=pmd.dma.mlx5:info) >"$out" 2>&1
+	if grep -q "rdma-core glue loaded: ${pmddir}-glue/librte_dma_mlx5_glue.so" "$out"; then
+		pass "$what: the installed glue library is loaded from ${pmddir#"$prefix"/}-glue"
+	else
+		fail "$what: the installed glue library is loaded" "$out"
+	fi
+}
+
 # ---- make, shared and static --------------------------------------------------------
 ex=$work/ex-make
 rm -rf "$ex" && cp -r "$src/examples/dma_mlx5_copy" "$ex"
@@ -146,6 +161,8 @@ if make -C "$ex" >"$log/make-shared.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy-s
 	pass "make (shared) with PKG_CONFIG_PATH=$pcdir"
 	check_paths "make (shared) command line" "$log/make-shared.txt"
 	run_example make-shared "$ex/build/dma_mlx5_copy-shared" shared
+	check_glue make-shared env LD_LIBRARY_PATH="$libdir" "$ex/build/dma_mlx5_copy-shared" \
+		-d "$pmddir"
 else
 	fail "make (shared)" "$log/make-shared.txt"
 fi
@@ -154,6 +171,7 @@ if make -C "$ex" static >"$log/make-static.txt" 2>&1 && [ -x "$ex/build/dma_mlx5
 	check_paths "make static command line" "$log/make-static.txt"
 	check_static "make static binary" "$ex/build/dma_mlx5_copy-static"
 	run_example make-static "$ex/build/dma_mlx5_copy-static" static
+	check_glue make-static "$ex/build/dma_mlx5_copy-static"
 else
 	fail "make static" "$log/make-static.txt"
 fi
