@@ -2,7 +2,8 @@
 # The project's test command (README command 2; .ci/run calls exactly this).
 # Builds what is missing (devtools/setup.sh, cheap when done), then runs every suite
 # in the normal build and in the ASan+UBSan build, and ends with one summary line.
-#   devtools/test.sh [meson test args...]     e.g. devtools/test.sh vector-replay
+#   devtools/test.sh [meson test args...]     e.g. devtools/test.sh --suite sim,
+#                                             devtools/test.sh test_sim_vector_replay
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
