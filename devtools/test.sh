@@ -5,7 +5,8 @@
 # builds the ASan+UBSan build, runs every suite in both builds, builds the guides with
 # warnings as errors (counted as one test), and ends with one summary line
 # "N passed, N failed". With meson test arguments only the selected suites run.
-#   devtools/test.sh [meson test args...]     e.g. devtools/test.sh vector-replay
+#   devtools/test.sh [meson test args...]     e.g. devtools/test.sh --suite sim,
+#                                             devtools/test.sh test_sim_vector_replay
 # Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
 #              NOSIM_BUILD_DIR (default build-nosim: -Dsim=false, full runs only),
 #              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Shared helpers of the dma_mlx5 CUnit suite (test_dma_mlx5): devices probed
+ * Shared helpers of the dma_mlx5 CUnit suite (test_pmd_dma_mlx5): devices probed
  * through the vdev bus, DPDK buffers, completion waits, heap accounting, the
  * software HCA instances the tests run on, and the one test-only look at the
  * PMD's private state (test_hook_*).
@@ -17,6 +17,7 @@
 #include <rte_dev.h>
 #include <rte_dmadev.h>
 
+#include "cunit_run.h"
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
 
@@ -141,14 +142,14 @@ int test_hook_sq_ring(int16_t dev_id, uint16_t vchan, const uint8_t **ring, uint
  */
 int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi);
 
-/** Suite registration, one per file. */
-void t_register_probe(CU_pSuite s);
-void t_register_ring(CU_pSuite s);
-void t_register_errors(CU_pSuite s);
-void t_register_raw(CU_pSuite s);
-void t_register_wqe_bytes(CU_pSuite s);
-void t_register_status(CU_pSuite s);
-void t_register_quirks(CU_pSuite s);
-void t_register_sva(CU_pSuite s);
+/** The suites, one per file, run in this order by main(). */
+extern const struct cunit_suite t_suite_probe;
+extern const struct cunit_suite t_suite_ring;
+extern const struct cunit_suite t_suite_errors;
+extern const struct cunit_suite t_suite_raw;
+extern const struct cunit_suite t_suite_wqe_bytes;
+extern const struct cunit_suite t_suite_status;
+extern const struct cunit_suite t_suite_quirks;
+extern const struct cunit_suite t_suite_sva;
 
 #endif /* TEST_DMA_MLX5_H */

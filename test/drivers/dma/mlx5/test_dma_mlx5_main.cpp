@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * test_dma_mlx5: dma_mlx5's own suite, for what dmadev_autotest does not cover.
+ * test_pmd_dma_mlx5: dma_mlx5's own suite, for what dmadev_autotest does not cover.
  * One EAL (IOVA as VA, no hugepages), the PMD linked in statically, software HCA
  * instances in inline and thread mode; every data-path test runs for both posting
  * paths on both.
@@ -37,10 +37,13 @@ int add_sims(void)
 
 int main(void)
 {
-	char *eal_argv[] = {(char *)"test_dma_mlx5", (char *)"--no-huge", (char *)"-m",
+	char *eal_argv[] = {(char *)"test_pmd_dma_mlx5", (char *)"--no-huge", (char *)"-m",
 			    (char *)"512", (char *)"--no-pci", (char *)"--no-shconf", NULL};
-	unsigned failures;
-	CU_pSuite suite;
+	const struct cunit_suite suites[] = {
+		t_suite_probe, t_suite_ring, t_suite_errors, t_suite_raw,
+		t_suite_wqe_bytes, t_suite_status, t_suite_quirks, t_suite_sva,
+	};
+	int ret;
 
 	if (rte_eal_init(6, eal_argv) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
@@ -52,25 +55,7 @@ int main(void)
 	}
 	if (add_sims())
 		return 1;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	suite = CU_add_suite("dma_mlx5", nullptr, nullptr);
-	if (!suite)
-		return CU_get_error();
-	t_register_probe(suite);
-	t_register_ring(suite);
-	t_register_errors(suite);
-	t_register_raw(suite);
-	t_register_wqe_bytes(suite);
-	t_register_status(suite);
-	t_register_quirks(suite);
-	t_register_sva(suite);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	if (CU_get_error() != CUE_SUCCESS && !failures)
-		failures = 1;
-	CU_cleanup_registry();
+	ret = CUNIT_RUN_SUITES(suites);
 	rte_eal_cleanup();
-	return failures ? 1 : 0;
+	return ret;
 }

@@ -293,13 +293,14 @@ void test_injected_faults(void)
 	}
 }
 
+const struct cunit_test tests[] = {
+	{"unregistered_addr", test_unregistered_addr},
+	{"extmem_map_unmap", test_extmem},
+	{"bad_length", test_bad_length},
+	{"op_flags", test_flags},
+	{"injected_faults", test_injected_faults},
+};
+
 } // namespace
 
-void t_register_errors(CU_pSuite s)
-{
-	CU_add_test(s, "unregistered_addr", test_unregistered_addr);
-	CU_add_test(s, "extmem_map_unmap", test_extmem);
-	CU_add_test(s, "bad_length", test_bad_length);
-	CU_add_test(s, "op_flags", test_flags);
-	CU_add_test(s, "injected_faults", test_injected_faults);
-}
+const struct cunit_suite t_suite_errors = CUNIT_SUITE("errors", tests);

@@ -229,13 +229,14 @@ void test_no_memcpy_mmo(void)
 	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim7"), 0); /* closed again */
 }
 
+const struct cunit_test tests[] = {
+	{"probe_remove_cycles", test_probe_remove_cycles},
+	{"remove_while_started", test_remove_while_started},
+	{"devices_side_by_side", test_devices_side_by_side},
+	{"bad_devargs", test_bad_devargs},
+	{"no_memcpy_mmo", test_no_memcpy_mmo},
+};
+
 } // namespace
 
-void t_register_probe(CU_pSuite s)
-{
-	CU_add_test(s, "probe_remove_cycles", test_probe_remove_cycles);
-	CU_add_test(s, "remove_while_started", test_remove_while_started);
-	CU_add_test(s, "devices_side_by_side", test_devices_side_by_side);
-	CU_add_test(s, "bad_devargs", test_bad_devargs);
-	CU_add_test(s, "no_memcpy_mmo", test_no_memcpy_mmo);
-}
+const struct cunit_suite t_suite_probe = CUNIT_SUITE("probe", tests);

@@ -134,10 +134,11 @@ void test_pi_wrap(void)
 	}
 }
 
+const struct cunit_test tests[] = {
+	{"no_failed_batch", test_no_failed_batch},
+	{"pi_wrap", test_pi_wrap},
+};
+
 } // namespace
 
-void t_register_quirks(CU_pSuite s)
-{
-	CU_add_test(s, "no_failed_batch", test_no_failed_batch);
-	CU_add_test(s, "pi_wrap", test_pi_wrap);
-}
+const struct cunit_suite t_suite_quirks = CUNIT_SUITE("quirks", tests);

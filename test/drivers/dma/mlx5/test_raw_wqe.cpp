@@ -186,10 +186,11 @@ void test_pmd_api_args(void)
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info(id, 0, &vi), -EINVAL);
 }
 
+const struct cunit_test tests[] = {
+	{"raw_wqe_ops", test_raw_wqe_ops},
+	{"pmd_api_args", test_pmd_api_args},
+};
+
 } // namespace
 
-void t_register_raw(CU_pSuite s)
-{
-	CU_add_test(s, "raw_wqe_ops", test_raw_wqe_ops);
-	CU_add_test(s, "pmd_api_args", test_pmd_api_args);
-}
+const struct cunit_suite t_suite_raw = CUNIT_SUITE("raw_wqe", tests);

@@ -259,12 +259,13 @@ void test_index_wrap(void)
 	}
 }
 
+const struct cunit_test tests[] = {
+	{"multi_vchan", test_multi_vchan},
+	{"stop_start", test_stop_start},
+	{"ring_sizes", test_ring_sizes},
+	{"index_wrap", test_index_wrap},
+};
+
 } // namespace
 
-void t_register_ring(CU_pSuite s)
-{
-	CU_add_test(s, "multi_vchan", test_multi_vchan);
-	CU_add_test(s, "stop_start", test_stop_start);
-	CU_add_test(s, "ring_sizes", test_ring_sizes);
-	CU_add_test(s, "index_wrap", test_index_wrap);
-}
+const struct cunit_suite t_suite_ring = CUNIT_SUITE("ring", tests);

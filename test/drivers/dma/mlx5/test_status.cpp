@@ -143,10 +143,11 @@ void test_vchan_status(void)
 	}
 }
 
+const struct cunit_test tests[] = {
+	{"dump", test_dump},
+	{"vchan_status", test_vchan_status},
+};
+
 } // namespace
 
-void t_register_status(CU_pSuite s)
-{
-	CU_add_test(s, "dump", test_dump);
-	CU_add_test(s, "vchan_status", test_vchan_status);
-}
+const struct cunit_suite t_suite_status = CUNIT_SUITE("status", tests);

@@ -49,9 +49,10 @@ void test_sva_any_address(void)
 	}
 }
 
+const struct cunit_test tests[] = {
+	{"sva_any_address", test_sva_any_address},
+};
+
 } // namespace
 
-void t_register_sva(CU_pSuite s)
-{
-	CU_add_test(s, "sva_any_address", test_sva_any_address);
-}
+const struct cunit_suite t_suite_sva = CUNIT_SUITE("sva", tests);

@@ -221,10 +221,11 @@ void test_wqe_bytes_thread(void)
 	compare_paths(T_SIM_THREAD, true);
 }
 
+const struct cunit_test tests[] = {
+	{"wqe_bytes_direct_vs_verbs_inline", test_wqe_bytes_inline},
+	{"wqe_bytes_direct_vs_verbs_thread", test_wqe_bytes_thread},
+};
+
 } // namespace
 
-void t_register_wqe_bytes(CU_pSuite s)
-{
-	CU_add_test(s, "wqe_bytes_direct_vs_verbs_inline", test_wqe_bytes_inline);
-	CU_add_test(s, "wqe_bytes_direct_vs_verbs_thread", test_wqe_bytes_thread);
-}
+const struct cunit_suite t_suite_wqe_bytes = CUNIT_SUITE("wqe_bytes", tests);

@@ -345,33 +345,6 @@ struct Env {
 	Hca &h() { return *hca; }
 };
 
-/** Run the registered suites; non-zero exit when any assertion failed. */
-static inline int run_all(void)
-{
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned fails = CU_get_number_of_failures();
-	unsigned run = CU_get_number_of_tests_run();
-	CU_cleanup_registry();
-	return (fails || run == 0) ? 1 : 0;
-}
-
-/** Register one suite of (name, fn) pairs. */
-struct TestDef {
-	const char *name;
-	void (*fn)(void);
-};
-static inline bool add_suite(const char *name, const TestDef *tests, size_t n)
-{
-	CU_pSuite s = CU_add_suite(name, nullptr, nullptr);
-	if (!s)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!CU_add_test(s, tests[i].name, tests[i].fn))
-			return false;
-	return true;
-}
-
 } // namespace hcatest
 
 #endif /* MLX5_SIM_HCA_TEST_UTIL_H */

@@ -9,6 +9,7 @@
 
 #include <random>
 
+#include "cunit_run.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
@@ -334,22 +335,22 @@ static void test_fuzz(void)
 
 int main(void)
 {
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	static const TestDef err[] = {
+	static const struct cunit_test err[] = {
 		{"malformed WQEs -> LOC_QP_OP, rest flushed", test_malformed},
 		{"every syndrome, then one flush per WQE (SQ and RQ)", test_syndromes},
 		{"doorbells and receives in ERR are flushed", test_doorbell_in_err_flushes},
 		{"CQ overrun: CQ_ERR, QP to ERR, no CQE", test_cq_overrun},
 		{"random WQE bytes never escape", test_fuzz},
 	};
-	static const TestDef flt[] = {
+	static const struct cunit_test flt[] = {
 		{"CqOverrun", test_fault_cq_overrun},
 		{"QpFatal", test_fault_qp_fatal},
 		{"DelayCompletions (inline mode: released by quiesce)", test_fault_delay_inline},
 	};
-	if (!add_suite("hca errors", err, sizeof(err) / sizeof(err[0])) ||
-	    !add_suite("hca faults", flt, sizeof(flt) / sizeof(flt[0])))
-		return 1;
-	return run_all();
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("hca errors", err),
+		CUNIT_SUITE("hca faults", flt),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }

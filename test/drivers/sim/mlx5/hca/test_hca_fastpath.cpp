@@ -9,6 +9,7 @@
  * CQE byte, QP states and statistics must be identical, and the fast path must
  * actually have planned WQEs, so the two paths cannot drift apart unnoticed.
  */
+#include "cunit_run.h"
 #include "hca_impl.h"
 #include "hca_test_util.h"
 
@@ -359,9 +360,7 @@ static void test_fast_only_touches_dst(void)
 
 int main(void)
 {
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	const TestDef eq[] = {
+	static const struct cunit_test eq[] = {
 		{"inline, default caps: fast == general", test_inline_default_caps},
 		{"inline, max_wr_memcpy_length 1000", test_inline_small_max},
 		{"inline, no memcpy MMO: fast path declines", test_inline_no_mmo},
@@ -369,9 +368,9 @@ int main(void)
 		{"thread mode, reorder_unfenced: fast == general", test_thread_reorder},
 		{"fast path writes only destination MRs", test_fast_only_touches_dst},
 	};
-	if (!add_suite("mmo fast path equivalence", eq, sizeof(eq) / sizeof(eq[0]))) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	return run_all();
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("mmo fast path equivalence", eq),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "cunit_run.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
@@ -347,16 +348,14 @@ static void test_odp_unmapped_source(void)
 
 int main(void)
 {
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	static const TestDef len[] = {
+	static const struct cunit_test len[] = {
 		{"1 B, mid sizes, max; max+1 -> LOC_LEN", test_sizes},
 		{"byte_count 0 (2 GiB) above a smaller max -> LOC_LEN", test_2g_encoding_rejected},
 		{"2 GiB with max 2 GiB on a sparse mapping", test_2g_sparse},
 		{"device without MMO -> LOC_QP_OP", test_no_mmo_device},
 		{"wrong opmod -> LOC_QP_OP", test_wrong_opmod},
 	};
-	static const TestDef prot[] = {
+	static const struct cunit_test prot[] = {
 		{"bounds: one byte past / before the MR, wrap", test_prot_bounds},
 		{"wrong PD (dst, src)", test_prot_pd},
 		{"dst without LOCAL_WRITE", test_prot_local_write},
@@ -366,14 +365,16 @@ int main(void)
 		{"implicit ODP: success and write fault", test_odp_implicit},
 		{"implicit ODP: unmapped source", test_odp_unmapped_source},
 	};
-	static const TestDef cqe[] = {
+	static const struct cunit_test cqe[] = {
 		{"two QPs share one CQ", test_shared_cq_two_qps},
 		{"128-byte CQEs, owner bit over passes", test_cqe128_and_owner_wrap},
 		{"unsignaled WQEs make no CQE", test_unsignaled},
 	};
-	if (!add_suite("mmo lengths", len, sizeof(len) / sizeof(len[0])) ||
-	    !add_suite("mmo protection", prot, sizeof(prot) / sizeof(prot[0])) ||
-	    !add_suite("mmo completions", cqe, sizeof(cqe) / sizeof(cqe[0])))
-		return 1;
-	return run_all();
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("mmo lengths", len),
+		CUNIT_SUITE("mmo protection", prot),
+		CUNIT_SUITE("mmo completions", cqe),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }

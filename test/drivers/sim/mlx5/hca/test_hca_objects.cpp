@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "cunit_run.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
@@ -407,29 +408,29 @@ static void test_sqd_drained_event(void)
 
 int main(void)
 {
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	static const TestDef mr[] = {
+	static const struct cunit_test mr[] = {
 		{"keys, variants, stale keys, busy PD", test_mr_keys},
 		{"reg_mr argument validation", test_mr_validation},
 		{"reg_mr mapping checks (-EFAULT)", test_mr_mapping},
 		{"implicit on-demand MR", test_mr_implicit_odp},
 		{"PD and MR limits (-ENOMEM)", test_mr_limit},
 	};
-	static const TestDef obj[] = {
+	static const struct cunit_test obj[] = {
 		{"CQ commands", test_cq_commands},
 		{"QP create validation", test_qp_create_validation},
 	};
-	static const TestDef sm[] = {
+	static const struct cunit_test sm[] = {
 		{"full transition table", test_transition_table},
 		{"required/optional masks, values, CUR_STATE", test_transition_masks},
 		{"RESET clears device counters", test_reset_clears_counters},
 		{"doorbells before RTS are ignored", test_doorbell_before_rts_ignored},
 		{"SQD: no fetch, SQ_DRAINED event", test_sqd_drained_event},
 	};
-	if (!add_suite("hca pd/mr", mr, sizeof(mr) / sizeof(mr[0])) ||
-	    !add_suite("hca cq/qp commands", obj, sizeof(obj) / sizeof(obj[0])) ||
-	    !add_suite("hca qp state machine", sm, sizeof(sm) / sizeof(sm[0])))
-		return 1;
-	return run_all();
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("hca pd/mr", mr),
+		CUNIT_SUITE("hca cq/qp commands", obj),
+		CUNIT_SUITE("hca qp state machine", sm),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }

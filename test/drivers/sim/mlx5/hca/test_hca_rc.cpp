@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 
+#include "cunit_run.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
@@ -414,9 +415,7 @@ static void test_raw_wqe_bytes(void)
 
 int main(void)
 {
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	static const TestDef ok[] = {
+	static const struct cunit_test ok[] = {
 		{"SEND gather/inline into a receive WQE", test_send_recv},
 		{"SEND_IMM and SEND_INV", test_send_imm_inv},
 		{"RDMA write and read on a self-connected QP", test_rdma_write_read_self},
@@ -426,14 +425,16 @@ int main(void)
 		{"raw WQE bytes: SEND and MMO", test_raw_wqe_bytes},
 		{"SEND waits for a receive WQE (RNR)", test_rnr_wait},
 	};
-	static const TestDef bad[] = {
+	static const struct cunit_test bad[] = {
 		{"RDMA write remote access errors", test_remote_write_errors},
 		{"RDMA read remote access errors", test_remote_read_errors},
 		{"receive too small / unwritable", test_recv_errors},
 		{"responder not ready -> retry exceeded", test_responder_not_ready},
 	};
-	if (!add_suite("rc transport", ok, sizeof(ok) / sizeof(ok[0])) ||
-	    !add_suite("rc errors", bad, sizeof(bad) / sizeof(bad[0])))
-		return 1;
-	return run_all();
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("rc transport", ok),
+		CUNIT_SUITE("rc errors", bad),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }

@@ -11,6 +11,7 @@
 
 #include <thread>
 
+#include "cunit_run.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
@@ -263,9 +264,7 @@ static void test_shutdown_with_work(void)
 
 int main(void)
 {
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	static const TestDef t[] = {
+	static const struct cunit_test t[] = {
 		{"asynchronous execution and quiesce", test_thread_basic},
 		{"fences observable with reorder_unfenced", test_fence_observable},
 		{"a fenced WQE waits for all earlier ones", test_fence_waits_for_all_earlier},
@@ -275,7 +274,9 @@ int main(void)
 		{"streaming 20000 WQEs through a 16-slot ring", test_streaming},
 		{"clean shutdown", test_shutdown_with_work},
 	};
-	if (!add_suite("hca thread mode", t, sizeof(t) / sizeof(t[0])))
-		return 1;
-	return run_all();
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("hca thread mode", t),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }

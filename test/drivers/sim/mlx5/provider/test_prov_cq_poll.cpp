@@ -16,8 +16,8 @@
 
 #include "cunit_run.h"
 
-#include "../../../../../drivers/common/mlx5/mlx5_hw.h"
-#include "../../../../../drivers/sim/mlx5/provider/cq_poll.h"
+#include "mlx5_hw.h"
+#include "provider/cq_poll.h"
 
 using namespace mlx5sim;
 

@@ -10,6 +10,7 @@
 
 #include <CUnit/Basic.h>
 
+#include "cunit_run.h"
 #include "perf_cfg.h"
 
 namespace {
@@ -331,24 +332,14 @@ void test_bad_structure(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned int failures;
+	static const struct cunit_test tests[] = {
+		{"newest format ([GLOBAL])", test_newest_format},
+		{"23.07-25.07 per-case format", test_old_format},
+		{"ranges", test_ranges},
+		{"main lcore worker", test_main_lcore_worker},
+		{"bad values", test_bad_values},
+		{"bad structure", test_bad_structure},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("dma_perf_cfg", nullptr, nullptr);
-	if (!s || !CU_add_test(s, "newest format ([GLOBAL])", test_newest_format) ||
-	    !CU_add_test(s, "23.07-25.07 per-case format", test_old_format) ||
-	    !CU_add_test(s, "ranges", test_ranges) ||
-	    !CU_add_test(s, "main lcore worker", test_main_lcore_worker) ||
-	    !CU_add_test(s, "bad values", test_bad_values) ||
-	    !CU_add_test(s, "bad structure", test_bad_structure)) {
-		CU_cleanup_registry();
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return CUNIT_RUN_SUITE("dma_perf_cfg", tests);
 }
