@@ -23,7 +23,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <CUnit/Basic.h>
+#include "cunit_run.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_glue_internal.h"
@@ -1147,40 +1147,18 @@ test_sq_doorbell(void)
 
 /* ---------------------------------------------------------------- main */
 
-struct test_def {
-	const char *name;
-	CU_TestFunc fn;
-};
-
-bool
-add_suite(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
-	  const test_def *tests, size_t n)
-{
-	CU_pSuite s = CU_add_suite(name, init, clean);
-
-	if (s == NULL)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (CU_add_test(s, tests[i].name, tests[i].fn) == NULL)
-			return false;
-	return true;
-}
-
-#define ADD_SUITE(name, init, clean, arr) \
-	add_suite(name, init, clean, arr, sizeof(arr) / sizeof(arr[0]))
-
 } // namespace
 
 int
 main(int argc, char **argv)
 {
-	static const test_def loading[] = {
+	static const struct cunit_test loading[] = {
 		{"libraries not linked", test_not_linked}, /* first: before any load */
 		{"table complete", test_table_complete},
 		{"version and soname", test_version},
 		{"loaded from MLX5_GLUE_PATH", test_loaded_from_path},
 	};
-	static const test_def devices[] = {
+	static const struct cunit_test devices[] = {
 		{"device list", test_device_list},
 		{"find rdma-core names", test_find_rdma_core},
 		{"find bad arguments", test_find_bad_args},
@@ -1189,7 +1167,7 @@ main(int argc, char **argv)
 		{"NULL arguments when loaded", test_null_args_loaded},
 		{"verbs_context ops of inline verbs", test_verbs_context_ops},
 	};
-	static const test_def disabled[] = {
+	static const struct cunit_test disabled[] = {
 		{"no glue library", test_missing_glue},
 		{"glue library without rdma-core", test_glue_needs_missing_library},
 		{"version mismatch", test_glue_version_mismatch},
@@ -1199,19 +1177,17 @@ main(int argc, char **argv)
 		{"next to the shared seam", test_seam_dir},
 		{"first use from many threads", test_first_use_race},
 	};
-	static const test_def pci[] = {
+	static const struct cunit_test pci[] = {
 		{"parse", test_pci_parse},
 		{"sysfs root override", test_sysfs_root},
 		{"ibdev to PCI", test_ibdev_pci},
 		{"find in a fake backend", test_find_in_fake},
 		{"find_device with the fake root", test_find_device_fake_root},
 	};
-	static const test_def misc[] = {
+	static const struct cunit_test misc[] = {
 		{"data-in-order flag emulation", test_data_in_order_map},
 		{"sq doorbell store", test_sq_doorbell},
 	};
-	unsigned int fails;
-
 	self_exe = "/proc/self/exe"; /* argv[0] may be relative to another cwd */
 	if (argc == 3 && strcmp(argv[1], "--disabled-child") == 0)
 		return child_main(false, argv[2]);
@@ -1219,19 +1195,13 @@ main(int argc, char **argv)
 		return child_main(true, argv[2]);
 	if (argc == 2 && strcmp(argv[1], "--race-child") == 0)
 		return run_race_child();
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	if (!ADD_SUITE("rdma_core_loading", NULL, NULL, loading) ||
-	    !ADD_SUITE("device_lookup", NULL, NULL, devices) ||
-	    !ADD_SUITE("rdma_core_fresh_process", NULL, NULL, disabled) ||
-	    !ADD_SUITE("pci_lookup", fake_sysfs_init, fake_sysfs_clean, pci) ||
-	    !ADD_SUITE("data_in_order_and_doorbell", NULL, NULL, misc)) {
-		CU_cleanup_registry();
-		return 2;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("rdma_core_loading", loading),
+		CUNIT_SUITE("device_lookup", devices),
+		CUNIT_SUITE("rdma_core_fresh_process", disabled),
+		CUNIT_SUITE_INIT("pci_lookup", pci, fake_sysfs_init, fake_sysfs_clean),
+		CUNIT_SUITE("data_in_order_and_doorbell", misc),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
 }
