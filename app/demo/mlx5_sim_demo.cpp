@@ -217,8 +217,8 @@ void run_memcpy(Demo &d)
 	ibv_wr_start(d.qpx);
 	d.qpx->wr_id = 1;
 	d.qpx->wr_flags = IBV_SEND_SIGNALED;
-	mlx5dv_wr_memcpy(d.dv, d.dst_mr->lkey, (uintptr_t)d.dst, d.src_mr->lkey,
-			 (uintptr_t)d.src, kBufSize);
+	mlx5dv_wr_memcpy(d.dv, d.dst_mr->lkey, (uintptr_t)d.dst, d.src_mr->lkey, (uintptr_t)d.src,
+			 kBufSize);
 	bool posted = ibv_wr_complete(d.qpx) == 0;
 	bool ok = posted && expect_cqe(d, 1, (enum ibv_wc_opcode)MLX5DV_WC_MEMCPY);
 	check(d, ok && memcmp(d.src, d.dst, kBufSize) == 0, "memcpy MMO 64 KiB");
@@ -286,8 +286,8 @@ void run_raw_wqe(Demo &d)
 	fill(d.src, 1024, 5);
 	memset(d.dst + 20480, 0, 1024);
 	bool ok = post_recv(d, 50, d.dst + 20480, 1024);
-	mlx5dv_set_ctrl_seg(ctrl, 0, MLX5_OPCODE_SEND, 0, d.qp->qp_num, MLX5_WQE_CTRL_CQ_UPDATE,
-			    3, 0, 0);
+	mlx5dv_set_ctrl_seg(ctrl, 0, MLX5_OPCODE_SEND, 0, d.qp->qp_num, MLX5_WQE_CTRL_CQ_UPDATE, 3,
+			    0, 0);
 	mlx5dv_set_data_seg(&seg[0], 512, d.src_mr->lkey, (uintptr_t)d.src);
 	mlx5dv_set_data_seg(&seg[1], 512, d.src_mr->lkey, (uintptr_t)(d.src + 512));
 	ibv_wr_start(d.qpx);
@@ -321,9 +321,15 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "d:e:h", opts, nullptr)) != -1) {
 		switch (opt) {
-		case 'd': dev = optarg; break;
-		case 'e': exec = optarg; break;
-		default: usage(argv[0]); return opt == 'h' ? 0 : 2;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'e':
+			exec = optarg;
+			break;
+		default:
+			usage(argv[0]);
+			return opt == 'h' ? 0 : 2;
 		}
 	}
 	if (strcmp(exec, "inline") != 0 && strcmp(exec, "thread") != 0) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dma-icount (IOVA as VA, as dma_mlx5 requires): the fast-path loop whose instructions devtools/fastpath-icount.sh counts
- * with callgrind: bursts of 32 copies of 64 B, one submit, completions gathered 32 at
- * a time, on any dmadev. Run natively it prints ops/s; under callgrind the script
- * divides the instructions spent inside the driver's fast-path functions by the ops.
+ * dma-icount (IOVA as VA, as dma_mlx5 requires): the fast-path loop whose instructions
+ * devtools/fastpath-icount.sh counts with callgrind: bursts of 32 copies of 64 B, one submit,
+ * completions gathered 32 at a time, on any dmadev. Run natively it prints ops/s; under callgrind
+ * the script divides the instructions spent inside the driver's fast-path functions by the ops.
  *
  *   dma-icount [EAL args] -- [--dev NAME] [--bursts N]
  */

@@ -76,7 +76,8 @@ int setup_dev(const perf_scenario *s, perf_worker *w, std::string *err)
 
 	w->dev_id = (int16_t)rte_dma_get_dev_id_by_name(w->dev_name.c_str());
 	if (w->dev_id < 0) {
-		*err = "dmadev '" + w->dev_name + "' not found (see --list-dma; add a --vdev "
+		*err = "dmadev '" + w->dev_name +
+		       "' not found (see --list-dma; add a --vdev "
 		       "to eal_args)";
 		return -ENODEV;
 	}
@@ -108,8 +109,7 @@ int setup_dev(const perf_scenario *s, perf_worker *w, std::string *err)
 	vconf.direction = RTE_DMA_DIR_MEM_TO_MEM;
 	vconf.nb_desc = (uint16_t)s->ring_size;
 	if ((ret = rte_dma_configure(w->dev_id, &conf)) ||
-	    (ret = rte_dma_vchan_setup(w->dev_id, 0, &vconf)) ||
-	    (ret = rte_dma_start(w->dev_id))) {
+	    (ret = rte_dma_vchan_setup(w->dev_id, 0, &vconf)) || (ret = rte_dma_start(w->dev_id))) {
 		*err = w->dev_name + ": configure/vchan_setup/start (ring " +
 		       std::to_string(s->ring_size) + "): " + errstr(ret);
 		return ret;
@@ -137,9 +137,9 @@ int setup_buffers(const perf_scenario *s, perf_worker *w, uint64_t salt, std::st
 	w->src = (uint8_t *)rte_malloc_socket("dma_perf_src", bytes, 4096, pc->src_numa);
 	w->dst = (uint8_t *)rte_malloc_socket("dma_perf_dst", bytes, 4096, pc->dst_numa);
 	if (!w->src || !w->dst) {
-		*err = "cannot allocate 2 x " + std::to_string(bytes >> 10) + " KiB on NUMA nodes " +
-		       std::to_string(pc->src_numa) + "/" + std::to_string(pc->dst_numa) +
-		       " (raise -m in eal_args?)";
+		*err = "cannot allocate 2 x " + std::to_string(bytes >> 10) +
+		       " KiB on NUMA nodes " + std::to_string(pc->src_numa) + "/" +
+		       std::to_string(pc->dst_numa) + " (raise -m in eal_args?)";
 		return -ENOMEM;
 	}
 	if (buf_iova(w, w->src, &w->src_iova) || buf_iova(w, w->dst, &w->dst_iova)) {
@@ -179,8 +179,9 @@ int verify(const perf_scenario *s, const perf_worker *w, std::string *err)
 			if (src[i] != dst[i]) {
 				char m[160];
 
-				snprintf(m, sizeof(m), "VERIFY FAILED on lcore %u: buffer %" PRIu64
-					 " of %" PRIu64 ", byte %u: got 0x%02x, expected 0x%02x",
+				snprintf(m, sizeof(m),
+					 "VERIFY FAILED on lcore %u: buffer %" PRIu64 " of %" PRIu64
+					 ", byte %u: got 0x%02x, expected 0x%02x",
 					 w->lcore, b, n, i, dst[i], src[i]);
 				*err = m;
 				return -EIO;
@@ -205,9 +206,9 @@ snapshot snap(const perf_worker *w)
 }
 
 /* Sleep through the window, one progress line per second when asked. */
-void measure(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws,
-	     bool progress, std::vector<snapshot> *begin, std::vector<snapshot> *end,
-	     uint64_t *tsc_begin, uint64_t *tsc_end)
+void measure(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws, bool progress,
+	     std::vector<snapshot> *begin, std::vector<snapshot> *end, uint64_t *tsc_begin,
+	     uint64_t *tsc_end)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 
@@ -224,8 +225,7 @@ void measure(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &
 		for (size_t i = 0; i < ws.size(); i++)
 			ops += snap(ws[i].get()).ops - (*begin)[i].ops;
 		printf("  [case%u.%u] %u/%u s: %.2f Mops so far\n", s->pc->id, s->index, sec,
-		       s->pc->test_seconds,
-		       ops / ((double)(rte_rdtsc() - *tsc_begin) / hz) / 1e6);
+		       s->pc->test_seconds, ops / ((double)(rte_rdtsc() - *tsc_begin) / hz) / 1e6);
 		fflush(stdout);
 	}
 	for (auto &w : ws)
@@ -281,8 +281,7 @@ void describe(const perf_scenario *s, perf_result *res)
 	}
 }
 
-int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws,
-	    std::string *err)
+int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws, std::string *err)
 {
 	static uint64_t salt;
 	const perf_case *pc = s->pc;
@@ -311,8 +310,8 @@ int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &w
 }
 
 /* Launch, measure, stop, join; then drain errors and verification. */
-int execute(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws,
-	    bool progress, perf_result *res)
+int execute(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws, bool progress,
+	    perf_result *res)
 {
 	std::vector<snapshot> b, e;
 	perf_worker *on_main = nullptr;
@@ -369,7 +368,8 @@ int preflight_dev(const perf_case &pc, const perf_worker_cfg &w, std::string *er
 	struct rte_dma_info info = {};
 
 	if (id < 0) {
-		*err = "[" + pc.section + "] lcore_dma dev=" + w.dev + ": no such dmadev (see "
+		*err = "[" + pc.section + "] lcore_dma dev=" + w.dev +
+		       ": no such dmadev (see "
 		       "--list-dma; add a --vdev to eal_args)";
 		return -ENODEV;
 	}
@@ -448,17 +448,22 @@ void perf_bench_list_dma(void)
 		uint64_t bit;
 		const char *name;
 	} capa[] = {
-		{RTE_DMA_CAPA_MEM_TO_MEM, "mem2mem"}, {RTE_DMA_CAPA_MEM_TO_DEV, "mem2dev"},
-		{RTE_DMA_CAPA_DEV_TO_MEM, "dev2mem"}, {RTE_DMA_CAPA_DEV_TO_DEV, "dev2dev"},
-		{RTE_DMA_CAPA_SVA, "sva"}, {RTE_DMA_CAPA_SILENT, "silent"},
-		{RTE_DMA_CAPA_HANDLES_ERRORS, "handles_errors"}, {RTE_DMA_CAPA_OPS_COPY, "copy"},
-		{RTE_DMA_CAPA_OPS_COPY_SG, "copy_sg"}, {RTE_DMA_CAPA_OPS_FILL, "fill"},
+		{RTE_DMA_CAPA_MEM_TO_MEM, "mem2mem"},
+		{RTE_DMA_CAPA_MEM_TO_DEV, "mem2dev"},
+		{RTE_DMA_CAPA_DEV_TO_MEM, "dev2mem"},
+		{RTE_DMA_CAPA_DEV_TO_DEV, "dev2dev"},
+		{RTE_DMA_CAPA_SVA, "sva"},
+		{RTE_DMA_CAPA_SILENT, "silent"},
+		{RTE_DMA_CAPA_HANDLES_ERRORS, "handles_errors"},
+		{RTE_DMA_CAPA_OPS_COPY, "copy"},
+		{RTE_DMA_CAPA_OPS_COPY_SG, "copy_sg"},
+		{RTE_DMA_CAPA_OPS_FILL, "fill"},
 	};
 	int16_t id;
 
-	printf("%-4s %-24s %-6s %-8s %-9s %-9s %s\n", "id", "name", "numa", "max_sges",
-	       "min_desc", "max_desc", "capabilities");
-	RTE_DMA_FOREACH_DEV(id) {
+	printf("%-4s %-24s %-6s %-8s %-9s %-9s %s\n", "id", "name", "numa", "max_sges", "min_desc",
+	       "max_desc", "capabilities");
+	RTE_DMA_FOREACH_DEV (id) {
 		struct rte_dma_info info;
 		std::string caps;
 

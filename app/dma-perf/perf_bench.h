@@ -24,26 +24,26 @@ struct perf_scenario {
 
 /** Outcome of one scenario, all workers summed. */
 struct perf_result {
-	unsigned int case_id;     /**< N of [caseN] */
-	unsigned int scenario;    /**< 1-based scenario number */
-	enum perf_type type;      /**< engine type */
-	std::string engine;       /**< dmadev name(s), or "rte_memcpy" */
-	std::string lcores;       /**< worker lcores, e.g. "1" or "1 2" */
-	bool on_main;             /**< a worker ran on the main lcore */
-	uint32_t ring_size;       /**< dma_ring_size (0 for CPU) */
-	uint32_t kick_batch;      /**< kick_batch (0 for CPU) */
-	uint32_t buf_size;        /**< bytes per op */
-	uint64_t nr_buf;          /**< buffers per worker */
-	uint32_t mem_mb;          /**< mem_size */
-	uint64_t ops;             /**< completed ops in the window */
-	double secs;              /**< window length measured with the TSC */
-	double mops;              /**< ops / s / 1e6 */
-	double gbps;              /**< ops / s * buf_size * 8 / 1e9, one direction */
-	double cycles_per_op;     /**< upstream's: window * TSC hz / ops, mean over workers */
-	double drv_cycles_per_op; /**< cycles inside driver calls that did work / ops */
+	unsigned int case_id;      /**< N of [caseN] */
+	unsigned int scenario;     /**< 1-based scenario number */
+	enum perf_type type;       /**< engine type */
+	std::string engine;        /**< dmadev name(s), or "rte_memcpy" */
+	std::string lcores;        /**< worker lcores, e.g. "1" or "1 2" */
+	bool on_main;              /**< a worker ran on the main lcore */
+	uint32_t ring_size;        /**< dma_ring_size (0 for CPU) */
+	uint32_t kick_batch;       /**< kick_batch (0 for CPU) */
+	uint32_t buf_size;         /**< bytes per op */
+	uint64_t nr_buf;           /**< buffers per worker */
+	uint32_t mem_mb;           /**< mem_size */
+	uint64_t ops;              /**< completed ops in the window */
+	double secs;               /**< window length measured with the TSC */
+	double mops;               /**< ops / s / 1e6 */
+	double gbps;               /**< ops / s * buf_size * 8 / 1e9, one direction */
+	double cycles_per_op;      /**< upstream's: window * TSC hz / ops, mean over workers */
+	double drv_cycles_per_op;  /**< cycles inside driver calls that did work / ops */
 	double idle_cycles_per_op; /**< cycles in polls that completed nothing / ops */
-	bool ok;                  /**< ran, drained and verified */
-	std::string error;        /**< why not ok */
+	bool ok;                   /**< ran, drained and verified */
+	std::string error;         /**< why not ok */
 };
 
 /**

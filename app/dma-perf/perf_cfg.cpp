@@ -25,7 +25,10 @@ constexpr int MAX_NUMA = 64;
 constexpr int MAX_CASES = 64;
 
 const char *const key_names[PERF_KEY_NUM] = {
-	"mem_size", "buf_size", "dma_ring_size", "kick_batch",
+	"mem_size",
+	"buf_size",
+	"dma_ring_size",
+	"kick_batch",
 };
 
 std::string trim(const std::string &s)
@@ -105,8 +108,8 @@ struct ctx {
 };
 
 /* "lcore10@dma_skeleton, lcore11@0000:00:04.2" (23.07 to 24.07). */
-int parse_workers_old(ctx &c, const perf_case &pc, const std::string &key,
-		      const std::string &val, std::vector<perf_worker_cfg> *out)
+int parse_workers_old(ctx &c, const perf_case &pc, const std::string &key, const std::string &val,
+		      std::vector<perf_worker_cfg> *out)
 {
 	for (const std::string &item : split(val, ',')) {
 		size_t at = item.find('@');
@@ -115,17 +118,18 @@ int parse_workers_old(ctx &c, const perf_case &pc, const std::string &key,
 		if (item.compare(0, 5, "lcore") != 0 || at == std::string::npos ||
 		    !parse_u32(item.substr(5, at - 5), MAX_LCORE - 1, &lc) ||
 		    trim(item.substr(at + 1)).empty())
-			return c.fail(pc.section, key, val,
-				      "expected lcore<id>@<dmadev>[, lcore<id>@<dmadev>...], got '" +
-				      item + "'");
+			return c.fail(
+				pc.section, key, val,
+				"expected lcore<id>@<dmadev>[, lcore<id>@<dmadev>...], got '" +
+					item + "'");
 		out->push_back({lc, trim(item.substr(at + 1))});
 	}
 	return 0;
 }
 
 /* "lcore=10,dev=dma_skeleton,dir=mem2mem" (24.11 and later). */
-int parse_worker_new(ctx &c, const perf_case &pc, const std::string &key,
-		     const std::string &val, std::vector<perf_worker_cfg> *out)
+int parse_worker_new(ctx &c, const perf_case &pc, const std::string &key, const std::string &val,
+		     std::vector<perf_worker_cfg> *out)
 {
 	perf_worker_cfg w{0, ""};
 	bool have_lcore = false;
@@ -145,11 +149,12 @@ int parse_worker_new(ctx &c, const perf_case &pc, const std::string &key,
 			w.dev = v;
 		} else if (k == "dir") {
 			if (v != "mem2mem")
-				return c.fail(pc.section, key, val, "dir=" + v +
-					      " not supported (only mem2mem)");
+				return c.fail(pc.section, key, val,
+					      "dir=" + v + " not supported (only mem2mem)");
 		} else if (k == "raddr" || k == "coreid" || k == "pfid" || k == "vfid") {
-			return c.fail(pc.section, key, val, k + " is only for mem2dev/dev2mem, "
-				      "which are not supported");
+			return c.fail(pc.section, key, val,
+				      k + " is only for mem2dev/dev2mem, "
+					  "which are not supported");
 		} else {
 			return c.fail(pc.section, key, val, "unknown field '" + k + "'");
 		}
@@ -275,7 +280,8 @@ int parse_case_key(ctx &c, perf_case &pc, case_state &st, const std::string &k,
 		if (!parse_u32(v, 1, &x))
 			return c.fail(pc.section, k, v, "expected 0 or 1");
 		if (x)
-			return c.fail(pc.section, k, v, "the enqueue/dequeue-ops API needs "
+			return c.fail(pc.section, k, v,
+				      "the enqueue/dequeue-ops API needs "
 				      "DPDK 25.11; this build is on 22.11");
 	} else if (k == "lcore") {
 		st.have_cpu_lcore = true;
@@ -310,22 +316,25 @@ int check_case(ctx &c, perf_case &pc, const case_state &st)
 			if (pc.var_key >= 0)
 				return c.fail(pc.section, key_names[i], "",
 					      std::string("only one variable key per case; ") +
-					      key_names[pc.var_key] + " is already a range");
+						      key_names[pc.var_key] +
+						      " is already a range");
 			pc.var_key = i;
 		}
 	}
 	if (dma && st.have_cpu_lcore)
-		return c.fail(pc.section, "lcore", "", "is for CPU_MEM_COPY; DMA_MEM_COPY uses "
+		return c.fail(pc.section, "lcore", "",
+			      "is for CPU_MEM_COPY; DMA_MEM_COPY uses "
 			      "lcore_dma / lcore_dmaN");
 	if (!dma && st.have_dma_lcore)
-		return c.fail(pc.section, "lcore_dma", "", "is for DMA_MEM_COPY; CPU_MEM_COPY "
+		return c.fail(pc.section, "lcore_dma", "",
+			      "is for DMA_MEM_COPY; CPU_MEM_COPY "
 			      "uses lcore");
 	if (pc.workers.empty())
 		return c.fail(pc.section, dma ? "lcore_dma" : "lcore", "", "missing");
 	for (const perf_worker_cfg &w : pc.workers) {
 		if (!lcores.insert(w.lcore).second)
-			return c.fail(pc.section, dma ? "lcore_dma" : "lcore", std::to_string(w.lcore),
-				      "lcore used twice in one case");
+			return c.fail(pc.section, dma ? "lcore_dma" : "lcore",
+				      std::to_string(w.lcore), "lcore used twice in one case");
 		if (dma && !devs.insert(w.dev).second)
 			return c.fail(pc.section, "lcore_dma", w.dev,
 				      "dmadev used by two workers of one case");
@@ -348,8 +357,9 @@ int check_scenarios(ctx &c, const perf_case &pc)
 	for (int i = 0; i < PERF_KEY_NUM; i++) {
 		const perf_range &r = pc.key[i];
 		const uint32_t lo = 1;
-		const uint32_t hi = i == PERF_KEY_MEM_SIZE ? MAX_MEM_MB :
-				    i == PERF_KEY_BUF_SIZE ? MAX_BUF_SIZE : MAX_RING;
+		const uint32_t hi = i == PERF_KEY_MEM_SIZE   ? MAX_MEM_MB
+				    : i == PERF_KEY_BUF_SIZE ? MAX_BUF_SIZE
+							     : MAX_RING;
 		std::string v = std::to_string(r.first);
 
 		if (r.first != r.last)
@@ -359,16 +369,17 @@ int check_scenarios(ctx &c, const perf_case &pc)
 			return c.fail(pc.section, key_names[i], v, "bad range");
 		for (uint32_t x : vals[i])
 			if (x < lo || x > hi)
-				return c.fail(pc.section, key_names[i], v, "value " +
-					      std::to_string(x) + " outside " + std::to_string(lo) +
-					      ".." + std::to_string(hi));
+				return c.fail(pc.section, key_names[i], v,
+					      "value " + std::to_string(x) + " outside " +
+						      std::to_string(lo) + ".." +
+						      std::to_string(hi));
 	}
 	for (uint32_t mem : vals[PERF_KEY_MEM_SIZE])
 		for (uint32_t buf : vals[PERF_KEY_BUF_SIZE]) {
 			if (perf_nr_buf(mem, buf, pc.workers.size()) == 0)
 				return c.fail(pc.section, "mem_size", std::to_string(mem),
 					      "too small: holds no src+dst pair of buf_size " +
-					      std::to_string(buf) + " per worker");
+						      std::to_string(buf) + " per worker");
 			if (pc.src_sge && (buf < pc.src_sge || buf < pc.dst_sge))
 				return c.fail(pc.section, "buf_size", std::to_string(buf),
 					      "smaller than the number of SG segments");
@@ -440,8 +451,9 @@ int check_eal(ctx &c, perf_config *cfg)
 			cfg->eal_args = pc.eal_args;
 		} else if (pc.eal_args != first->eal_args) {
 			return c.fail(pc.section, "eal_args", pc.eal_args,
-				      "differs from [" + first->section + "]: dma-perf runs EAL "
-				      "once, so every case must use the same eal_args");
+				      "differs from [" + first->section +
+					      "]: dma-perf runs EAL "
+					      "once, so every case must use the same eal_args");
 		}
 	}
 	if (!first)
@@ -475,11 +487,13 @@ int parse_sections(ctx &c, struct rte_cfgfile *f, perf_config *cfg)
 			continue;
 		if (sec.compare(0, 4, "case") || !parse_u32(sec.substr(4), 1000000, &id) ||
 		    !isdigit((unsigned char)sec[4]))
-			return c.fail(sec, "", "", "unknown section (expected [GLOBAL] or [caseN])");
+			return c.fail(sec, "", "",
+				      "unknown section (expected [GLOBAL] or [caseN])");
 		if (!ids.insert(id).second)
 			return c.fail(sec, "", "", "case number used twice");
 		if ((int)ids.size() > MAX_CASES)
-			return c.fail(sec, "", "", "more than " + std::to_string(MAX_CASES) + " cases");
+			return c.fail(sec, "", "",
+				      "more than " + std::to_string(MAX_CASES) + " cases");
 		defaults.section = sec;
 		defaults.id = id;
 		if ((ret = parse_case(c, f, sec, defaults, &pc)))

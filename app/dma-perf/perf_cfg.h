@@ -50,31 +50,31 @@ struct perf_worker_cfg {
 
 /** One [caseN] section, with [GLOBAL] defaults already applied. */
 struct perf_case {
-	std::string section;    /**< "case1", ... */
-	unsigned int id;        /**< N of [caseN] */
-	bool skip;              /**< skip=1: not parsed further, not run */
-	enum perf_type type;    /**< engine */
-	struct perf_range key[PERF_KEY_NUM]; /**< mem_size (MB), buf_size (B), ring, kick */
-	int var_key;            /**< the PERF_KEY_* holding a range, or -1 */
-	int src_numa;           /**< NUMA node of the source buffers */
-	int dst_numa;           /**< NUMA node of the destination buffers */
-	uint32_t src_sge;       /**< dma_src_sge, 0 when no scatter-gather */
-	uint32_t dst_sge;       /**< dma_dst_sge, 0 when no scatter-gather */
+	std::string section;                         /**< "case1", ... */
+	unsigned int id;                             /**< N of [caseN] */
+	bool skip;                                   /**< skip=1: not parsed further, not run */
+	enum perf_type type;                         /**< engine */
+	struct perf_range key[PERF_KEY_NUM];         /**< mem_size (MB), buf_size (B), ring, kick */
+	int var_key;                                 /**< the PERF_KEY_* holding a range, or -1 */
+	int src_numa;                                /**< NUMA node of the source buffers */
+	int dst_numa;                                /**< NUMA node of the destination buffers */
+	uint32_t src_sge;                            /**< dma_src_sge, 0 when no scatter-gather */
+	uint32_t dst_sge;                            /**< dma_dst_sge, 0 when no scatter-gather */
 	std::vector<struct perf_worker_cfg> workers; /**< in key order */
-	std::string eal_args;   /**< normalised (single spaces) */
-	bool cache_flush;       /**< clflush the buffers before the run */
+	std::string eal_args;                        /**< normalised (single spaces) */
+	bool cache_flush;                            /**< clflush the buffers before the run */
 	/**
 	 * main_lcore_worker=1: a worker may be the main lcore, the placement of a plain
 	 * DPDK program; the measuring timer then runs in a control thread.
 	 */
 	bool main_lcore_worker;
-	uint32_t test_seconds;  /**< measurement window */
+	uint32_t test_seconds; /**< measurement window */
 };
 
 /** A whole configuration file. */
 struct perf_config {
-	bool has_global;        /**< a [GLOBAL] section was present */
-	std::string eal_args;   /**< the EAL arguments shared by every case */
+	bool has_global;                     /**< a [GLOBAL] section was present */
+	std::string eal_args;                /**< the EAL arguments shared by every case */
 	std::vector<struct perf_case> cases; /**< sorted by id, skipped ones included */
 };
 

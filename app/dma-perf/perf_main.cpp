@@ -137,8 +137,8 @@ std::vector<perf_scenario> scenarios(const perf_case &pc)
 
 		for (int k = 0; k < PERF_KEY_NUM; k++)
 			v[k] = k == var ? vals[i] : pc.key[k].first;
-		out.push_back({&pc, (unsigned int)i + 1, v[PERF_KEY_MEM_SIZE],
-			       v[PERF_KEY_BUF_SIZE], v[PERF_KEY_RING_SIZE], v[PERF_KEY_KICK_BATCH]});
+		out.push_back({&pc, (unsigned int)i + 1, v[PERF_KEY_MEM_SIZE], v[PERF_KEY_BUF_SIZE],
+			       v[PERF_KEY_RING_SIZE], v[PERF_KEY_KICK_BATCH]});
 	}
 	return out;
 }
@@ -157,13 +157,14 @@ int run_all(const perf_config &cfg, std::vector<perf_result> *res)
 
 			if (pc.type == PERF_TYPE_DMA)
 				printf("[%s] scenario %u: DMA_MEM_COPY buf_size=%u mem_size=%u MB "
-				       "ring=%u kick=%u, %u s ...\n", pc.section.c_str(), s.index,
-				       s.buf_size, s.mem_mb, s.ring_size, s.kick_batch,
-				       pc.test_seconds);
+				       "ring=%u kick=%u, %u s ...\n",
+				       pc.section.c_str(), s.index, s.buf_size, s.mem_mb,
+				       s.ring_size, s.kick_batch, pc.test_seconds);
 			else
 				printf("[%s] scenario %u: CPU_MEM_COPY buf_size=%u mem_size=%u MB, "
-				       "%u s ...\n", pc.section.c_str(), s.index, s.buf_size,
-				       s.mem_mb, pc.test_seconds);
+				       "%u s ...\n",
+				       pc.section.c_str(), s.index, s.buf_size, s.mem_mb,
+				       pc.test_seconds);
 			fflush(stdout);
 			if (perf_bench_run(&s, pc.test_seconds > 1, &r)) {
 				fprintf(stderr, "dma-perf: [%s] scenario %u FAILED: %s\n",
@@ -171,8 +172,8 @@ int run_all(const perf_config &cfg, std::vector<perf_result> *res)
 				failed++;
 			} else {
 				printf("  %.3f Mops, %.3f Gbps, %.1f cyc/op, %.1f driver cyc/op, "
-				       "verified\n", r.mops, r.gbps, r.cycles_per_op,
-				       r.drv_cycles_per_op);
+				       "verified\n",
+				       r.mops, r.gbps, r.cycles_per_op, r.drv_cycles_per_op);
 			}
 			res->push_back(r);
 		}

@@ -69,8 +69,7 @@ void perf_report_table(const std::vector<perf_result> &res)
 
 		printf("%-8s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", c.c_str(),
 		       r.engine.c_str(), (r.lcores + (r.on_main ? "(m)" : "")).c_str(), r.ring_size,
-		       r.kick_batch, r.buf_size,
-		       r.nr_buf, r.mem_mb);
+		       r.kick_batch, r.buf_size, r.nr_buf, r.mem_mb);
 		if (r.ops)
 			printf(" %9.3f %9.3f %9.1f %9.1f %10.1f", r.mops, r.gbps, r.cycles_per_op,
 			       r.drv_cycles_per_op, r.idle_cycles_per_op);
@@ -104,18 +103,20 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			bool cpu = e->type == PERF_TYPE_CPU;
 			bool common = false;
 
-			if (e->engine == subject->engine || (!cpu && e->on_main != subject->on_main))
+			if (e->engine == subject->engine ||
+			    (!cpu && e->on_main != subject->on_main))
 				continue;
 			for (uint32_t s : sizes)
-				common |= find(res, engine_of(*subject), s) && find(res, engine_of(*e), s);
+				common |= find(res, engine_of(*subject), s) &&
+					  find(res, engine_of(*e), s);
 			if (!common)
 				continue;
 			if (!header++)
 				printf("\nRatios in this run (%s against each other engine, same "
 				       "buf_size; @main: the worker on the main lcore):\n",
 				       subject->engine.c_str());
-			printf("  %s %s / %s %s:", engine_of(*subject).c_str(), cpu ? "GB/s" : "Mops",
-			       engine_of(*e).c_str(), cpu ? "GB/s" : "Mops");
+			printf("  %s %s / %s %s:", engine_of(*subject).c_str(),
+			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops");
 			for (uint32_t s : sizes) {
 				const perf_result *a = find(res, engine_of(*subject), s);
 				const perf_result *b = find(res, engine_of(*e), s);
@@ -149,13 +150,14 @@ int perf_report_csv(const char *path, const std::vector<perf_result> &res, uint6
 		   "number of buffers,memory(MB),average cycle,bandwidth(Gbps),MOps,"
 		   "driver cycles/op,idle poll cycles/op,TSC hz,result\n");
 	for (const perf_result &r : res)
-		fprintf(f, "%u,%u,%s,%s,%s,%u,%u,%u,%" PRIu64 ",%u,%.1f,%.3f,%.3f,%.1f,%.1f,%" PRIu64
-			   ",%s\n",
-			r.case_id, r.scenario, r.type == PERF_TYPE_DMA ? "DMA_MEM_COPY" :
-			"CPU_MEM_COPY", r.lcores.c_str(), r.type == PERF_TYPE_DMA ?
-			r.engine.c_str() : "", r.ring_size, r.kick_batch, r.buf_size, r.nr_buf,
-			r.mem_mb, r.cycles_per_op, r.gbps, r.mops, r.drv_cycles_per_op,
-			r.idle_cycles_per_op, tsc_hz, r.ok ? "ok" : "FAILED");
+		fprintf(f,
+			"%u,%u,%s,%s,%s,%u,%u,%u,%" PRIu64 ",%u,%.1f,%.3f,%.3f,%.1f,%.1f,%" PRIu64
+			",%s\n",
+			r.case_id, r.scenario,
+			r.type == PERF_TYPE_DMA ? "DMA_MEM_COPY" : "CPU_MEM_COPY", r.lcores.c_str(),
+			r.type == PERF_TYPE_DMA ? r.engine.c_str() : "", r.ring_size, r.kick_batch,
+			r.buf_size, r.nr_buf, r.mem_mb, r.cycles_per_op, r.gbps, r.mops,
+			r.drv_cycles_per_op, r.idle_cycles_per_op, tsc_hz, r.ok ? "ok" : "FAILED");
 	if (fclose(f)) {
 		ret = -errno;
 		fprintf(stderr, "dma-perf: cannot write %s: %s\n", path, strerror(errno));

@@ -24,7 +24,6 @@ void perf_report_ratios(const std::vector<struct perf_result> &res);
  * Write upstream-like CSV columns plus driver cycles/op.
  * @return 0, or a negative errno (the reason is printed).
  */
-int perf_report_csv(const char *path, const std::vector<struct perf_result> &res,
-		    uint64_t tsc_hz);
+int perf_report_csv(const char *path, const std::vector<struct perf_result> &res, uint64_t tsc_hz);
 
 #endif /* DMA_PERF_REPORT_H */

@@ -45,12 +45,12 @@ inline int enqueue(const perf_worker *w, uint64_t b, sg_tables *sg)
 	const uint64_t off = b * w->buf_size;
 
 	if (likely(!w->src_sge))
-		return rte_dma_copy(w->dev_id, 0, w->src_iova + off, w->dst_iova + off,
-				    w->buf_size, 0);
+		return rte_dma_copy(w->dev_id, 0, w->src_iova + off, w->dst_iova + off, w->buf_size,
+				    0);
 	split_sge(w->src_iova + off, w->buf_size, w->src_sge, sg->src.data());
 	split_sge(w->dst_iova + off, w->buf_size, w->dst_sge, sg->dst.data());
-	return rte_dma_copy_sg(w->dev_id, 0, sg->src.data(), sg->dst.data(),
-			       (uint16_t)w->src_sge, (uint16_t)w->dst_sge, 0);
+	return rte_dma_copy_sg(w->dev_id, 0, sg->src.data(), sg->dst.data(), (uint16_t)w->src_sge,
+			       (uint16_t)w->dst_sge, 0);
 }
 
 /* A completion reported an error: fetch its status code and stop. */
@@ -61,8 +61,8 @@ void fail_op(perf_worker *w)
 	char m[96];
 
 	rte_dma_completed_status(w->dev_id, 0, 1, &last, &st);
-	snprintf(m, sizeof(m), "%s: op at ring index %u failed with status %d",
-		 w->dev_name.c_str(), last, (int)st);
+	snprintf(m, sizeof(m), "%s: op at ring index %u failed with status %d", w->dev_name.c_str(),
+		 last, (int)st);
 	w->status = -EIO;
 	w->status_msg = m;
 }

@@ -17,23 +17,23 @@
 /** State of one worker; counters are written by the worker only, read by main. */
 struct perf_worker {
 	/* Set up by main before launch. */
-	enum perf_type type;     /**< DMA or CPU copy */
-	unsigned int lcore;      /**< lcore it runs on */
-	std::string dev_name;    /**< dmadev name (DMA) */
-	int16_t dev_id = -1;     /**< dmadev id (DMA) */
-	bool started = false;    /**< dmadev started, to be stopped */
-	bool sva = false;        /**< device takes virtual addresses */
-	uint32_t buf_size;       /**< bytes per op */
-	uint32_t kick_batch;     /**< submit every this many enqueues */
-	uint32_t src_sge;        /**< SG segments per source (0: plain copy) */
-	uint32_t dst_sge;        /**< SG segments per destination */
-	uint64_t nr_buf;         /**< buffers in src/dst */
-	uint8_t *src = nullptr;  /**< nr_buf * buf_size bytes */
-	uint8_t *dst = nullptr;  /**< nr_buf * buf_size bytes */
-	uint64_t src_iova;       /**< IOVA of src */
-	uint64_t dst_iova;       /**< IOVA of dst */
-	uint64_t tsc_overhead;   /**< cost of an rte_rdtsc() pair, subtracted per span */
-	uint64_t drain_cycles;   /**< give up draining after this many TSC cycles */
+	enum perf_type type;    /**< DMA or CPU copy */
+	unsigned int lcore;     /**< lcore it runs on */
+	std::string dev_name;   /**< dmadev name (DMA) */
+	int16_t dev_id = -1;    /**< dmadev id (DMA) */
+	bool started = false;   /**< dmadev started, to be stopped */
+	bool sva = false;       /**< device takes virtual addresses */
+	uint32_t buf_size;      /**< bytes per op */
+	uint32_t kick_batch;    /**< submit every this many enqueues */
+	uint32_t src_sge;       /**< SG segments per source (0: plain copy) */
+	uint32_t dst_sge;       /**< SG segments per destination */
+	uint64_t nr_buf;        /**< buffers in src/dst */
+	uint8_t *src = nullptr; /**< nr_buf * buf_size bytes */
+	uint8_t *dst = nullptr; /**< nr_buf * buf_size bytes */
+	uint64_t src_iova;      /**< IOVA of src */
+	uint64_t dst_iova;      /**< IOVA of dst */
+	uint64_t tsc_overhead;  /**< cost of an rte_rdtsc() pair, subtracted per span */
+	uint64_t drain_cycles;  /**< give up draining after this many TSC cycles */
 
 	/* Main to worker. */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t stop = 0; /**< leave the loop */
@@ -44,10 +44,10 @@ struct perf_worker {
 	uint64_t idle_cycles = 0; /**< TSC in polls that completed nothing */
 
 	/* Worker results, read after the lcore is joined. */
-	uint64_t next_buf = 0;   /**< next buffer index to copy */
-	uint64_t passes = 0;     /**< completed rounds over all buffers */
-	int status = 0;          /**< 0, or a negative errno */
-	std::string status_msg;  /**< why status is not 0 */
+	uint64_t next_buf = 0;  /**< next buffer index to copy */
+	uint64_t passes = 0;    /**< completed rounds over all buffers */
+	int status = 0;         /**< 0, or a negative errno */
+	std::string status_msg; /**< why status is not 0 */
 };
 
 /** rte_eal_remote_launch entry: @p arg is a struct perf_worker. */

@@ -37,16 +37,14 @@ struct result {
 	bool ok;
 };
 
-static void
-fill(uint8_t *p, size_t n, uint32_t salt)
+static void fill(uint8_t *p, size_t n, uint32_t salt)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = (uint8_t)(i * 31 + salt * 7 + (i >> 8));
 }
 
 /* Every op copies buffer b of the pool to buffer b of the other pool. */
-static struct result
-run_dma(int16_t dev, uint32_t size, uint8_t *src, uint8_t *dst, uint32_t salt)
+static struct result run_dma(int16_t dev, uint32_t size, uint8_t *src, uint8_t *dst, uint32_t salt)
 {
 	const uint32_t nbuf = POOL_BYTES / size;
 	const uint64_t hz = rte_get_tsc_hz();
@@ -96,8 +94,7 @@ run_dma(int16_t dev, uint32_t size, uint8_t *src, uint8_t *dst, uint32_t salt)
 	return r;
 }
 
-static struct result
-run_cpu(uint32_t size, uint8_t *src, uint8_t *dst, uint32_t salt)
+static struct result run_cpu(uint32_t size, uint8_t *src, uint8_t *dst, uint32_t salt)
 {
 	const uint32_t nbuf = POOL_BYTES / size;
 	const uint64_t hz = rte_get_tsc_hz();
@@ -124,8 +121,7 @@ run_cpu(uint32_t size, uint8_t *src, uint8_t *dst, uint32_t salt)
 	return r;
 }
 
-static int
-setup(int16_t dev)
+static int setup(int16_t dev)
 {
 	struct rte_dma_conf conf = {.nb_vchans = 1};
 	struct rte_dma_vchan_conf vconf = {.direction = RTE_DMA_DIR_MEM_TO_MEM,
@@ -138,12 +134,11 @@ setup(int16_t dev)
 }
 
 /* The first dmadev whose driver is @p driver. */
-static int16_t
-find_dev(const char *driver)
+static int16_t find_dev(const char *driver)
 {
 	int16_t id;
 
-	RTE_DMA_FOREACH_DEV(id) {
+	RTE_DMA_FOREACH_DEV (id) {
 		struct rte_dma_info info;
 
 		if (rte_dma_info_get(id, &info) == 0 &&
@@ -153,12 +148,22 @@ find_dev(const char *driver)
 	return -1;
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
-	char *defaults[] = {argv[0], "-l", "0-1", "--no-huge", "-m", "512", "--no-pci",
-			    "--no-shconf", "--log-level=lib.eal:warning", "--vdev", "dma_mlx5",
-			    "--vdev", "dma_skeleton,lcore=1", NULL};
+	char *defaults[] = {argv[0],
+			    "-l",
+			    "0-1",
+			    "--no-huge",
+			    "-m",
+			    "512",
+			    "--no-pci",
+			    "--no-shconf",
+			    "--log-level=lib.eal:warning",
+			    "--vdev",
+			    "dma_mlx5",
+			    "--vdev",
+			    "dma_skeleton,lcore=1",
+			    NULL};
 	const char *names[] = {"dma_mlx5", "dma_skeleton"};
 	struct result res[3][N_SIZES];
 	uint8_t *src, *dst;
@@ -184,8 +189,8 @@ main(int argc, char **argv)
 		int16_t dev = find_dev(names[e]);
 
 		if (dev < 0 || setup(dev)) {
-			fprintf(stderr, "dma-plain-bench: no usable %s (add --vdev %s)\n",
-				names[e], names[e]);
+			fprintf(stderr, "dma-plain-bench: no usable %s (add --vdev %s)\n", names[e],
+				names[e]);
 			return 1;
 		}
 		for (unsigned int i = 0; i < N_SIZES; i++)

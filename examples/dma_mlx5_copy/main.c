@@ -28,9 +28,9 @@
 #define DRIVER_NAME "dma_mlx5"
 #define VCHAN 0
 #define RING_SIZE 64
-#define GUARD 64           /* bytes checked after each destination */
-#define TIMEOUT_MS 2000    /* per wait for completions */
-#define BURST 8            /* copies enqueued before one doorbell */
+#define GUARD 64        /* bytes checked after each destination */
+#define TIMEOUT_MS 2000 /* per wait for completions */
+#define BURST 8         /* copies enqueued before one doorbell */
 
 /* A control segment's opcode for a WQE that moves no data (mlx5 PRM, "NOP"). */
 #define MLX5_OPCODE_NOP_ 0x00
@@ -43,22 +43,26 @@ struct totals {
 	unsigned int failures; /* anything that did not go as expected */
 };
 
-#define FAIL(t, ...) do { \
-	printf("FAIL: " __VA_ARGS__); \
-	(t)->failures++; \
-} while (0)
+#define FAIL(t, ...)                          \
+	do {                                  \
+		printf("FAIL: " __VA_ARGS__); \
+		(t)->failures++;              \
+	} while (0)
 
-#define INFO(...) do { if (!quiet) printf(__VA_ARGS__); } while (0)
+#define INFO(...)                            \
+	do {                                 \
+		if (!quiet)                  \
+			printf(__VA_ARGS__); \
+	} while (0)
 
 /* The first dmadev driven by dma_mlx5: named after the driver and known to its API. */
-static int16_t
-find_dma_mlx5(void)
+static int16_t find_dma_mlx5(void)
 {
 	struct rte_pmd_dma_mlx5_caps caps;
 	struct rte_dma_info info;
 	int16_t id;
 
-	RTE_DMA_FOREACH_DEV(id) {
+	RTE_DMA_FOREACH_DEV (id) {
 		if (rte_dma_info_get(id, &info) != 0)
 			continue;
 		if (strncmp(info.dev_name, DRIVER_NAME, strlen(DRIVER_NAME)) != 0)
@@ -73,8 +77,7 @@ find_dma_mlx5(void)
  * Without a --vdev on the command line, probe one now. rte_dev_probe() is the
  * bus-independent form of rte_vdev_init(): it needs nothing but EAL to link.
  */
-static int16_t
-open_dma_mlx5(void)
+static int16_t open_dma_mlx5(void)
 {
 	int16_t id = find_dma_mlx5();
 	int ret;
@@ -91,10 +94,9 @@ open_dma_mlx5(void)
 	return find_dma_mlx5();
 }
 
-static int
-setup(int16_t id, const struct rte_dma_info *info)
+static int setup(int16_t id, const struct rte_dma_info *info)
 {
-	struct rte_dma_conf conf = { .nb_vchans = 1 };
+	struct rte_dma_conf conf = {.nb_vchans = 1};
 	struct rte_dma_vchan_conf vconf = {
 		.direction = RTE_DMA_DIR_MEM_TO_MEM,
 		.nb_desc = RTE_MAX(RTE_MIN((uint16_t)RING_SIZE, info->max_desc), info->min_desc),
@@ -112,9 +114,8 @@ setup(int16_t id, const struct rte_dma_info *info)
 }
 
 /* Wait for @p n completions; returns how many came back with success. */
-static uint16_t
-wait_completions(int16_t id, uint16_t n, uint16_t *last_idx, enum rte_dma_status_code *st,
-		 bool *all_ok)
+static uint16_t wait_completions(int16_t id, uint16_t n, uint16_t *last_idx,
+				 enum rte_dma_status_code *st, bool *all_ok)
 {
 	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * TIMEOUT_MS / 1000;
 	uint16_t done = 0, ok = 0;
@@ -130,8 +131,7 @@ wait_completions(int16_t id, uint16_t n, uint16_t *last_idx, enum rte_dma_status
 	return done;
 }
 
-static void
-fill(uint8_t *p, size_t len, uint8_t seed)
+static void fill(uint8_t *p, size_t len, uint8_t seed)
 {
 	for (size_t i = 0; i < len; i++)
 		p[i] = (uint8_t)(seed + i * 7 + (i >> 8));
@@ -145,8 +145,7 @@ struct pair {
 	size_t src_off, dst_off;
 };
 
-static int
-pair_alloc(struct pair *p, size_t len, size_t src_off, size_t dst_off, uint8_t seed)
+static int pair_alloc(struct pair *p, size_t len, size_t src_off, size_t dst_off, uint8_t seed)
 {
 	p->len = len;
 	p->src_off = src_off;
@@ -163,24 +162,21 @@ pair_alloc(struct pair *p, size_t len, size_t src_off, size_t dst_off, uint8_t s
 	return 0;
 }
 
-static void
-pair_free(struct pair *p)
+static void pair_free(struct pair *p)
 {
 	rte_free(p->src);
 	rte_free(p->dst);
 }
 
 /* rte_malloc_virt2iova() takes the start of an allocation, not a pointer into it. */
-static int
-pair_copy(int16_t id, const struct pair *p, uint64_t flags)
+static int pair_copy(int16_t id, const struct pair *p, uint64_t flags)
 {
 	return rte_dma_copy(id, VCHAN, rte_malloc_virt2iova(p->src) + p->src_off,
 			    rte_malloc_virt2iova(p->dst) + p->dst_off, (uint32_t)p->len, flags);
 }
 
 /* Every copied byte equal, nothing before or after the destination touched. */
-static bool
-pair_verify(const struct pair *p, struct totals *t)
+static bool pair_verify(const struct pair *p, struct totals *t)
 {
 	const uint8_t *d = p->dst + p->dst_off;
 
@@ -209,10 +205,9 @@ pair_verify(const struct pair *p, struct totals *t)
 }
 
 /* One copy per size, each submitted and awaited on its own. */
-static void
-copy_sizes(int16_t id, uint64_t max_len, struct totals *t)
+static void copy_sizes(int16_t id, uint64_t max_len, struct totals *t)
 {
-	static const size_t sizes[] = { 1, 7, 64, 1000, 4096, 65536, 1 << 20 };
+	static const size_t sizes[] = {1, 7, 64, 1000, 4096, 65536, 1 << 20};
 	enum rte_dma_status_code st;
 	uint16_t last;
 	bool ok;
@@ -238,8 +233,8 @@ copy_sizes(int16_t id, uint64_t max_len, struct totals *t)
 		} else if (wait_completions(id, 1, &last, &st, &ok) != 1) {
 			FAIL(t, "%zu-byte copy did not complete\n", sizes[i]);
 		} else if (!ok || last != ring_idx) {
-			FAIL(t, "%zu-byte copy: status %d, ring index %u (expected %d)\n",
-			     sizes[i], st, last, ring_idx);
+			FAIL(t, "%zu-byte copy: status %d, ring index %u (expected %d)\n", sizes[i],
+			     st, last, ring_idx);
 		} else if (pair_verify(&p, t)) {
 			INFO("  %8zu bytes: verified (ring index %d%s)\n", sizes[i], ring_idx,
 			     off ? ", unaligned" : "");
@@ -249,8 +244,7 @@ copy_sizes(int16_t id, uint64_t max_len, struct totals *t)
 }
 
 /* BURST copies behind one doorbell (rte_dma_submit()), completed together. */
-static void
-copy_burst(int16_t id, struct totals *t)
+static void copy_burst(int16_t id, struct totals *t)
 {
 	enum rte_dma_status_code st[BURST];
 	struct pair p[BURST];
@@ -289,12 +283,11 @@ copy_burst(int16_t id, struct totals *t)
  * big-endian words: opmod | WQE index | opcode, QPN | DS count, signature | fm_ce_se,
  * immediate. The driver fills in the WQE index; the QPN comes from the vchan info.
  */
-static void
-raw_nop(int16_t id, struct totals *t)
+static void raw_nop(int16_t id, struct totals *t)
 {
 	struct rte_pmd_dma_mlx5_vchan_info vi;
 	enum rte_dma_status_code st;
-	uint32_t wqe[16] __rte_aligned(64) = { 0 };
+	uint32_t wqe[16] __rte_aligned(64) = {0};
 	uint16_t last;
 	bool ok;
 	int ret;
@@ -322,8 +315,7 @@ raw_nop(int16_t id, struct totals *t)
  * A copy of length 0 fails on the device (invalid length); rte_dma reports it and
  * rte_pmd_dma_mlx5_last_error() gives the CQE details behind it.
  */
-static void
-failed_op(int16_t id, struct totals *t)
+static void failed_op(int16_t id, struct totals *t)
 {
 	struct rte_pmd_dma_mlx5_error err;
 	enum rte_dma_status_code st;
@@ -353,24 +345,22 @@ failed_op(int16_t id, struct totals *t)
 		     ret == 0 ? err.ring_idx : 0, ring_idx);
 	} else {
 		INFO("  0-byte copy: status %d, CQE syndrome 0x%x, vendor syndrome 0x%x, "
-		     "opcode 0x%x (expected failure)\n", st, err.syndrome, err.vendor_syndrome,
-		     err.wqe_opcode);
+		     "opcode 0x%x (expected failure)\n",
+		     st, err.syndrome, err.vendor_syndrome, err.wqe_opcode);
 	}
 	pair_free(&p);
 }
 
-static void
-usage(const char *prog)
+static void usage(const char *prog)
 {
 	printf("usage: %s [EAL options] -- [-q]\n  -q  print the summary line only\n", prog);
 }
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	struct rte_pmd_dma_mlx5_caps caps;
 	struct rte_dma_info info;
-	struct totals t = { 0 };
+	struct totals t = {0};
 	int16_t id;
 	int ret, opt;
 
@@ -395,9 +385,9 @@ main(int argc, char **argv)
 	if (rte_dma_info_get(id, &info) != 0 || rte_pmd_dma_mlx5_get_caps(id, &caps) != 0)
 		rte_exit(EXIT_FAILURE, "cannot query dmadev %d\n", id);
 	INFO("%s (dmadev %d): device %s, %s backend, %s path, memcpy up to %" PRIu64
-	     " bytes, SVA %s, %u..%u descriptors\n", info.dev_name, id, caps.device,
-	     caps.backend, caps.direct_path ? "direct" : "verbs", caps.max_wr_memcpy_length,
-	     caps.sva ? "yes" : "no", info.min_desc, info.max_desc);
+	     " bytes, SVA %s, %u..%u descriptors\n",
+	     info.dev_name, id, caps.device, caps.backend, caps.direct_path ? "direct" : "verbs",
+	     caps.max_wr_memcpy_length, caps.sva ? "yes" : "no", info.min_desc, info.max_desc);
 	if (setup(id, &info) != 0)
 		rte_exit(EXIT_FAILURE, "cannot configure dmadev %d\n", id);
 
@@ -408,8 +398,8 @@ main(int argc, char **argv)
 
 	rte_dma_stop(id);
 	rte_dma_close(id);
-	printf("dma_mlx5_copy: %u copies, %" PRIu64 " bytes verified, %u failures: %s\n",
-	       t.copies, t.bytes, t.failures, t.failures == 0 && t.copies > 0 ? "PASS" : "FAIL");
+	printf("dma_mlx5_copy: %u copies, %" PRIu64 " bytes verified, %u failures: %s\n", t.copies,
+	       t.bytes, t.failures, t.failures == 0 && t.copies > 0 ? "PASS" : "FAIL");
 	rte_eal_cleanup();
 	return t.failures == 0 && t.copies > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -38,8 +38,14 @@ struct cunit_suite {
 
 #define CUNIT_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 /** A struct cunit_suite of table @p t (an array, not a pointer). */
-#define CUNIT_SUITE(name, t) {(name), (t), CUNIT_NELEM(t), NULL, NULL}
-#define CUNIT_SUITE_INIT(name, t, init, clean) {(name), (t), CUNIT_NELEM(t), (init), (clean)}
+#define CUNIT_SUITE(name, t)                            \
+	{                                               \
+		(name), (t), CUNIT_NELEM(t), NULL, NULL \
+	}
+#define CUNIT_SUITE_INIT(name, t, init, clean)               \
+	{                                                    \
+		(name), (t), CUNIT_NELEM(t), (init), (clean) \
+	}
 
 /** Run @p n suites in order; the process exit status. */
 static inline int cunit_run_suites(const struct cunit_suite *suites, size_t n)
@@ -58,8 +64,8 @@ static inline int cunit_run_suites(const struct cunit_suite *suites, size_t n)
 			if (!CU_add_test(s, suites[i].tests[j].name, suites[i].tests[j].fn))
 				s = NULL;
 		if (!s) {
-			fprintf(stderr, "CUnit: cannot register suite \"%s\": %s\n",
-				suites[i].name, CU_get_error_msg());
+			fprintf(stderr, "CUnit: cannot register suite \"%s\": %s\n", suites[i].name,
+				CU_get_error_msg());
 			CU_cleanup_registry();
 			return 2;
 		}

@@ -36,8 +36,7 @@ const struct mlx5_glue_backend *backends[MLX5_GLUE_MAX_BACKENDS];
 unsigned int n_backends;
 
 /* Caller holds backends_lock. */
-int
-register_locked(const struct mlx5_glue_backend *b)
+int register_locked(const struct mlx5_glue_backend *b)
 {
 	unsigned int i;
 
@@ -56,8 +55,7 @@ register_locked(const struct mlx5_glue_backend *b)
 }
 
 /* Caller holds backends_lock: the hardware backend first of all. */
-void
-builtin_locked(void)
+void builtin_locked(void)
 {
 	static bool done;
 
@@ -74,9 +72,7 @@ struct device_match {
 	const char *sysfs_root;
 };
 
-bool
-device_matches(const struct mlx5_glue *glue, struct ibv_device *dev,
-	       const device_match *m)
+bool device_matches(const struct mlx5_glue *glue, struct ibv_device *dev, const device_match *m)
 {
 	const char *dev_name = glue->get_device_name(dev);
 	struct mlx5_glue_pci_addr addr;
@@ -90,8 +86,7 @@ device_matches(const struct mlx5_glue *glue, struct ibv_device *dev,
 }
 
 /* Remember (glue, device, list) for put_device. Takes ownership of list. */
-int
-hold(const struct mlx5_glue *glue, struct ibv_device *device, struct ibv_device **list)
+int hold(const struct mlx5_glue *glue, struct ibv_device *device, struct ibv_device **list)
 {
 	held_device *h = static_cast<held_device *>(malloc(sizeof(*h)));
 
@@ -111,8 +106,7 @@ hold(const struct mlx5_glue *glue, struct ibv_device *device, struct ibv_device 
 
 } // namespace
 
-int
-mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name, struct ibv_device **device)
+int mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name, struct ibv_device **device)
 {
 	struct mlx5_glue_pci_addr pci;
 	device_match m = {};
@@ -142,8 +136,7 @@ mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name, struct ibv_dev
 	return -ENODEV;
 }
 
-int
-mlx5_glue_backend_register(const struct mlx5_glue_backend *backend)
+int mlx5_glue_backend_register(const struct mlx5_glue_backend *backend)
 {
 	int ret;
 
@@ -154,8 +147,7 @@ mlx5_glue_backend_register(const struct mlx5_glue_backend *backend)
 	return ret;
 }
 
-void
-mlx5_glue_backend_unregister(const struct mlx5_glue_backend *backend)
+void mlx5_glue_backend_unregister(const struct mlx5_glue_backend *backend)
 {
 	unsigned int i;
 
@@ -169,8 +161,7 @@ mlx5_glue_backend_unregister(const struct mlx5_glue_backend *backend)
 	pthread_mutex_unlock(&backends_lock);
 }
 
-unsigned int
-mlx5_glue_backends(const struct mlx5_glue_backend **out, unsigned int max)
+unsigned int mlx5_glue_backends(const struct mlx5_glue_backend **out, unsigned int max)
 {
 	unsigned int i, n;
 
@@ -183,8 +174,7 @@ mlx5_glue_backends(const struct mlx5_glue_backend **out, unsigned int max)
 	return n;
 }
 
-const struct mlx5_glue_backend *
-mlx5_glue_backend_of(const char *device_name)
+const struct mlx5_glue_backend *mlx5_glue_backend_of(const char *device_name)
 {
 	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
 	const struct mlx5_glue_backend *catch_all = NULL;
@@ -204,8 +194,7 @@ mlx5_glue_backend_of(const char *device_name)
 	return catch_all;
 }
 
-const struct mlx5_glue_backend *
-mlx5_glue_backend_of_option(const char *key)
+const struct mlx5_glue_backend *mlx5_glue_backend_of_option(const char *key)
 {
 	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
 	unsigned int i, n;
@@ -216,14 +205,14 @@ mlx5_glue_backend_of_option(const char *key)
 	for (i = 0; i < n; i++) {
 		const char *prefix = all[i]->option_prefix;
 
-		if (prefix != NULL && prefix[0] != '\0' && strncmp(key, prefix, strlen(prefix)) == 0)
+		if (prefix != NULL && prefix[0] != '\0' &&
+		    strncmp(key, prefix, strlen(prefix)) == 0)
 			return all[i];
 	}
 	return NULL;
 }
 
-const struct mlx5_glue_backend *
-mlx5_glue_backend_of_glue(const struct mlx5_glue *glue)
+const struct mlx5_glue_backend *mlx5_glue_backend_of_glue(const struct mlx5_glue *glue)
 {
 	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
 	unsigned int i, n;
@@ -235,9 +224,8 @@ mlx5_glue_backend_of_glue(const struct mlx5_glue *glue)
 	return NULL;
 }
 
-int
-mlx5_glue_prepare_device(const char *name, const struct mlx5_glue_option *opts,
-			 unsigned int n_opts, char *why, size_t why_len)
+int mlx5_glue_prepare_device(const char *name, const struct mlx5_glue_option *opts,
+			     unsigned int n_opts, char *why, size_t why_len)
 {
 	const struct mlx5_glue_backend *b = mlx5_glue_backend_of(name);
 	unsigned int i;
@@ -252,7 +240,8 @@ mlx5_glue_prepare_device(const char *name, const struct mlx5_glue_option *opts,
 		const struct mlx5_glue_backend *owner = mlx5_glue_backend_of_option(opts[i].key);
 
 		if (owner != b) {
-			snprintf(why, why_len, "option '%s' does not apply to device '%s' (%s backend)",
+			snprintf(why, why_len,
+				 "option '%s' does not apply to device '%s' (%s backend)",
 				 opts[i].key, name, b->name);
 			return -EINVAL;
 		}
@@ -264,8 +253,8 @@ mlx5_glue_prepare_device(const char *name, const struct mlx5_glue_option *opts,
 	return b->prepare(name, opts, n_opts, why, why_len);
 }
 
-int
-mlx5_glue_find_device(const char *name, const struct mlx5_glue **glue, struct ibv_device **device)
+int mlx5_glue_find_device(const char *name, const struct mlx5_glue **glue,
+			  struct ibv_device **device)
 {
 	const struct mlx5_glue_backend *b;
 	int ret;
@@ -283,8 +272,7 @@ mlx5_glue_find_device(const char *name, const struct mlx5_glue **glue, struct ib
 	return ret;
 }
 
-void
-mlx5_glue_put_device(const struct mlx5_glue *glue, struct ibv_device *device)
+void mlx5_glue_put_device(const struct mlx5_glue *glue, struct ibv_device *device)
 {
 	held_device **pp, *h = NULL;
 

@@ -37,8 +37,8 @@ extern "C" {
  * Same values as upstream, our own names so both header generations compile.
  */
 enum {
-	MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS = 1 << 0, /**< flag: return the caps vector */
-	MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG = 1 << 0,   /**< cap: whole message in order */
+	MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS = 1 << 0,       /**< flag: return the caps vector */
+	MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG = 1 << 0,         /**< cap: whole message in order */
 	MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 1 << 1, /**< cap: 128-byte chunks */
 };
 
@@ -160,8 +160,8 @@ struct mlx5_glue_option {
  * their library is loaded); code above the seam never names one.
  */
 struct mlx5_glue_backend {
-	const char *name;              /**< "rdma-core", "sim", ... (logs) */
-	const struct mlx5_glue *glue;  /**< its table */
+	const char *name;             /**< "rdma-core", "sim", ... (logs) */
+	const struct mlx5_glue *glue; /**< its table */
 	/**
 	 * Non-zero when @p device_name is one of this backend's names, whether the
 	 * device exists yet or not. NULL: the backend takes every name no other

@@ -17,14 +17,13 @@
 #include "mlx5_glue.h"
 #include "mlx5_glue_internal.h"
 
-int
-mlx5_glue_data_in_order_map(int v44_in_order, uint32_t flags)
+int mlx5_glue_data_in_order_map(int v44_in_order, uint32_t flags)
 {
 	if (flags & ~(uint32_t)MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS)
 		return 0;
 	if (!(flags & MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS))
 		return v44_in_order ? 1 : 0;
 	return v44_in_order ? MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG |
-				      MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES :
-			      0;
+				      MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
+			    : 0;
 }

@@ -33,7 +33,7 @@ int mlx5_glue_data_in_order_map(int v44_in_order, uint32_t flags);
 struct mlx5_glue_pci_addr {
 	uint32_t domain;
 	uint8_t bus;
-	uint8_t devid; /**< 0..0x1f */
+	uint8_t devid;    /**< 0..0x1f */
 	uint8_t function; /**< 0..7 */
 };
 
@@ -52,12 +52,10 @@ const char *mlx5_glue_sysfs_root(void);
  * @return 0, -EINVAL for a bad name, -errno of readlink(), or -ENODEV when the
  *         link does not end in a PCI address (a virtual device such as rxe).
  */
-int mlx5_glue_ibdev_pci(const char *sysfs_root, const char *ibdev,
-			struct mlx5_glue_pci_addr *addr);
+int mlx5_glue_ibdev_pci(const char *sysfs_root, const char *ibdev, struct mlx5_glue_pci_addr *addr);
 
 /** 1 when @p a and @p b name the same PCI function, else 0. */
-int mlx5_glue_pci_equal(const struct mlx5_glue_pci_addr *a,
-			const struct mlx5_glue_pci_addr *b);
+int mlx5_glue_pci_equal(const struct mlx5_glue_pci_addr *a, const struct mlx5_glue_pci_addr *b);
 
 struct mlx5_glue;
 struct mlx5_glue_backend;
@@ -79,8 +77,7 @@ const struct mlx5_glue *mlx5_glue_rdma_core_nolib(void);
  * held until mlx5_glue_put_device(glue, *device).
  * @return 0, -EINVAL, -ENODEV when nothing matches, -ENOMEM.
  */
-int mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name,
-		      struct ibv_device **device);
+int mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name, struct ibv_device **device);
 
 #ifdef __cplusplus
 }

@@ -51,8 +51,8 @@ extern "C" {
 
 /** What MLX5_GLUE_LIB_SYMBOL names. */
 struct mlx5_glue_lib {
-	const char *version;     /**< MLX5_GLUE_VERSION of the library's build; first, always */
-	size_t glue_size;        /**< sizeof(struct mlx5_glue) of the library's build */
+	const char *version; /**< MLX5_GLUE_VERSION of the library's build; first, always */
+	size_t glue_size;    /**< sizeof(struct mlx5_glue) of the library's build */
 	const struct mlx5_glue *glue; /**< the rdma-core table: every mandatory entry set */
 };
 

@@ -20,8 +20,7 @@ extern "C" {
 #endif
 
 /** Order all earlier stores to memory before a following store to WC MMIO. */
-static inline void
-mlx5_glue_wc_start(void)
+static inline void mlx5_glue_wc_start(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	/* WC stores are weakly ordered: fence the WB stores before them */
@@ -37,8 +36,7 @@ mlx5_glue_wc_start(void)
 }
 
 /** Push pending write-combining stores out to the device. */
-static inline void
-mlx5_glue_wc_flush(void)
+static inline void mlx5_glue_wc_flush(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__asm__ volatile("sfence" ::: "memory");
@@ -53,8 +51,7 @@ mlx5_glue_wc_flush(void)
 }
 
 /** One 64-bit store of @p val (bytes as in memory, no swap) to @p reg. */
-static inline void
-mlx5_glue_mmio_write64(void *reg, uint64_t val)
+static inline void mlx5_glue_mmio_write64(void *reg, uint64_t val)
 {
 	/* an atomic store: one 8-byte write even where a plain one might split */
 	__atomic_store_n((volatile uint64_t *)reg, val, __ATOMIC_RELAXED);

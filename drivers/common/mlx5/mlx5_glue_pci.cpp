@@ -13,8 +13,7 @@
 #include "mlx5_glue_internal.h"
 
 /* Parse 1..max_digits hex digits at *p; advance *p past them. */
-static int
-parse_hex(const char **p, unsigned int max_digits, uint32_t *val)
+static int parse_hex(const char **p, unsigned int max_digits, uint32_t *val)
 {
 	uint32_t v = 0;
 	unsigned int n = 0;
@@ -41,13 +40,11 @@ parse_hex(const char **p, unsigned int max_digits, uint32_t *val)
 }
 
 /* "BB:DD.F" at s, the whole rest of the string. */
-static int
-parse_bdf(const char *s, struct mlx5_glue_pci_addr *addr)
+static int parse_bdf(const char *s, struct mlx5_glue_pci_addr *addr)
 {
 	uint32_t bus, dev, fn;
 
-	if (parse_hex(&s, 2, &bus) || *s++ != ':' ||
-	    parse_hex(&s, 2, &dev) || *s++ != '.' ||
+	if (parse_hex(&s, 2, &bus) || *s++ != ':' || parse_hex(&s, 2, &dev) || *s++ != '.' ||
 	    parse_hex(&s, 1, &fn) || *s != '\0')
 		return -EINVAL;
 	if (dev > 0x1f || fn > 7)
@@ -58,8 +55,7 @@ parse_bdf(const char *s, struct mlx5_glue_pci_addr *addr)
 	return 0;
 }
 
-int
-mlx5_glue_pci_parse(const char *str, struct mlx5_glue_pci_addr *addr)
+int mlx5_glue_pci_parse(const char *str, struct mlx5_glue_pci_addr *addr)
 {
 	struct mlx5_glue_pci_addr a = {};
 	const char *colon1, *colon2;
@@ -86,15 +82,13 @@ mlx5_glue_pci_parse(const char *str, struct mlx5_glue_pci_addr *addr)
 	return 0;
 }
 
-int
-mlx5_glue_pci_equal(const struct mlx5_glue_pci_addr *a, const struct mlx5_glue_pci_addr *b)
+int mlx5_glue_pci_equal(const struct mlx5_glue_pci_addr *a, const struct mlx5_glue_pci_addr *b)
 {
 	return a->domain == b->domain && a->bus == b->bus && a->devid == b->devid &&
 	       a->function == b->function;
 }
 
-const char *
-mlx5_glue_sysfs_root(void)
+const char *mlx5_glue_sysfs_root(void)
 {
 	const char *root = getenv(MLX5_GLUE_ENV_SYSFS_ROOT);
 
@@ -102,15 +96,13 @@ mlx5_glue_sysfs_root(void)
 }
 
 /* An ibdev name is one path component: refuse anything that could walk elsewhere. */
-static int
-ibdev_name_ok(const char *name)
+static int ibdev_name_ok(const char *name)
 {
 	return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL &&
 	       strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-int
-mlx5_glue_ibdev_pci(const char *sysfs_root, const char *ibdev, struct mlx5_glue_pci_addr *addr)
+int mlx5_glue_ibdev_pci(const char *sysfs_root, const char *ibdev, struct mlx5_glue_pci_addr *addr)
 {
 	char path[PATH_MAX];
 	char target[PATH_MAX];

@@ -55,213 +55,180 @@ struct ibv_device *rc_empty_list[1];
 
 /* ---------------------------------------------------------------- no library */
 
-int
-fail(int err)
+int fail(int err)
 {
 	errno = err;
 	return err;
 }
 
 template <typename T>
-T *
-fail_null(int err)
+T *fail_null(int err)
 {
 	errno = err;
 	return nullptr;
 }
 
-struct ibv_device **
-nl_get_device_list(int *num_devices)
+struct ibv_device **nl_get_device_list(int *num_devices)
 {
 	if (num_devices != NULL)
 		*num_devices = 0;
 	return rc_empty_list;
 }
 
-void
-nl_free_device_list(struct ibv_device **)
+void nl_free_device_list(struct ibv_device **)
 {
 }
 
-const char *
-nl_get_device_name(struct ibv_device *)
+const char *nl_get_device_name(struct ibv_device *)
 {
 	return fail_null<const char>(ENOSYS);
 }
 
-struct ibv_context *
-nl_open_device(struct ibv_device *)
+struct ibv_context *nl_open_device(struct ibv_device *)
 {
 	return fail_null<struct ibv_context>(ENOSYS);
 }
 
-int
-nl_close_device(struct ibv_context *)
+int nl_close_device(struct ibv_context *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_input *,
-		   struct ibv_device_attr_ex *)
+int nl_query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_input *,
+		       struct ibv_device_attr_ex *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_dv_query_device(struct ibv_context *, struct mlx5dv_context *)
+int nl_dv_query_device(struct ibv_context *, struct mlx5dv_context *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_query_port(struct ibv_context *, uint8_t, struct ibv_port_attr *)
+int nl_query_port(struct ibv_context *, uint8_t, struct ibv_port_attr *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_query_gid_ex(struct ibv_context *, uint32_t, uint32_t, struct ibv_gid_entry *, uint32_t)
+int nl_query_gid_ex(struct ibv_context *, uint32_t, uint32_t, struct ibv_gid_entry *, uint32_t)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_get_async_event(struct ibv_context *, struct ibv_async_event *)
+int nl_get_async_event(struct ibv_context *, struct ibv_async_event *)
 {
 	errno = ENOSYS;
 	return -1;
 }
 
-void
-nl_ack_async_event(struct ibv_async_event *)
+void nl_ack_async_event(struct ibv_async_event *)
 {
 }
 
-struct ibv_pd *
-nl_alloc_pd(struct ibv_context *)
+struct ibv_pd *nl_alloc_pd(struct ibv_context *)
 {
 	return fail_null<struct ibv_pd>(ENOSYS);
 }
 
-int
-nl_dealloc_pd(struct ibv_pd *)
+int nl_dealloc_pd(struct ibv_pd *)
 {
 	return fail(ENOSYS);
 }
 
-struct ibv_mr *
-nl_reg_mr(struct ibv_pd *, void *, size_t, int)
+struct ibv_mr *nl_reg_mr(struct ibv_pd *, void *, size_t, int)
 {
 	return fail_null<struct ibv_mr>(ENOSYS);
 }
 
-int
-nl_dereg_mr(struct ibv_mr *)
+int nl_dereg_mr(struct ibv_mr *)
 {
 	return fail(ENOSYS);
 }
 
-struct ibv_cq_ex *
-nl_create_cq_ex(struct ibv_context *, struct ibv_cq_init_attr_ex *)
+struct ibv_cq_ex *nl_create_cq_ex(struct ibv_context *, struct ibv_cq_init_attr_ex *)
 {
 	return fail_null<struct ibv_cq_ex>(ENOSYS);
 }
 
-int
-nl_destroy_cq(struct ibv_cq *)
+int nl_destroy_cq(struct ibv_cq *)
 {
 	return fail(ENOSYS);
 }
 
-struct ibv_qp *
-nl_dv_create_qp(struct ibv_context *, struct ibv_qp_init_attr_ex *, struct mlx5dv_qp_init_attr *)
+struct ibv_qp *nl_dv_create_qp(struct ibv_context *, struct ibv_qp_init_attr_ex *,
+			       struct mlx5dv_qp_init_attr *)
 {
 	return fail_null<struct ibv_qp>(ENOSYS);
 }
 
-int
-nl_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int)
+int nl_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *)
+int nl_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_destroy_qp(struct ibv_qp *)
+int nl_destroy_qp(struct ibv_qp *)
 {
 	return fail(ENOSYS);
 }
 
-struct ibv_qp_ex *
-nl_qp_to_qp_ex(struct ibv_qp *)
+struct ibv_qp_ex *nl_qp_to_qp_ex(struct ibv_qp *)
 {
 	return fail_null<struct ibv_qp_ex>(ENOSYS);
 }
 
-struct mlx5dv_qp_ex *
-nl_dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *)
+struct mlx5dv_qp_ex *nl_dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *)
 {
 	return fail_null<struct mlx5dv_qp_ex>(ENOSYS);
 }
 
-int
-nl_dv_init_obj(struct mlx5dv_obj *, uint64_t)
+int nl_dv_init_obj(struct mlx5dv_obj *, uint64_t)
 {
 	return fail(ENOSYS);
 }
 
 /* "not known to be in order" */
-int
-nl_query_qp_data_in_order(struct ibv_qp *, enum ibv_wr_opcode, uint32_t)
+int nl_query_qp_data_in_order(struct ibv_qp *, enum ibv_wr_opcode, uint32_t)
 {
 	errno = ENOSYS;
 	return 0;
 }
 
-int
-nl_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *, uint64_t)
+int nl_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *, uint64_t)
 {
 	return -fail(ENOSYS);
 }
 
-int
-nl_dv_dci_stream_id_reset(struct ibv_qp *, uint16_t)
+int nl_dv_dci_stream_id_reset(struct ibv_qp *, uint16_t)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_dv_reserved_qpn_alloc(struct ibv_context *, uint32_t *)
+int nl_dv_reserved_qpn_alloc(struct ibv_context *, uint32_t *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_dv_reserved_qpn_dealloc(struct ibv_context *, uint32_t)
+int nl_dv_reserved_qpn_dealloc(struct ibv_context *, uint32_t)
 {
 	return fail(ENOSYS);
 }
 
-struct mlx5dv_mkey *
-nl_dv_create_mkey(struct mlx5dv_mkey_init_attr *)
+struct mlx5dv_mkey *nl_dv_create_mkey(struct mlx5dv_mkey_init_attr *)
 {
 	return fail_null<struct mlx5dv_mkey>(ENOSYS);
 }
 
-int
-nl_dv_destroy_mkey(struct mlx5dv_mkey *)
+int nl_dv_destroy_mkey(struct mlx5dv_mkey *)
 {
 	return fail(ENOSYS);
 }
 
-int
-nl_dv_mkey_check(struct mlx5dv_mkey *, struct mlx5dv_mkey_err *, size_t)
+int nl_dv_mkey_check(struct mlx5dv_mkey *, struct mlx5dv_mkey_err *, size_t)
 {
 	return fail(ENOSYS);
 }
@@ -274,8 +241,7 @@ nl_dv_mkey_check(struct mlx5dv_mkey *, struct mlx5dv_mkey_err *, size_t)
  * the fast path pays no forwarding. The BlueFlame half toggle is the caller's
  * (it owns the mlx5dv_qp.bf view).
  */
-void
-rc_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8)
+void rc_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8)
 {
 	(void)qp;
 	if (bf_reg == NULL)
@@ -327,8 +293,7 @@ const struct mlx5_glue rc_nolib = {
 /* ---------------------------------------------------------------- loading */
 
 /* snprintf() for messages and paths that may be cut short: logs, never parsed. */
-__attribute__((format(printf, 3, 4))) void
-put(char *buf, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) void put(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -348,9 +313,9 @@ enum rc_list_state {
 /* Written only inside the pthread_once routine, read-only afterwards. */
 struct rc_state {
 	const struct mlx5_glue *impl; /* the glue library's table, or rc_nolib */
-	char status[1024];          /* why nothing loaded, or what did */
-	char status_empty[1100];    /* loaded, the device list was empty */
-	char status_no_kernel[1100]; /* loaded, libibverbs said the kernel has no verbs */
+	char status[1024];            /* why nothing loaded, or what did */
+	char status_empty[1100];      /* loaded, the device list was empty */
+	char status_no_kernel[1100];  /* loaded, libibverbs said the kernel has no verbs */
 };
 
 rc_state rc = {&rc_nolib, "", "", ""};
@@ -358,8 +323,7 @@ pthread_once_t rc_once = PTHREAD_ONCE_INIT;
 int rc_list; /* enum rc_list_state, atomic */
 
 /* The directory of the binary holding this code, "" when unknown. */
-void
-seam_dir(char *dir, size_t len)
+void seam_dir(char *dir, size_t len)
 {
 	Dl_info info;
 	struct link_map *map = NULL;
@@ -390,13 +354,12 @@ seam_dir(char *dir, size_t len)
 /* The search, its outcome so far, and the first real failure. */
 struct rc_search {
 	void *lib;
-	char path[PATH_MAX];    /* of lib */
-	char searched[512];     /* where nothing was found */
-	char failure[768];      /* the first library found that would not load */
+	char path[PATH_MAX]; /* of lib */
+	char searched[512];  /* where nothing was found */
+	char failure[768];   /* the first library found that would not load */
 };
 
-void
-note_searched(rc_search *s, const char *where)
+void note_searched(rc_search *s, const char *where)
 {
 	size_t used = strlen(s->searched);
 
@@ -404,8 +367,7 @@ note_searched(rc_search *s, const char *where)
 }
 
 /* Try @p file (a path, or the bare soname when @p dir is NULL). true: stop searching. */
-bool
-try_open(rc_search *s, const char *dir)
+bool try_open(rc_search *s, const char *dir)
 {
 	char file[PATH_MAX];
 	const char *err;
@@ -455,8 +417,7 @@ try_open(rc_search *s, const char *dir)
 }
 
 /* Find and dlopen the glue library; s->lib stays NULL when nothing loaded. */
-void
-search(rc_search *s)
+void search(rc_search *s)
 {
 	const char *env = getenv(MLX5_GLUE_ENV_PATH);
 	char dir[PATH_MAX];
@@ -487,8 +448,7 @@ search(rc_search *s)
 }
 
 /* The table of a loaded library if it is the one this seam was built for, else NULL. */
-const struct mlx5_glue *
-check_lib(void *lib, const char *path)
+const struct mlx5_glue *check_lib(void *lib, const char *path)
 {
 	const struct mlx5_glue_lib *gl;
 
@@ -526,8 +486,7 @@ check_lib(void *lib, const char *path)
 }
 
 /* The pthread_once routine. A library that loaded stays loaded for the process lifetime. */
-void
-rc_load(void)
+void rc_load(void)
 {
 	rc_search s = {};
 	const struct mlx5_glue *table;
@@ -557,8 +516,7 @@ rc_load(void)
 	    "%s; no devices: the kernel has no RDMA verbs support", rc.status);
 }
 
-const struct mlx5_glue *
-rc_impl(void)
+const struct mlx5_glue *rc_impl(void)
 {
 	pthread_once(&rc_once, rc_load);
 	return rc.impl;
@@ -573,8 +531,7 @@ struct forward;
 template <typename R, typename... A>
 struct forward<R (*)(A...)> {
 	template <R (*mlx5_glue::*entry)(A...)>
-	static R
-	call(A... args)
+	static R call(A... args)
 	{
 		return (rc_impl()->*entry)(args...);
 	}
@@ -583,8 +540,7 @@ struct forward<R (*)(A...)> {
 #define RC_FORWARD(member) forward<decltype(mlx5_glue::member)>::call<&mlx5_glue::member>
 
 /* An empty list rather than an error when the kernel has no verbs; the status says which. */
-struct ibv_device **
-rc_get_device_list(int *num_devices)
+struct ibv_device **rc_get_device_list(int *num_devices)
 {
 	const struct mlx5_glue *impl = rc_impl();
 	struct ibv_device **list;
@@ -605,8 +561,7 @@ rc_get_device_list(int *num_devices)
 	return list;
 }
 
-void
-rc_free_device_list(struct ibv_device **list)
+void rc_free_device_list(struct ibv_device **list)
 {
 	if (list == NULL || list == rc_empty_list)
 		return;
@@ -654,20 +609,17 @@ const struct mlx5_glue rc_glue = {
 
 } // namespace
 
-const struct mlx5_glue *
-mlx5_glue_rdma_core(void)
+const struct mlx5_glue *mlx5_glue_rdma_core(void)
 {
 	return &rc_glue;
 }
 
-const struct mlx5_glue *
-mlx5_glue_rdma_core_nolib(void)
+const struct mlx5_glue *mlx5_glue_rdma_core_nolib(void)
 {
 	return &rc_nolib;
 }
 
-const char *
-mlx5_glue_rdma_core_status(void)
+const char *mlx5_glue_rdma_core_status(void)
 {
 	if (rc_impl() == &rc_nolib)
 		return rc.status;
@@ -683,8 +635,7 @@ mlx5_glue_rdma_core_status(void)
 	}
 }
 
-const struct mlx5_glue_backend *
-mlx5_glue_rdma_core_backend(void)
+const struct mlx5_glue_backend *mlx5_glue_rdma_core_backend(void)
 {
 	static const struct mlx5_glue_backend backend = {
 		.name = "rdma-core",

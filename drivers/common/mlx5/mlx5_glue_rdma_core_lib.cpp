@@ -25,16 +25,14 @@
 namespace {
 
 /* rdma-core reports errors as a positive errno or NULL + errno. */
-int
-fail(int err)
+int fail(int err)
 {
 	errno = err;
 	return err;
 }
 
 template <typename T>
-T *
-fail_null(int err)
+T *fail_null(int err)
 {
 	errno = err;
 	return nullptr;
@@ -42,37 +40,32 @@ fail_null(int err)
 
 /* ---- devices ---- */
 
-struct ibv_device **
-gl_get_device_list(int *num_devices)
+struct ibv_device **gl_get_device_list(int *num_devices)
 {
 	return ibv_get_device_list(num_devices);
 }
 
-void
-gl_free_device_list(struct ibv_device **list)
+void gl_free_device_list(struct ibv_device **list)
 {
 	if (list != NULL)
 		ibv_free_device_list(list);
 }
 
-const char *
-gl_get_device_name(struct ibv_device *device)
+const char *gl_get_device_name(struct ibv_device *device)
 {
 	if (device == NULL)
 		return fail_null<const char>(EINVAL);
 	return ibv_get_device_name(device);
 }
 
-struct ibv_context *
-gl_open_device(struct ibv_device *device)
+struct ibv_context *gl_open_device(struct ibv_device *device)
 {
 	if (device == NULL)
 		return fail_null<struct ibv_context>(EINVAL);
 	return ibv_open_device(device);
 }
 
-int
-gl_close_device(struct ibv_context *context)
+int gl_close_device(struct ibv_context *context)
 {
 	if (context == NULL)
 		return fail(EINVAL);
@@ -80,17 +73,15 @@ gl_close_device(struct ibv_context *context)
 }
 
 /* Inline in verbs.h: the provider's op, ibv_query_device() when it has none. */
-int
-gl_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
-		   struct ibv_device_attr_ex *attr)
+int gl_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
+		       struct ibv_device_attr_ex *attr)
 {
 	if (context == NULL || attr == NULL)
 		return fail(EINVAL);
 	return ibv_query_device_ex(context, input, attr);
 }
 
-int
-gl_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs)
+int gl_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs)
 {
 	if (context == NULL || attrs == NULL)
 		return fail(EINVAL);
@@ -98,25 +89,22 @@ gl_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs)
 }
 
 /* Inline in verbs.h: the provider's op, or the exported 1.1 symbol. */
-int
-gl_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
+int gl_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
 {
 	if (context == NULL || attr == NULL)
 		return fail(EINVAL);
 	return ibv_query_port(context, port_num, attr);
 }
 
-int
-gl_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
-		struct ibv_gid_entry *entry, uint32_t flags)
+int gl_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		    struct ibv_gid_entry *entry, uint32_t flags)
 {
 	if (context == NULL || entry == NULL)
 		return fail(EINVAL);
 	return ibv_query_gid_ex(context, port_num, gid_index, entry, flags);
 }
 
-int
-gl_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+int gl_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	if (context == NULL || event == NULL) {
 		errno = EINVAL;
@@ -125,8 +113,7 @@ gl_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 	return ibv_get_async_event(context, event);
 }
 
-void
-gl_ack_async_event(struct ibv_async_event *event)
+void gl_ack_async_event(struct ibv_async_event *event)
 {
 	if (event != NULL)
 		ibv_ack_async_event(event);
@@ -134,16 +121,14 @@ gl_ack_async_event(struct ibv_async_event *event)
 
 /* ---- protection domains and memory ---- */
 
-struct ibv_pd *
-gl_alloc_pd(struct ibv_context *context)
+struct ibv_pd *gl_alloc_pd(struct ibv_context *context)
 {
 	if (context == NULL)
 		return fail_null<struct ibv_pd>(EINVAL);
 	return ibv_alloc_pd(context);
 }
 
-int
-gl_dealloc_pd(struct ibv_pd *pd)
+int gl_dealloc_pd(struct ibv_pd *pd)
 {
 	if (pd == NULL)
 		return fail(EINVAL);
@@ -157,8 +142,7 @@ gl_dealloc_pd(struct ibv_pd *pd)
  * The implicit on-demand MR (addr NULL, length SIZE_MAX, IBV_ACCESS_ON_DEMAND)
  * passes through untouched.
  */
-struct ibv_mr *
-gl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+struct ibv_mr *gl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	if (pd == NULL)
 		return fail_null<struct ibv_mr>(EINVAL);
@@ -167,8 +151,7 @@ gl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 	return (ibv_reg_mr)(pd, addr, length, access);
 }
 
-int
-gl_dereg_mr(struct ibv_mr *mr)
+int gl_dereg_mr(struct ibv_mr *mr)
 {
 	if (mr == NULL)
 		return fail(EINVAL);
@@ -178,16 +161,14 @@ gl_dereg_mr(struct ibv_mr *mr)
 /* ---- completion queues ---- */
 
 /* Inline in verbs.h: the context's create_cq_ex op, EOPNOTSUPP without one. */
-struct ibv_cq_ex *
-gl_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
+struct ibv_cq_ex *gl_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
 {
 	if (context == NULL || attr == NULL)
 		return fail_null<struct ibv_cq_ex>(EINVAL);
 	return ibv_create_cq_ex(context, attr);
 }
 
-int
-gl_destroy_cq(struct ibv_cq *cq)
+int gl_destroy_cq(struct ibv_cq *cq)
 {
 	if (cq == NULL)
 		return fail(EINVAL);
@@ -196,58 +177,51 @@ gl_destroy_cq(struct ibv_cq *cq)
 
 /* ---- queue pairs ---- */
 
-struct ibv_qp *
-gl_dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
-		struct mlx5dv_qp_init_attr *dv_attr)
+struct ibv_qp *gl_dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+			       struct mlx5dv_qp_init_attr *dv_attr)
 {
 	if (context == NULL || attr == NULL)
 		return fail_null<struct ibv_qp>(EINVAL);
 	return mlx5dv_create_qp(context, attr, dv_attr);
 }
 
-int
-gl_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+int gl_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	if (qp == NULL || attr == NULL)
 		return fail(EINVAL);
 	return ibv_modify_qp(qp, attr, attr_mask);
 }
 
-int
-gl_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-	    struct ibv_qp_init_attr *init_attr)
+int gl_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		struct ibv_qp_init_attr *init_attr)
 {
 	if (qp == NULL || attr == NULL || init_attr == NULL)
 		return fail(EINVAL);
 	return ibv_query_qp(qp, attr, attr_mask, init_attr);
 }
 
-int
-gl_destroy_qp(struct ibv_qp *qp)
+int gl_destroy_qp(struct ibv_qp *qp)
 {
 	if (qp == NULL)
 		return fail(EINVAL);
 	return ibv_destroy_qp(qp);
 }
 
-struct ibv_qp_ex *
-gl_qp_to_qp_ex(struct ibv_qp *qp)
+struct ibv_qp_ex *gl_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	if (qp == NULL)
 		return fail_null<struct ibv_qp_ex>(EINVAL);
 	return ibv_qp_to_qp_ex(qp);
 }
 
-struct mlx5dv_qp_ex *
-gl_dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
+struct mlx5dv_qp_ex *gl_dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 {
 	if (qp == NULL)
 		return fail_null<struct mlx5dv_qp_ex>(EINVAL);
 	return mlx5dv_qp_ex_from_ibv_qp_ex(qp);
 }
 
-int
-gl_dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
+int gl_dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
 	if (obj == NULL)
 		return fail(EINVAL);
@@ -255,8 +229,7 @@ gl_dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 }
 
 /* v44 takes flags 0 only; the newer flags are derived (mlx5_glue_data_in_order.cpp). */
-int
-gl_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+int gl_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
 {
 	/* "not known to be in order" is the safe answer to every failure */
 	if (qp == NULL) {
@@ -269,32 +242,28 @@ gl_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t fla
 }
 
 /* libmlx5 returns the number cancelled or a negative errno here. */
-int
-gl_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
+int gl_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
 {
 	if (mqp == NULL)
 		return -fail(EINVAL);
 	return mlx5dv_qp_cancel_posted_send_wrs(mqp, wr_id);
 }
 
-int
-gl_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
+int gl_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 {
 	if (qp == NULL)
 		return fail(EINVAL);
 	return mlx5dv_dci_stream_id_reset(qp, stream_id);
 }
 
-int
-gl_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn)
+int gl_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn)
 {
 	if (context == NULL || qpn == NULL)
 		return fail(EINVAL);
 	return mlx5dv_reserved_qpn_alloc(context, qpn);
 }
 
-int
-gl_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
+int gl_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
 {
 	if (context == NULL)
 		return fail(EINVAL);
@@ -303,16 +272,14 @@ gl_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
 
 /* ---- indirect mkeys and signature ---- */
 
-struct mlx5dv_mkey *
-gl_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
+struct mlx5dv_mkey *gl_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 {
 	if (attr == NULL || attr->pd == NULL)
 		return fail_null<struct mlx5dv_mkey>(EINVAL);
 	return mlx5dv_create_mkey(attr);
 }
 
-int
-gl_dv_destroy_mkey(struct mlx5dv_mkey *mkey)
+int gl_dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 {
 	if (mkey == NULL)
 		return fail(EINVAL);
@@ -320,9 +287,8 @@ gl_dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 }
 
 /* The table passes the caller's err_info size: the exported symbol behind the inline. */
-int
-gl_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
-		 size_t err_info_size)
+int gl_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
+		     size_t err_info_size)
 {
 	if (mkey == NULL || err_info == NULL)
 		return fail(EINVAL);
@@ -330,8 +296,7 @@ gl_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 }
 
 /* The BlueFlame store with its barriers (mlx5_glue_mmio.h); the seam has the same. */
-void
-gl_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8)
+void gl_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8)
 {
 	(void)qp;
 	if (bf_reg == NULL)
@@ -383,9 +348,9 @@ const struct mlx5_glue gl_table = {
 } // namespace
 
 /* The one exported symbol (mlx5_glue_rdma_core_lib.map). */
-extern "C" __attribute__((visibility("default"))) const struct mlx5_glue_lib
-	mlx5_glue_rdma_core_lib = {
-		.version = MLX5_GLUE_VERSION,
-		.glue_size = sizeof(struct mlx5_glue),
-		.glue = &gl_table,
-	};
+extern "C" __attribute__((visibility("default")))
+const struct mlx5_glue_lib mlx5_glue_rdma_core_lib = {
+	.version = MLX5_GLUE_VERSION,
+	.glue_size = sizeof(struct mlx5_glue),
+	.glue = &gl_table,
+};

@@ -45,16 +45,16 @@ static_assert(offsetof(struct mlx5_err_cqe, syndrome) == 55, "err CQE syndrome")
 
 /* ---- constants libmlx5 keeps private ---- */
 enum {
-	MLX5_HW_DS_BYTES = 16,              /**< one "DS" (octoword) */
-	MLX5_HW_WQE_MAX_DS = 0x3f,          /**< ds is a 6-bit field */
-	MLX5_HW_OPC_MOD_MMO_DMA = 0x1,      /**< opmod of a memcpy MMO WQE */
-	MLX5_HW_DMA_MMO_MAX_SIZE = 1u << 31,/**< byte_count 0 in an MMO data segment */
-	MLX5_HW_FM_MASK = 0xe0,             /**< fence mode bits of fm_ce_se */
-	MLX5_HW_CE_MASK = 0x0c,             /**< completion-enable bits of fm_ce_se */
-	MLX5_HW_OPAQUE_BUF_LEN = 64,        /**< per-PD MMO opaque buffer */
+	MLX5_HW_DS_BYTES = 16,               /**< one "DS" (octoword) */
+	MLX5_HW_WQE_MAX_DS = 0x3f,           /**< ds is a 6-bit field */
+	MLX5_HW_OPC_MOD_MMO_DMA = 0x1,       /**< opmod of a memcpy MMO WQE */
+	MLX5_HW_DMA_MMO_MAX_SIZE = 1u << 31, /**< byte_count 0 in an MMO data segment */
+	MLX5_HW_FM_MASK = 0xe0,              /**< fence mode bits of fm_ce_se */
+	MLX5_HW_CE_MASK = 0x0c,              /**< completion-enable bits of fm_ce_se */
+	MLX5_HW_OPAQUE_BUF_LEN = 64,         /**< per-PD MMO opaque buffer */
 	MLX5_HW_CQE_OPCODE_SHIFT = 4,
-	MLX5_HW_BF_OFFSET = 0x800,          /**< first BlueFlame register in a UAR page */
-	MLX5_HW_CQE_INVALID_OP_OWN = 0xf0,  /**< op_own of a never-written CQE */
+	MLX5_HW_BF_OFFSET = 0x800,         /**< first BlueFlame register in a UAR page */
+	MLX5_HW_CQE_INVALID_OP_OWN = 0xf0, /**< op_own of a never-written CQE */
 };
 
 /** Signature-error CQE syndromes (mlx5_sigerr_cqe.syndrome). */
@@ -85,8 +85,8 @@ static_assert(sizeof(struct mlx5_hw_mmo_wqe) == MLX5_SEND_WQE_BB, "MMO WQE");
 
 /** SET_PSV segment. */
 struct mlx5_hw_set_psv_seg {
-	uint32_t psv_index;           /**< BE32 */
-	uint16_t syndrome;            /**< BE16 */
+	uint32_t psv_index; /**< BE32 */
+	uint16_t syndrome;  /**< BE16 */
 	uint8_t rsvd[2];
 	uint64_t transient_signature; /**< BE64 */
 } __attribute__((packed));
@@ -96,19 +96,19 @@ static_assert(sizeof(struct mlx5_hw_set_psv_seg) == 16, "SET_PSV segment");
 struct mlx5_hw_bsf_basic {
 	uint8_t bsf_size_sbs;
 	uint8_t check_byte_mask;
-	uint8_t wire_byte;     /**< copy_byte_mask with SBS, wire bs_selector otherwise */
+	uint8_t wire_byte; /**< copy_byte_mask with SBS, wire bs_selector otherwise */
 	uint8_t mem_bs_selector;
-	uint32_t raw_data_size;/**< BE32 */
-	uint32_t w_bfs_psv;    /**< BE32 */
-	uint32_t m_bfs_psv;    /**< BE32 */
+	uint32_t raw_data_size; /**< BE32 */
+	uint32_t w_bfs_psv;     /**< BE32 */
+	uint32_t m_bfs_psv;     /**< BE32 */
 };
 static_assert(sizeof(struct mlx5_hw_bsf_basic) == 16, "BSF basic");
 
 /** Inline (T10-DIF) section of a signature BSF. */
 struct mlx5_hw_bsf_inl {
-	uint16_t vld_refresh;  /**< BE16 */
-	uint16_t dif_apptag;   /**< BE16 */
-	uint32_t dif_reftag;   /**< BE32 */
+	uint16_t vld_refresh; /**< BE16 */
+	uint16_t dif_apptag;  /**< BE16 */
+	uint32_t dif_reftag;  /**< BE32 */
 	uint8_t sig_type;
 	uint8_t rp_inv_seed;
 	uint8_t rsvd[3];
@@ -136,8 +136,8 @@ struct mlx5_hw_sigerr_cqe {
 	uint16_t syndrome;           /**< BE16 */
 	uint8_t sig_type;
 	uint8_t domain;
-	uint32_t mkey;               /**< BE32 */
-	uint64_t sig_err_offset;     /**< BE64 */
+	uint32_t mkey;           /**< BE32 */
+	uint64_t sig_err_offset; /**< BE64 */
 	uint8_t rsvd1[14];
 	uint8_t signature;
 	uint8_t op_own;

@@ -57,8 +57,9 @@ int self_path(const struct mlx5_glue *glue, struct ibv_qp *qp, struct ibv_ah_att
 		if (glue->query_gid_ex(ctx, 1, (uint32_t)i, &e, 0) != 0 ||
 		    (!e.gid.global.subnet_prefix && !e.gid.global.interface_id))
 			continue;
-		type = e.gid_type == IBV_GID_TYPE_ROCE_V2 ? 2 :
-		       e.gid_type == IBV_GID_TYPE_ROCE_V1 ? 1 : -1;
+		type = e.gid_type == IBV_GID_TYPE_ROCE_V2   ? 2
+		       : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? 1
+							    : -1;
 		if (type > best_type) {
 			best_type = type;
 			best = i;
@@ -115,8 +116,8 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 	attr.min_rnr_timer = 1;
 	attr.ah_attr = ah;
 	ret = modify(glue, qp, &attr,
-		     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-		     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+		     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (ret)
 		goto fail;
 
@@ -129,7 +130,7 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 	attr.max_rd_atomic = init_rd_atom;
 	ret = modify(glue, qp, &attr,
 		     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-		     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (ret)
 		goto fail;
 	return 0;

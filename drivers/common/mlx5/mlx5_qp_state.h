@@ -23,12 +23,12 @@ extern "C" {
  * @return 0, or a negative errno naming the failing step in the log of the caller;
  *         on failure the QP is left in RESET.
  */
-int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp,
-		       uint32_t dest_qpn, int access);
+int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t dest_qpn,
+		       int access);
 
 /** Move @p qp to RESET (any state), then back to RTS towards @p dest_qpn. */
-int mlx5_qp_reconnect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp,
-			 uint32_t dest_qpn, int access);
+int mlx5_qp_reconnect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t dest_qpn,
+			 int access);
 
 #ifdef __cplusplus
 }

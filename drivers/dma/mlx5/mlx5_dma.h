@@ -43,20 +43,20 @@ struct mlx5_dma_backend_opt {
 
 /** Parsed devargs. */
 struct mlx5_dma_devargs {
-	char dev[64];          /**< dev=: a device name of any backend; "" = auto */
+	char dev[64]; /**< dev=: a device name of any backend; "" = auto */
 	struct mlx5_dma_backend_opt opts[MLX5_DMA_MAX_BACKEND_OPTS];
-	unsigned int n_opts;   /**< backend options, in the order given */
+	unsigned int n_opts; /**< backend options, in the order given */
 	enum mlx5_dma_path path;
-	uint16_t max_vchans;   /**< max_vchans= (default 4) */
-	uint32_t min_desc;     /**< min_desc= (default 32) */
-	uint32_t max_desc;     /**< max_desc= (default 8192) */
-	bool sva;              /**< sva=1: implicit on-demand MR, any address */
+	uint16_t max_vchans; /**< max_vchans= (default 4) */
+	uint32_t min_desc;   /**< min_desc= (default 32) */
+	uint32_t max_desc;   /**< max_desc= (default 8192) */
+	bool sva;            /**< sva=1: implicit on-demand MR, any address */
 };
 
 /** Per-WQE-slot bookkeeping: the op in the slot and where its WQE ends. */
 struct mlx5_dma_slot {
-	uint16_t ring_idx;     /**< op (rte_dma ring index) whose WQE starts here */
-	uint16_t end_pi;       /**< producer counter (low 16) after this WQE */
+	uint16_t ring_idx; /**< op (rte_dma ring index) whose WQE starts here */
+	uint16_t end_pi;   /**< producer counter (low 16) after this WQE */
 };
 
 /** Details of the last error CQE of a vchan (rte_pmd_dma_mlx5.h). */
@@ -73,7 +73,7 @@ struct mlx5_dma_vchan_stats {
 	uint64_t submitted;
 	uint64_t completed;
 	uint64_t errors;
-	uint64_t recoveries;   /**< QP resets after error CQEs */
+	uint64_t recoveries;     /**< QP resets after error CQEs */
 	uint64_t batch_failures; /**< ibv_wr_complete() refusals: must stay 0 (see the guide) */
 };
 
@@ -82,52 +82,52 @@ struct mlx5_dma_dev;
 /** One vchan: QP + CQ + rings. The first two cache lines are the fast path. */
 struct __rte_cache_aligned mlx5_dma_vchan {
 	/* ---- enqueue ---- */
-	uint8_t *sq;                   /**< SQ ring, slot 0 */
-	uint32_t sq_mask;              /**< wqe_cnt - 1 */
-	uint32_t pi;                   /**< producer counter in WQEBBs (free-running) */
-	uint32_t bb_ci;                /**< WQEBBs the device has completed */
-	uint16_t ring_idx;             /**< next rte_dma ring index */
-	uint16_t max_ops;              /**< ops in flight allowed (capacity) */
-	uint16_t reported;             /**< next ring index to report */
-	uint16_t done_upto;            /**< ops before this index are complete */
-	uint32_t credits;              /**< ops that fit without re-checking the rings */
-	uint32_t max_len;              /**< max_wr_memcpy_length, at most 2^31 */
-	uint64_t ctrl_qpn_ds;          /**< ctrl bytes 4..11 of an MMO WQE, fence bit clear */
+	uint8_t *sq;                      /**< SQ ring, slot 0 */
+	uint32_t sq_mask;                 /**< wqe_cnt - 1 */
+	uint32_t pi;                      /**< producer counter in WQEBBs (free-running) */
+	uint32_t bb_ci;                   /**< WQEBBs the device has completed */
+	uint16_t ring_idx;                /**< next rte_dma ring index */
+	uint16_t max_ops;                 /**< ops in flight allowed (capacity) */
+	uint16_t reported;                /**< next ring index to report */
+	uint16_t done_upto;               /**< ops before this index are complete */
+	uint32_t credits;                 /**< ops that fit without re-checking the rings */
+	uint32_t max_len;                 /**< max_wr_memcpy_length, at most 2^31 */
+	uint64_t ctrl_qpn_ds;             /**< ctrl bytes 4..11 of an MMO WQE, fence bit clear */
 	alignas(16) uint8_t mmo_meta[16]; /**< MMO metadata segment (opaque buffer of the PD) */
-	struct mlx5_dma_slot *slots;   /**< wqe_cnt entries */
+	struct mlx5_dma_slot *slots;      /**< wqe_cnt entries */
 	struct mlx5_dma_mr_cache mr_cache;
 	enum mlx5_dma_path path;
-	uint32_t db_pi;                /**< producer counter at the last doorbell */
-	uint32_t multi_start;          /**< start of the last raw WQE ... */
-	uint32_t multi_end;            /**< ... and where it ends (pi after it) */
-	bool multi_valid;              /**< multi_* describe a WQE of this burst */
-	bool dead;                     /**< recovery failed: HALTED_ERROR until stop/start */
+	uint32_t db_pi;       /**< producer counter at the last doorbell */
+	uint32_t multi_start; /**< start of the last raw WQE ... */
+	uint32_t multi_end;   /**< ... and where it ends (pi after it) */
+	bool multi_valid;     /**< multi_* describe a WQE of this burst */
+	bool dead;            /**< recovery failed: HALTED_ERROR until stop/start */
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
-	uint16_t submitted_idx;        /**< ring index after the last submitted op */
-	uint16_t err_pending;          /**< unreported failed ops in op_status[] */
+	uint16_t submitted_idx; /**< ring index after the last submitted op */
+	uint16_t err_pending;   /**< unreported failed ops in op_status[] */
 	/* ---- completion ---- */
-	uint8_t *cq;                   /**< CQ ring */
-	uint32_t cq_mask;              /**< cqe_cnt - 1 */
-	uint32_t cq_ci;                /**< consumer counter */
-	uint32_t cq_ci_db;             /**< consumer counter last written to the CQ dbrec */
-	uint32_t cqe_shift;            /**< log2(cqe size) */
-	uint32_t cq_log;               /**< log2(cqe_cnt), for the owner bit */
+	uint8_t *cq;        /**< CQ ring */
+	uint32_t cq_mask;   /**< cqe_cnt - 1 */
+	uint32_t cq_ci;     /**< consumer counter */
+	uint32_t cq_ci_db;  /**< consumer counter last written to the CQ dbrec */
+	uint32_t cqe_shift; /**< log2(cqe size) */
+	uint32_t cq_log;    /**< log2(cqe_cnt), for the owner bit */
 	volatile uint32_t *cq_dbrec;
 	volatile uint32_t *sq_dbrec;
 	void *bf_reg;
-	uint8_t *op_status;            /**< per op (ring_idx & sq_mask): rte_dma_status_code */
+	uint8_t *op_status; /**< per op (ring_idx & sq_mask): rte_dma_status_code */
 	/* ---- verbs path ---- */
 	struct ibv_qp_ex *qpx;
 	struct mlx5dv_qp_ex *dvqp;
 	struct ibv_cq_ex *cq_ex;
-	bool batch_open;               /**< ibv_wr_start called, ibv_wr_complete pending */
+	bool batch_open; /**< ibv_wr_start called, ibv_wr_complete pending */
 	/* ---- control ---- */
 	struct mlx5_dma_dev *dev;
 	struct ibv_qp *qp;
 	uint16_t nb_desc;
 	uint16_t vchan_id;
-	uint8_t *scratch;              /**< wqe_cnt WQEBBs, for re-posting after recovery */
-	uint8_t *trap_buf;             /**< target of ops whose address is not registered */
+	uint8_t *scratch;  /**< wqe_cnt WQEBBs, for re-posting after recovery */
+	uint8_t *trap_buf; /**< target of ops whose address is not registered */
 	struct ibv_mr *trap_mr;
 	struct mlx5_dma_err_info last_err;
 	struct mlx5_dma_vchan_stats stats;
@@ -144,10 +144,10 @@ struct mlx5_dma_dev {
 	struct mlx5_dma_devargs args;
 	uint64_t max_wr_memcpy_length;
 	uint16_t nb_vchans;
-	struct mlx5_dma_vchan *vchans;   /**< args.max_vchans entries */
+	struct mlx5_dma_vchan *vchans; /**< args.max_vchans entries */
 	char name[RTE_DEV_NAME_MAX_LEN];
-	bool sva;                        /**< implicit MR in use */
-	uint32_t service_id;             /**< progress service (polled backends) */
+	bool sva;            /**< implicit MR in use */
+	uint32_t service_id; /**< progress service (polled backends) */
 	bool has_service;
 };
 

@@ -51,20 +51,34 @@ namespace {
 uint8_t syndrome_of_wc_status(enum ibv_wc_status st)
 {
 	switch (st) {
-	case IBV_WC_LOC_LEN_ERR: return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-	case IBV_WC_LOC_QP_OP_ERR: return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-	case IBV_WC_LOC_PROT_ERR: return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-	case IBV_WC_WR_FLUSH_ERR: return MLX5_CQE_SYNDROME_WR_FLUSH_ERR;
-	case IBV_WC_MW_BIND_ERR: return MLX5_CQE_SYNDROME_MW_BIND_ERR;
-	case IBV_WC_BAD_RESP_ERR: return MLX5_CQE_SYNDROME_BAD_RESP_ERR;
-	case IBV_WC_LOC_ACCESS_ERR: return MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR;
-	case IBV_WC_REM_INV_REQ_ERR: return MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
-	case IBV_WC_REM_ACCESS_ERR: return MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR;
-	case IBV_WC_REM_OP_ERR: return MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
-	case IBV_WC_RETRY_EXC_ERR: return MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
-	case IBV_WC_RNR_RETRY_EXC_ERR: return MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
-	case IBV_WC_REM_ABORT_ERR: return MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR;
-	default: return 0xff;
+	case IBV_WC_LOC_LEN_ERR:
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	case IBV_WC_LOC_QP_OP_ERR:
+		return MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+	case IBV_WC_LOC_PROT_ERR:
+		return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+	case IBV_WC_WR_FLUSH_ERR:
+		return MLX5_CQE_SYNDROME_WR_FLUSH_ERR;
+	case IBV_WC_MW_BIND_ERR:
+		return MLX5_CQE_SYNDROME_MW_BIND_ERR;
+	case IBV_WC_BAD_RESP_ERR:
+		return MLX5_CQE_SYNDROME_BAD_RESP_ERR;
+	case IBV_WC_LOC_ACCESS_ERR:
+		return MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR;
+	case IBV_WC_REM_INV_REQ_ERR:
+		return MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+	case IBV_WC_REM_ACCESS_ERR:
+		return MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR;
+	case IBV_WC_REM_OP_ERR:
+		return MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+	case IBV_WC_RETRY_EXC_ERR:
+		return MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
+	case IBV_WC_REM_ABORT_ERR:
+		return MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR;
+	default:
+		return 0xff;
 	}
 }
 
@@ -124,10 +138,13 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
 			auto *mmo = (const struct mlx5_hw_mmo_wqe *)wqe;
 			uint32_t len = rte_be_to_cpu_32(mmo->src.byte_count);
 
-			vc->qpx->wr_flags = ((ctrl->fm_ce_se & MLX5_WQE_CTRL_FENCE) ? IBV_SEND_FENCE : 0) |
-					    ((ctrl->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) ? IBV_SEND_SIGNALED : 0);
+			vc->qpx->wr_flags =
+				((ctrl->fm_ce_se & MLX5_WQE_CTRL_FENCE) ? IBV_SEND_FENCE : 0) |
+				((ctrl->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) ? IBV_SEND_SIGNALED
+									    : 0);
 			mlx5dv_wr_memcpy(vc->dvqp, rte_be_to_cpu_32(mmo->dst.lkey),
-					 rte_be_to_cpu_64(mmo->dst.addr), rte_be_to_cpu_32(mmo->src.lkey),
+					 rte_be_to_cpu_64(mmo->dst.addr),
+					 rte_be_to_cpu_32(mmo->src.lkey),
 					 rte_be_to_cpu_64(mmo->src.addr),
 					 len ? len : MLX5_HW_DMA_MMO_MAX_SIZE);
 		} else {
@@ -247,8 +264,8 @@ void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe_ptr)
 	mlx5_dma_recover(vc, slot->end_pi, idx + 1);
 }
 
-void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
-			      enum ibv_wc_status status, uint32_t vendor_err)
+void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id, enum ibv_wc_status status,
+			      uint32_t vendor_err)
 {
 	uint16_t idx = (uint16_t)wr_id;
 	uint16_t end_pi = (uint16_t)(wr_id >> 16);
@@ -308,7 +325,7 @@ uint16_t mlx5_dma_report_with_errors(struct mlx5_dma_vchan *vc, uint16_t nb_cpls
 				*has_error = true; /* sticky until completed_status() */
 				break;
 			}
-			status[n] = (enum rte_dma_status_code)*st;
+			status[n] = (enum rte_dma_status_code) * st;
 			*st = 0;
 			vc->err_pending--;
 			vc->stats.errors++;

@@ -20,8 +20,8 @@ namespace {
 /* Everything the fast path of a copy does not decide by itself: ring full, MR cache
  * miss or stale, bad length, address not registered. */
 template <enum mlx5_dma_path P>
-__attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t src,
-					rte_iova_t dst, uint32_t len, uint64_t flags)
+__attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst,
+					uint32_t len, uint64_t flags)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	const struct mlx5_dma_mr_range *s, *d;
@@ -61,8 +61,7 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 }
 
 template <enum mlx5_dma_path P>
-int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len,
-	 uint64_t flags)
+int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len, uint64_t flags)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	const struct mlx5_dma_mr_range *mr = &vc->mr_cache.e[0];
@@ -129,8 +128,8 @@ uint16_t completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t 
 }
 
 template <enum mlx5_dma_path P>
-uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls,
-			  uint16_t *last_idx, enum rte_dma_status_code *status)
+uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t *last_idx,
+			  enum rte_dma_status_code *status)
 {
 	return report<P>(priv, vchan, nb_cpls, last_idx, NULL, status);
 }

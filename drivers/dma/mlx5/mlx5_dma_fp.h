@@ -45,9 +45,9 @@ static __rte_always_inline void mlx5_dma_st64(uint8_t *p, uint64_t v)
  * into the ring may alias anything, and reloading the vchan after each would double
  * the instructions of the fast path.
  */
-static __rte_always_inline void
-mlx5_dma_write_mmo(const struct mlx5_dma_vchan *vc, uint32_t pi, uint64_t src, uint32_t skey_be,
-		   uint64_t dst, uint32_t dkey_be, uint32_t len, uint64_t flags)
+static __rte_always_inline void mlx5_dma_write_mmo(const struct mlx5_dma_vchan *vc, uint32_t pi,
+						   uint64_t src, uint32_t skey_be, uint64_t dst,
+						   uint32_t dkey_be, uint32_t len, uint64_t flags)
 {
 	uint8_t *wqe = vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
 	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
@@ -85,21 +85,21 @@ static __rte_always_inline int mlx5_dma_commit_op(struct mlx5_dma_vchan *vc, uin
 }
 
 /** Slow path of the verbs poll: an error work completion. */
-void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id,
-			      enum ibv_wc_status status, uint32_t vendor_err);
+void mlx5_dma_handle_error_wc(struct mlx5_dma_vchan *vc, uint64_t wr_id, enum ibv_wc_status status,
+			      uint32_t vendor_err);
 
 /** wr_id of the verbs path: ring index, and where the op's WQE starts and ends (pi low 16). */
 static __rte_always_inline uint64_t mlx5_dma_wr_id(uint16_t ring_idx, uint32_t start_pi,
-						    uint32_t nbb)
+						   uint32_t nbb)
 {
 	return (uint64_t)ring_idx | (uint64_t)((start_pi + nbb) & 0xffff) << 16 |
 	       (uint64_t)(start_pi & 0xffff) << 32;
 }
 
 /** Build one memcpy through rdma-core's builder (verbs path); keys in host order. */
-static __rte_always_inline void
-mlx5_dma_build_mmo(struct mlx5_dma_vchan *vc, uint64_t src, uint32_t skey, uint64_t dst,
-		   uint32_t dkey, uint32_t len, uint64_t flags)
+static __rte_always_inline void mlx5_dma_build_mmo(struct mlx5_dma_vchan *vc, uint64_t src,
+						   uint32_t skey, uint64_t dst, uint32_t dkey,
+						   uint32_t len, uint64_t flags)
 {
 	if (!vc->batch_open) {
 		ibv_wr_start(vc->qpx);

@@ -31,11 +31,11 @@ struct mlx5_dma_mr_snapshot {
 };
 
 struct mlx5_dma_mr_registry {
-	uint32_t gen;                                   /* read by vchan caches */
+	uint32_t gen; /* read by vchan caches */
 	const struct mlx5_glue *glue;
 	struct ibv_pd *pd;
-	mutable std::mutex lock;                        /* control path only */
-	std::vector<struct ibv_mr *> mrs;               /* sorted by address */
+	mutable std::mutex lock;          /* control path only */
+	std::vector<struct ibv_mr *> mrs; /* sorted by address */
 	/* replaced MRs: WQEs already posted (or being written by a vchan that read an
 	 * older snapshot) may still name their keys, so they are released at close */
 	std::vector<struct ibv_mr *> retired;
@@ -91,7 +91,8 @@ int add_locked(struct mlx5_dma_mr_registry *reg, uintptr_t start, uintptr_t end)
 		return ret;
 	}
 	try {
-		auto pos = std::lower_bound(reg->mrs.begin(), reg->mrs.end(), mr,
+		auto pos = std::lower_bound(
+			reg->mrs.begin(), reg->mrs.end(), mr,
 			[](struct ibv_mr *a, struct ibv_mr *b) { return a->addr < b->addr; });
 		reg->mrs.insert(pos, mr);
 	} catch (...) {
@@ -143,7 +144,9 @@ int contig_walk_cb(const struct rte_memseg_list *msl, const struct rte_memseg *m
 {
 	(void)msl;
 	return add_merged_locked((struct mlx5_dma_mr_registry *)arg, (uintptr_t)ms->addr,
-				 (uintptr_t)ms->addr + len) ? -1 : 0;
+				 (uintptr_t)ms->addr + len)
+		       ? -1
+		       : 0;
 }
 
 void mem_event_cb(enum rte_mem_event type, const void *addr, size_t len, void *arg)
@@ -290,8 +293,8 @@ void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_d
 const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache,
 							uintptr_t addr, uint32_t len)
 {
-	const struct mlx5_dma_mr_snapshot *snap =
-		__atomic_load_n(&cache->reg->current, __ATOMIC_ACQUIRE);
+	const struct mlx5_dma_mr_snapshot *snap = __atomic_load_n(&cache->reg->current,
+								  __ATOMIC_ACQUIRE);
 	uint32_t lo = 0, hi;
 	struct mlx5_dma_mr_range *slot;
 

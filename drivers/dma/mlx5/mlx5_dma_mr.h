@@ -23,16 +23,16 @@ struct mlx5_dma_mr_range {
 	uintptr_t start;
 	uint64_t size;
 	uint32_t lkey;
-	uint32_t lkey_be;   /**< the same key in WQE byte order, for the fast path */
+	uint32_t lkey_be; /**< the same key in WQE byte order, for the fast path */
 };
 
 /** Per-vchan cache: the most recently used ranges, refreshed when the registry changes. */
 struct mlx5_dma_mr_cache {
 	static constexpr unsigned kEntries = 4;
 	struct mlx5_dma_mr_range e[kEntries];
-	uint32_t gen;                          /**< registry generation the entries belong to */
-	uint32_t next;                         /**< entry the next miss replaces */
-	const uint32_t *reg_gen;               /**< the registry's generation word */
+	uint32_t gen;            /**< registry generation the entries belong to */
+	uint32_t next;           /**< entry the next miss replaces */
+	const uint32_t *reg_gen; /**< the registry's generation word */
 	const struct mlx5_dma_mr_registry *reg;
 };
 
@@ -48,7 +48,8 @@ int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t 
 /** Number of MRs held, for dumps. */
 unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg);
 
-void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_dma_mr_registry *reg);
+void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache,
+			    const struct mlx5_dma_mr_registry *reg);
 
 /** Slow path of the lookup: search the registry and install the range in the cache. */
 const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache,
@@ -66,8 +67,8 @@ static inline bool mlx5_dma_mr_in(const struct mlx5_dma_mr_range *e, uintptr_t a
  * Registered range covering [addr, addr + len), or NULL when no single MR covers it.
  * The caller has checked the generation once per op (mlx5_dma_mr_cache_check()).
  */
-static inline const struct mlx5_dma_mr_range *
-mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache, uintptr_t addr, uint32_t len)
+static inline const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache,
+								 uintptr_t addr, uint32_t len)
 {
 	for (unsigned i = 0; i < cache->kEntries; i++)
 		if (mlx5_dma_mr_in(&cache->e[i], addr, len))

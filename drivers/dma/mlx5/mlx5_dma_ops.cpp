@@ -156,11 +156,12 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 {
 	const struct mlx5_dma_dev *p = priv_of(dev);
 
-	fprintf(f, "  dma_mlx5: device %s (%s backend), posting path %s, max memcpy %" PRIu64
-		   ", %u MRs%s\n",
+	fprintf(f,
+		"  dma_mlx5: device %s (%s backend), posting path %s, max memcpy %" PRIu64
+		", %u MRs%s\n",
 		p->glue->get_device_name(p->device), p->glue->name,
-		p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs",
-		p->max_wr_memcpy_length, mlx5_dma_mr_count(p->mrs), p->sva ? " (SVA)" : "");
+		p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs", p->max_wr_memcpy_length,
+		mlx5_dma_mr_count(p->mrs), p->sva ? " (SVA)" : "");
 	for (uint16_t i = 0; i < p->nb_vchans; i++) {
 		const struct mlx5_dma_vchan *vc = &p->vchans[i];
 		struct ibv_qp_attr attr = {};
@@ -171,12 +172,14 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 			continue;
 		}
 		p->glue->query_qp(vc->qp, &attr, IBV_QP_STATE, &init);
-		fprintf(f, "  vchan %u: QP %#x state %d, SQ %u WQEBBs pi %u db_pi %u bb_ci %u "
-			   "(%u in use), CQ %u CQEs ci %u\n",
+		fprintf(f,
+			"  vchan %u: QP %#x state %d, SQ %u WQEBBs pi %u db_pi %u bb_ci %u "
+			"(%u in use), CQ %u CQEs ci %u\n",
 			i, vc->qp->qp_num, attr.qp_state, vc->sq_mask + 1, vc->pi, vc->db_pi,
 			vc->bb_ci, vc->pi - vc->bb_ci, vc->cq_mask + 1, vc->cq_ci);
-		fprintf(f, "    ring_idx %u submitted %u done %u reported %u, errors pending %u, "
-			   "recoveries %" PRIu64 ", batch failures %" PRIu64 "\n",
+		fprintf(f,
+			"    ring_idx %u submitted %u done %u reported %u, errors pending %u, "
+			"recoveries %" PRIu64 ", batch failures %" PRIu64 "\n",
 			vc->ring_idx, vc->submitted_idx, vc->done_upto, vc->reported,
 			vc->err_pending, vc->stats.recoveries, vc->stats.batch_failures);
 		if (vc->last_err.valid)
@@ -190,6 +193,6 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 } // namespace
 
 const struct rte_dma_dev_ops mlx5_dma_dev_ops = {
-	info_get, configure, start, stop, close_dev, vchan_setup,
-	stats_get, stats_reset, vchan_status, dump,
+	info_get,    configure, start,       stop,         close_dev,
+	vchan_setup, stats_get, stats_reset, vchan_status, dump,
 };

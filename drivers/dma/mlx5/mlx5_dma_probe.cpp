@@ -315,12 +315,11 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
 }
 
 RTE_PMD_REGISTER_VDEV(dma_mlx5, mlx5_dma_driver);
-RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5,
-	"dev=<ibdev|PCI address|simN> "
-	"sim_exec=<inline|thread|service> "
-	"sim_core=<CPU list> "
-	"path=<direct|verbs> "
-	"max_vchans=<1-64> "
-	"min_desc=<power of 2> "
-	"max_desc=<power of 2> "
-	"sva=<0|1>");
+RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5, "dev=<ibdev|PCI address|simN> "
+					"sim_exec=<inline|thread|service> "
+					"sim_core=<CPU list> "
+					"path=<direct|verbs> "
+					"max_vchans=<1-64> "
+					"min_desc=<power of 2> "
+					"max_desc=<power of 2> "
+					"sva=<0|1>");

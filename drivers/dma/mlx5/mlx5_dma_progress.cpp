@@ -47,7 +47,7 @@ void lcore_cpus(cpu_set_t *cpus)
 	unsigned int lcore;
 
 	CPU_ZERO(cpus);
-	RTE_LCORE_FOREACH(lcore) {
+	RTE_LCORE_FOREACH (lcore) {
 		rte_cpuset_t set = rte_lcore_cpuset(lcore);
 
 		CPU_OR(cpus, cpus, &set);
@@ -63,8 +63,8 @@ void log_threads(const struct mlx5_dma_dev *p, const struct mlx5_glue_progress_i
 	cpus_to_str(&info->cpus, where, sizeof(where));
 	lcore_cpus(&lcores);
 	CPU_AND(&shared, &info->cpus, &lcores);
-	MLX5_DMA_LOG(INFO, "%s: %s runs %u engine thread%s on CPUs %s", p->name, dev,
-		     info->threads, info->threads == 1 ? "" : "s", where);
+	MLX5_DMA_LOG(INFO, "%s: %s runs %u engine thread%s on CPUs %s", p->name, dev, info->threads,
+		     info->threads == 1 ? "" : "s", where);
 	if (CPU_COUNT(&shared) == CPU_COUNT(&info->cpus)) {
 		cpus_to_str(&shared, overlap, sizeof(overlap));
 		MLX5_DMA_LOG(WARNING,
@@ -88,7 +88,8 @@ int register_service(struct mlx5_dma_dev *p)
 	int ret;
 
 	if (!p->glue->progress) {
-		MLX5_DMA_LOG(ERR, "%s: the %s backend wants progress calls but has no progress entry",
+		MLX5_DMA_LOG(ERR,
+			     "%s: the %s backend wants progress calls but has no progress entry",
 			     p->name, p->glue->name);
 		return -ENOTSUP;
 	}

@@ -96,9 +96,11 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	ret = glue->dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
 	if (ret || !vc->dvqp || dvqp.sq.wqe_cnt != wqe_cnt || dvqp.sq.stride != MLX5_SEND_WQE_BB ||
 	    dvcq.cqe_size != sizeof(struct mlx5_cqe64) || !dvqp.bf.reg) {
-		MLX5_DMA_LOG(ERR, "%s vchan %u: unexpected QP/CQ geometry (sq %u x %u, cqe %u, "
-			     "doorbell register %p)", dev->name, id, dvqp.sq.wqe_cnt,
-			     dvqp.sq.stride, dvcq.cqe_size, dvqp.bf.reg);
+		MLX5_DMA_LOG(ERR,
+			     "%s vchan %u: unexpected QP/CQ geometry (sq %u x %u, cqe %u, "
+			     "doorbell register %p)",
+			     dev->name, id, dvqp.sq.wqe_cnt, dvqp.sq.stride, dvcq.cqe_size,
+			     dvqp.bf.reg);
 		ret = -EPROTO;
 		goto fail;
 	}

@@ -28,16 +28,16 @@ struct rte_pmd_dma_mlx5_caps {
 
 /** Where a vchan's WQEs go, for callers building raw WQEs. */
 struct rte_pmd_dma_mlx5_vchan_info {
-	uint32_t qpn;          /**< QP number to put in the ctrl segment's qpn_ds */
-	uint32_t sq_wqebbs;    /**< SQ ring size in 64-byte WQEBBs */
+	uint32_t qpn;       /**< QP number to put in the ctrl segment's qpn_ds */
+	uint32_t sq_wqebbs; /**< SQ ring size in 64-byte WQEBBs */
 };
 
 /** CQE details of the last failed op of a vchan. */
 struct rte_pmd_dma_mlx5_error {
-	uint16_t ring_idx;      /**< rte_dma ring index of the op */
-	uint8_t syndrome;       /**< MLX5_CQE_SYNDROME_* */
+	uint16_t ring_idx; /**< rte_dma ring index of the op */
+	uint8_t syndrome;  /**< MLX5_CQE_SYNDROME_* */
 	uint8_t vendor_syndrome;
-	uint8_t wqe_opcode;     /**< MLX5_OPCODE_* of the failed WQE */
+	uint8_t wqe_opcode; /**< MLX5_OPCODE_* of the failed WQE */
 };
 
 /**
@@ -53,8 +53,8 @@ struct rte_pmd_dma_mlx5_error {
  * @return
  *   0, or -EINVAL if @p dev_id is not a dma_mlx5 device or @p caps is NULL.
  */
-__rte_experimental
-int rte_pmd_dma_mlx5_get_caps(int16_t dev_id, struct rte_pmd_dma_mlx5_caps *caps);
+__rte_experimental int rte_pmd_dma_mlx5_get_caps(int16_t dev_id,
+						 struct rte_pmd_dma_mlx5_caps *caps);
 
 /**
  * @warning
@@ -71,9 +71,8 @@ int rte_pmd_dma_mlx5_get_caps(int16_t dev_id, struct rte_pmd_dma_mlx5_caps *caps
  * @return
  *   0, or -EINVAL (not dma_mlx5, vchan not set up, NULL @p info).
  */
-__rte_experimental
-int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
-				struct rte_pmd_dma_mlx5_vchan_info *info);
+__rte_experimental int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
+						   struct rte_pmd_dma_mlx5_vchan_info *info);
 
 /**
  * @warning
@@ -98,9 +97,8 @@ int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
  *   The ring index, -ENOSPC when the ring is full, -EINVAL for a NULL @p wqe,
  *   a ds of 0, or a device/vchan that is not a configured dma_mlx5 one.
  */
-__rte_experimental
-int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan, const void *wqe,
-				     uint64_t flags);
+__rte_experimental int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan,
+							const void *wqe, uint64_t flags);
 
 /**
  * @warning
@@ -117,9 +115,8 @@ int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan, const void 
  * @return
  *   0; -ENOENT when no op has failed since start; -EINVAL otherwise.
  */
-__rte_experimental
-int rte_pmd_dma_mlx5_last_error(int16_t dev_id, uint16_t vchan,
-				struct rte_pmd_dma_mlx5_error *err);
+__rte_experimental int rte_pmd_dma_mlx5_last_error(int16_t dev_id, uint16_t vchan,
+						   struct rte_pmd_dma_mlx5_error *err);
 
 #ifdef __cplusplus
 }

@@ -128,7 +128,7 @@ struct mlx5_sim_fault {
 	uint32_t qpn;
 	uint32_t cqn;
 	uint16_t wqe_index;
-	uint8_t syndrome;        /**< MLX5_CQE_SYNDROME_* for FAIL_WQE */
+	uint8_t syndrome; /**< MLX5_CQE_SYNDROME_* for FAIL_WQE */
 	uint8_t vendor_syndrome;
 	uint32_t delay_us;
 };

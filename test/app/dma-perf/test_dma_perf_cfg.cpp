@@ -53,19 +53,17 @@ void expect_bad(const std::string &text, const std::vector<std::string> &what)
 	CU_ASSERT_EQUAL(err.find('\n'), std::string::npos);
 }
 
-const char *const global_hdr =
-	"[GLOBAL]\n"
-	"eal_args=--no-huge   -m 512 --no-pci  -l 0-1\n"
-	"cache_flush=1\n"
-	"test_seconds=3\n";
+const char *const global_hdr = "[GLOBAL]\n"
+			       "eal_args=--no-huge   -m 512 --no-pci  -l 0-1\n"
+			       "cache_flush=1\n"
+			       "test_seconds=3\n";
 
-const char *const dma_case =
-	"type=DMA_MEM_COPY\n"
-	"mem_size=10\n"
-	"buf_size=64\n"
-	"dma_ring_size=1024\n"
-	"kick_batch=32\n"
-	"lcore_dma0=lcore=1,dev=dma_mlx5,dir=mem2mem\n";
+const char *const dma_case = "type=DMA_MEM_COPY\n"
+			     "mem_size=10\n"
+			     "buf_size=64\n"
+			     "dma_ring_size=1024\n"
+			     "kick_batch=32\n"
+			     "lcore_dma0=lcore=1,dev=dma_mlx5,dir=mem2mem\n";
 
 std::vector<uint32_t> values(const perf_range &r)
 {
@@ -79,18 +77,17 @@ void test_newest_format(void)
 {
 	perf_config cfg;
 	std::string err;
-	std::string text = std::string(global_hdr) +
-		"[case2]\n" + dma_case +
-		"[case1]\n"
-		"type=CPU_MEM_COPY\n"
-		"mem_size=20\n"
-		"buf_size=64,4096,4,MUL\n"
-		"lcore = 1, 2\n"
-		"src_numa_node=1\n"
-		"dst_numa_node=0\n"
-		"[case3]\n"
-		"skip=1\n"
-		"type=NONSENSE\n";
+	std::string text = std::string(global_hdr) + "[case2]\n" + dma_case +
+			   "[case1]\n"
+			   "type=CPU_MEM_COPY\n"
+			   "mem_size=20\n"
+			   "buf_size=64,4096,4,MUL\n"
+			   "lcore = 1, 2\n"
+			   "src_numa_node=1\n"
+			   "dst_numa_node=0\n"
+			   "[case3]\n"
+			   "skip=1\n"
+			   "type=NONSENSE\n";
 
 	CU_ASSERT_EQUAL_FATAL(load(text, &cfg, &err), 0);
 	CU_ASSERT_TRUE(cfg.has_global);
@@ -101,7 +98,8 @@ void test_newest_format(void)
 	CU_ASSERT_EQUAL(cpu.id, 1);
 	CU_ASSERT_EQUAL(cpu.type, PERF_TYPE_CPU);
 	CU_ASSERT_EQUAL(cpu.var_key, PERF_KEY_BUF_SIZE);
-	CU_ASSERT(values(cpu.key[PERF_KEY_BUF_SIZE]) == std::vector<uint32_t>({64, 256, 1024, 4096}));
+	CU_ASSERT(values(cpu.key[PERF_KEY_BUF_SIZE]) ==
+		  std::vector<uint32_t>({64, 256, 1024, 4096}));
 	CU_ASSERT_EQUAL(cpu.key[PERF_KEY_MEM_SIZE].first, 20);
 	CU_ASSERT_EQUAL_FATAL(cpu.workers.size(), 2);
 	CU_ASSERT_EQUAL(cpu.workers[0].lcore, 1);
@@ -128,30 +126,29 @@ void test_old_format(void)
 {
 	perf_config cfg;
 	std::string err;
-	std::string text =
-		"; comment\n"
-		"[case1]\n"
-		"type=DMA_MEM_COPY\n"
-		"mem_size=10\n"
-		"buf_size=256\n"
-		"dma_ring_size=64,4096,2,MUL\n"
-		"kick_batch=32\n"
-		"lcore_dma=lcore10@0000:00:04.2, lcore11@dma_skeleton\n"
-		"eal_args=--in-memory --no-pci\n"
-		"cache_flush=0\n"
-		"test_seconds=7\n"
-		"[case2]\n"
-		"type=DMA_MEM_COPY\n"
-		"mem_size=10\n"
-		"buf_size=256\n"
-		"dma_ring_size=1024\n"
-		"kick_batch=1,64,8,ADD\n"
-		"lcore_dma0=lcore=3,dev=dma_mlx5,dir=mem2mem\n"
-		"lcore_dma1=lcore=4,dev=dma_skeleton\n"
-		"dma_src_sge=4\n"
-		"dma_dst_sge=2\n"
-		"eal_args=--in-memory  --no-pci\n"
-		"test_seconds=2\n";
+	std::string text = "; comment\n"
+			   "[case1]\n"
+			   "type=DMA_MEM_COPY\n"
+			   "mem_size=10\n"
+			   "buf_size=256\n"
+			   "dma_ring_size=64,4096,2,MUL\n"
+			   "kick_batch=32\n"
+			   "lcore_dma=lcore10@0000:00:04.2, lcore11@dma_skeleton\n"
+			   "eal_args=--in-memory --no-pci\n"
+			   "cache_flush=0\n"
+			   "test_seconds=7\n"
+			   "[case2]\n"
+			   "type=DMA_MEM_COPY\n"
+			   "mem_size=10\n"
+			   "buf_size=256\n"
+			   "dma_ring_size=1024\n"
+			   "kick_batch=1,64,8,ADD\n"
+			   "lcore_dma0=lcore=3,dev=dma_mlx5,dir=mem2mem\n"
+			   "lcore_dma1=lcore=4,dev=dma_skeleton\n"
+			   "dma_src_sge=4\n"
+			   "dma_dst_sge=2\n"
+			   "eal_args=--in-memory  --no-pci\n"
+			   "test_seconds=2\n";
 
 	CU_ASSERT_EQUAL_FATAL(load(text, &cfg, &err), 0);
 	CU_ASSERT_FALSE(cfg.has_global);
@@ -198,8 +195,8 @@ void test_ranges(void)
 	CU_ASSERT_EQUAL(perf_range_parse("2147483648,4294967295,2,MUL", &r, &why), 0);
 	CU_ASSERT(values(r) == std::vector<uint32_t>({2147483648u}));
 	for (const char *bad : {"", "abc", "-1", "1.5", "64k", "4294967296", "1,10,0,ADD",
-				"4,1,1,ADD", "1,10,1,XOR", "1,2,3", "1,2,3,ADD,5",
-				"64,4096,1,MUL", "0,64,2,MUL", "1,100000,1,ADD", "a,2,1,ADD"}) {
+				"4,1,1,ADD", "1,10,1,XOR", "1,2,3", "1,2,3,ADD,5", "64,4096,1,MUL",
+				"0,64,2,MUL", "1,100000,1,ADD", "a,2,1,ADD"}) {
 		int ret = perf_range_parse(bad, &r, &why);
 
 		CU_ASSERT_EQUAL(ret, -EINVAL);
@@ -250,11 +247,11 @@ void test_main_lcore_worker(void)
 
 	CU_ASSERT_EQUAL_FATAL(load(std::string("[case1]\n") + dma_case, &cfg, &err), 0);
 	CU_ASSERT_FALSE(cfg.cases[0].main_lcore_worker);
-	CU_ASSERT_EQUAL_FATAL(load(std::string("[case1]\n") + dma_case + "main_lcore_worker=1\n",
-				   &cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		load(std::string("[case1]\n") + dma_case + "main_lcore_worker=1\n", &cfg, &err), 0);
 	CU_ASSERT_TRUE(cfg.cases[0].main_lcore_worker);
-	CU_ASSERT_EQUAL_FATAL(load(std::string("[case1]\n") + dma_case + "main_lcore_worker=0\n",
-				   &cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		load(std::string("[case1]\n") + dma_case + "main_lcore_worker=0\n", &cfg, &err), 0);
 	CU_ASSERT_FALSE(cfg.cases[0].main_lcore_worker);
 }
 
@@ -301,11 +298,14 @@ void test_bad_values(void)
 	expect_bad(std::string("[case1]\n") + dma_case + "[case1x]\n", {"[case1x]"});
 	/* CPU case with SG or lcore_dma. */
 	expect_bad(std::string("[case1]\ntype=CPU_MEM_COPY\nmem_size=1\nbuf_size=64\nlcore=1\n"
-			       "dma_src_sge=2\ndma_dst_sge=2\n"), {"[case1]", "DMA_MEM_COPY only"});
+			       "dma_src_sge=2\ndma_dst_sge=2\n"),
+		   {"[case1]", "DMA_MEM_COPY only"});
 	expect_bad(std::string("[case1]\ntype=CPU_MEM_COPY\nmem_size=1\nbuf_size=64\n"
-			       "lcore_dma=lcore1@x\n"), {"[case1]", "lcore_dma"});
+			       "lcore_dma=lcore1@x\n"),
+		   {"[case1]", "lcore_dma"});
 	expect_bad(std::string("[case1]\ntype=CPU_MEM_COPY\nmem_size=1\nbuf_size=64\n"
-			       "lcore=1,,2\n"), {"[case1]", "lcore=1,,2"});
+			       "lcore=1,,2\n"),
+		   {"[case1]", "lcore=1,,2"});
 }
 
 /* All cases share one EAL: differing eal_args are an error; none to run is too. */
@@ -314,13 +314,17 @@ void test_bad_structure(void)
 	perf_config cfg;
 	std::string err;
 
-	expect_bad(std::string("[case1]\n") + dma_case + "eal_args=-l 0-1\n[case2]\n" +
-		   dma_case + "eal_args=-l 0-2\n", {"[case2]", "eal_args=-l 0-2", "[case1]"});
+	expect_bad(std::string("[case1]\n") + dma_case + "eal_args=-l 0-1\n[case2]\n" + dma_case +
+			   "eal_args=-l 0-2\n",
+		   {"[case2]", "eal_args=-l 0-2", "[case1]"});
 	expect_bad(std::string("[case1]\nskip=1\n"), {"no case to run"});
 	expect_bad("", {"no case to run"});
 	/* A skipped case is not parsed, so it may differ. */
-	CU_ASSERT_EQUAL(load(std::string("[case1]\n") + dma_case + "eal_args=-l 0-1\n"
-			     "[case2]\nskip=1\neal_args=-l 5\nbuf_size=zz\n", &cfg, &err), 0);
+	CU_ASSERT_EQUAL(load(std::string("[case1]\n") + dma_case +
+				     "eal_args=-l 0-1\n"
+				     "[case2]\nskip=1\neal_args=-l 5\nbuf_size=zz\n",
+			     &cfg, &err),
+			0);
 	CU_ASSERT_EQUAL(perf_cfg_load("/nonexistent/dma_perf.ini", &cfg, &err), -ENOENT);
 	CU_ASSERT_TRUE(err.find("/nonexistent/dma_perf.ini") != std::string::npos);
 	/* Not an ini file at all. */

@@ -25,8 +25,8 @@ int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
 	size_t slot = 0;
 	while (slot < cqs_.size() && cqs_[slot])
 		slot++;
-	CqObj *cq = new (std::nothrow) CqObj{cfg, (uint32_t)(HCA_CQN_BASE + slot), 0, 0,
-					      false, false};
+	CqObj *cq = new (std::nothrow)
+		CqObj{cfg, (uint32_t)(HCA_CQN_BASE + slot), 0, 0, false, false};
 	if (!cq)
 		return -ENOMEM;
 	if (slot == cqs_.size())

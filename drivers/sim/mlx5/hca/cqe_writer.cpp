@@ -112,7 +112,8 @@ void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, flags_rqpn), src_qpn & 0xffffff);
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, resp));
 	if (pl->resp_opcode == MLX5_CQE_RESP_SEND)
-		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey), resp->pkey_index);
+		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey),
+				resp->pkey_index);
 	else /* immediate or invalidated rkey, bytes as the requester wrote them */
 		memcpy(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey), &pl->imm_raw, 4);
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), (uint32_t)pl->total);
@@ -131,7 +132,8 @@ void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, 
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, s_wqe_opcode_qpn),
 			(resp ? 0u : (uint32_t)opcode << 24) | qp->qpn);
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_err_cqe, wqe_counter), idx);
-	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR) << MLX5_HW_CQE_OPCODE_SHIFT);
+	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR)
+			    << MLX5_HW_CQE_OPCODE_SHIFT);
 	st_err_cqes_.fetch_add(1, std::memory_order_relaxed);
 	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe);
 }

@@ -30,8 +30,8 @@ bool caps_valid(const HcaCaps &c)
 HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 	: name_(name), caps_(caps), mode_(mode)
 {
-	pds_.resize(1);  /* pdn 0 is never handed out */
-	mrs_.resize(1);  /* key index 0 is never handed out */
+	pds_.resize(1); /* pdn 0 is never handed out */
+	mrs_.resize(1); /* key index 0 is never handed out */
 	qp_slots_.reset(new std::atomic<QpObj *>[caps.max_qp]);
 	for (uint32_t i = 0; i < caps.max_qp; i++)
 		qp_slots_[i].store(nullptr, std::memory_order_relaxed);

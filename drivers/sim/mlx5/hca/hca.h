@@ -36,8 +36,8 @@ enum class ExecMode : uint8_t {
 /** Per-instance capabilities, so tests can model different hardware generations. */
 struct HcaCaps {
 	uint64_t max_wr_memcpy_length = 1ull << 31; /**< 0: no memcpy MMO */
-	uint32_t max_sq_desc_sz = 1024;     /**< largest send WQE in bytes */
-	uint32_t max_send_wqebb = 32768;    /**< largest SQ in WQEBBs */
+	uint32_t max_sq_desc_sz = 1024;             /**< largest send WQE in bytes */
+	uint32_t max_send_wqebb = 32768;            /**< largest SQ in WQEBBs */
 	uint32_t max_recv_wr = 32768;
 	uint32_t max_sge = 30;
 	uint32_t max_cqe = (1u << 22) - 1;
@@ -45,8 +45,8 @@ struct HcaCaps {
 	uint32_t max_cq = 4096;
 	uint32_t max_mr = 1u << 16;
 	uint32_t max_pd = 1024;
-	uint8_t cqe_version = 1;            /**< 1: requester CQEs carry the user index */
-	bool odp_implicit = true;           /**< implicit on-demand MR supported */
+	uint8_t cqe_version = 1;  /**< 1: requester CQEs carry the user index */
+	bool odp_implicit = true; /**< implicit on-demand MR supported */
 	/**
 	 * Thread mode only: the engine may execute consecutive unfenced WQEs of one
 	 * doorbell batch out of order (in reverse), so a missing fence is observable.
@@ -67,30 +67,30 @@ struct Fault {
 	uint32_t qpn = 0;
 	uint32_t cqn = 0;
 	uint16_t wqe_index = 0;
-	uint8_t syndrome = 0;        /**< MLX5_CQE_SYNDROME_* for FailWqe */
+	uint8_t syndrome = 0; /**< MLX5_CQE_SYNDROME_* for FailWqe */
 	uint8_t vendor_syndrome = 0;
 	uint32_t delay_us = 0;
 };
 
 /** CQ as created by the kernel: ring memory owned by the provider. */
 struct CqConfig {
-	void *buf;            /**< ncqe * cqe_size bytes */
-	uint32_t ncqe;        /**< power of two */
-	uint32_t cqe_size;    /**< 64 or 128 (then the CQE is the second half) */
-	uint32_t *dbrec;      /**< [0] consumer index (BE32, low 24 bits), [1] arm */
+	void *buf;         /**< ncqe * cqe_size bytes */
+	uint32_t ncqe;     /**< power of two */
+	uint32_t cqe_size; /**< 64 or 128 (then the CQE is the second half) */
+	uint32_t *dbrec;   /**< [0] consumer index (BE32, low 24 bits), [1] arm */
 };
 
 /** QP as created by the kernel. */
 struct QpConfig {
-	enum ibv_qp_type type;   /**< IBV_QPT_RC (IBV_QPT_DRIVER/DCI later) */
+	enum ibv_qp_type type; /**< IBV_QPT_RC (IBV_QPT_DRIVER/DCI later) */
 	uint32_t pdn;
-	uint32_t uidx;           /**< user index, written into CQEs (CQE version 1) */
-	void *sq_buf;            /**< SQ ring, sq_wqe_cnt * 64 bytes */
-	uint32_t sq_wqe_cnt;     /**< power of two, 0 = no SQ */
-	void *rq_buf;            /**< RQ ring: rq_wqe_cnt WQEs of (1 << rq_wqe_shift) bytes */
-	uint32_t rq_wqe_cnt;     /**< power of two, 0 = no RQ */
-	uint32_t rq_wqe_shift;   /**< RQ WQE = array of data segments, stride 1 << shift */
-	uint32_t *dbrec;         /**< [MLX5_RCV_DBR] RQ counter, [MLX5_SND_DBR] SQ counter */
+	uint32_t uidx;         /**< user index, written into CQEs (CQE version 1) */
+	void *sq_buf;          /**< SQ ring, sq_wqe_cnt * 64 bytes */
+	uint32_t sq_wqe_cnt;   /**< power of two, 0 = no SQ */
+	void *rq_buf;          /**< RQ ring: rq_wqe_cnt WQEs of (1 << rq_wqe_shift) bytes */
+	uint32_t rq_wqe_cnt;   /**< power of two, 0 = no RQ */
+	uint32_t rq_wqe_shift; /**< RQ WQE = array of data segments, stride 1 << shift */
+	uint32_t *dbrec;       /**< [MLX5_RCV_DBR] RQ counter, [MLX5_SND_DBR] SQ counter */
 	uint32_t send_cqn;
 	uint32_t recv_cqn;
 };

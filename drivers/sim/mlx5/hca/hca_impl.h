@@ -30,14 +30,14 @@ namespace mlx5sim {
 
 /** Internal numbering. */
 enum {
-	HCA_QPN_BASE = 0x100,       /**< first QPN handed out */
-	HCA_CQN_BASE = 0x40,        /**< first CQN handed out */
-	HCA_MAX_GATHER = 64,        /**< spans one side of a WQE can name */
+	HCA_QPN_BASE = 0x100, /**< first QPN handed out */
+	HCA_CQN_BASE = 0x40,  /**< first CQN handed out */
+	HCA_MAX_GATHER = 64,  /**< spans one side of a WQE can name */
 	HCA_MAX_WQE_BYTES = MLX5_HW_WQE_MAX_DS * MLX5_HW_DS_BYTES,
-	HCA_MAX_GROUP = 32,         /**< WQEs planned before their data is moved */
-	HCA_RQ_MAX_SHIFT = 10,      /**< RQ stride at most 1 KiB = 64 data segments */
-	HCA_FLUSH_VENDOR = 0,       /**< vendor syndrome of flush CQEs (UNVERIFIED) */
-	HCA_MMO_DS = 4,             /**< ctrl, opaque metadata, source, destination */
+	HCA_MAX_GROUP = 32,    /**< WQEs planned before their data is moved */
+	HCA_RQ_MAX_SHIFT = 10, /**< RQ stride at most 1 KiB = 64 data segments */
+	HCA_FLUSH_VENDOR = 0,  /**< vendor syndrome of flush CQEs (UNVERIFIED) */
+	HCA_MMO_DS = 4,        /**< ctrl, opaque metadata, source, destination */
 };
 
 /** IB message size limit, also what a data segment byte_count of 0 means. */
@@ -52,8 +52,8 @@ static inline uint64_t hca_seg_len(uint32_t byte_count)
 /** One entry of the MR table. */
 struct MrEntry {
 	bool used;
-	uint8_t variant;    /**< low key byte; changes on every re-use of the index */
-	bool odp;           /**< on-demand: pages are probed at access time */
+	uint8_t variant; /**< low key byte; changes on every re-use of the index */
+	bool odp;        /**< on-demand: pages are probed at access time */
 	uint32_t pdn;
 	uint64_t addr;
 	uint64_t len;
@@ -68,7 +68,7 @@ struct MrEntry {
 /** One protection domain. */
 struct PdEntry {
 	bool used;
-	uint32_t refs;      /**< MRs and QPs using it */
+	uint32_t refs; /**< MRs and QPs using it */
 };
 
 /** A completion queue. */
@@ -92,17 +92,17 @@ struct QpObj {
 	uint32_t access_flags;
 	uint8_t port_num;
 	uint16_t pkey_index;
-	bool sqd_notify;    /**< raise IBV_EVENT_SQ_DRAINED once drained */
-	uint32_t sq_ci;     /**< free-running WQEBB counter of the next WQE to fetch */
-	uint32_t rq_ci;     /**< free-running counter of the next RQ WQE */
-	bool stalled;       /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	bool sqd_notify; /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	uint32_t sq_ci;  /**< free-running WQEBB counter of the next WQE to fetch */
+	uint32_t rq_ci;  /**< free-running counter of the next RQ WQE */
+	bool stalled;    /**< the WQE at sq_ci waits for a receive WQE (RNR) */
 	/* faults */
 	bool fail_armed;
 	uint16_t fail_idx;
 	uint8_t fail_synd;
 	uint8_t fail_vendor;
-	uint32_t delay_us;  /**< DelayCompletions: CQEs are held back this long */
-	uint32_t deferred;  /**< CQEs of this QP held back right now */
+	uint32_t delay_us; /**< DelayCompletions: CQEs are held back this long */
+	uint32_t deferred; /**< CQEs of this QP held back right now */
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
@@ -134,17 +134,17 @@ struct Verdict {
  * WQE touches come first, so a plan of the MMO fast path spans few cache lines.
  */
 struct Plan {
-	uint16_t idx;                   /**< WQE index (counter & 0xffff) */
+	uint16_t idx; /**< WQE index (counter & 0xffff) */
 	uint8_t opcode;
 	bool signaled;
 	bool fenced;
 	bool atomic;
 	uint32_t nsrc;
 	uint32_t ndst;
-	uint32_t byte_cnt;              /**< requester CQE byte_cnt */
-	uint64_t total;                 /**< bytes moved from src to dst */
-	QpObj *resp_qp;                 /**< responder completion (SEND*, WRITE_IMM) */
-	uint32_t imm_raw;               /**< ctrl imm as in memory */
+	uint32_t byte_cnt; /**< requester CQE byte_cnt */
+	uint64_t total;    /**< bytes moved from src to dst */
+	QpObj *resp_qp;    /**< responder completion (SEND*, WRITE_IMM) */
+	uint32_t imm_raw;  /**< ctrl imm as in memory */
 	Span src[HCA_MAX_GATHER];
 	Span dst[HCA_MAX_GATHER];
 	/* atomics */
@@ -162,16 +162,16 @@ struct Plan {
 /** Why planning a WQE stopped. */
 enum class PlanResult : uint8_t {
 	Ok,
-	Stall,  /**< the responder has no receive WQE: try again later */
-	Error,  /**< see PlanError */
+	Stall, /**< the responder has no receive WQE: try again later */
+	Error, /**< see PlanError */
 };
 
 /** A failed WQE: requester and (optional) responder consequences. */
 struct PlanError {
 	Verdict req;
-	QpObj *resp_qp;             /**< responder QP to move to ERR, or NULL */
+	QpObj *resp_qp;                 /**< responder QP to move to ERR, or NULL */
 	enum ibv_event_type resp_event; /**< async event for it (IBV_EVENT_COMM_EST: none) */
-	bool resp_cqe;              /**< responder consumed a receive WQE: RESP_ERR CQE */
+	bool resp_cqe;                  /**< responder consumed a receive WQE: RESP_ERR CQE */
 	Verdict resp;
 	uint16_t resp_idx;
 };
@@ -189,8 +189,7 @@ public:
 
 	int alloc_pd(uint32_t *pdn) override;
 	int dealloc_pd(uint32_t pdn) override;
-	int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access,
-		   uint32_t *key) override;
+	int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key) override;
 	int dereg_mr(uint32_t key) override;
 	int create_cq(const CqConfig &cfg, uint32_t *cqn) override;
 	int destroy_cq(uint32_t cqn) override;
@@ -207,8 +206,8 @@ public:
 
 	/* ---- mr_table.cpp (under mu_) ---- */
 	/** Check a local data segment; fills @p out on success. */
-	Verdict check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
-			    bool write, uint8_t **out) const;
+	Verdict check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
+			    uint8_t **out) const;
 	/** Check a remote access by @p rkey against responder @p resp. */
 	Verdict check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
 			     int need, uint8_t **out) const;
@@ -231,8 +230,7 @@ public:
 	 * WQE it declines is left for fetch_wqe/plan_wqe, which decide errors.
 	 * *fence: it stopped at a fenced WQE that must start the next group.
 	 */
-	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit,
-			       bool *fence);
+	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence);
 
 	/* ---- wqe_exec.cpp ---- */
 	/** exec_plan() of atomics and gather/scatter lists. */
@@ -261,8 +259,7 @@ public:
 	/** Responder CQE of a successful receive. */
 	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
 	/** Error CQE (REQ_ERR or RESP_ERR). */
-	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx,
-			   Verdict v);
+	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v);
 	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
 	void release_deferred(bool all);
 	/** QPs whose CQ overran go to ERR here (after the current step). */
@@ -289,8 +286,7 @@ private:
 	/* sq_engine.cpp */
 	bool run_group(QpObj *qp, uint32_t n, bool reorder);
 	void complete_plan(QpObj *qp, const Plan *pl);
-	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad,
-			    PlanError *err);
+	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err);
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
 	/* engine.cpp */
 	void engine_main();
@@ -310,22 +306,22 @@ public:
 	mutable std::mutex mu_;
 
 	std::vector<PdEntry> pds_;
-	std::vector<MrEntry> mrs_;        /**< index = key >> 8; 0 unused */
+	std::vector<MrEntry> mrs_; /**< index = key >> 8; 0 unused */
 	uint32_t mr_count_ = 0;
-	std::vector<CqObj *> cqs_;        /**< index = cqn - HCA_CQN_BASE */
+	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
-	std::vector<QpObj *> qps_;        /**< live QPs, engine scan order */
+	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
 	std::deque<AsyncEvent> events_;
 	std::deque<DeferredCqe> deferred_;
 	std::vector<QpObj *> overrun_qps_;
-	std::unique_ptr<Plan[]> plans_;   /**< HCA_MAX_GROUP plans, reused */
+	std::unique_ptr<Plan[]> plans_; /**< HCA_MAX_GROUP plans, reused */
 	/**
 	 * Internal switch: take plan_fast_mmo() for MMO WQEs (default). Tests turn it
 	 * off to compare the fast path with the general planner byte for byte.
 	 */
 	bool fast_mmo_ = true;
-	uint64_t fast_wqes_ = 0;          /**< WQEs planned by the fast path (tests) */
+	uint64_t fast_wqes_ = 0; /**< WQEs planned by the fast path (tests) */
 
 	/*
 	 * Atomics, grouped by writer on separate cache lines: in thread mode the
@@ -338,11 +334,11 @@ public:
 	std::atomic<uint64_t> st_cqes_{0};
 	std::atomic<uint64_t> st_err_cqes_{0};
 	std::atomic<uint64_t> st_bytes_{0};
-	std::atomic<uint64_t> done_seq_{0};   /**< work_seq_ covered by a finished pass */
+	std::atomic<uint64_t> done_seq_{0};     /**< work_seq_ covered by a finished pass */
 	std::atomic<bool> has_deferred_{false}; /**< CQEs held back after the last pass */
 	/* written by every doorbell / notify */
 	alignas(64) std::atomic<uint64_t> st_doorbells_{0};
-	std::atomic<uint64_t> work_seq_{0};   /**< bumped by every doorbell / notify */
+	std::atomic<uint64_t> work_seq_{0}; /**< bumped by every doorbell / notify */
 	/* rarely written */
 	alignas(64) std::atomic<bool> stop_{false};
 	std::atomic<bool> sleeping_{false};
@@ -351,8 +347,8 @@ public:
 	/* thread mode */
 	std::thread engine_;
 	std::mutex idle_mu_;
-	std::condition_variable wake_cv_;     /**< engine sleeps here */
-	std::condition_variable done_cv_;     /**< quiesce() waits here */
+	std::condition_variable wake_cv_; /**< engine sleeps here */
+	std::condition_variable done_cv_; /**< quiesce() waits here */
 };
 
 /** Memory probes (mem_probe.cpp). */

@@ -17,10 +17,11 @@ namespace mlx5sim {
 namespace {
 
 constexpr int kKnownAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-	IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND |
-	IBV_ACCESS_ON_DEMAND | IBV_ACCESS_RELAXED_ORDERING;
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			     IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND |
+			     IBV_ACCESS_RELAXED_ORDERING;
 constexpr int kWritable = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-	IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND;
+			  IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND;
 
 /** [addr, addr + len) lies inside the MR, without overflow. */
 bool in_bounds(const MrEntry &mr, uint64_t addr, uint64_t len)
@@ -123,8 +124,7 @@ int HcaImpl::dereg_mr(uint32_t key)
 {
 	std::lock_guard<std::mutex> lk(mu_);
 	uint32_t idx = key >> 8;
-	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
-	    mrs_[idx].variant != (key & 0xff))
+	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || mrs_[idx].variant != (key & 0xff))
 		return -EINVAL;
 	pds_[mrs_[idx].pdn].refs--;
 	mrs_[idx].used = false;
@@ -133,8 +133,8 @@ int HcaImpl::dereg_mr(uint32_t key)
 	return 0;
 }
 
-Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
-			     bool write, uint8_t **out) const
+Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
+			     uint8_t **out) const
 {
 	const Verdict bad = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
 	uint32_t idx = key >> 8;
@@ -148,7 +148,8 @@ Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint6
 	if (len > UINT64_MAX - addr || !in_bounds(mr, addr, len))
 		return bad;
 	if (!odp_ok(mr, addr, len, true, write))
-		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
 	return Verdict{0, 0};
 }
@@ -169,7 +170,8 @@ Verdict HcaImpl::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, u
 		return bad;
 	bool write = need & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!odp_ok(mr, addr, len, true, write))
-		return Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+		return Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
 	return Verdict{0, 0};
 }

@@ -26,14 +26,13 @@ struct Transition {
 	int opt;
 };
 
-
 const Transition kTable[] = {
 	{IBV_QPS_RESET, IBV_QPS_RESET, 0, 0},
 	{IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
 	{IBV_QPS_INIT, IBV_QPS_INIT, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
 	{IBV_QPS_INIT, IBV_QPS_RTR,
-	 IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-		 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+	 IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+		 IBV_QP_MIN_RNR_TIMER,
 	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
 	{IBV_QPS_RTR, IBV_QPS_RTS,
 	 IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
@@ -46,16 +45,15 @@ const Transition kTable[] = {
 	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE},
 	{IBV_QPS_SQD, IBV_QPS_SQD, 0,
 	 IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
-		 IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT |
-		 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC |
-		 IBV_QP_MAX_DEST_RD_ATOMIC},
+		 IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC},
 	{IBV_QPS_SQE, IBV_QPS_RTS, 0, IBV_QP_ACCESS_FLAGS},
 	{kAny, IBV_QPS_RESET, 0, 0},
 	{kAny, IBV_QPS_ERR, 0, 0},
 };
 
 constexpr int kQpAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-	IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
 const Transition *find_transition(int from, int to)
 {
@@ -125,8 +123,8 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	    (cfg.sq_wqe_cnt && !cfg.sq_buf))
 		return -EINVAL;
 	if (!pow2_or_zero(cfg.rq_wqe_cnt) || cfg.rq_wqe_cnt > caps_.max_recv_wr ||
-	    (cfg.rq_wqe_cnt && (!cfg.rq_buf || cfg.rq_wqe_shift < 4 ||
-				cfg.rq_wqe_shift > HCA_RQ_MAX_SHIFT)))
+	    (cfg.rq_wqe_cnt &&
+	     (!cfg.rq_buf || cfg.rq_wqe_shift < 4 || cfg.rq_wqe_shift > HCA_RQ_MAX_SHIFT)))
 		return -EINVAL;
 
 	std::lock_guard<std::mutex> lk(mu_);
@@ -216,7 +214,8 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 	memcpy(&req_next, &attr.qp_state, sizeof(req_next));
 	if ((attr_mask & IBV_QP_CUR_STATE) && req_cur != (int)cur)
 		return -EINVAL;
-	const Transition *t = find_transition(cur, (attr_mask & IBV_QP_STATE) ? req_next : (int)cur);
+	const Transition *t = find_transition(cur,
+					      (attr_mask & IBV_QP_STATE) ? req_next : (int)cur);
 	if (!t)
 		return -EINVAL;
 	enum ibv_qp_state next = (enum ibv_qp_state)t->to;

@@ -36,7 +36,8 @@ bool HcaImpl::flush_sq(QpObj *qp)
 	while ((uint16_t)(pi - (uint16_t)qp->sq_ci)) {
 		/* a WQEBB that does not start a well-formed WQE is skipped silently */
 		const uint8_t *p = static_cast<const uint8_t *>(qp->cfg.sq_buf) +
-				   (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) * MLX5_SEND_WQE_BB;
+				   (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) *
+					   MLX5_SEND_WQE_BB;
 		struct mlx5_wqe_ctrl_seg ctrl;
 		memcpy(&ctrl, p, sizeof(ctrl));
 		uint32_t avail = (uint16_t)(pi - (uint16_t)qp->sq_ci);
@@ -128,8 +129,7 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
  * Plan up to @p limit WQEs into plans_ (a fenced WQE only as the first). Returns
  * how many; *end says why it stopped early (Error: *bad and *err describe it).
  */
-uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad,
-			     PlanError *err)
+uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err)
 {
 	uint16_t pi = sq_producer(qp);
 	uint32_t n = 0;

@@ -14,8 +14,7 @@ namespace mlx5sim {
 namespace {
 
 /** Copy @p total bytes from the src spans to the dst spans. */
-void stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst,
-		 uint64_t total)
+void stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst, uint64_t total)
 {
 	uint32_t si = 0, di = 0;
 	uint64_t soff = 0, doff = 0;

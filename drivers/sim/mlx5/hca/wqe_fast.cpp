@@ -33,12 +33,12 @@ struct KeyMemo {
 /** What every WQE of one run is checked against, loaded once per run. */
 struct FastCtx {
 	const MrEntry *mrs;
-	size_t nmr;          /**< mrs_.size() */
+	size_t nmr; /**< mrs_.size() */
 	uint32_t pdn;
-	uint32_t qpn_ds;     /**< qpn << 8 | HCA_MMO_DS, as the ctrl must carry it */
-	uint64_t max_len;    /**< caps.max_wr_memcpy_length */
+	uint32_t qpn_ds;  /**< qpn << 8 | HCA_MMO_DS, as the ctrl must carry it */
+	uint64_t max_len; /**< caps.max_wr_memcpy_length */
 	KeyMemo meta, src, dst;
-	uint64_t meta_addr;  /**< opaque address checked with meta.key */
+	uint64_t meta_addr; /**< opaque address checked with meta.key */
 };
 
 /** The 32 bits of a big-endian 8-byte word that sit at its lower address. */
@@ -154,16 +154,22 @@ inline bool plan_one(FastCtx *c, const uint64_t *slot, uint16_t idx, Plan *pl)
 
 } // namespace
 
-uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit,
-				bool *fence)
+uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence)
 {
 	const uint64_t *ring = static_cast<const uint64_t *>(qp->cfg.sq_buf);
 	*fence = false;
 	if (!fast_mmo_ || qp->fail_armed || caps_.max_wr_memcpy_length == 0 ||
 	    ((uintptr_t)ring & 7))
 		return n;
-	FastCtx c = {mrs_.data(), mrs_.size(), qp->cfg.pdn, qp->qpn << 8 | HCA_MMO_DS,
-		     caps_.max_wr_memcpy_length, {}, {}, {}, 0};
+	FastCtx c = {mrs_.data(),
+		     mrs_.size(),
+		     qp->cfg.pdn,
+		     qp->qpn << 8 | HCA_MMO_DS,
+		     caps_.max_wr_memcpy_length,
+		     {},
+		     {},
+		     {},
+		     0};
 	const uint32_t mask = qp->cfg.sq_wqe_cnt - 1;
 	const uint32_t first = n;
 	uint32_t ci = qp->sq_ci;

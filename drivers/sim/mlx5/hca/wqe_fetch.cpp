@@ -34,8 +34,9 @@ Verdict HcaImpl::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
 	struct mlx5_wqe_ctrl_seg ctrl;
 
 	/* a WQE starts at a WQEBB boundary: its ctrl segment never straddles the ring */
-	memcpy(&ctrl, static_cast<const uint8_t *>(qp->cfg.sq_buf) +
-			      (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) * MLX5_SEND_WQE_BB,
+	memcpy(&ctrl,
+	       static_cast<const uint8_t *>(qp->cfg.sq_buf) +
+		       (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) * MLX5_SEND_WQE_BB,
 	       sizeof(ctrl));
 	pl->idx = (uint16_t)qp->sq_ci;
 	pl->opcode = mlx5_hw_ctrl_opcode(&ctrl);
@@ -51,7 +52,8 @@ Verdict HcaImpl::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
 		return bad;
 	/* a ds that cannot be right is not trusted: the WQE consumes one WQEBB */
 	uint32_t need = mlx5_hw_ds_to_wqebbs(ds);
-	if (need > avail || need > qp->cfg.sq_wqe_cnt || ds * MLX5_HW_DS_BYTES > caps_.max_sq_desc_sz)
+	if (need > avail || need > qp->cfg.sq_wqe_cnt ||
+	    ds * MLX5_HW_DS_BYTES > caps_.max_sq_desc_sz)
 		return bad;
 	*wqebbs = need;
 	if ((be32toh(ctrl.qpn_ds) >> 8) != qp->qpn)

@@ -101,8 +101,7 @@ static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint64_t 
  * Consume the responder's next receive WQE. With @p scatter its data segments
  * become pl->dst. Returns Stall when the RQ is empty.
  */
-static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scatter,
-			    PlanError *err)
+static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 {
 	if (resp->cfg.rq_wqe_cnt == 0) {
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
@@ -134,7 +133,8 @@ static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scat
 		Verdict v = hca->check_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, &p);
 		if (v.syndrome) {
 			/* responder local error: its CQE, requester sees a remote op error */
-			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR, IBV_EVENT_COMM_EST);
+			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
+					IBV_EVENT_COMM_EST);
 			err->resp_cqe = true;
 			err->resp = v;
 			err->resp_idx = pl->resp_idx;
@@ -144,7 +144,8 @@ static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scat
 		room += len;
 	}
 	if (room < pl->total) {
-		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, IBV_EVENT_COMM_EST);
+		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+				IBV_EVENT_COMM_EST);
 		err->resp_cqe = true;
 		err->resp = synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 		err->resp_idx = pl->resp_idx;
@@ -171,13 +172,13 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 				     MLX5_HW_OPAQUE_BUF_LEN, true, &p);
 	if (v.syndrome)
 		return v;
-	v = hca->check_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen,
-			     false, &p);
+	v = hca->check_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen, false,
+			     &p);
 	if (v.syndrome)
 		return v;
 	pl->src[pl->nsrc++] = Span{p, slen};
-	v = hca->check_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen,
-			     true, &p);
+	v = hca->check_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true,
+			     &p);
 	if (v.syndrome)
 		return v;
 	pl->dst[pl->ndst++] = Span{p, dlen};
@@ -298,9 +299,9 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	case MLX5_OPCODE_SEND_IMM:
 	case MLX5_OPCODE_SEND_INVAL:
 		r = take_recv(this, resp, pl, true, err);
-		pl->resp_opcode = op == MLX5_OPCODE_SEND ? MLX5_CQE_RESP_SEND :
-				  op == MLX5_OPCODE_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM :
-							       MLX5_CQE_RESP_SEND_INV;
+		pl->resp_opcode = op == MLX5_OPCODE_SEND       ? MLX5_CQE_RESP_SEND
+				  : op == MLX5_OPCODE_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM
+							       : MLX5_CQE_RESP_SEND_INV;
 		pl->byte_cnt = (uint32_t)pl->total;
 		return r;
 	case MLX5_OPCODE_RDMA_WRITE:

@@ -263,10 +263,10 @@ void sim_cq_install_poll_ops(SimCq *cq)
 	x->read_src_qp = (f & IBV_WC_EX_WITH_SRC_QP) ? read_src_qp : nullptr;
 	x->read_slid = (f & IBV_WC_EX_WITH_SLID) ? read_slid : nullptr;
 	x->read_sl = (f & IBV_WC_EX_WITH_SL) ? read_sl : nullptr;
-	x->read_dlid_path_bits =
-		(f & IBV_WC_EX_WITH_DLID_PATH_BITS) ? read_dlid_path_bits : nullptr;
-	x->read_completion_ts =
-		(f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) ? read_completion_ts : nullptr;
+	x->read_dlid_path_bits = (f & IBV_WC_EX_WITH_DLID_PATH_BITS) ? read_dlid_path_bits
+								     : nullptr;
+	x->read_completion_ts = (f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) ? read_completion_ts
+									  : nullptr;
 	cq->cur_cqe = nullptr;
 	cq->cur_qp = nullptr;
 	cq->cur_flags = 0;

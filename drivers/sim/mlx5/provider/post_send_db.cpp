@@ -68,16 +68,26 @@ namespace {
 uint8_t legacy_opcode(enum ibv_wr_opcode op)
 {
 	switch (op) {
-	case IBV_WR_SEND: return MLX5_OPCODE_SEND;
-	case IBV_WR_SEND_WITH_IMM: return MLX5_OPCODE_SEND_IMM;
-	case IBV_WR_SEND_WITH_INV: return MLX5_OPCODE_SEND_INVAL;
-	case IBV_WR_RDMA_WRITE: return MLX5_OPCODE_RDMA_WRITE;
-	case IBV_WR_RDMA_WRITE_WITH_IMM: return MLX5_OPCODE_RDMA_WRITE_IMM;
-	case IBV_WR_RDMA_READ: return MLX5_OPCODE_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP: return MLX5_OPCODE_ATOMIC_CS;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD: return MLX5_OPCODE_ATOMIC_FA;
-	case IBV_WR_LOCAL_INV: return MLX5_OPCODE_UMR;
-	default: return 0xff;
+	case IBV_WR_SEND:
+		return MLX5_OPCODE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return MLX5_OPCODE_SEND_IMM;
+	case IBV_WR_SEND_WITH_INV:
+		return MLX5_OPCODE_SEND_INVAL;
+	case IBV_WR_RDMA_WRITE:
+		return MLX5_OPCODE_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return MLX5_OPCODE_RDMA_WRITE_IMM;
+	case IBV_WR_RDMA_READ:
+		return MLX5_OPCODE_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return MLX5_OPCODE_ATOMIC_CS;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return MLX5_OPCODE_ATOMIC_FA;
+	case IBV_WR_LOCAL_INV:
+		return MLX5_OPCODE_UMR;
+	default:
+		return 0xff;
 	}
 }
 
@@ -193,10 +203,9 @@ int sim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		err = legacy_check(qp, wr, nreq);
 		if (err)
 			break;
-		ctrl = wr_ctrl_start(qp, wr->wr_id, wr->send_flags, nreq,
-				     legacy_opcode(wr->opcode), 0,
-				     wr->opcode == IBV_WR_LOCAL_INV ? WR_DATA_LOCAL_INV
-								    : WR_DATA_NONE);
+		ctrl = wr_ctrl_start(
+			qp, wr->wr_id, wr->send_flags, nreq, legacy_opcode(wr->opcode), 0,
+			wr->opcode == IBV_WR_LOCAL_INV ? WR_DATA_LOCAL_INV : WR_DATA_NONE);
 		ctrl->imm = legacy_imm(wr);
 		ds = 1;
 		seg = legacy_op_segs(qp, wr, reinterpret_cast<uint8_t *>(ctrl) + sizeof(*ctrl),
@@ -248,7 +257,7 @@ int sim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_w
 			break;
 		}
 		scat = reinterpret_cast<struct mlx5_wqe_data_seg *>(rq->buf +
-								   ((size_t)ind << rq->wqe_shift));
+								    ((size_t)ind << rq->wqe_shift));
 		for (int i = 0; i < wr->num_sge; i++) {
 			if (!wr->sg_list[i].length)
 				continue;

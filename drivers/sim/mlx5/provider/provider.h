@@ -98,15 +98,15 @@ private:
 
 /** A device context: libmlx5's mlx5_context. */
 struct SimContext {
-	struct ibv_context ibctx;       /**< ops.poll_cq / post_send / post_recv filled */
-	std::shared_ptr<Hca> hca;       /**< NULL in the vector replay */
-	uint8_t cqe_version;            /**< 1: requester CQEs are matched by user index */
-	uint64_t dma_mmo_max_size;      /**< max_wr_memcpy_length; 0 = unsupported */
+	struct ibv_context ibctx;  /**< ops.poll_cq / post_send / post_recv filled */
+	std::shared_ptr<Hca> hca;  /**< NULL in the vector replay */
+	uint8_t cqe_version;       /**< 1: requester CQEs are matched by user index */
+	uint64_t dma_mmo_max_size; /**< max_wr_memcpy_length; 0 = unsupported */
 	uint32_t max_sq_desc_sz;
 	uint32_t max_send_wqebb;
 	bool mkey_update_tag_supported;
-	NumTable<SimQp> qp_by_uidx;     /**< CQE version 1 */
-	NumTable<SimQp> qp_by_qpn;      /**< CQE version 0 */
+	NumTable<SimQp> qp_by_uidx; /**< CQE version 1 */
+	NumTable<SimQp> qp_by_qpn;  /**< CQE version 0 */
 	uint32_t next_uidx;
 };
 
@@ -114,7 +114,7 @@ struct SimContext {
 struct SimPd {
 	struct ibv_pd ibpd;
 	uint32_t pdn;
-	void *opaque_buf;               /**< 64 bytes, 64-byte aligned; NULL until first memcpy QP */
+	void *opaque_buf; /**< 64 bytes, 64-byte aligned; NULL until first memcpy QP */
 	uint32_t opaque_lkey;
 	struct ibv_mr *opaque_mr;
 };
@@ -126,27 +126,27 @@ struct SimMr {
 
 /** Send-queue state: libmlx5's mlx5_wq for the SQ plus its qp-level fields. */
 struct SimSq {
-	uint8_t *buf;                   /**< slot 0 */
-	uint8_t *qend;                  /**< buf + wqe_cnt * 64 */
-	uint32_t wqe_cnt;               /**< power of two */
-	uint32_t max_post;              /**< WR limit of the overflow check */
-	uint32_t max_gs;                /**< max_send_sge */
+	uint8_t *buf;      /**< slot 0 */
+	uint8_t *qend;     /**< buf + wqe_cnt * 64 */
+	uint32_t wqe_cnt;  /**< power of two */
+	uint32_t max_post; /**< WR limit of the overflow check */
+	uint32_t max_gs;   /**< max_send_sge */
 	uint32_t max_inline_data;
-	uint32_t cur_post;              /**< free-running WQEBB producer counter */
-	uint32_t head;                  /**< WRs handed to the device */
-	uint32_t tail;                  /**< WRs retired by completions */
-	uint64_t *wrid;                 /**< per slot: wr_id */
-	uint32_t *wqe_head;             /**< per slot: head + nreq when the WQE was built */
-	uint32_t *wr_data;              /**< per slot: WC opcode for opcodes the CQE cannot name */
-	uint8_t fm_cache;               /**< pending fence bits for the next WQE */
-	uint8_t sq_signal_bits;         /**< MLX5_WQE_CTRL_CQ_UPDATE when sq_sig_all */
+	uint32_t cur_post;      /**< free-running WQEBB producer counter */
+	uint32_t head;          /**< WRs handed to the device */
+	uint32_t tail;          /**< WRs retired by completions */
+	uint64_t *wrid;         /**< per slot: wr_id */
+	uint32_t *wqe_head;     /**< per slot: head + nreq when the WQE was built */
+	uint32_t *wr_data;      /**< per slot: WC opcode for opcodes the CQE cannot name */
+	uint8_t fm_cache;       /**< pending fence bits for the next WQE */
+	uint8_t sq_signal_bits; /**< MLX5_WQE_CTRL_CQ_UPDATE when sq_sig_all */
 };
 
 /** Receive-queue state. */
 struct SimRq {
 	uint8_t *buf;
-	uint32_t wqe_cnt;               /**< power of two, 0 = none */
-	uint32_t wqe_shift;             /**< WQE stride = 1 << wqe_shift */
+	uint32_t wqe_cnt;   /**< power of two, 0 = none */
+	uint32_t wqe_shift; /**< WQE stride = 1 << wqe_shift */
 	uint32_t max_gs;
 	uint32_t head;
 	uint32_t tail;
@@ -156,61 +156,61 @@ struct SimRq {
 /** BlueFlame register state of the QP's bfreg. */
 struct SimBf {
 	UarSink *uar;
-	uint32_t offset;                /**< register half for the next doorbell: 0 or buf_size */
-	uint32_t buf_size;              /**< 256; 0 = uuar 0 (no BlueFlame) */
+	uint32_t offset;   /**< register half for the next doorbell: 0 or buf_size */
+	uint32_t buf_size; /**< 256; 0 = uuar 0 (no BlueFlame) */
 };
 
 /** State of the new post-send API between wr_start and wr_complete/wr_abort. */
 struct WrState {
 	struct mlx5_wqe_ctrl_seg *cur_ctrl; /**< ctrl segment of the WQE being built */
-	void *cur_data;                 /**< where the next segment goes */
-	uint32_t cur_size;              /**< ds of the WQE being built */
-	uint32_t cur_setters_cnt;       /**< setter calls still needed (DCI: 2) */
-	uint32_t nreq;                  /**< WRs counted in this batch */
-	int err;                        /**< first error of the batch (positive errno) */
-	bool inl_wqe;                   /**< last WQE carried inline data (BlueFlame choice) */
-	uint32_t cur_post_rb;           /**< rollback point */
+	void *cur_data;                     /**< where the next segment goes */
+	uint32_t cur_size;                  /**< ds of the WQE being built */
+	uint32_t cur_setters_cnt;           /**< setter calls still needed (DCI: 2) */
+	uint32_t nreq;                      /**< WRs counted in this batch */
+	int err;                            /**< first error of the batch (positive errno) */
+	bool inl_wqe;                       /**< last WQE carried inline data (BlueFlame choice) */
+	uint32_t cur_post_rb;               /**< rollback point */
 	uint8_t fm_cache_rb;
-	uint8_t cur_opcode;             /**< MLX5_OPCODE_* of the WQE being built */
+	uint8_t cur_opcode; /**< MLX5_OPCODE_* of the WQE being built */
 	/* UMR / mkey configure (wr_umr.cpp); not reset by wr_start, as in v44.0 */
-	SimMkey *cur_mkey;              /**< mkey of the open UMR; NULL once finalised */
-	uint8_t mkey_setters;           /**< setter calls the open UMR waits for */
-	uint8_t mkey_setters_done;      /**< setter calls made so far */
+	SimMkey *cur_mkey;         /**< mkey of the open UMR; NULL once finalised */
+	uint8_t mkey_setters;      /**< setter calls the open UMR waits for */
+	uint8_t mkey_setters_done; /**< setter calls made so far */
 };
 
 /** A QP: libmlx5's mlx5_qp. */
 struct SimQp {
-	struct ibv_qp_ex qpx;           /**< qpx.qp_base is the ibv_qp; wr_* filled */
-	struct mlx5dv_qp_ex dv;         /**< mlx5dv wr_* filled */
+	struct ibv_qp_ex qpx;   /**< qpx.qp_base is the ibv_qp; wr_* filled */
+	struct mlx5dv_qp_ex dv; /**< mlx5dv wr_* filled */
 	SimContext *ctx;
 	SimPd *pd;
 	uint32_t qpn;
 	uint32_t uidx;
-	enum ibv_qp_type type;          /**< IBV_QPT_RC, or IBV_QPT_DRIVER for a DCI */
+	enum ibv_qp_type type; /**< IBV_QPT_RC, or IBV_QPT_DRIVER for a DCI */
 	bool is_dci;
-	uint64_t send_ops_flags;        /**< IBV_QP_EX_WITH_* */
-	uint64_t dv_send_ops_flags;     /**< MLX5DV_QP_EX_WITH_* */
-	bool operational;               /**< RTS reached: wr_complete posts (else EINVAL) */
+	uint64_t send_ops_flags;    /**< IBV_QP_EX_WITH_* */
+	uint64_t dv_send_ops_flags; /**< MLX5DV_QP_EX_WITH_* */
+	bool operational;           /**< RTS reached: wr_complete posts (else EINVAL) */
 	SimSq sq;
 	SimRq rq;
 	SimBf bf;
-	uint32_t *dbrec;                /**< [MLX5_RCV_DBR], [MLX5_SND_DBR], BE32 */
+	uint32_t *dbrec; /**< [MLX5_RCV_DBR], [MLX5_SND_DBR], BE32 */
 	WrState wr;
-	void *buf;                      /**< owner of the RQ+SQ ring allocation */
+	void *buf; /**< owner of the RQ+SQ ring allocation */
 };
 
 /** A CQ: libmlx5's mlx5_cq. ibv_cq_ex first, so ibv_cq_ex_to_cq() works. */
 struct SimCq {
 	struct ibv_cq_ex cqx;
 	SimContext *ctx;
-	uint8_t *buf;                   /**< ncqe * cqe_size bytes */
-	uint32_t ncqe;                  /**< power of two */
-	uint32_t cqe_size;              /**< 64 or 128 (CQE = second half) */
-	uint32_t cons_index;            /**< free-running consumer counter */
-	uint32_t *dbrec;                /**< [0] SET_CI, [1] ARM (BE32) */
+	uint8_t *buf;        /**< ncqe * cqe_size bytes */
+	uint32_t ncqe;       /**< power of two */
+	uint32_t cqe_size;   /**< 64 or 128 (CQE = second half) */
+	uint32_t cons_index; /**< free-running consumer counter */
+	uint32_t *dbrec;     /**< [0] SET_CI, [1] ARM (BE32) */
 	uint32_t cqn;
 	uint32_t arm_sn;
-	uint64_t wc_flags;              /**< IBV_WC_EX_WITH_* requested at creation */
+	uint64_t wc_flags; /**< IBV_WC_EX_WITH_* requested at creation */
 	/* extended-poll state (lazy parse between start_poll and end_poll) */
 	struct mlx5_cqe64 *cur_cqe;
 	SimQp *cur_qp;
@@ -221,7 +221,8 @@ struct SimCq {
 /** Container casts. */
 static inline SimQp *to_sim_qp(struct ibv_qp *qp)
 {
-	return reinterpret_cast<SimQp *>(reinterpret_cast<char *>(qp) - offsetof(SimQp, qpx.qp_base));
+	return reinterpret_cast<SimQp *>(reinterpret_cast<char *>(qp) -
+					 offsetof(SimQp, qpx.qp_base));
 }
 static inline SimQp *to_sim_qp(struct ibv_qp_ex *qpx)
 {
@@ -248,12 +249,12 @@ static inline SimContext *to_sim_ctx(struct ibv_context *ctx)
 
 /** SQ geometry computed exactly as libmlx5 v44.0 does. */
 struct SqGeometry {
-	int sizing_ret;                 /**< SQ bytes, 0 (no SQ) or -errno */
-	int wqe_size;                   /**< bytes per WR; -1 if that step failed */
+	int sizing_ret; /**< SQ bytes, 0 (no SQ) or -errno */
+	int wqe_size;   /**< bytes per WR; -1 if that step failed */
 	uint32_t wqe_cnt;
 	uint32_t max_post;
 	uint32_t max_send_sge;
-	int max_inline_data;            /**< may be negative, as v44 reports it */
+	int max_inline_data; /**< may be negative, as v44 reports it */
 };
 
 /**

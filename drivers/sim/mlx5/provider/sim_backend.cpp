@@ -101,7 +101,8 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 				attr.exec_mode = MLX5_SIM_EXEC_POLLED;
 			} else {
 				snprintf(why, why_len,
-					 "bad value '%s' for sim_exec (inline, thread or service)", v);
+					 "bad value '%s' for sim_exec (inline, thread or service)",
+					 v);
 				return -EINVAL;
 			}
 		} else if (strcmp(k, "sim_core") == 0) {
@@ -111,13 +112,14 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 			attr.engine_cpus_set = 1;
 			core = v;
 		} else {
-			snprintf(why, why_len, "unknown software HCA option '%s' (sim_exec, sim_core)",
-				 k);
+			snprintf(why, why_len,
+				 "unknown software HCA option '%s' (sim_exec, sim_core)", k);
 			return -EINVAL;
 		}
 	}
 	if (core && attr.exec_mode != MLX5_SIM_EXEC_THREAD) {
-		snprintf(why, why_len, "sim_core=%s needs sim_exec=thread (the engine thread)", core);
+		snprintf(why, why_len, "sim_core=%s needs sim_exec=thread (the engine thread)",
+			 core);
 		return -EINVAL;
 	}
 	ret = mlx5_sim_device_add(name, &attr);
@@ -125,7 +127,8 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 		if (n_opts == 0)
 			return 0;
 		snprintf(why, why_len,
-			 "software HCA %s exists already: its execution mode and engine CPUs are kept",
+			 "software HCA %s exists already: its execution mode and engine CPUs are "
+			 "kept",
 			 name);
 		return 1;
 	}

@@ -118,7 +118,7 @@ int sim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_por
 	attr->max_vl_num = 1;
 	attr->phys_state = 5; /* LinkUp */
 	attr->link_layer = IBV_LINK_LAYER_INFINIBAND;
-	attr->active_width = 2; /* 4x */
+	attr->active_width = 2;  /* 4x */
 	attr->active_speed = 64; /* NDR-class */
 	return 0;
 }
@@ -183,9 +183,10 @@ int sim_query_device_ex(struct ibv_context *context, const struct ibv_query_devi
 	a->phys_port_cnt = 1;
 	if (caps.odp_implicit) {
 		attr->odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
-		attr->odp_caps.per_transport_caps.rc_odp_caps =
-			IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
-			IBV_ODP_SUPPORT_READ;
+		attr->odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND |
+								IBV_ODP_SUPPORT_RECV |
+								IBV_ODP_SUPPORT_WRITE |
+								IBV_ODP_SUPPORT_READ;
 	}
 	return 0;
 }

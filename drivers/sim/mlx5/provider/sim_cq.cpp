@@ -16,10 +16,11 @@ namespace mlx5sim {
 
 namespace {
 
-constexpr uint64_t kWcFlagsSupported =
-	IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |
-	IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
-	IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+constexpr uint64_t kWcFlagsSupported = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+				       IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+				       IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+				       IBV_WC_EX_WITH_DLID_PATH_BITS |
+				       IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 constexpr uint32_t kCqeSize = 64;
 constexpr uint32_t kMaxNcqe = 1u << 24;
 

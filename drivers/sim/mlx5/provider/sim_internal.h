@@ -26,19 +26,19 @@ namespace mlx5sim {
 
 /** A named instance: the ibv_device the sim backend lists. */
 struct SimDevice {
-	struct ibv_device ibdev;   /**< name = the instance name */
-	uint32_t number;           /**< N of "simN" */
+	struct ibv_device ibdev; /**< name = the instance name */
+	uint32_t number;         /**< N of "simN" */
 	std::shared_ptr<Hca> hca;
-	int open_count;            /**< contexts open; guarded by the registry lock */
+	int open_count; /**< contexts open; guarded by the registry lock */
 };
 
 /** A device context with its control-path state. */
 struct SimCtxFull : SimContext {
 	std::shared_ptr<SimDevice> dev;
-	std::mutex lock;           /**< tables and counts below */
+	std::mutex lock; /**< tables and counts below */
 	NumTable<struct SimCqFull> cq_by_cqn;
 	uint32_t n_pd, n_mr, n_cq, n_qp;
-	void *cq_uar;              /**< page handed out as mlx5dv_cq.cq_uar (arming is in memory) */
+	void *cq_uar; /**< page handed out as mlx5dv_cq.cq_uar (arming is in memory) */
 };
 
 /** A PD; users = MRs and QPs on it (the opaque MR excluded). */
@@ -49,14 +49,14 @@ struct SimPdFull : SimPd {
 /** A CQ; users = QPs using it. */
 struct SimCqFull : SimCq {
 	uint32_t users;
-	uint32_t events_reported;  /**< async events handed out, for destroy */
+	uint32_t events_reported; /**< async events handed out, for destroy */
 };
 
 /** A QP with what create/modify/query/destroy keep. */
 struct SimQpFull : SimQp {
 	SimCqFull *send_cq;
 	SimCqFull *recv_cq;
-	bool has_qp_ex;            /**< created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
+	bool has_qp_ex; /**< created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
 	bool sq_sig_all;
 	void *bf_reg;              /**< the QP's doorbell register area (2 halves) */
 	struct ibv_qp_attr shadow; /**< attributes last set by modify_qp */

@@ -39,15 +39,14 @@ int check_access(int access)
 }
 
 /** Register with the device and fill @p mr; 0 or a positive errno. */
-int mr_register(SimCtxFull *ctx, SimPdFull *pd, void *addr, size_t length, int access,
-		SimMr *mr)
+int mr_register(SimCtxFull *ctx, SimPdFull *pd, void *addr, size_t length, int access, SimMr *mr)
 {
 	uint64_t len = length == SIZE_MAX ? UINT64_MAX : (uint64_t)length;
 	uint32_t key;
 	int ret;
 
-	ret = ctx->hca->reg_mr(pd->pdn, (uint64_t)(uintptr_t)addr, len,
-			       access & kAccessKnown, &key);
+	ret = ctx->hca->reg_mr(pd->pdn, (uint64_t)(uintptr_t)addr, len, access & kAccessKnown,
+			       &key);
 	if (ret)
 		return -ret;
 	mr->ibmr.context = &ctx->ibctx;

@@ -31,9 +31,9 @@ enum class SigState : uint8_t {
 
 /** Stored attributes of one signature domain (FORMAT.md §5.3 encoding). */
 struct SimSigDomain {
-	bool present;                  /**< false = no signature in this domain */
-	uint32_t sig_type;             /**< MLX5DV_SIG_TYPE_* */
-	uint32_t block_size;           /**< MLX5DV_BLOCK_SIZE_* */
+	bool present;        /**< false = no signature in this domain */
+	uint32_t sig_type;   /**< MLX5DV_SIG_TYPE_* */
+	uint32_t block_size; /**< MLX5DV_BLOCK_SIZE_* */
 	uint64_t comp_mask;
 	struct mlx5dv_sig_t10dif t10dif;
 	struct mlx5dv_sig_crc crc;
@@ -51,15 +51,15 @@ struct SimSigError {
 
 /** Signature context of a BLOCK_SIGNATURE mkey (libmlx5's mlx5_sig_ctx). */
 struct SimMkeySig {
-	uint32_t mem_psv_index;        /**< 24-bit PSV numbers */
+	uint32_t mem_psv_index; /**< 24-bit PSV numbers */
 	uint32_t wire_psv_index;
 	SigState state;
 	uint32_t err_count;
-	bool err_count_updated;        /**< to be pushed by the next UMR (true when fresh) */
-	bool err_exists;               /**< an unreported error is pending */
+	bool err_count_updated; /**< to be pushed by the next UMR (true when fresh) */
+	bool err_exists;        /**< an unreported error is pending */
 	SimSigDomain mem;
 	SimSigDomain wire;
-	uint32_t flags;                /**< MLX5DV_SIG_BLOCK_ATTR_FLAG_* */
+	uint32_t flags; /**< MLX5DV_SIG_BLOCK_ATTR_FLAG_* */
 	uint8_t check_mask;
 	uint8_t copy_mask;
 	bool has_last_error;
@@ -68,12 +68,12 @@ struct SimMkeySig {
 
 /** An indirect mkey. dv first: the public handle is the object. */
 struct SimMkey {
-	struct mlx5dv_mkey dv;         /**< lkey == rkey; low byte = tag */
-	uint16_t num_desc;             /**< translation entries (multiple of 4) */
-	uint64_t length;               /**< layout length the last layout setter recorded */
-	uint32_t create_flags;         /**< MLX5DV_MKEY_INIT_ATTR_FLAGS_* */
+	struct mlx5dv_mkey dv; /**< lkey == rkey; low byte = tag */
+	uint16_t num_desc;     /**< translation entries (multiple of 4) */
+	uint64_t length;       /**< layout length the last layout setter recorded */
+	uint32_t create_flags; /**< MLX5DV_MKEY_INIT_ATTR_FLAGS_* */
 	uint32_t pdn;
-	bool has_sig;                  /**< created with BLOCK_SIGNATURE: sig is valid */
+	bool has_sig; /**< created with BLOCK_SIGNATURE: sig is valid */
 	SimMkeySig sig;
 };
 

@@ -19,18 +19,22 @@ namespace mlx5sim {
 namespace {
 
 constexpr uint64_t kRcSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
-	IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
-	IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
-	IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-	IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW;
+				IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_WRITE |
+				IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+				IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+				IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |
+				IBV_QP_EX_WITH_BIND_MW;
 constexpr uint64_t kRcDvOps = MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
-	MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY;
+			      MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_RAW_WQE |
+			      MLX5DV_QP_EX_WITH_MEMCPY;
 constexpr uint32_t kQpMaskKnown = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
-	IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
-	IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+				  IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+				  IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |
+				  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 constexpr uint64_t kDvMaskKnown = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
-	MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |
-	MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
+				  MLX5DV_QP_INIT_ATTR_MASK_DC |
+				  MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS |
+				  MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
 constexpr uint32_t kBfBufSize = 256;
 
 /** The QP's doorbell register: device doorbells with the WQE's first 8 bytes. */
@@ -73,7 +77,8 @@ int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 	/* DCI (IBV_QPT_DRIVER + DC) is reserved for a later issue; UC/UD/... are not modelled */
 	if (attr->qp_type != IBV_QPT_RC)
 		return EOPNOTSUPP;
-	if (dv && (dv->comp_mask & (MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
+	if (dv &&
+	    (dv->comp_mask & (MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
 		return EINVAL; /* DC attributes on a non-DRIVER QP */
 	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
 			       IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
@@ -84,7 +89,8 @@ int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) &&
 	    (dv->create_flags & ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE))
 		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || attr->pd->context != &ctx->ibctx)
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != &ctx->ibctx)
 		return EINVAL;
 	if (!attr->send_cq || !attr->recv_cq || attr->send_cq->context != &ctx->ibctx ||
 	    attr->recv_cq->context != &ctx->ibctx)

@@ -83,8 +83,8 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 		return false;
 	if (a.engine_cpus_set && CPU_COUNT(&a.engine_cpus) == 0)
 		return false;
-	if (a.max_wr_memcpy_length && (!is_pow2(a.max_wr_memcpy_length) ||
-				       a.max_wr_memcpy_length > (1ull << 31)))
+	if (a.max_wr_memcpy_length &&
+	    (!is_pow2(a.max_wr_memcpy_length) || a.max_wr_memcpy_length > (1ull << 31)))
 		return false;
 	if (a.max_sq_desc_sz < 64 || a.max_sq_desc_sz > 4096 || a.max_sq_desc_sz % 64)
 		return false;
@@ -109,8 +109,9 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->cqe_version = a.cqe_version;
 	caps->odp_implicit = a.odp_implicit != 0;
 	caps->reorder_unfenced = a.reorder_unfenced != 0;
-	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE ? ExecMode::Inline :
-		a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled : ExecMode::Thread;
+	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE   ? ExecMode::Inline
+		: a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled
+						      : ExecMode::Thread;
 	return true;
 }
 

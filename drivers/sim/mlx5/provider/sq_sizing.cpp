@@ -22,11 +22,11 @@ constexpr uint64_t kUmrOps = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
 /* v44.0: MKEY_CONFIGURE is missing here (fixed in v44.1/v45). */
 constexpr uint64_t kDvUmrOps = MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST;
 
-constexpr int kCtrlAndMin = 32;      /* what v44.0 reserves for any RC/DCI WQE */
-constexpr int kRdmaOverhead = 32;    /* ctrl + raddr */
-constexpr int kAtomicOverhead = 48;  /* ctrl + raddr + atomic */
-constexpr int kUmrOverhead = 192;    /* ctrl + UMR ctrl + mkey context + 64 */
-constexpr int kAvOverhead = 48;      /* DC address vector */
+constexpr int kCtrlAndMin = 32;     /* what v44.0 reserves for any RC/DCI WQE */
+constexpr int kRdmaOverhead = 32;   /* ctrl + raddr */
+constexpr int kAtomicOverhead = 48; /* ctrl + raddr + atomic */
+constexpr int kUmrOverhead = 192;   /* ctrl + UMR ctrl + mkey context + 64 */
+constexpr int kAvOverhead = 48;     /* DC address vector */
 constexpr int kDs = 16;
 
 int align_up(int v, int a)

@@ -20,14 +20,14 @@ namespace mlx5sim {
 
 namespace {
 
-constexpr uint64_t kRcSendOps =
-	IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_SEND_WITH_INV |
-	IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-	IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-	IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV;
+constexpr uint64_t kRcSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_RDMA_WRITE |
+				IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+				IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+				IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV;
 constexpr uint64_t kDvOps = MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY |
-			   MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
-			   MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
+			    MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
+			    MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 
 /* ---- batch control ---- */
 
@@ -87,8 +87,7 @@ void rc_begin_plain(SimQp *qp, uint8_t opcode, const __be32 *imm)
 	qp->wr.nreq++;
 }
 
-void rc_begin_rdma(SimQp *qp, uint8_t opcode, uint32_t rkey, uint64_t raddr,
-		   const __be32 *imm)
+void rc_begin_rdma(SimQp *qp, uint8_t opcode, uint32_t rkey, uint64_t raddr, const __be32 *imm)
 {
 	uint8_t *ctrl = wr_begin(qp, opcode, 0, WR_DATA_NONE);
 	uint8_t *seg = ctrl + sizeof(struct mlx5_wqe_ctrl_seg);
@@ -101,8 +100,8 @@ void rc_begin_rdma(SimQp *qp, uint8_t opcode, uint32_t rkey, uint64_t raddr,
 	qp->wr.nreq++;
 }
 
-void rc_begin_atomic(SimQp *qp, bool cmp_swp, uint32_t rkey, uint64_t raddr,
-		     uint64_t swap_add, uint64_t compare)
+void rc_begin_atomic(SimQp *qp, bool cmp_swp, uint32_t rkey, uint64_t raddr, uint64_t swap_add,
+		     uint64_t compare)
 {
 	uint8_t opcode = cmp_swp ? MLX5_OPCODE_ATOMIC_CS : MLX5_OPCODE_ATOMIC_FA;
 	uint8_t *seg = wr_begin(qp, opcode, 0, WR_DATA_NONE) + sizeof(struct mlx5_wqe_ctrl_seg);

@@ -69,8 +69,8 @@ void sim_wr_raw_wqe(struct mlx5dv_qp_ex *dv, const void *wqe)
 	qp->wr.cur_opcode = (uint8_t)dw0;
 	wr_copy_wrap(qp, reinterpret_cast<uint8_t *>(qp->wr.cur_ctrl), wqe,
 		     (size_t)ds * MLX5_HW_DS_BYTES);
-	qp->wr.cur_ctrl->opmod_idx_opcode =
-		htobe32((dw0 & 0xff0000ffu) | (qp->sq.cur_post & 0xffff) << 8);
+	qp->wr.cur_ctrl->opmod_idx_opcode = htobe32((dw0 & 0xff0000ffu) | (qp->sq.cur_post & 0xffff)
+										  << 8);
 	qp->wr.cur_size = ds;
 	qp->sq.cur_post += mlx5_hw_ds_to_wqebbs(ds);
 	qp->wr.nreq++;

@@ -58,7 +58,7 @@ static inline bool wr_sq_overflow(const SimQp *qp, uint32_t nreq)
 static inline uint8_t wr_fm_ce_se(const SimQp *qp, unsigned int send_flags)
 {
 	uint8_t fence = (send_flags & IBV_SEND_FENCE) ? (uint8_t)MLX5_WQE_CTRL_FENCE
-						     : qp->sq.fm_cache;
+						      : qp->sq.fm_cache;
 
 	return (uint8_t)(qp->sq.sq_signal_bits | fence |
 			 ((send_flags & IBV_SEND_SIGNALED) ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
@@ -66,8 +66,7 @@ static inline uint8_t wr_fm_ce_se(const SimQp *qp, unsigned int send_flags)
 }
 
 /** Per-slot bookkeeping at the first WQEBB of a new WQE; returns the slot. */
-static inline uint8_t *wr_record_slot(SimQp *qp, uint64_t wr_id, uint32_t nreq,
-				      uint32_t wr_data)
+static inline uint8_t *wr_record_slot(SimQp *qp, uint64_t wr_id, uint32_t nreq, uint32_t wr_data)
 {
 	uint32_t idx = qp->sq.cur_post & (qp->sq.wqe_cnt - 1);
 
@@ -83,9 +82,9 @@ static inline uint8_t *wr_record_slot(SimQp *qp, uint64_t wr_id, uint32_t nreq,
  * are written by wr_ctrl_finish, bytes 12-15 (imm) only by opcodes that carry one.
  */
 static inline struct mlx5_wqe_ctrl_seg *wr_ctrl_start(SimQp *qp, uint64_t wr_id,
-							unsigned int send_flags,
-							uint32_t nreq, uint8_t opcode,
-							uint8_t opmod, uint32_t wr_data)
+						      unsigned int send_flags, uint32_t nreq,
+						      uint8_t opcode, uint8_t opmod,
+						      uint32_t wr_data)
 {
 	auto *ctrl = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(
 		wr_record_slot(qp, wr_id, nreq, wr_data));
@@ -94,8 +93,8 @@ static inline struct mlx5_wqe_ctrl_seg *wr_ctrl_start(SimQp *qp, uint64_t wr_id,
 	ctrl->dci_stream_channel_id = 0;
 	ctrl->fm_ce_se = wr_fm_ce_se(qp, send_flags);
 	qp->sq.fm_cache = 0;
-	ctrl->opmod_idx_opcode = htobe32((uint32_t)opmod << 24 |
-					 (qp->sq.cur_post & 0xffff) << 8 | opcode);
+	ctrl->opmod_idx_opcode = htobe32((uint32_t)opmod << 24 | (qp->sq.cur_post & 0xffff) << 8 |
+					 opcode);
 	return ctrl;
 }
 
@@ -184,8 +183,8 @@ static inline uint32_t wr_inline_finish(void *hdr, size_t total)
 {
 	if (!total)
 		return 0;
-	static_cast<struct mlx5_wqe_inl_data_seg *>(hdr)->byte_count =
-		htobe32((uint32_t)total | MLX5_INLINE_SEG);
+	static_cast<struct mlx5_wqe_inl_data_seg *>(hdr)->byte_count = htobe32((uint32_t)total |
+									       MLX5_INLINE_SEG);
 	return (uint32_t)((total + sizeof(struct mlx5_wqe_inl_data_seg) + MLX5_HW_DS_BYTES - 1) /
 			  MLX5_HW_DS_BYTES);
 }
@@ -215,8 +214,8 @@ static inline uint8_t *wr_begin(SimQp *qp, uint8_t opcode, uint8_t opmod, uint32
 	if (wr_sq_overflow(qp, qp->wr.nreq))
 		wr_latch(qp, ENOMEM);
 	else
-		qp->wr.cur_ctrl = wr_ctrl_start(qp, qp->qpx.wr_id, qp->qpx.wr_flags,
-						qp->wr.nreq, opcode, opmod, wr_data);
+		qp->wr.cur_ctrl = wr_ctrl_start(qp, qp->qpx.wr_id, qp->qpx.wr_flags, qp->wr.nreq,
+						opcode, opmod, wr_data);
 	qp->wr.cur_opcode = opcode;
 	return reinterpret_cast<uint8_t *>(qp->wr.cur_ctrl);
 }

@@ -225,7 +225,8 @@ void umr_set_layout(SimQp *qp, uint32_t repeat_count, uint16_t num_entries,
 	}
 	/* v44.0 computes this in size_t from the (int) max_inline_data */
 	room = ((uint64_t)(int64_t)(int32_t)qp->sq.max_inline_data +
-		sizeof(struct mlx5_wqe_inl_data_seg)) / 16;
+		sizeof(struct mlx5_wqe_inl_data_seg)) /
+	       16;
 	if (data)
 		room -= 1; /* the repeat-block header */
 	max_entries = room < mkey->num_desc ? room : mkey->num_desc;
@@ -237,8 +238,8 @@ void umr_set_layout(SimQp *qp, uint32_t repeat_count, uint16_t num_entries,
 		l = umr_write_repeat_block(qp, static_cast<uint8_t *>(qp->wr.cur_data),
 					   repeat_count, num_entries, data);
 	else
-		l = umr_write_klm_list(qp, static_cast<uint8_t *>(qp->wr.cur_data),
-				       num_entries, sge);
+		l = umr_write_klm_list(qp, static_cast<uint8_t *>(qp->wr.cur_data), num_entries,
+				       sge);
 	mkey_ctx(qp)->len = htobe64(l.length);
 	umr->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN);
 	umr->klm_octowords = htobe16((uint16_t)(((l.xlat_bytes + 63) & ~63u) / 16));
@@ -289,9 +290,9 @@ void sim_wr_mr_list(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey, uint32_t 
 	sim_wr_set_mkey_layout_list(dv, num_sges, sge);
 }
 
-void sim_wr_mr_interleaved(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey,
-			   uint32_t access_flags, uint32_t repeat_count,
-			   uint16_t num_interleaved, struct mlx5dv_mr_interleaved *data)
+void sim_wr_mr_interleaved(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *mkey, uint32_t access_flags,
+			   uint32_t repeat_count, uint16_t num_interleaved,
+			   struct mlx5dv_mr_interleaved *data)
 {
 	struct mlx5dv_mkey_conf_attr attr = {};
 

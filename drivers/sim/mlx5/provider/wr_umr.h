@@ -21,17 +21,16 @@ namespace mlx5sim {
 
 /** What a layout writer produced. */
 struct UmrLayout {
-	uint32_t wqe_bytes;   /**< translation area in the WQE (64-byte multiple) */
-	uint32_t xlat_bytes;  /**< meaningful bytes (klm_octowords = align64(this)/16) */
-	uint64_t length;      /**< mkey length (v44.0 arithmetic) */
+	uint32_t wqe_bytes;  /**< translation area in the WQE (64-byte multiple) */
+	uint32_t xlat_bytes; /**< meaningful bytes (klm_octowords = align64(this)/16) */
+	uint64_t length;     /**< mkey length (v44.0 arithmetic) */
 };
 
 /**
  * KLM list at @p seg (wrapping at qend): one entry per SGE, zero entries up to a
  * 64-byte multiple. The length is summed in a signed 32-bit int, as v44.0 does.
  */
-UmrLayout umr_write_klm_list(SimQp *qp, uint8_t *seg, uint16_t num_sges,
-			     const struct ibv_sge *sge);
+UmrLayout umr_write_klm_list(SimQp *qp, uint8_t *seg, uint16_t num_sges, const struct ibv_sge *sge);
 
 /**
  * Repeat block at @p seg (wrapping at qend): header, one entry per element with

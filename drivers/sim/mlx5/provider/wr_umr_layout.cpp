@@ -34,8 +34,7 @@ void pad_entries(SimQp *qp, uint8_t *p, uint32_t n)
 
 } // namespace
 
-UmrLayout umr_write_klm_list(SimQp *qp, uint8_t *seg, uint16_t num_sges,
-			     const struct ibv_sge *sge)
+UmrLayout umr_write_klm_list(SimQp *qp, uint8_t *seg, uint16_t num_sges, const struct ibv_sge *sge)
 {
 	UmrLayout out;
 	uint32_t sum = 0;
@@ -55,8 +54,7 @@ UmrLayout umr_write_klm_list(SimQp *qp, uint8_t *seg, uint16_t num_sges,
 }
 
 UmrLayout umr_write_repeat_block(SimQp *qp, uint8_t *seg, uint32_t repeat_count,
-				 uint16_t num_interleaved,
-				 const struct mlx5dv_mr_interleaved *data)
+				 uint16_t num_interleaved, const struct mlx5dv_mr_interleaved *data)
 {
 	auto *rb = reinterpret_cast<struct mlx5_wqe_umr_repeat_block_seg *>(seg);
 	uint8_t *p = seg + kEntry;

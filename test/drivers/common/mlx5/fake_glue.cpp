@@ -21,8 +21,7 @@ namespace {
 
 struct ibv_device *empty[1];
 
-struct ibv_device **
-fake_get_device_list(int *n)
+struct ibv_device **fake_get_device_list(int *n)
 {
 #ifdef FAKE_GLUE_NEEDS
 	if (n != NULL)
@@ -42,15 +41,15 @@ const struct mlx5_glue fake_table = {
 } // namespace
 
 #ifdef FAKE_GLUE_NO_SYMBOL
-extern "C" __attribute__((visibility("default"))) const struct mlx5_glue_lib
-	not_the_glue_symbol = {MLX5_GLUE_VERSION, sizeof(struct mlx5_glue), &fake_table};
+extern "C" __attribute__((visibility("default"))) const struct mlx5_glue_lib not_the_glue_symbol = {
+	MLX5_GLUE_VERSION, sizeof(struct mlx5_glue), &fake_table};
 #else
-extern "C" __attribute__((visibility("default"))) const struct mlx5_glue_lib
-	mlx5_glue_rdma_core_lib = {
+extern "C" __attribute__((visibility("default")))
+const struct mlx5_glue_lib mlx5_glue_rdma_core_lib = {
 #ifdef FAKE_GLUE_BAD_VERSION
-		"0.0",
+	"0.0",
 #else
-		MLX5_GLUE_VERSION,
+	MLX5_GLUE_VERSION,
 #endif
-		sizeof(struct mlx5_glue), &fake_table};
+	sizeof(struct mlx5_glue), &fake_table};
 #endif

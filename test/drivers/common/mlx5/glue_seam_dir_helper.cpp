@@ -13,8 +13,7 @@
 #include "mlx5_glue.h"
 #include "mlx5_glue_lib.h"
 
-int
-main(void)
+int main(void)
 {
 	Dl_info info;
 	char want[PATH_MAX + 64];

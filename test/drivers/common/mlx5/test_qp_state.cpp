@@ -23,7 +23,7 @@ struct Fake {
 	int max_rd_atom;
 	int modify_calls;
 	int reset_calls;
-	struct ibv_qp_attr rtr;   /* attributes of the RTR transition */
+	struct ibv_qp_attr rtr; /* attributes of the RTR transition */
 	struct ibv_qp_attr rts;
 } fake;
 
@@ -131,10 +131,10 @@ void test_roce_prefers_v2(void)
 {
 	reset_fake(IBV_PORT_ACTIVE, IBV_LINK_LAYER_ETHERNET);
 	add_gid(IBV_GID_TYPE_ROCE_V1, 0x1111);
-	add_gid(IBV_GID_TYPE_ROCE_V2, 0);      /* empty slot */
+	add_gid(IBV_GID_TYPE_ROCE_V2, 0); /* empty slot */
 	add_gid(IBV_GID_TYPE_ROCE_V2, 0x2222);
 	add_gid(IBV_GID_TYPE_ROCE_V1, 0x3333);
-	fake.port.active_mtu = IBV_MTU_1024;   /* 1500-byte netdev */
+	fake.port.active_mtu = IBV_MTU_1024; /* 1500-byte netdev */
 	fake.max_rd_atom = 4;
 	CU_ASSERT_EQUAL(mlx5_qp_connect_rc(&glue, &qp, qp.qp_num, 0), 0);
 	CU_ASSERT_EQUAL(fake.rtr.ah_attr.is_global, 1);

@@ -35,8 +35,7 @@ namespace {
 const char *self_exe; /* re-executed for the fresh-process children */
 
 /* The glue library of the build, from $MLX5_GLUE_PATH (meson); NULL if none was built. */
-const char *
-glue_dir(void)
+const char *glue_dir(void)
 {
 	const char *dir = getenv(MLX5_GLUE_ENV_PATH);
 
@@ -46,8 +45,7 @@ glue_dir(void)
 /* ---------------------------------------------------------------- loading */
 
 /* Must run before anything touches the backend: nothing may be loaded at start. */
-void
-test_not_linked(void)
+void test_not_linked(void)
 {
 	CU_ASSERT_PTR_NULL(dlopen("libibverbs.so.1", RTLD_NOW | RTLD_NOLOAD));
 	CU_ASSERT_PTR_NULL(dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD));
@@ -55,8 +53,7 @@ test_not_linked(void)
 }
 
 /* Every member up to the optional ones is mandatory: walk the function pointers. */
-void
-check_complete(const struct mlx5_glue *g)
+void check_complete(const struct mlx5_glue *g)
 {
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
 	CU_ASSERT_STRING_EQUAL(g->name, "rdma-core");
@@ -74,8 +71,7 @@ check_complete(const struct mlx5_glue *g)
 }
 
 /* The seam's table, its no-library table, and the glue library's own table. */
-void
-test_table_complete(void)
+void test_table_complete(void)
 {
 	char path[PATH_MAX];
 	const struct mlx5_glue_lib *gl;
@@ -107,8 +103,7 @@ test_table_complete(void)
 }
 
 /* The version the seam asks for: <rdma-core major>.<table layout>. */
-void
-test_version(void)
+void test_version(void)
 {
 	char want[32];
 
@@ -119,8 +114,7 @@ test_version(void)
 }
 
 /* The glue library of $MLX5_GLUE_PATH, and rdma-core with it. */
-void
-test_loaded_from_path(void)
+void test_loaded_from_path(void)
 {
 	const char *st = mlx5_glue_rdma_core_status();
 	char want[PATH_MAX + 64];
@@ -138,8 +132,7 @@ test_loaded_from_path(void)
 	CU_ASSERT_PTR_NOT_NULL(dlopen("libmlx5.so.1", RTLD_NOW | RTLD_NOLOAD));
 }
 
-bool
-rc_loaded(void)
+bool rc_loaded(void)
 {
 	return strstr(mlx5_glue_rdma_core_status(), "rdma-core glue loaded") != NULL;
 }
@@ -147,8 +140,7 @@ rc_loaded(void)
 /* ---------------------------------------------------------------- devices */
 
 /* What libibverbs itself answers here: -1 if unavailable, else errno of a NULL list or 0. */
-int
-host_list_errno(void)
+int host_list_errno(void)
 {
 	void *verbs = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
 	struct ibv_device **(*get)(int *);
@@ -171,8 +163,7 @@ host_list_errno(void)
 	return err;
 }
 
-void
-test_device_list(void)
+void test_device_list(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	int host_err = host_list_errno();
@@ -187,8 +178,8 @@ test_device_list(void)
 		CU_ASSERT_EQUAL(n, 0);
 	}
 	if (host_err == ENOSYS && rc_loaded())
-		CU_ASSERT_PTR_NOT_NULL(strstr(mlx5_glue_rdma_core_status(),
-					      "kernel has no RDMA verbs support"));
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(mlx5_glue_rdma_core_status(), "kernel has no RDMA verbs support"));
 	if (host_err == 0 && n == 0 && rc_loaded()) /* libibverbs works, no device */
 		CU_ASSERT_PTR_NOT_NULL(strstr(mlx5_glue_rdma_core_status(), "; no RDMA devices"));
 	if (list == NULL) {
@@ -208,8 +199,7 @@ test_device_list(void)
 }
 
 /* Expected find_device() result for @p name, from the host's own device list. */
-int
-expected_rc_find(const char *name)
+int expected_rc_find(const char *name)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	struct ibv_device **list = g->get_device_list(NULL);
@@ -230,8 +220,7 @@ expected_rc_find(const char *name)
 	return ret;
 }
 
-void
-check_rc_find(const char *name)
+void check_rc_find(const char *name)
 {
 	const struct mlx5_glue *glue = NULL;
 	struct ibv_device *dev = NULL;
@@ -248,8 +237,7 @@ check_rc_find(const char *name)
 	}
 }
 
-void
-test_find_rdma_core(void)
+void test_find_rdma_core(void)
 {
 	/* no mlx5 hardware here: these are -ENODEV, derived rather than assumed */
 	check_rc_find("mlx5_0");
@@ -260,8 +248,7 @@ test_find_rdma_core(void)
 	check_rc_find("no_such_ibdev_42");
 }
 
-void
-test_find_bad_args(void)
+void test_find_bad_args(void)
 {
 	const struct mlx5_glue *glue = NULL;
 	struct ibv_device *dev = NULL;
@@ -279,8 +266,7 @@ test_find_bad_args(void)
 	mlx5_glue_put_device(mlx5_glue_rdma_core(), reinterpret_cast<struct ibv_device *>(&dev));
 }
 
-void
-test_find_sim(void)
+void test_find_sim(void)
 {
 	const struct mlx5_glue *sim = mlx5_glue_sim();
 	const struct mlx5_glue *glue = NULL, *glue2 = NULL;
@@ -308,8 +294,7 @@ test_find_sim(void)
 }
 
 /* A second instance is found by its own name, and only while it exists. */
-void
-test_find_sim_added(void)
+void test_find_sim_added(void)
 {
 	const struct mlx5_glue *glue = NULL;
 	struct ibv_device *dev = NULL;
@@ -329,8 +314,7 @@ test_find_sim_added(void)
 }
 
 /* Loaded backend: bad arguments fail with EINVAL instead of reaching the library. */
-void
-test_null_args_loaded(void)
+void test_null_args_loaded(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	struct ibv_device_attr_ex attr;
@@ -368,15 +352,13 @@ struct ibv_cq_ex fake_cq;
 size_t fake_attr_size;
 int fake_query_ret;
 
-struct ibv_cq_ex *
-fake_create_cq_ex(struct ibv_context *, struct ibv_cq_init_attr_ex *attr)
+struct ibv_cq_ex *fake_create_cq_ex(struct ibv_context *, struct ibv_cq_init_attr_ex *attr)
 {
 	return attr->cqe == 64 ? &fake_cq : NULL;
 }
 
-int
-fake_query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_input *,
-		     struct ibv_device_attr_ex *attr, size_t attr_size)
+int fake_query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_input *,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	fake_attr_size = attr_size;
 	if (fake_query_ret == 0)
@@ -384,8 +366,7 @@ fake_query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_inpu
 	return fake_query_ret;
 }
 
-void
-test_verbs_context_ops(void)
+void test_verbs_context_ops(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	struct verbs_context vctx = {};
@@ -431,8 +412,7 @@ test_verbs_context_ops(void)
  * ("--disabled-child": nothing usable loaded; "--loaded-child": the glue library
  * loaded), checking that the status contains @p expect.
  */
-int
-run_child_ld(const char *path, const char *ld_path, const char *mode, const char *expect)
+int run_child_ld(const char *path, const char *ld_path, const char *mode, const char *expect)
 {
 	pid_t pid = fork();
 	int status;
@@ -456,8 +436,7 @@ run_child_ld(const char *path, const char *ld_path, const char *mode, const char
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-int
-run_child(const char *path, const char *mode, const char *expect)
+int run_child(const char *path, const char *mode, const char *expect)
 {
 	return run_child_ld(path, NULL, mode, expect);
 }
@@ -468,8 +447,7 @@ struct fake_dir {
 	char file[128];
 };
 
-bool
-fake_glue_setup(const char *which, fake_dir *f)
+bool fake_glue_setup(const char *which, fake_dir *f)
 {
 	char env[64];
 	const char *src;
@@ -501,16 +479,14 @@ fake_glue_setup(const char *which, fake_dir *f)
 	return ok;
 }
 
-void
-fake_glue_clean(fake_dir *f)
+void fake_glue_clean(fake_dir *f)
 {
 	unlink(f->file);
 	rmdir(f->dir);
 }
 
 /* Whether a copy of the glue library outside the build would be found as a fallback. */
-bool
-glue_installed(void)
+bool glue_installed(void)
 {
 	const char *dir = getenv("MLX5_GLUE_TEST_INSTALL_DIR");
 	char path[PATH_MAX];
@@ -522,8 +498,7 @@ glue_installed(void)
 }
 
 /* No glue library anywhere: the status lists where it was looked for. */
-void
-test_missing_glue(void)
+void test_missing_glue(void)
 {
 	char expect[PATH_MAX + 128];
 	const char *install = getenv("MLX5_GLUE_TEST_INSTALL_DIR");
@@ -532,10 +507,13 @@ test_missing_glue(void)
 		printf("\n    a glue library is installed in %s: skipped\n", install);
 		return;
 	}
-	snprintf(expect, sizeof(expect), "%s not found (searched: /nonexistent-glue-a, "
-		 "/nonexistent-glue-b, ", MLX5_GLUE_LIB_SONAME);
-	CU_ASSERT_EQUAL(run_child("/nonexistent-glue-a::/nonexistent-glue-b", "--disabled-child",
-				  expect), 0);
+	snprintf(expect, sizeof(expect),
+		 "%s not found (searched: /nonexistent-glue-a, "
+		 "/nonexistent-glue-b, ",
+		 MLX5_GLUE_LIB_SONAME);
+	CU_ASSERT_EQUAL(
+		run_child("/nonexistent-glue-a::/nonexistent-glue-b", "--disabled-child", expect),
+		0);
 	/* the compiled-in install directory and the loader's own search come last */
 	if (install != NULL) {
 		snprintf(expect, sizeof(expect), ", %s, the library search path)", install);
@@ -544,8 +522,7 @@ test_missing_glue(void)
 }
 
 /* A fake glue library in $MLX5_GLUE_PATH refused with @p expect in the status. */
-void
-check_fake_refused(const char *which, const char *expect)
+void check_fake_refused(const char *which, const char *expect)
 {
 	fake_dir f;
 	char want[512];
@@ -559,15 +536,13 @@ check_fake_refused(const char *which, const char *expect)
 	fake_glue_clean(&f);
 }
 
-void
-test_glue_needs_missing_library(void)
+void test_glue_needs_missing_library(void)
 {
 	/* what a host without rdma-core gives: the glue loads, its dependency does not */
 	check_fake_refused("NEEDS", "libfake_glue_gone.so: cannot open shared object file");
 }
 
-void
-test_glue_version_mismatch(void)
+void test_glue_version_mismatch(void)
 {
 	char expect[128];
 
@@ -575,21 +550,18 @@ test_glue_version_mismatch(void)
 	check_fake_refused("BADVER", expect);
 }
 
-void
-test_glue_no_symbol(void)
+void test_glue_no_symbol(void)
 {
 	check_fake_refused("NOSYM", "symbol " MLX5_GLUE_LIB_SYMBOL " not found");
 }
 
-void
-test_glue_incomplete(void)
+void test_glue_incomplete(void)
 {
 	check_fake_refused("INCOMPLETE", "incomplete table");
 }
 
 /* The search list in order; the first library that loads is the one used. */
-void
-test_search_order(void)
+void test_search_order(void)
 {
 	char path[PATH_MAX * 2], expect[PATH_MAX + 64];
 	fake_dir f;
@@ -618,13 +590,13 @@ test_search_order(void)
 	fake_glue_clean(&f);
 	/* last, the bare soname through the loader's search ($LD_LIBRARY_PATH here) */
 	if (!glue_installed())
-		CU_ASSERT_EQUAL(run_child_ld("/nonexistent-glue-a", glue_dir(), "--loaded-child",
-					     expect), 0);
+		CU_ASSERT_EQUAL(
+			run_child_ld("/nonexistent-glue-a", glue_dir(), "--loaded-child", expect),
+			0);
 }
 
 /* Without $MLX5_GLUE_PATH the shared seam finds the glue library next to itself. */
-void
-test_seam_dir(void)
+void test_seam_dir(void)
 {
 	const char *helper = getenv("MLX5_GLUE_TEST_SEAM_DIR_HELPER");
 	pid_t pid;
@@ -647,8 +619,7 @@ test_seam_dir(void)
 
 const char *child_expect;
 
-void
-child_status(void)
+void child_status(void)
 {
 	const char *st = mlx5_glue_rdma_core_status();
 
@@ -662,8 +633,7 @@ child_status(void)
 }
 
 /* The glue library loaded: the status names it, rdma-core came with it. */
-void
-child_loaded(void)
+void child_loaded(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	const char *st = mlx5_glue_rdma_core_status();
@@ -679,8 +649,7 @@ child_loaded(void)
 	g->free_device_list(list);
 }
 
-void
-child_empty_list(void)
+void child_empty_list(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	int n = -1;
@@ -696,23 +665,22 @@ child_empty_list(void)
 	g->free_device_list(NULL);
 }
 
-#define CU_ASSERT_ENOSYS_NULL(expr)                                                        \
-	do {                                                                               \
-		errno = 0;                                                                 \
-		CU_ASSERT_PTR_NULL(expr);                                                  \
-		CU_ASSERT_EQUAL(errno, ENOSYS);                                            \
+#define CU_ASSERT_ENOSYS_NULL(expr)             \
+	do {                                    \
+		errno = 0;                      \
+		CU_ASSERT_PTR_NULL(expr);       \
+		CU_ASSERT_EQUAL(errno, ENOSYS); \
 	} while (0)
 
-#define CU_ASSERT_ENOSYS_INT(expr, want)                                                   \
-	do {                                                                               \
-		errno = 0;                                                                 \
-		CU_ASSERT_EQUAL(expr, want);                                               \
-		CU_ASSERT_EQUAL(errno, ENOSYS);                                            \
+#define CU_ASSERT_ENOSYS_INT(expr, want)        \
+	do {                                    \
+		errno = 0;                      \
+		CU_ASSERT_EQUAL(expr, want);    \
+		CU_ASSERT_EQUAL(errno, ENOSYS); \
 	} while (0)
 
 /* Every entry fails cleanly; the dummy objects are never dereferenced. */
-void
-child_entries_fail(void)
+void child_entries_fail(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	alignas(64) unsigned char dummy[4096] = {};
@@ -750,11 +718,13 @@ child_entries_fail(void)
 	CU_ASSERT_ENOSYS_INT(g->query_qp(qp, &qa, IBV_QP_STATE, &qia), ENOSYS);
 	CU_ASSERT_ENOSYS_INT(g->destroy_qp(qp), ENOSYS);
 	CU_ASSERT_ENOSYS_NULL(g->qp_to_qp_ex(qp));
-	CU_ASSERT_ENOSYS_NULL(g->dv_qp_ex_from_ibv_qp_ex(reinterpret_cast<struct ibv_qp_ex *>(dummy)));
+	CU_ASSERT_ENOSYS_NULL(
+		g->dv_qp_ex_from_ibv_qp_ex(reinterpret_cast<struct ibv_qp_ex *>(dummy)));
 	CU_ASSERT_ENOSYS_INT(g->dv_init_obj(&obj, MLX5DV_OBJ_QP), ENOSYS);
 	CU_ASSERT_ENOSYS_INT(g->query_qp_data_in_order(qp, IBV_WR_SEND, 0), 0);
-	CU_ASSERT_ENOSYS_INT(g->dv_qp_cancel_posted_send_wrs(
-				     reinterpret_cast<struct mlx5dv_qp_ex *>(dummy), 1), -ENOSYS);
+	CU_ASSERT_ENOSYS_INT(
+		g->dv_qp_cancel_posted_send_wrs(reinterpret_cast<struct mlx5dv_qp_ex *>(dummy), 1),
+		-ENOSYS);
 	CU_ASSERT_ENOSYS_INT(g->dv_dci_stream_id_reset(qp, 0), ENOSYS);
 	CU_ASSERT_ENOSYS_INT(g->dv_reserved_qpn_alloc(ctx, &qpn), ENOSYS);
 	CU_ASSERT_ENOSYS_INT(g->dv_reserved_qpn_dealloc(ctx, qpn), ENOSYS);
@@ -762,8 +732,8 @@ child_entries_fail(void)
 	CU_ASSERT_ENOSYS_NULL(g->dv_create_mkey(&mk));
 	CU_ASSERT_ENOSYS_INT(g->dv_destroy_mkey(reinterpret_cast<struct mlx5dv_mkey *>(dummy)),
 			     ENOSYS);
-	CU_ASSERT_ENOSYS_INT(g->dv_mkey_check(reinterpret_cast<struct mlx5dv_mkey *>(dummy),
-					      &mkerr, sizeof(mkerr)),
+	CU_ASSERT_ENOSYS_INT(g->dv_mkey_check(reinterpret_cast<struct mlx5dv_mkey *>(dummy), &mkerr,
+					      sizeof(mkerr)),
 			     ENOSYS);
 	/* the dummy objects are untouched */
 	for (size_t i = 0; i < sizeof(dummy); i++)
@@ -773,8 +743,7 @@ child_entries_fail(void)
 		}
 }
 
-void
-child_find(void)
+void child_find(void)
 {
 	const struct mlx5_glue *glue = NULL;
 	struct ibv_device *dev = NULL;
@@ -786,8 +755,7 @@ child_find(void)
 	CU_ASSERT_PTR_NULL(dev);
 }
 
-int
-child_main(bool loaded, const char *expect)
+int child_main(bool loaded, const char *expect)
 {
 	CU_pSuite s;
 	unsigned int fails;
@@ -816,8 +784,7 @@ child_main(bool loaded, const char *expect)
 }
 
 /* First use from many threads at once: one load, one answer. */
-void *
-race_worker(void *arg)
+void *race_worker(void *arg)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	int n = -1;
@@ -828,10 +795,11 @@ race_worker(void *arg)
 	return reinterpret_cast<void *>(static_cast<intptr_t>(n));
 }
 
-void
-child_race(void)
+void child_race(void)
 {
-	enum { N = 8 };
+	enum {
+		N = 8
+	};
 	pthread_t th[N];
 	const char *status[N] = {};
 	void *ret;
@@ -847,8 +815,7 @@ child_race(void)
 	}
 }
 
-int
-run_race_child(void)
+int run_race_child(void)
 {
 	CU_pSuite s;
 	unsigned int fails;
@@ -867,8 +834,7 @@ run_race_child(void)
 	return fails ? 1 : 0;
 }
 
-void
-test_first_use_race(void)
+void test_first_use_race(void)
 {
 	pid_t pid = fork();
 	int status = 0;
@@ -884,8 +850,7 @@ test_first_use_race(void)
 
 /* ---------------------------------------------------------------- PCI lookup */
 
-void
-check_parse(const char *s, uint32_t dom, uint8_t bus, uint8_t dev, uint8_t fn)
+void check_parse(const char *s, uint32_t dom, uint8_t bus, uint8_t dev, uint8_t fn)
 {
 	struct mlx5_glue_pci_addr a = {};
 
@@ -896,14 +861,15 @@ check_parse(const char *s, uint32_t dom, uint8_t bus, uint8_t dev, uint8_t fn)
 	CU_ASSERT_EQUAL(a.function, fn);
 }
 
-void
-test_pci_parse(void)
+void test_pci_parse(void)
 {
 	static const char *const bad[] = {
-		"", "mlx5_0", "sim0", "08:00", "08.00.0", "08:20.0", "08:00.8",
-		"0000:08:00.0x", "0000:08:00.", "g0:00.0", "0000:08:00:00.0", ":08:00.0",
-		"008:00.0", "0000:08:000.0", "123456789:08:00.0", " 08:00.0", "08:00.0 ",
-		"0000::00.0",
+		"",         "mlx5_0",          "sim0",
+		"08:00",    "08.00.0",         "08:20.0",
+		"08:00.8",  "0000:08:00.0x",   "0000:08:00.",
+		"g0:00.0",  "0000:08:00:00.0", ":08:00.0",
+		"008:00.0", "0000:08:000.0",   "123456789:08:00.0",
+		" 08:00.0", "08:00.0 ",        "0000::00.0",
 	};
 	struct mlx5_glue_pci_addr a = {7, 7, 7, 7};
 
@@ -928,10 +894,18 @@ test_pci_parse(void)
 char fake_root[64];
 
 const char *const fake_dirs[] = {
-	"/devices", "/devices/pci0000:00", "/devices/pci0000:00/0000:08:00.0",
-	"/devices/pci0000:00/0000:08:00.1", "/devices/virtual", "/devices/virtual/net",
-	"/devices/virtual/net/eth0", "/class", "/class/infiniband",
-	"/class/infiniband/mlx5_0", "/class/infiniband/mlx5_1", "/class/infiniband/rxe0",
+	"/devices",
+	"/devices/pci0000:00",
+	"/devices/pci0000:00/0000:08:00.0",
+	"/devices/pci0000:00/0000:08:00.1",
+	"/devices/virtual",
+	"/devices/virtual/net",
+	"/devices/virtual/net/eth0",
+	"/class",
+	"/class/infiniband",
+	"/class/infiniband/mlx5_0",
+	"/class/infiniband/mlx5_1",
+	"/class/infiniband/rxe0",
 };
 
 const struct {
@@ -942,8 +916,7 @@ const struct {
 	{"/class/infiniband/rxe0/device", "../../../devices/virtual/net/eth0"},
 };
 
-int
-fake_sysfs_init(void)
+int fake_sysfs_init(void)
 {
 	char path[256];
 
@@ -963,8 +936,7 @@ fake_sysfs_init(void)
 	return 0;
 }
 
-int
-fake_sysfs_clean(void)
+int fake_sysfs_clean(void)
 {
 	char path[256];
 
@@ -980,8 +952,7 @@ fake_sysfs_clean(void)
 	return rmdir(fake_root) == 0 ? 0 : -1;
 }
 
-void
-test_sysfs_root(void)
+void test_sysfs_root(void)
 {
 	unsetenv(MLX5_GLUE_ENV_SYSFS_ROOT);
 	CU_ASSERT_STRING_EQUAL(mlx5_glue_sysfs_root(), "/sys");
@@ -992,8 +963,7 @@ test_sysfs_root(void)
 	unsetenv(MLX5_GLUE_ENV_SYSFS_ROOT);
 }
 
-void
-test_ibdev_pci(void)
+void test_ibdev_pci(void)
 {
 	struct mlx5_glue_pci_addr a, want;
 
@@ -1017,8 +987,7 @@ test_ibdev_pci(void)
 struct ibv_device fake_devs[3];
 int fake_lists_out;
 
-struct ibv_device **
-fake_get_device_list(int *num)
+struct ibv_device **fake_get_device_list(int *num)
 {
 	auto **list = static_cast<struct ibv_device **>(calloc(4, sizeof(struct ibv_device *)));
 
@@ -1032,21 +1001,18 @@ fake_get_device_list(int *num)
 	return list;
 }
 
-void
-fake_free_device_list(struct ibv_device **list)
+void fake_free_device_list(struct ibv_device **list)
 {
 	fake_lists_out--;
 	free(list);
 }
 
-const char *
-fake_get_device_name(struct ibv_device *dev)
+const char *fake_get_device_name(struct ibv_device *dev)
 {
 	return dev->name;
 }
 
-void
-test_find_in_fake(void)
+void test_find_in_fake(void)
 {
 	struct mlx5_glue fake = {};
 	struct ibv_device *dev = NULL, *dev2 = NULL;
@@ -1090,8 +1056,7 @@ test_find_in_fake(void)
 	CU_ASSERT_EQUAL(fake_lists_out, 0);
 }
 
-void
-test_find_device_fake_root(void)
+void test_find_device_fake_root(void)
 {
 	/* the override reaches the real lookup; the host's devices are not in the tree */
 	setenv(MLX5_GLUE_ENV_SYSFS_ROOT, fake_root, 1);
@@ -1102,8 +1067,7 @@ test_find_device_fake_root(void)
 
 /* ---------------------------------------------------------------- data in order */
 
-void
-test_data_in_order_map(void)
+void test_data_in_order_map(void)
 {
 	const uint32_t caps = MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS;
 	const int both = MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG |
@@ -1123,8 +1087,7 @@ test_data_in_order_map(void)
 
 /* ---------------------------------------------------------------- doorbell */
 
-void
-test_sq_doorbell(void)
+void test_sq_doorbell(void)
 {
 	const struct mlx5_glue *g = mlx5_glue_rdma_core();
 	alignas(64) uint64_t reg[64] = {};
@@ -1149,8 +1112,7 @@ test_sq_doorbell(void)
 
 } // namespace
 
-int
-main(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	static const struct cunit_test loading[] = {
 		{"libraries not linked", test_not_linked}, /* first: before any load */

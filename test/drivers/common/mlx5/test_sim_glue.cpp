@@ -386,7 +386,8 @@ void env_setup(Env &e)
 {
 	struct ibv_cq_init_attr_ex ca = {};
 	struct ibv_qp_init_attr_ex qa;
-	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ;
 
 	e.ctx = open_by_name(e.name);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.ctx);
@@ -424,7 +425,8 @@ void env_setup(Env &e)
 	ibv_wr_start(e.qpx);
 	e.qpx->wr_id = 99;
 	e.qpx->wr_flags = IBV_SEND_SIGNALED;
-	mlx5dv_wr_memcpy(e.dv, e.dst_mr->lkey, (uintptr_t)e.dst, e.src_mr->lkey, (uintptr_t)e.src, 64);
+	mlx5dv_wr_memcpy(e.dv, e.dst_mr->lkey, (uintptr_t)e.dst, e.src_mr->lkey, (uintptr_t)e.src,
+			 64);
 	CU_ASSERT_EQUAL(ibv_wr_complete(e.qpx), EINVAL);
 	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_INIT), 0);
 	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RTS), EINVAL); /* INIT -> RTS is illegal */
@@ -453,8 +455,8 @@ void run_memcpy(Env &e)
 	ibv_wr_start(e.qpx);
 	e.qpx->wr_id = 0x1111;
 	e.qpx->wr_flags = IBV_SEND_SIGNALED;
-	mlx5dv_wr_memcpy(e.dv, e.dst_mr->lkey, (uintptr_t)e.dst, e.src_mr->lkey,
-			 (uintptr_t)e.src, 8192);
+	mlx5dv_wr_memcpy(e.dv, e.dst_mr->lkey, (uintptr_t)e.dst, e.src_mr->lkey, (uintptr_t)e.src,
+			 8192);
 	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(e.qpx), 0);
 	CU_ASSERT_FATAL(poll_ex(e.cq, &c));
 	CU_ASSERT_EQUAL(c.status, IBV_WC_SUCCESS);

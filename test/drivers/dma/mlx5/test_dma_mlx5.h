@@ -22,16 +22,16 @@
 #include "mlx5_sim.h"
 
 /** Software HCA instances created by main() before any test. */
-#define T_SIM_INLINE "sim1"     /**< inline mode, default caps */
-#define T_SIM_THREAD "sim2"     /**< thread mode, default caps */
+#define T_SIM_INLINE "sim1"       /**< inline mode, default caps */
+#define T_SIM_THREAD "sim2"       /**< thread mode, default caps */
 #define T_SIM_SMALL_INLINE "sim3" /**< inline, max_wr_memcpy_length 4096 */
 #define T_SIM_SMALL_THREAD "sim4" /**< thread, max_wr_memcpy_length 4096 */
 #define T_SMALL_MAX_LEN 4096u
 
 /** One point of the test matrix: software HCA execution mode x posting path. */
 struct t_mode {
-	const char *sim;    /**< T_SIM_INLINE or T_SIM_THREAD */
-	const char *path;   /**< "direct" or "verbs" */
+	const char *sim;  /**< T_SIM_INLINE or T_SIM_THREAD */
+	const char *path; /**< "direct" or "verbs" */
 	bool thread;
 };
 
@@ -82,15 +82,14 @@ void t_sim_attr(const char *name, struct mlx5_sim_device_attr *attr);
  * Collect exactly @p n completions of @p vchan with completed_status(), waiting
  * up to 5 s. @return how many were collected; @p last_idx of the last call.
  */
-uint16_t t_wait_status(int16_t id, uint16_t vchan, uint16_t n,
-		       enum rte_dma_status_code *status, uint16_t *last_idx);
+uint16_t t_wait_status(int16_t id, uint16_t vchan, uint16_t n, enum rte_dma_status_code *status,
+		       uint16_t *last_idx);
 
 /**
  * Collect @p n completions with completed(), expecting no error, waiting up to
  * 5 s. @return how many were collected (stops early on has_error).
  */
-uint16_t t_wait_done(int16_t id, uint16_t vchan, uint16_t n, uint16_t *last_idx,
-		     bool *has_error);
+uint16_t t_wait_done(int16_t id, uint16_t vchan, uint16_t n, uint16_t *last_idx, bool *has_error);
 
 /** Pattern byte of buffer @p seed at offset @p i. */
 static inline uint8_t t_pat(uint32_t seed, size_t i)

@@ -44,7 +44,7 @@ struct rte_device *t_find_vdev(const char *name)
 	struct rte_dev_iterator it;
 	struct rte_device *dev, *found = NULL;
 
-	RTE_DEV_FOREACH(dev, "bus=vdev", &it) {
+	RTE_DEV_FOREACH (dev, "bus=vdev", &it) {
 		if (!found && strcmp(rte_dev_name(dev), name) == 0)
 			found = dev;
 	}
@@ -137,8 +137,8 @@ int t_sim_recycle(const char *name, const struct mlx5_sim_device_attr *attr)
 	return mlx5_sim_device_add(name, attr);
 }
 
-uint16_t t_wait_status(int16_t id, uint16_t vchan, uint16_t n,
-		       enum rte_dma_status_code *status, uint16_t *last_idx)
+uint16_t t_wait_status(int16_t id, uint16_t vchan, uint16_t n, enum rte_dma_status_code *status,
+		       uint16_t *last_idx)
 {
 	uint64_t deadline = t_now_ms() + 5000;
 	uint16_t got = 0;
@@ -148,8 +148,7 @@ uint16_t t_wait_status(int16_t id, uint16_t vchan, uint16_t n,
 	return got;
 }
 
-uint16_t t_wait_done(int16_t id, uint16_t vchan, uint16_t n, uint16_t *last_idx,
-		     bool *has_error)
+uint16_t t_wait_done(int16_t id, uint16_t vchan, uint16_t n, uint16_t *last_idx, bool *has_error)
 {
 	uint64_t deadline = t_now_ms() + 5000;
 	uint16_t got = 0;

@@ -22,7 +22,7 @@ constexpr size_t kChunk = 1024;
 /* malloc()'d memory as src and as dst: that op fails, its neighbours succeed. */
 void test_unregistered_addr(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(8 * kChunk);
 		uint8_t *heap = (uint8_t *)aligned_alloc(64, 2 * kChunk);
 		int id = t_open("dma_mlx5_ua", t_args(m, NULL), 1, 32);
@@ -44,7 +44,8 @@ void test_unregistered_addr(void)
 			if (i == 4)
 				d = t_iova(heap + kChunk);
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, s, d, kChunk,
-						     i == 7 ? RTE_DMA_OP_FLAG_SUBMIT : 0), i);
+						     i == 7 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					i);
 		}
 		/* completed(): stops before the failure, sticky until completed_status() */
 		CU_ASSERT_EQUAL(t_wait_done(id, 0, 8, &last, &err), 2);
@@ -67,7 +68,8 @@ void test_unregistered_addr(void)
 			if (i == 2 || i == 4) {
 				CU_ASSERT_TRUE(zero);
 			} else {
-				CU_ASSERT_EQUAL(memcmp(b.src + i * kChunk, b.dst + i * kChunk, kChunk), 0);
+				CU_ASSERT_EQUAL(
+					memcmp(b.src + i * kChunk, b.dst + i * kChunk, kChunk), 0);
 			}
 		}
 		CU_ASSERT_TRUE(t_check(heap, 2 * kChunk, 22)); /* never touched */
@@ -81,7 +83,8 @@ void test_unregistered_addr(void)
 		CU_ASSERT_EQUAL(stats.errors, 2);
 		/* a range that starts in DPDK memory and ends outside of any MR */
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(heap), t_iova(heap + kChunk), 64,
-					     RTE_DMA_OP_FLAG_SUBMIT), 8);
+					     RTE_DMA_OP_FLAG_SUBMIT),
+				8);
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, 1, st, &last), 1);
 		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_SRC_ADDR);
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_ua"), 0);
@@ -107,7 +110,7 @@ void test_extmem(void)
 {
 	constexpr size_t kExt = 64 * 1024;
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(kExt);
 		uint8_t *ext = (uint8_t *)mmap(NULL, kExt, PROT_READ | PROT_WRITE,
 					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -123,7 +126,8 @@ void test_extmem(void)
 		CU_ASSERT_EQUAL(rte_dev_dma_map(dev, ext, t_iova(ext), kExt), 0);
 		CU_ASSERT_EQUAL(copy_status(id, ext, b.dst, kExt), RTE_DMA_STATUS_SUCCESSFUL);
 		CU_ASSERT_TRUE(t_check(b.dst, kExt, 31));
-		CU_ASSERT_EQUAL(copy_status(id, b.src, ext + 4096, 8192), RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(copy_status(id, b.src, ext + 4096, 8192),
+				RTE_DMA_STATUS_SUCCESSFUL);
 		CU_ASSERT_TRUE(t_check(ext + 4096, 8192, 32));
 		/* one byte past the mapping */
 		CU_ASSERT_EQUAL(copy_status(id, b.src, ext + kExt - 64, 65),
@@ -141,10 +145,10 @@ void test_extmem(void)
 /* Length 0 and above the device maximum: INVALID_LENGTH for that op only. */
 void test_bad_length(void)
 {
-	static const uint32_t lens[] = {T_SMALL_MAX_LEN, 0, T_SMALL_MAX_LEN + 1, 1,
-					T_SMALL_MAX_LEN, 0x80000000u, 17};
+	static const uint32_t lens[] = {T_SMALL_MAX_LEN, 0, T_SMALL_MAX_LEN + 1, 1, T_SMALL_MAX_LEN,
+					0x80000000u,     17};
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		struct t_mode small = *m;
 		constexpr int n = RTE_DIM(lens);
 		t_bufs b(n * 2 * T_SMALL_MAX_LEN);
@@ -164,8 +168,10 @@ void test_bad_length(void)
 			uint32_t len = lens[i];
 
 			/* the 2 GiB op names a range no MR covers: the length is checked first */
-			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + off), t_iova(b.dst + off),
-						     len, i == n - 1 ? RTE_DMA_OP_FLAG_SUBMIT : 0), i);
+			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + off),
+						     t_iova(b.dst + off), len,
+						     i == n - 1 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					i);
 		}
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, n, st, &last), n);
 		for (int i = 0; i < n; i++) {
@@ -195,12 +201,15 @@ void test_bad_length(void)
 void test_flags(void)
 {
 	static const uint64_t flags[] = {
-		RTE_DMA_OP_FLAG_FENCE, RTE_DMA_OP_FLAG_LLC, 0,
-		RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_LLC, RTE_DMA_OP_FLAG_LLC,
+		RTE_DMA_OP_FLAG_FENCE,
+		RTE_DMA_OP_FLAG_LLC,
+		0,
+		RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_LLC,
+		RTE_DMA_OP_FLAG_LLC,
 		RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_LLC | RTE_DMA_OP_FLAG_SUBMIT,
 	};
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		constexpr int n = RTE_DIM(flags);
 		t_bufs b(n * kChunk);
 		int id = t_open("dma_mlx5_fl", t_args(m, NULL), 1, 32);
@@ -217,7 +226,8 @@ void test_flags(void)
 						   : b.src + i * kChunk;
 
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(s), t_iova(b.dst + i * kChunk),
-						     kChunk, flags[i]), i);
+						     kChunk, flags[i]),
+					i);
 		}
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, n, st, &last), n);
 		for (int i = 0; i < n; i++) {
@@ -235,7 +245,7 @@ void test_flags(void)
  */
 void test_injected_faults(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(8 * kChunk);
 		int id = t_open("dma_mlx5_flt", t_args(m, NULL), 1, 32);
 		struct ibv_context *ctx = t_sim_ctx_open(m->sim);
@@ -258,13 +268,15 @@ void test_injected_faults(void)
 		for (int i = 0; i < 8; i++)
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + i * kChunk),
 						     t_iova(b.dst + i * kChunk), kChunk,
-						     i == 7 ? RTE_DMA_OP_FLAG_SUBMIT : 0), i);
+						     i == 7 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					i);
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, 8, st, &last), 8);
 		for (int i = 0; i < 8; i++) {
 			CU_ASSERT_EQUAL(st[i], i == 3 ? RTE_DMA_STATUS_INVALID_ADDR
 						      : RTE_DMA_STATUS_SUCCESSFUL);
 			if (i != 3)
-				CU_ASSERT_EQUAL(memcmp(b.src + i * kChunk, b.dst + i * kChunk, kChunk), 0);
+				CU_ASSERT_EQUAL(
+					memcmp(b.src + i * kChunk, b.dst + i * kChunk, kChunk), 0);
 		}
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_last_error(id, 0, &e), 0);
 		CU_ASSERT_EQUAL(e.ring_idx, 3);
@@ -280,7 +292,8 @@ void test_injected_faults(void)
 		for (int i = 0; i < 8; i++)
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + i * kChunk),
 						     t_iova(b.dst + i * kChunk), kChunk,
-						     i % 4 == 3 ? RTE_DMA_OP_FLAG_SUBMIT : 0), 8 + i);
+						     i % 4 == 3 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					8 + i);
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, 8, st, &last), 8);
 		CU_ASSERT_EQUAL(last, 15);
 		for (int i = 0; i < 8; i++)

@@ -70,8 +70,9 @@ const struct cunit_test tests[] = {
 
 int main(int argc, char **argv)
 {
-	const char *eal[] = {argv[0], "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-			     "-l", "0", "--log-level=pmd.dma.mlx5:debug"};
+	const char *eal[] = {argv[0], "--no-huge", "-m",
+			     "256",   "--no-pci",  "--no-shconf",
+			     "-l",    "0",         "--log-level=pmd.dma.mlx5:debug"};
 	int ret;
 
 	(void)argc;

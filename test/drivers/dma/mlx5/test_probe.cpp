@@ -24,8 +24,8 @@ void copy_once(int id, uint32_t seed, uint16_t expect_idx)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
 	t_fill(src, kLen, seed);
-	CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(src), t_iova(dst), kLen,
-				     RTE_DMA_OP_FLAG_SUBMIT), expect_idx);
+	CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(src), t_iova(dst), kLen, RTE_DMA_OP_FLAG_SUBMIT),
+			expect_idx);
 	CU_ASSERT_EQUAL(t_wait_done(id, 0, 1, &last, &err), 1);
 	CU_ASSERT_FALSE(err);
 	CU_ASSERT_EQUAL(last, expect_idx);
@@ -37,7 +37,7 @@ void copy_once(int id, uint32_t seed, uint16_t expect_idx)
 /* Many probe/use/remove cycles per mode: no DPDK heap growth, no context left open. */
 void test_probe_remove_cycles(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		int base = rte_dma_count_avail();
 		size_t heap = 0;
 
@@ -126,8 +126,10 @@ void test_devices_side_by_side(void)
 		for (int d = 0; d < n; d++) {
 			size_t off = (size_t)(d * 4 + k) * kLen;
 
-			CU_ASSERT_EQUAL(rte_dma_copy(ids[d], 0, t_iova(src + off), t_iova(dst + off),
-						     kLen, k == 3 ? RTE_DMA_OP_FLAG_SUBMIT : 0), k);
+			CU_ASSERT_EQUAL(rte_dma_copy(ids[d], 0, t_iova(src + off),
+						     t_iova(dst + off), kLen,
+						     k == 3 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					k);
 		}
 	for (int d = 0; d < n; d++) {
 		uint16_t last = 0;
@@ -187,7 +189,8 @@ void test_bad_devargs(void)
 		int ret = rte_vdev_init("dma_mlx5_bad", c.args);
 
 		if (ret != c.expect)
-			fprintf(stderr, "\n  devargs '%s': %d, expected %d\n", c.args, ret, c.expect);
+			fprintf(stderr, "\n  devargs '%s': %d, expected %d\n", c.args, ret,
+				c.expect);
 		CU_ASSERT_EQUAL(ret, c.expect);
 		CU_ASSERT_TRUE(rte_dma_get_dev_id_by_name("dma_mlx5_bad") < 0);
 		CU_ASSERT_PTR_NULL(t_find_vdev("dma_mlx5_bad"));

@@ -35,7 +35,7 @@ bool dump_has(int id, const char *what)
 
 void test_no_failed_batch(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		const uint16_t nb_desc = 64;
 		uint8_t *src = (uint8_t *)rte_malloc(NULL, 64 * 1024, 64);
 		uint8_t *dst = (uint8_t *)rte_zmalloc(NULL, 64 * 1024, 64);
@@ -57,11 +57,20 @@ void test_no_failed_batch(void)
 				bool bad = true;
 
 				switch ((i + round) % 11) {
-				case 3: len = 0; break;
-				case 5: len = 0x80000001u; break; /* above any device's memcpy limit */
-				case 7: s = t_iova(foreign); break;
-				case 9: d = t_iova(foreign); break;
-				default: bad = false;
+				case 3:
+					len = 0;
+					break;
+				case 5:
+					len = 0x80000001u;
+					break; /* above any device's memcpy limit */
+				case 7:
+					s = t_iova(foreign);
+					break;
+				case 9:
+					d = t_iova(foreign);
+					break;
+				default:
+					bad = false;
 				}
 				if (i % 13 == 12)
 					flags |= RTE_DMA_OP_FLAG_SUBMIT;
@@ -96,7 +105,7 @@ void test_no_failed_batch(void)
  * (the CE bit and the doorbell must name the right WQE at pi 0xffffffff). */
 void test_pi_wrap(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		uint8_t *src = (uint8_t *)rte_malloc(NULL, 4096, 64);
 		uint8_t *dst = (uint8_t *)rte_zmalloc(NULL, 4096, 64);
 		int id = t_open("dma_mlx5_wrap", t_args(m, NULL), 1, 64);
@@ -111,9 +120,10 @@ void test_pi_wrap(void)
 			bool err = false;
 
 			for (unsigned k = 0; k < 32; k++, i++)
-				CU_ASSERT_EQUAL_FATAL(rte_dma_copy(id, 0, t_iova(src + (i % 64) * 64),
-								   t_iova(dst + (i % 64) * 64), 64, 0),
-						      (int)(i & 0xffff));
+				CU_ASSERT_EQUAL_FATAL(
+					rte_dma_copy(id, 0, t_iova(src + (i % 64) * 64),
+						     t_iova(dst + (i % 64) * 64), 64, 0),
+					(int)(i & 0xffff));
 			CU_ASSERT_EQUAL_FATAL(rte_dma_submit(id, 0), 0);
 			CU_ASSERT_EQUAL_FATAL(t_wait_done(id, 0, 32, &last, &err), 32);
 		}
@@ -123,7 +133,8 @@ void test_pi_wrap(void)
 
 			CU_ASSERT_EQUAL_FATAL(rte_dma_copy(id, 0, t_iova(src + (i % 64) * 64),
 							   t_iova(dst + (i % 64) * 64), 64,
-							   RTE_DMA_OP_FLAG_SUBMIT), (int)(i & 0xffff));
+							   RTE_DMA_OP_FLAG_SUBMIT),
+					      (int)(i & 0xffff));
 			CU_ASSERT_EQUAL_FATAL(t_wait_done(id, 0, 1, &last, &err), 1);
 			CU_ASSERT_EQUAL_FATAL(last, (uint16_t)i);
 		}

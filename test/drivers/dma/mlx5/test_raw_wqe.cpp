@@ -19,8 +19,8 @@ void build_nop(uint8_t *wqe, uint32_t qpn, uint8_t ds)
 {
 	memset(wqe, 0, (size_t)ds * MLX5_HW_DS_BYTES);
 	/* the WQE index is the driver's to set: pass a wrong one */
-	mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)wqe, 0xbeef, MLX5_OPCODE_NOP, 0, qpn, 0,
-			    ds, 0, 0);
+	mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)wqe, 0xbeef, MLX5_OPCODE_NOP, 0, qpn, 0, ds,
+			    0, 0);
 }
 
 /* A memcpy MMO with the metadata segment @p meta (learned from a PMD-built WQE). */
@@ -48,7 +48,7 @@ int ring_index_at(int id, uint32_t slot)
 /* NOPs and MMOs built by the caller complete through rte_dma with their ring index. */
 void test_raw_wqe_ops(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(8 * kChunk);
 		int id = t_open("dma_mlx5_raw", t_args(m, NULL), 1, 32);
 		struct rte_pmd_dma_mlx5_vchan_info vi;
@@ -75,7 +75,8 @@ void test_raw_wqe_ops(void)
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, wqe, 0), 1);
 		CU_ASSERT_EQUAL(ring_index_at(id, 1), 1);
 		build_nop(wqe, vi.qpn, 5);
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, wqe, RTE_DMA_OP_FLAG_FENCE), 2);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, wqe, RTE_DMA_OP_FLAG_FENCE),
+				2);
 		CU_ASSERT_EQUAL(ring_index_at(id, 2), 2);
 		CU_ASSERT_TRUE(((const struct mlx5_wqe_ctrl_seg *)(ring + 2 * 64))->fm_ce_se &
 			       MLX5_WQE_CTRL_FENCE);
@@ -84,7 +85,8 @@ void test_raw_wqe_ops(void)
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, &mmo, 0), 3);
 		CU_ASSERT_EQUAL(ring_index_at(id, 4), 4); /* after the 2-WQEBB NOP */
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + 2 * kChunk),
-					     t_iova(b.dst + 2 * kChunk), kChunk, RTE_DMA_OP_FLAG_SUBMIT),
+					     t_iova(b.dst + 2 * kChunk), kChunk,
+					     RTE_DMA_OP_FLAG_SUBMIT),
 				4);
 		CU_ASSERT_EQUAL(t_wait_done(id, 0, 5, &last, &err), 5);
 		CU_ASSERT_FALSE(err);
@@ -97,7 +99,8 @@ void test_raw_wqe_ops(void)
 			  b.dst + 3 * kChunk, kChunk);
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, &mmo, 0), 5);
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + 4 * kChunk),
-					     t_iova(b.dst + 4 * kChunk), kChunk, RTE_DMA_OP_FLAG_SUBMIT),
+					     t_iova(b.dst + 4 * kChunk), kChunk,
+					     RTE_DMA_OP_FLAG_SUBMIT),
 				6);
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, 2, st, &last), 2);
 		CU_ASSERT_EQUAL(last, 6);
@@ -111,7 +114,8 @@ void test_raw_wqe_ops(void)
 		CU_ASSERT_EQUAL(e.wqe_opcode, MLX5_OPCODE_MMO);
 		/* a 1-WQEBB NOP, then 2-WQEBB NOPs straddling the end of the ring, to -ENOSPC */
 		build_nop(wqe, vi.qpn, 1);
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, wqe, RTE_DMA_OP_FLAG_SUBMIT), 7);
+		CU_ASSERT_EQUAL(
+			rte_pmd_dma_mlx5_enqueue_raw_wqe(id, 0, wqe, RTE_DMA_OP_FLAG_SUBMIT), 7);
 		CU_ASSERT_EQUAL(t_wait_done(id, 0, 1, &last, &err), 1);
 		CU_ASSERT_EQUAL(last, 7);
 		int expect = 8, ret;

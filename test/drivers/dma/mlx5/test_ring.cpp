@@ -28,7 +28,7 @@ void test_multi_vchan(void)
 {
 	constexpr int kPer = 24;
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(4 * kPer * kChunk);
 		struct rte_pmd_dma_mlx5_vchan_info vi[4];
 		uint8_t *bad = (uint8_t *)aligned_alloc(64, kChunk); /* not DPDK memory */
@@ -48,8 +48,9 @@ void test_multi_vchan(void)
 			size_t off = (size_t)i * kChunk;
 			uint64_t fl = (i / 4) % 6 == 5 ? RTE_DMA_OP_FLAG_SUBMIT : 0;
 
-			CU_ASSERT_EQUAL(rte_dma_copy(id, v, t_iova(b.src + off), t_iova(b.dst + off),
-						     kChunk, fl), i / 4);
+			CU_ASSERT_EQUAL(rte_dma_copy(id, v, t_iova(b.src + off),
+						     t_iova(b.dst + off), kChunk, fl),
+					i / 4);
 		}
 		/* one failing op on vchan 2 only */
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 2, t_iova(bad), t_iova(b.dst), 64, 0), kPer);
@@ -89,7 +90,7 @@ void test_multi_vchan(void)
 /* stop/start: ring indices and stats back to 0, also with ops left in flight. */
 void test_stop_start(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(16 * kChunk);
 		int id = t_open("dma_mlx5_ss", t_args(m, NULL), 1, 32);
 		uint16_t last = 0;
@@ -99,12 +100,14 @@ void test_stop_start(void)
 		t_fill(b.src, b.len, 11);
 		for (int i = 0; i < 10; i++)
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), kChunk,
-						     RTE_DMA_OP_FLAG_SUBMIT), i);
+						     RTE_DMA_OP_FLAG_SUBMIT),
+					i);
 		CU_ASSERT_EQUAL(t_wait_done(id, 0, 10, &last, &err), 10);
 		/* leave work behind: submitted not collected, and enqueued not submitted */
 		for (int i = 0; i < 5; i++)
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), kChunk,
-						     i == 2 ? RTE_DMA_OP_FLAG_SUBMIT : 0), 10 + i);
+						     i == 2 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					10 + i);
 		expect_stats(id, 0, 13, 10, 0);
 		for (int round = 0; round < 2; round++) {
 			CU_ASSERT_EQUAL(rte_dma_stop(id), 0);
@@ -119,7 +122,8 @@ void test_stop_start(void)
 		for (int i = 0; i < 16; i++)
 			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + i * kChunk),
 						     t_iova(b.dst + i * kChunk), kChunk,
-						     i == 15 ? RTE_DMA_OP_FLAG_SUBMIT : 0), i);
+						     i == 15 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					i);
 		CU_ASSERT_EQUAL(t_wait_done(id, 0, 16, &last, &err), 16);
 		CU_ASSERT_FALSE(err);
 		CU_ASSERT_EQUAL(last, 15);
@@ -148,8 +152,9 @@ void fill_and_drain(int id, const t_bufs &b, uint16_t wqe_cnt)
 	CU_ASSERT_EQUAL(ret, cap - 1);
 	CU_ASSERT_EQUAL(rte_dma_burst_capacity(id, 0), 0);
 	CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), 64, 0), -ENOSPC);
-	CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), 64,
-				     RTE_DMA_OP_FLAG_SUBMIT), -ENOSPC);
+	CU_ASSERT_EQUAL(
+		rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), 64, RTE_DMA_OP_FLAG_SUBMIT),
+		-ENOSPC);
 	CU_ASSERT_EQUAL(rte_dma_submit(id, 0), 0);
 	CU_ASSERT_EQUAL(rte_dma_burst_capacity(id, 0), 0); /* not before completion */
 	CU_ASSERT_EQUAL(t_wait_done(id, 0, cap, &last, &err), cap);
@@ -157,8 +162,8 @@ void fill_and_drain(int id, const t_bufs &b, uint16_t wqe_cnt)
 	CU_ASSERT_EQUAL(last, cap - 1);
 	CU_ASSERT_EQUAL(rte_dma_burst_capacity(id, 0), cap);
 	/* and once more, across the end of the ring */
-	CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), 64,
-				     RTE_DMA_OP_FLAG_SUBMIT), cap);
+	CU_ASSERT_EQUAL(
+		rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), 64, RTE_DMA_OP_FLAG_SUBMIT), cap);
 	CU_ASSERT_EQUAL(rte_dma_burst_capacity(id, 0), cap - 1);
 	CU_ASSERT_EQUAL(t_wait_done(id, 0, 1, &last, &err), 1);
 	CU_ASSERT_EQUAL(last, cap);
@@ -170,7 +175,7 @@ void test_ring_sizes(void)
 {
 	static const uint16_t sizes[] = {16, 100, 512, 32768};
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(4096);
 		struct rte_dma_info info;
 		struct rte_dma_conf conf = {1, false};
@@ -206,7 +211,7 @@ void test_index_wrap(void)
 	constexpr uint32_t kOps = 66000;
 	constexpr uint16_t kBurst = 63;
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		t_bufs b(kBurst * 64);
 		uint8_t *bad = (uint8_t *)aligned_alloc(64, 64);
 		int id = t_open("dma_mlx5_wr", t_args(m, NULL), 1, 64);
@@ -229,7 +234,8 @@ void test_index_wrap(void)
 					src = t_iova(bad);
 				if (expect == 0 && done)
 					len = 0;
-				ok = rte_dma_copy(id, 0, src, t_iova(b.dst + i * 64), len, 0) == expect;
+				ok = rte_dma_copy(id, 0, src, t_iova(b.dst + i * 64), len, 0) ==
+				     expect;
 			}
 			ok = ok && rte_dma_submit(id, 0) == 0;
 			ok = ok && t_wait_status(id, 0, kBurst, st, &last) == kBurst;

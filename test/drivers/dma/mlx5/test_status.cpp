@@ -31,7 +31,7 @@ char *dump_of(int id)
 
 void test_dump(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		uint8_t *src = (uint8_t *)rte_zmalloc(NULL, 4096, 64);
 		uint8_t *bad = (uint8_t *)aligned_alloc(64, 64);
 		int id = t_probe("dma_mlx5_dump", t_args(m, NULL));
@@ -50,23 +50,24 @@ void test_dump(void)
 		CU_ASSERT_EQUAL(rte_dma_vchan_setup(id, 0, &vc), 0);
 		d = dump_of(id);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-		snprintf(expect, sizeof(expect), "dma_mlx5: device %s (sim backend), posting path %s",
-			 m->sim, m->path);
+		snprintf(expect, sizeof(expect),
+			 "dma_mlx5: device %s (sim backend), posting path %s", m->sim, m->path);
 		CU_ASSERT_PTR_NOT_NULL(strstr(d, expect));
 		CU_ASSERT_PTR_NOT_NULL(strstr(d, "vchan 1: not set up"));
 		free(d);
 		CU_ASSERT_EQUAL(rte_dma_vchan_setup(id, 1, &vc), 0);
 		CU_ASSERT_EQUAL(rte_dma_start(id), 0);
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 1, t_iova(src), t_iova(src + 2048), 64, 0), 0);
-		CU_ASSERT_EQUAL(rte_dma_copy(id, 1, t_iova(bad), t_iova(src), 64,
-					     RTE_DMA_OP_FLAG_SUBMIT), 1);
+		CU_ASSERT_EQUAL(
+			rte_dma_copy(id, 1, t_iova(bad), t_iova(src), 64, RTE_DMA_OP_FLAG_SUBMIT),
+			1);
 		CU_ASSERT_EQUAL(t_wait_status(id, 1, 2, st, &last), 2);
 		d = dump_of(id);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 		for (uint16_t v = 0; v < 2; v++) {
 			CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info(id, v, &vi), 0);
-			snprintf(expect, sizeof(expect), "vchan %u: QP %#x state %d, SQ 64 WQEBBs", v,
-				 vi.qpn, IBV_QPS_RTS);
+			snprintf(expect, sizeof(expect), "vchan %u: QP %#x state %d, SQ 64 WQEBBs",
+				 v, vi.qpn, IBV_QPS_RTS);
 			CU_ASSERT_PTR_NOT_NULL(strstr(d, expect));
 		}
 		CU_ASSERT_PTR_NOT_NULL(strstr(d, "ring_idx 2 submitted 2 done 2 reported 2"));
@@ -88,7 +89,7 @@ void test_vchan_status(void)
 {
 	constexpr size_t kLen = 256 * 1024;
 
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		uint8_t *src = (uint8_t *)rte_malloc(NULL, kLen, 64);
 		uint8_t *dst = (uint8_t *)rte_zmalloc(NULL, kLen, 64);
 		int id = t_open("dma_mlx5_st", t_args(m, NULL), 1, 32);
@@ -116,7 +117,8 @@ void test_vchan_status(void)
 		CU_ASSERT_EQUAL(rte_dma_vchan_status(id, 0, &vs), 0);
 		CU_ASSERT_EQUAL(vs, RTE_DMA_VCHAN_IDLE);
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(src + kLen / 2), t_iova(dst + kLen / 2),
-					     kLen / 2, RTE_DMA_OP_FLAG_SUBMIT), 1);
+					     kLen / 2, RTE_DMA_OP_FLAG_SUBMIT),
+				1);
 		uint64_t t0 = t_now_ms();
 
 		CU_ASSERT_EQUAL(rte_dma_vchan_status(id, 0, &vs), 0);

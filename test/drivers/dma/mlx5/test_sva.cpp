@@ -15,7 +15,7 @@ namespace {
 
 void test_sva_any_address(void)
 {
-	T_FOREACH_MODE(m) {
+	T_FOREACH_MODE (m) {
 		int id = t_open("dma_mlx5_sva", t_args(m, "sva=1"), 1, 64);
 		uint8_t *src = (uint8_t *)malloc(8192), *dst = (uint8_t *)malloc(8192);
 		void *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -36,8 +36,9 @@ void test_sva_any_address(void)
 		/* malloc()'d memory, never registered with DPDK */
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(src), t_iova(dst), 8192, 0), 0);
 		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(gone), t_iova(dst), 64, 0), 1);
-		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(src), t_iova(dst), 4096,
-					     RTE_DMA_OP_FLAG_SUBMIT), 2);
+		CU_ASSERT_EQUAL(
+			rte_dma_copy(id, 0, t_iova(src), t_iova(dst), 4096, RTE_DMA_OP_FLAG_SUBMIT),
+			2);
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, 3, st, &last), 3);
 		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_SUCCESSFUL);
 		CU_ASSERT_NOT_EQUAL(st[1], RTE_DMA_STATUS_SUCCESSFUL);

@@ -25,11 +25,11 @@ constexpr size_t kBuf = 256 * 1024;
 /** Normalisation state of one comparison. */
 struct Norm {
 	uint32_t qpn[2];
-	uint64_t opaque[2][2] = {};         /* lkey, address of each ring's metadata */
+	uint64_t opaque[2][2] = {}; /* lkey, address of each ring's metadata */
 	bool opaque_seen[2] = {};
-	std::map<uint32_t, uint32_t> key_map; /* direct lkey -> verbs lkey */
+	std::map<uint32_t, uint32_t> key_map;                   /* direct lkey -> verbs lkey */
 	std::map<std::pair<uint32_t, uint32_t>, int64_t> delta; /* address offset per key pair */
-	uint32_t data_key[2] = {};            /* lkeys of the user buffers */
+	uint32_t data_key[2] = {};                              /* lkeys of the user buffers */
 };
 
 /* Check and blank the per-device fields of one WQEBB of ring @p r. */
@@ -175,8 +175,10 @@ void compare_paths(const char *sim, bool thread)
 	n.qpn[1] = vi.qpn;
 	t_fill(src, kBuf, 81);
 	/* one plain copy first: its keys are the user-buffer keys */
-	CU_ASSERT_EQUAL(rte_dma_copy(id_d, 0, t_iova(src), t_iova(dst), 64, RTE_DMA_OP_FLAG_SUBMIT), 0);
-	CU_ASSERT_EQUAL(rte_dma_copy(id_v, 0, t_iova(src), t_iova(dst), 64, RTE_DMA_OP_FLAG_SUBMIT), 0);
+	CU_ASSERT_EQUAL(rte_dma_copy(id_d, 0, t_iova(src), t_iova(dst), 64, RTE_DMA_OP_FLAG_SUBMIT),
+			0);
+	CU_ASSERT_EQUAL(rte_dma_copy(id_v, 0, t_iova(src), t_iova(dst), 64, RTE_DMA_OP_FLAG_SUBMIT),
+			0);
 	{
 		const uint8_t *r;
 		uint32_t cnt;

@@ -81,7 +81,10 @@ struct TestCq {
 };
 
 /** CQE field helpers. */
-static inline uint8_t cqe_opcode(const struct mlx5_cqe64 &c) { return c.op_own >> 4; }
+static inline uint8_t cqe_opcode(const struct mlx5_cqe64 &c)
+{
+	return c.op_own >> 4;
+}
 static inline uint8_t cqe_syndrome(const struct mlx5_cqe64 &c)
 {
 	return reinterpret_cast<const struct mlx5_err_cqe *>(&c)->syndrome;
@@ -90,17 +93,32 @@ static inline uint8_t cqe_vendor(const struct mlx5_cqe64 &c)
 {
 	return reinterpret_cast<const struct mlx5_err_cqe *>(&c)->vendor_err_synd;
 }
-static inline uint16_t cqe_counter(const struct mlx5_cqe64 &c) { return be16toh(c.wqe_counter); }
-static inline uint32_t cqe_qpn(const struct mlx5_cqe64 &c) { return be32toh(c.sop_drop_qpn) & 0xffffff; }
-static inline uint8_t cqe_wqe_op(const struct mlx5_cqe64 &c) { return be32toh(c.sop_drop_qpn) >> 24; }
-static inline uint32_t cqe_bytes(const struct mlx5_cqe64 &c) { return be32toh(c.byte_cnt); }
-static inline uint32_t cqe_uidx(const struct mlx5_cqe64 &c) { return be32toh(c.srqn_uidx) & 0xffffff; }
+static inline uint16_t cqe_counter(const struct mlx5_cqe64 &c)
+{
+	return be16toh(c.wqe_counter);
+}
+static inline uint32_t cqe_qpn(const struct mlx5_cqe64 &c)
+{
+	return be32toh(c.sop_drop_qpn) & 0xffffff;
+}
+static inline uint8_t cqe_wqe_op(const struct mlx5_cqe64 &c)
+{
+	return be32toh(c.sop_drop_qpn) >> 24;
+}
+static inline uint32_t cqe_bytes(const struct mlx5_cqe64 &c)
+{
+	return be32toh(c.byte_cnt);
+}
+static inline uint32_t cqe_uidx(const struct mlx5_cqe64 &c)
+{
+	return be32toh(c.srqn_uidx) & 0xffffff;
+}
 
 /** A QP's rings and doorbell record, posted to by hand. */
 struct TestQp {
 	QpConfig cfg{};
 	uint32_t qpn = 0;
-	uint32_t pi = 0;     /**< WQEBB producer counter */
+	uint32_t pi = 0; /**< WQEBB producer counter */
 	uint32_t rq_pi = 0;
 	uint32_t dbrec[2] = {0, 0};
 	uint8_t *sq = nullptr;
@@ -196,8 +214,8 @@ struct Wqe {
 	}
 	Wqe &data(uint32_t len, uint32_t lkey, const void *addr)
 	{
-		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(b + off), len, lkey,
-				    (uintptr_t)addr);
+		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(b + off), len,
+				    lkey, (uintptr_t)addr);
 		off += 16;
 		return *this;
 	}
@@ -255,8 +273,8 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.pkey_index = 0;
 	a.port_num = 1;
 	a.qp_access_flags = access;
-	int rc = hca.modify_qp(qpn, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					       IBV_QP_ACCESS_FLAGS);
+	int rc = hca.modify_qp(
+		qpn, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (rc)
 		return rc;
 	a = {};
@@ -267,9 +285,10 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
 	a.ah_attr.port_num = 1;
-	rc = hca.modify_qp(qpn, a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-					   IBV_QP_MIN_RNR_TIMER);
+	rc = hca.modify_qp(qpn, a,
+			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
 	if (rc)
 		return rc;
 	a = {};
@@ -279,9 +298,9 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
-	return hca.modify_qp(qpn, a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-					     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					     IBV_QP_MAX_QP_RD_ATOMIC);
+	return hca.modify_qp(qpn, a,
+			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 static inline int set_state(Hca &hca, uint32_t qpn, enum ibv_qp_state s)

@@ -23,8 +23,8 @@ struct Fix {
 	Buf buf;
 	uint32_t key;
 	explicit Fix(uint32_t ncqe = 64, ExecMode mode = ExecMode::Inline, HcaCaps caps = HcaCaps())
-		: e(mode, caps), cq(e.h(), ncqe), rcq(e.h(), 64), q(e.h(), e.pdn, cq.cqn, rcq.cqn, 8),
-		  buf(256)
+		: e(mode, caps), cq(e.h(), ncqe), rcq(e.h(), 64),
+		  q(e.h(), e.pdn, cq.cqn, rcq.cqn, 8), buf(256)
 	{
 		key = reg(e.h(), e.pdn, buf.p(), 256, kAllAccess);
 		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, 0), 0);
@@ -69,14 +69,53 @@ static void malformed_case(int which)
 	uint16_t idx = (uint16_t)f.q.pi;
 	uint8_t op = MLX5_OPCODE_NOP;
 	switch (which) {
-	case 0: { Wqe w(f.q, MLX5_OPCODE_NOP); w.post(f.q, 0); break; }           /* ds 0 */
-	case 1: { op = 0x33; Wqe w(f.q, op); w.post(f.q); break; }                /* bad opcode */
-	case 2: { Wqe w(f.q, op); w.ctrl(idx + 1, op, 0, f.q.qpn, 8, 0); w.post(f.q); break; }
-	case 3: { Wqe w(f.q, op); w.ctrl(idx, op, 0, f.q.qpn + 1, 8, 0); w.post(f.q); break; }
-	case 4: { Wqe w(f.q, op); w.post(f.q, 63); f.q.pi = idx + 1; break; }     /* ds > ring */
-	case 5: { Wqe w(f.q, op); w.post(f.q, 8); f.q.pi = idx + 1; break; }      /* past producer */
-	case 6: { op = MLX5_OPCODE_UMR; Wqe w(f.q, op); w.post(f.q, 4); break; }  /* later issue */
-	case 7: { op = MLX5_OPCODE_SET_PSV; Wqe w(f.q, op); w.post(f.q, 2); break; }
+	case 0: {
+		Wqe w(f.q, MLX5_OPCODE_NOP);
+		w.post(f.q, 0);
+		break;
+	} /* ds 0 */
+	case 1: {
+		op = 0x33;
+		Wqe w(f.q, op);
+		w.post(f.q);
+		break;
+	} /* bad opcode */
+	case 2: {
+		Wqe w(f.q, op);
+		w.ctrl(idx + 1, op, 0, f.q.qpn, 8, 0);
+		w.post(f.q);
+		break;
+	}
+	case 3: {
+		Wqe w(f.q, op);
+		w.ctrl(idx, op, 0, f.q.qpn + 1, 8, 0);
+		w.post(f.q);
+		break;
+	}
+	case 4: {
+		Wqe w(f.q, op);
+		w.post(f.q, 63);
+		f.q.pi = idx + 1;
+		break;
+	} /* ds > ring */
+	case 5: {
+		Wqe w(f.q, op);
+		w.post(f.q, 8);
+		f.q.pi = idx + 1;
+		break;
+	} /* past producer */
+	case 6: {
+		op = MLX5_OPCODE_UMR;
+		Wqe w(f.q, op);
+		w.post(f.q, 4);
+		break;
+	} /* later issue */
+	case 7: {
+		op = MLX5_OPCODE_SET_PSV;
+		Wqe w(f.q, op);
+		w.post(f.q, 2);
+		break;
+	}
 	case 8: { /* inline length beyond ds */
 		static const uint8_t data[40] = {1};
 		op = MLX5_OPCODE_SEND;
@@ -85,7 +124,12 @@ static void malformed_case(int which)
 		w.post(f.q, 2);
 		break;
 	}
-	case 9: { op = MLX5_OPCODE_RDMA_WRITE; Wqe w(f.q, op); w.post(f.q, 1); break; }
+	case 9: {
+		op = MLX5_OPCODE_RDMA_WRITE;
+		Wqe w(f.q, op);
+		w.post(f.q, 1);
+		break;
+	}
 	}
 	if (which != 5) { /* case 5: the WQE must end past the producer counter */
 		f.nop(0);
@@ -125,7 +169,13 @@ static void syndrome_case(int which)
 		synd = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
 		break;
 	}
-	case 1: { op = 0x7f; Wqe w(f.q, op); w.post(f.q); synd = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR; break; }
+	case 1: {
+		op = 0x7f;
+		Wqe w(f.q, op);
+		w.post(f.q);
+		synd = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+		break;
+	}
 	case 2: { /* LOC_PROT */
 		op = MLX5_OPCODE_RDMA_WRITE;
 		Wqe w(f.q, op);
@@ -312,8 +362,10 @@ static void test_fuzz(void)
 				    (uint8_t)ds, 0, rng());
 		/* sometimes a real key with a wild address or length */
 		if (rng() % 4 == 0)
-			mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(w + 16 * (1 + rng() % 3)),
-					    rng(), f.key, (uintptr_t)f.buf.p() + (int32_t)rng() % 512);
+			mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(
+						    w + 16 * (1 + rng() % 3)),
+					    rng(), f.key,
+					    (uintptr_t)f.buf.p() + (int32_t)rng() % 512);
 		uint32_t bbs = ds ? mlx5_hw_ds_to_wqebbs(ds) : 1;
 		if (bbs > 4)
 			bbs = 4;

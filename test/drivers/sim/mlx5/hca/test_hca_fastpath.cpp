@@ -19,13 +19,13 @@ namespace {
 
 /* arena layout: each region is one MR (or none) */
 constexpr size_t kArena = 64 * 1024;
-constexpr size_t kSrcOff = 0, kSrcLen = 16 * 1024;     /* read-only MR */
-constexpr size_t kDstOff = 16 * 1024, kDstLen = 24 * 1024; /* LOCAL_WRITE MR */
-constexpr size_t kRoOff = 40 * 1024, kRoLen = 4 * 1024;  /* MR without LOCAL_WRITE */
-constexpr size_t kOdpOff = 44 * 1024, kOdpLen = 8 * 1024; /* explicit ODP MR */
-constexpr size_t kPd2Off = 52 * 1024, kPd2Len = 4 * 1024; /* MR of another PD */
-constexpr size_t kOpqOff = 56 * 1024;                  /* opaque buffer (64 B) */
-constexpr size_t kOpqRoOff = 57 * 1024;                /* opaque without LOCAL_WRITE */
+constexpr size_t kSrcOff = 0, kSrcLen = 16 * 1024;          /* read-only MR */
+constexpr size_t kDstOff = 16 * 1024, kDstLen = 24 * 1024;  /* LOCAL_WRITE MR */
+constexpr size_t kRoOff = 40 * 1024, kRoLen = 4 * 1024;     /* MR without LOCAL_WRITE */
+constexpr size_t kOdpOff = 44 * 1024, kOdpLen = 8 * 1024;   /* explicit ODP MR */
+constexpr size_t kPd2Off = 52 * 1024, kPd2Len = 4 * 1024;   /* MR of another PD */
+constexpr size_t kOpqOff = 56 * 1024;                       /* opaque buffer (64 B) */
+constexpr size_t kOpqRoOff = 57 * 1024;                     /* opaque without LOCAL_WRITE */
 constexpr size_t kDst2Off = 58 * 1024, kDst2Len = 4 * 1024; /* re-registered MR */
 
 /** Deterministic PRNG (xorshift64*), the same stream for both runs. */
@@ -78,7 +78,8 @@ Keys register_all(Env &e, uint32_t pd2, uint8_t *a)
 	k.dst = reg(h, e.pdn, a + kDstOff, kDstLen, IBV_ACCESS_LOCAL_WRITE);
 	k.ro = reg(h, e.pdn, a + kRoOff, kRoLen, 0);
 	CU_ASSERT_EQUAL(h.reg_mr(e.pdn, (uintptr_t)(a + kOdpOff), kOdpLen,
-				 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &k.odp), 0);
+				 IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &k.odp),
+			0);
 	k.pd2 = reg(h, pd2, a + kPd2Off, kPd2Len, IBV_ACCESS_LOCAL_WRITE);
 	k.opq = reg(h, e.pdn, a + kOpqOff, 64, IBV_ACCESS_LOCAL_WRITE);
 	k.opq_ro = reg(h, e.pdn, a + kOpqRoOff, 64, 0);
@@ -115,10 +116,32 @@ Copy valid_copy(Rng &r, const Keys &k, uint8_t *a, uint64_t max_len)
 
 /** Ways to break a WQE (or not); each must behave the same on both paths. */
 enum Mutation : uint32_t {
-	M_NONE, M_SKEY_GARBAGE, M_SKEY_STALE, M_SKEY_PD2, M_SKEY_ZERO, M_SKEY_INVALID,
-	M_DKEY_RO, M_DKEY_SRC, M_DST_PAST_END, M_DST_BELOW, M_SRC_PAST_END, M_MKEY_BAD,
-	M_MKEY_RO, M_MADDR_OUT, M_LEN_MISMATCH, M_BC_ZERO, M_LEN_OVER_MAX, M_OPMOD,
-	M_DS3, M_DS5, M_BAD_INDEX, M_BAD_QPN, M_NOP, M_FAIL_WQE, M_ODP, M_DST2_OLD,
+	M_NONE,
+	M_SKEY_GARBAGE,
+	M_SKEY_STALE,
+	M_SKEY_PD2,
+	M_SKEY_ZERO,
+	M_SKEY_INVALID,
+	M_DKEY_RO,
+	M_DKEY_SRC,
+	M_DST_PAST_END,
+	M_DST_BELOW,
+	M_SRC_PAST_END,
+	M_MKEY_BAD,
+	M_MKEY_RO,
+	M_MADDR_OUT,
+	M_LEN_MISMATCH,
+	M_BC_ZERO,
+	M_LEN_OVER_MAX,
+	M_OPMOD,
+	M_DS3,
+	M_DS5,
+	M_BAD_INDEX,
+	M_BAD_QPN,
+	M_NOP,
+	M_FAIL_WQE,
+	M_ODP,
+	M_DST2_OLD,
 	M_COUNT
 };
 
@@ -136,31 +159,79 @@ void post_one(Env &e, TestQp &q, Rng &r, const Keys &k, uint32_t dst2_old, uint8
 	uint32_t idx = q.pi, qpn = q.qpn;
 	int ds = -1;
 	switch (m) {
-	case M_SKEY_GARBAGE: c.skey = (uint32_t)r.next(); break;
-	case M_SKEY_STALE: c.skey = k.stale; break;
-	case M_SKEY_PD2: c.skey = k.pd2; c.saddr = (uintptr_t)(a + kPd2Off); break;
-	case M_SKEY_ZERO: c.skey = 0; break;
-	case M_SKEY_INVALID: c.skey = MLX5_INVALID_LKEY; break;
-	case M_DKEY_RO: c.dkey = k.ro; c.daddr = (uintptr_t)(a + kRoOff); break;
-	case M_DKEY_SRC: c.dkey = k.src; c.daddr = (uintptr_t)(a + kSrcOff); break;
-	case M_DST_PAST_END: c.daddr = (uintptr_t)(a + kDstOff + kDstLen - c.len + 1); break;
-	case M_DST_BELOW: c.daddr = (uintptr_t)(a + kDstOff - 1); break;
+	case M_SKEY_GARBAGE:
+		c.skey = (uint32_t)r.next();
+		break;
+	case M_SKEY_STALE:
+		c.skey = k.stale;
+		break;
+	case M_SKEY_PD2:
+		c.skey = k.pd2;
+		c.saddr = (uintptr_t)(a + kPd2Off);
+		break;
+	case M_SKEY_ZERO:
+		c.skey = 0;
+		break;
+	case M_SKEY_INVALID:
+		c.skey = MLX5_INVALID_LKEY;
+		break;
+	case M_DKEY_RO:
+		c.dkey = k.ro;
+		c.daddr = (uintptr_t)(a + kRoOff);
+		break;
+	case M_DKEY_SRC:
+		c.dkey = k.src;
+		c.daddr = (uintptr_t)(a + kSrcOff);
+		break;
+	case M_DST_PAST_END:
+		c.daddr = (uintptr_t)(a + kDstOff + kDstLen - c.len + 1);
+		break;
+	case M_DST_BELOW:
+		c.daddr = (uintptr_t)(a + kDstOff - 1);
+		break;
 	case M_SRC_PAST_END:
 		c.skey = k.src;
 		c.saddr = (uintptr_t)(a + kSrcOff + kSrcLen - c.len + 1 + r.below(4));
 		break;
-	case M_MKEY_BAD: c.mkey = k.src; break;
-	case M_MKEY_RO: c.mkey = k.opq_ro; c.maddr = (uintptr_t)(a + kOpqRoOff); break;
-	case M_MADDR_OUT: c.maddr += 1 + r.below(64); break;
-	case M_LEN_MISMATCH: dbc = c.len + 1; break;
-	case M_BC_ZERO: sbc = dbc = 0; break;
-	case M_LEN_OVER_MAX: sbc = dbc = (uint32_t)(max_len + 1 + r.below(16)); break;
-	case M_OPMOD: opmod = r.below(2) ? 0 : 2; break;
-	case M_DS3: ds = 3; break;
-	case M_DS5: ds = 5; break;
-	case M_BAD_INDEX: idx = q.pi + 1 + r.below(3); break;
-	case M_BAD_QPN: qpn = q.qpn + 1; break;
-	case M_NOP: opcode = MLX5_OPCODE_NOP; opmod = 0; ds = 1; break;
+	case M_MKEY_BAD:
+		c.mkey = k.src;
+		break;
+	case M_MKEY_RO:
+		c.mkey = k.opq_ro;
+		c.maddr = (uintptr_t)(a + kOpqRoOff);
+		break;
+	case M_MADDR_OUT:
+		c.maddr += 1 + r.below(64);
+		break;
+	case M_LEN_MISMATCH:
+		dbc = c.len + 1;
+		break;
+	case M_BC_ZERO:
+		sbc = dbc = 0;
+		break;
+	case M_LEN_OVER_MAX:
+		sbc = dbc = (uint32_t)(max_len + 1 + r.below(16));
+		break;
+	case M_OPMOD:
+		opmod = r.below(2) ? 0 : 2;
+		break;
+	case M_DS3:
+		ds = 3;
+		break;
+	case M_DS5:
+		ds = 5;
+		break;
+	case M_BAD_INDEX:
+		idx = q.pi + 1 + r.below(3);
+		break;
+	case M_BAD_QPN:
+		qpn = q.qpn + 1;
+		break;
+	case M_NOP:
+		opcode = MLX5_OPCODE_NOP;
+		opmod = 0;
+		ds = 1;
+		break;
 	case M_FAIL_WQE: {
 		Fault f{};
 		f.kind = Fault::Kind::FailWqe;
@@ -179,8 +250,12 @@ void post_one(Env &e, TestQp &q, Rng &r, const Keys &k, uint32_t dst2_old, uint8
 			c.daddr = (uintptr_t)(a + kOdpOff);
 		}
 		break;
-	case M_DST2_OLD: c.dkey = dst2_old; c.daddr = (uintptr_t)(a + kDst2Off); break;
-	default: break;
+	case M_DST2_OLD:
+		c.dkey = dst2_old;
+		c.daddr = (uintptr_t)(a + kDst2Off);
+		break;
+	default:
+		break;
 	}
 	if (m == M_NONE && r.below(8) == 0 && c.len <= kDst2Len) {
 		c.dkey = k.dst2; /* the current key of the re-registered MR */
@@ -242,7 +317,8 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 		if (r.below(10) == 0) { /* the MR's index comes back with a new variant */
 			CU_ASSERT_EQUAL(e.h().dereg_mr(k.dst2), 0);
 			dst2_old = k.dst2;
-			k.dst2 = reg(e.h(), e.pdn, arena + kDst2Off, kDst2Len, IBV_ACCESS_LOCAL_WRITE);
+			k.dst2 = reg(e.h(), e.pdn, arena + kDst2Off, kDst2Len,
+				     IBV_ACCESS_LOCAL_WRITE);
 		}
 		unsigned n = 1 + r.below(40);
 		for (unsigned i = 0; i < n; i++)
@@ -313,7 +389,8 @@ void check_scenario(const Scenario &sc, bool expect_fast)
 
 static void test_inline_default_caps(void)
 {
-	check_scenario(Scenario{ExecMode::Inline, false, 1ull << 31, 0x9e3779b97f4a7c15ull, 300}, true);
+	check_scenario(Scenario{ExecMode::Inline, false, 1ull << 31, 0x9e3779b97f4a7c15ull, 300},
+		       true);
 }
 
 static void test_inline_small_max(void)
@@ -329,12 +406,14 @@ static void test_inline_no_mmo(void)
 
 static void test_thread(void)
 {
-	check_scenario(Scenario{ExecMode::Thread, false, 1ull << 31, 0x0fedcba987654321ull, 200}, true);
+	check_scenario(Scenario{ExecMode::Thread, false, 1ull << 31, 0x0fedcba987654321ull, 200},
+		       true);
 }
 
 static void test_thread_reorder(void)
 {
-	check_scenario(Scenario{ExecMode::Thread, true, 1ull << 31, 0x5555aaaa3333ccccull, 200}, true);
+	check_scenario(Scenario{ExecMode::Thread, true, 1ull << 31, 0x5555aaaa3333ccccull, 200},
+		       true);
 }
 
 /** The fast path leaves the opaque buffer and everything outside the MRs alone. */

@@ -131,7 +131,8 @@ static void test_2g_sparse(void)
 	const size_t two_g = 1ull << 31;
 	long pg = sysconf(_SC_PAGESIZE);
 	uint8_t *base = static_cast<uint8_t *>(mmap(nullptr, two_g + 2 * pg, PROT_READ | PROT_WRITE,
-						    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+						    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+						    0));
 	CU_ASSERT_NOT_EQUAL_FATAL(base, MAP_FAILED);
 	base[0] = 0x5a;
 	base[two_g - 1] = 0xa5;
@@ -192,18 +193,42 @@ static void prot_case(int which)
 	uint32_t stale = reg(m.e.h(), m.e.pdn, d.p(), 256, IBV_ACCESS_LOCAL_WRITE);
 	CU_ASSERT_EQUAL(m.e.h().dereg_mr(stale), 0);
 	switch (which) {
-	case 0: m.mmo(sk, s.p(), dk, d.p() + 1, 256); break;     /* dst ends 1 B past */
-	case 1: m.mmo(sk, s.p() + 1, dk, d.p(), 256); break;     /* src ends 1 B past */
-	case 2: m.mmo(sk, s.p(), dk, d.p() - 1, 16); break;      /* dst starts 1 B before */
-	case 3: m.mmo(sk, s.p(), dk_pd2, d.p(), 16); break;      /* wrong PD */
-	case 4: m.mmo(sk, s.p(), dk_ro, d.p(), 16); break;       /* no LOCAL_WRITE */
-	case 5: m.mmo(sk, s.p(), stale, d.p(), 16); break;       /* stale key */
-	case 6: m.mmo(sk, s.p(), 0, d.p(), 16); break;           /* zero key */
-	case 7: m.mmo(sk, s.p(), MLX5_INVALID_LKEY, d.p(), 16); break;
-	case 8: m.mmo(sk, s.p(), dk, (void *)~0ull, 16); break; /* address wraps */
-	case 9: m.mmo(sk, s.p(), dk, d.p(), 16, MLX5_WQE_CTRL_CQ_UPDATE, ok_pd2); break;
-	case 10: m.mmo(sk, s.p(), dk, d.p(), 16, MLX5_WQE_CTRL_CQ_UPDATE, ok_ro); break;
-	case 11: m.mmo(dk_pd2, d.p(), dk, d.p() + 128, 16); break; /* src in other PD */
+	case 0:
+		m.mmo(sk, s.p(), dk, d.p() + 1, 256);
+		break; /* dst ends 1 B past */
+	case 1:
+		m.mmo(sk, s.p() + 1, dk, d.p(), 256);
+		break; /* src ends 1 B past */
+	case 2:
+		m.mmo(sk, s.p(), dk, d.p() - 1, 16);
+		break; /* dst starts 1 B before */
+	case 3:
+		m.mmo(sk, s.p(), dk_pd2, d.p(), 16);
+		break; /* wrong PD */
+	case 4:
+		m.mmo(sk, s.p(), dk_ro, d.p(), 16);
+		break; /* no LOCAL_WRITE */
+	case 5:
+		m.mmo(sk, s.p(), stale, d.p(), 16);
+		break; /* stale key */
+	case 6:
+		m.mmo(sk, s.p(), 0, d.p(), 16);
+		break; /* zero key */
+	case 7:
+		m.mmo(sk, s.p(), MLX5_INVALID_LKEY, d.p(), 16);
+		break;
+	case 8:
+		m.mmo(sk, s.p(), dk, (void *)~0ull, 16);
+		break; /* address wraps */
+	case 9:
+		m.mmo(sk, s.p(), dk, d.p(), 16, MLX5_WQE_CTRL_CQ_UPDATE, ok_pd2);
+		break;
+	case 10:
+		m.mmo(sk, s.p(), dk, d.p(), 16, MLX5_WQE_CTRL_CQ_UPDATE, ok_ro);
+		break;
+	case 11:
+		m.mmo(dk_pd2, d.p(), dk, d.p() + 128, 16);
+		break; /* src in other PD */
 	}
 	expect_err(m, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 	for (int i = 0; i < 256; i++)
@@ -225,7 +250,10 @@ static void test_prot_pd(void)
 	prot_case(3);
 	prot_case(11);
 }
-static void test_prot_local_write(void) { prot_case(4); }
+static void test_prot_local_write(void)
+{
+	prot_case(4);
+}
 static void test_prot_keys(void)
 {
 	prot_case(5);
@@ -308,7 +336,8 @@ static void test_odp_implicit(void)
 	MmoEnv m;
 	uint32_t odp;
 	CU_ASSERT_EQUAL_FATAL(m.e.h().reg_mr(m.e.pdn, 0, UINT64_MAX,
-					     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &odp), 0);
+					     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &odp),
+			      0);
 	Buf s(5000, 0x3c), d(5000);
 	m.mmo(odp, s.p(), odp, d.p(), 5000);
 	struct mlx5_cqe64 c = m.run();
@@ -317,8 +346,8 @@ static void test_odp_implicit(void)
 	CU_ASSERT_TRUE(d.guards_intact());
 
 	long pg = sysconf(_SC_PAGESIZE);
-	uint8_t *ro = static_cast<uint8_t *>(mmap(nullptr, 2 * pg, PROT_READ | PROT_WRITE,
-						  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	uint8_t *ro = static_cast<uint8_t *>(
+		mmap(nullptr, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 	CU_ASSERT_NOT_EQUAL_FATAL(ro, MAP_FAILED);
 	memset(ro, 0x66, 2 * pg);
 	mprotect(ro + pg, pg, PROT_READ);
@@ -335,10 +364,11 @@ static void test_odp_unmapped_source(void)
 	MmoEnv m;
 	uint32_t odp;
 	CU_ASSERT_EQUAL_FATAL(m.e.h().reg_mr(m.e.pdn, 0, UINT64_MAX,
-					     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &odp), 0);
+					     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &odp),
+			      0);
 	long pg = sysconf(_SC_PAGESIZE);
-	uint8_t *gone = static_cast<uint8_t *>(mmap(nullptr, pg, PROT_READ | PROT_WRITE,
-						    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	uint8_t *gone = static_cast<uint8_t *>(
+		mmap(nullptr, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 	munmap(gone, pg);
 	Buf d(64);
 	m.mmo(odp, gone, odp, d.p(), 64);

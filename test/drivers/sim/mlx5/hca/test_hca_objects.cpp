@@ -54,8 +54,8 @@ static void test_mr_mapping(void)
 {
 	Env e;
 	long pg = sysconf(_SC_PAGESIZE);
-	uint8_t *m = static_cast<uint8_t *>(mmap(nullptr, 3 * pg, PROT_READ | PROT_WRITE,
-						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	uint8_t *m = static_cast<uint8_t *>(
+		mmap(nullptr, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 	CU_ASSERT_NOT_EQUAL_FATAL(m, MAP_FAILED);
 	munmap(m + pg, pg); /* hole in the middle */
 	uint32_t key;
@@ -65,7 +65,8 @@ static void test_mr_mapping(void)
 	/* read-only pages: fine for read access, -EFAULT when writable access is asked */
 	mprotect(m + 2 * pg, pg, PROT_READ);
 	uint32_t k2;
-	CU_ASSERT_EQUAL(e.h().reg_mr(e.pdn, (uintptr_t)m + 2 * pg, pg, IBV_ACCESS_REMOTE_READ, &k2), 0);
+	CU_ASSERT_EQUAL(e.h().reg_mr(e.pdn, (uintptr_t)m + 2 * pg, pg, IBV_ACCESS_REMOTE_READ, &k2),
+			0);
 	CU_ASSERT_EQUAL(e.h().reg_mr(e.pdn, (uintptr_t)m + 2 * pg, pg, IBV_ACCESS_LOCAL_WRITE, &k2),
 			-EFAULT);
 	munmap(m, pg);
@@ -77,12 +78,14 @@ static void test_mr_implicit_odp(void)
 	Env e;
 	uint32_t key;
 	CU_ASSERT_EQUAL(e.h().reg_mr(e.pdn, 0, UINT64_MAX,
-				     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &key), 0);
+				     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &key),
+			0);
 	HcaCaps c;
 	c.odp_implicit = false;
 	Env n(ExecMode::Inline, c);
 	CU_ASSERT_EQUAL(n.h().reg_mr(n.pdn, 0, UINT64_MAX,
-				     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &key), -EOPNOTSUPP);
+				     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &key),
+			-EOPNOTSUPP);
 }
 
 static void test_mr_limit(void)
@@ -174,8 +177,8 @@ static void test_qp_create_validation(void)
 
 /* ---- state machine ---- */
 
-static const enum ibv_qp_state kStates[] = {IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR,
-					    IBV_QPS_RTS, IBV_QPS_SQD, IBV_QPS_SQE, IBV_QPS_ERR};
+static const enum ibv_qp_state kStates[] = {IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS,
+					    IBV_QPS_SQD,   IBV_QPS_SQE,  IBV_QPS_ERR};
 
 /** The verbs table for RC (SQE cannot be entered by modify on RC). */
 static bool legal(enum ibv_qp_state f, enum ibv_qp_state t)
@@ -183,12 +186,18 @@ static bool legal(enum ibv_qp_state f, enum ibv_qp_state t)
 	if (t == IBV_QPS_RESET || t == IBV_QPS_ERR)
 		return true;
 	switch (f) {
-	case IBV_QPS_RESET: return t == IBV_QPS_INIT;
-	case IBV_QPS_INIT: return t == IBV_QPS_INIT || t == IBV_QPS_RTR;
-	case IBV_QPS_RTR: return t == IBV_QPS_RTS;
-	case IBV_QPS_RTS: return t == IBV_QPS_RTS || t == IBV_QPS_SQD;
-	case IBV_QPS_SQD: return t == IBV_QPS_RTS || t == IBV_QPS_SQD;
-	default: return false;
+	case IBV_QPS_RESET:
+		return t == IBV_QPS_INIT;
+	case IBV_QPS_INIT:
+		return t == IBV_QPS_INIT || t == IBV_QPS_RTR;
+	case IBV_QPS_RTR:
+		return t == IBV_QPS_RTS;
+	case IBV_QPS_RTS:
+		return t == IBV_QPS_RTS || t == IBV_QPS_SQD;
+	case IBV_QPS_SQD:
+		return t == IBV_QPS_RTS || t == IBV_QPS_SQD;
+	default:
+		return false;
 	}
 }
 
@@ -304,7 +313,8 @@ static void test_transition_masks(void)
 	CU_ASSERT_EQUAL(e.h().modify_qp(q.qpn, a, m | IBV_QP_CUR_STATE), 0);
 	QpInfo info{};
 	CU_ASSERT_EQUAL(e.h().query_qp(q.qpn, &info), 0);
-	CU_ASSERT_EQUAL(info.access_flags, (uint32_t)(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE));
+	CU_ASSERT_EQUAL(info.access_flags,
+			(uint32_t)(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE));
 	m = attempt_mask(IBV_QPS_INIT, IBV_QPS_RTR, &a);
 	for (int bit : {IBV_QP_AV, IBV_QP_PATH_MTU, IBV_QP_DEST_QPN, IBV_QP_RQ_PSN,
 			IBV_QP_MAX_DEST_RD_ATOMIC, IBV_QP_MIN_RNR_TIMER})
@@ -366,7 +376,8 @@ static void test_doorbell_before_rts_ignored(void)
 	TestCq cq(e.h(), 64);
 	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 8);
 	struct ibv_qp_attr a;
-	CU_ASSERT_EQUAL(e.h().modify_qp(q.qpn, a, attempt_mask(IBV_QPS_RESET, IBV_QPS_INIT, &a)), 0);
+	CU_ASSERT_EQUAL(e.h().modify_qp(q.qpn, a, attempt_mask(IBV_QPS_RESET, IBV_QPS_INIT, &a)),
+			0);
 	Wqe w(q, MLX5_OPCODE_NOP);
 	w.post(q);
 	q.ring(e.h());

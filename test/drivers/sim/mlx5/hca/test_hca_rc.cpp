@@ -106,8 +106,9 @@ static void test_rdma_write_read_self(void)
 	for (int i = 0; i < 256; i++)
 		a.p()[i] = (uint8_t)(255 - i);
 	uint32_t ak = reg(e.h(), e.pdn, a.p(), 256, 0);
-	uint32_t bk = reg(e.h(), e.pdn, b.p(), 256, IBV_ACCESS_LOCAL_WRITE |
-			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	uint32_t bk = reg(e.h(), e.pdn, b.p(), 256,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ);
 	uint32_t ck = reg(e.h(), e.pdn, c.p(), 256, IBV_ACCESS_LOCAL_WRITE);
 	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
 	w.raddr(b.p(), bk).data(256, ak, a.p());
@@ -140,7 +141,8 @@ static void test_write_imm(void)
 {
 	Pair p;
 	Buf dst(64), rq(16);
-	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	uint32_t dk = reg(p.h(), p.e.pdn, dst.p(), 64,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	p.b.post_recv(p.h(), {});
 	Wqe w(p.a, MLX5_OPCODE_RDMA_WRITE_IMM, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(77));
 	w.raddr(dst.p() + 8, dk).inl("hello", 5);
@@ -205,28 +207,44 @@ static void remote_case(int which)
 	Buf rbuf(128, 0x55), lbuf(128, 0x33);
 	uint32_t lk = reg(p.h(), p.e.pdn, lbuf.p(), 128, IBV_ACCESS_LOCAL_WRITE);
 	uint32_t rk = reg(p.h(), p.e.pdn, rbuf.p(), 128,
-			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ);
 	uint32_t rk_local = reg(p.h(), p.e.pdn, rbuf.p(), 128, IBV_ACCESS_LOCAL_WRITE);
 	uint32_t rk_pd2 = reg(p.h(), pd2, rbuf.p(), 128,
-			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				      IBV_ACCESS_REMOTE_READ);
 	bool read = which >= 6;
 	uint8_t op = read ? MLX5_OPCODE_RDMA_READ : MLX5_OPCODE_RDMA_WRITE;
 	Wqe w(p.a, op);
 	uint8_t synd = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR;
 	enum ibv_event_type ev = IBV_EVENT_QP_ACCESS_ERR;
 	switch (which) {
-	case 0: w.raddr(rbuf.p(), rk ^ 0x80); break;          /* bad rkey */
-	case 1: w.raddr(rbuf.p(), rk_local); break;            /* no REMOTE_WRITE */
-	case 2: w.raddr(rbuf.p(), rk_pd2); break;              /* other PD */
-	case 3: w.raddr(rbuf.p() + 1, rk); break;              /* one byte past */
-	case 4: w.raddr(rbuf.p(), 0); break;                   /* zero key */
-	case 5: /* responder QP does not enable RDMA write */
+	case 0:
+		w.raddr(rbuf.p(), rk ^ 0x80);
+		break; /* bad rkey */
+	case 1:
+		w.raddr(rbuf.p(), rk_local);
+		break; /* no REMOTE_WRITE */
+	case 2:
+		w.raddr(rbuf.p(), rk_pd2);
+		break; /* other PD */
+	case 3:
+		w.raddr(rbuf.p() + 1, rk);
+		break; /* one byte past */
+	case 4:
+		w.raddr(rbuf.p(), 0);
+		break; /* zero key */
+	case 5:        /* responder QP does not enable RDMA write */
 		w.raddr(rbuf.p(), rk);
 		synd = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
 		ev = IBV_EVENT_QP_REQ_ERR;
 		break;
-	case 6: w.raddr(rbuf.p(), rk_local); break;            /* read: no REMOTE_READ */
-	case 7: w.raddr(rbuf.p() - 1, rk); break;              /* read: one byte before */
+	case 6:
+		w.raddr(rbuf.p(), rk_local);
+		break; /* read: no REMOTE_READ */
+	case 7:
+		w.raddr(rbuf.p() - 1, rk);
+		break; /* read: one byte before */
 	}
 	w.data(128, lk, lbuf.p());
 	w.post(p.a);
@@ -306,12 +324,12 @@ static void test_recv_errors(void)
 		p.a.ring(p.h());
 		struct mlx5_cqe64 c = one(p.acq);
 		CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
-		CU_ASSERT_EQUAL(cqe_syndrome(c), which == 0 ? MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR :
-							      MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
+		CU_ASSERT_EQUAL(cqe_syndrome(c), which == 0 ? MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR
+							    : MLX5_CQE_SYNDROME_REMOTE_OP_ERR);
 		c = one(p.brcq);
 		CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_ERR);
-		CU_ASSERT_EQUAL(cqe_syndrome(c), which == 0 ? MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR :
-							      MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+		CU_ASSERT_EQUAL(cqe_syndrome(c), which == 0 ? MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR
+							    : MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 		CU_ASSERT_EQUAL(cqe_counter(c), 0);
 		CU_ASSERT_EQUAL(cqe_qpn(c), p.b.qpn);
 		c = one(p.brcq); /* the second receive WQE is flushed */
@@ -392,8 +410,8 @@ static void test_raw_wqe_bytes(void)
 	p.b.post_recv(p.h(), {dseg(64, dk, dst.p())});
 	uint8_t raw[64] = {};
 	auto *ctrl = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(raw);
-	mlx5dv_set_ctrl_seg(ctrl, 0, MLX5_OPCODE_SEND, 0, p.a.qpn, MLX5_WQE_CTRL_CQ_UPDATE, 2,
-			    0x77, 0);
+	mlx5dv_set_ctrl_seg(ctrl, 0, MLX5_OPCODE_SEND, 0, p.a.qpn, MLX5_WQE_CTRL_CQ_UPDATE, 2, 0x77,
+			    0);
 	mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(raw + 16), 64, sk,
 			    (uintptr_t)src.p());
 	p.a.post(raw, 32, 1);

@@ -25,8 +25,8 @@ struct Dev {
 	Buf opaque;
 	uint32_t okey;
 	Dev(ExecMode mode, const HcaCaps &caps = HcaCaps(), uint32_t sq = 64)
-		: e(mode, caps), cq(e.h(), 256), rcq(e.h(), 64), q(e.h(), e.pdn, cq.cqn, rcq.cqn, sq),
-		  opaque(64)
+		: e(mode, caps), cq(e.h(), 256), rcq(e.h(), 64),
+		  q(e.h(), e.pdn, cq.cqn, rcq.cqn, sq), opaque(64)
 	{
 		okey = reg(e.h(), e.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
 		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, kAllAccess), 0);
@@ -158,7 +158,8 @@ static std::vector<uint8_t> run_sequence(ExecMode mode)
 	d.cq.drain(&v);
 	d.rcq.drain(&v);
 	for (auto &c : v)
-		out.insert(out.end(), reinterpret_cast<uint8_t *>(&c), reinterpret_cast<uint8_t *>(&c) + 64);
+		out.insert(out.end(), reinterpret_cast<uint8_t *>(&c),
+			   reinterpret_cast<uint8_t *>(&c) + 64);
 	CU_ASSERT_EQUAL(v.size(), 6u); /* mmo, send, read, error, flush, recv */
 	return out;
 }

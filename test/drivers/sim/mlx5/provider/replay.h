@@ -32,8 +32,8 @@ public:
 	/** Compare integers; @p hex prints them in hex. */
 	void eq(const std::string &what, uint64_t exp, uint64_t got, bool hex = false);
 	/** Compare byte strings; reports the first differing offset. */
-	void bytes(const std::string &what, const uint8_t *exp, size_t exp_len,
-		   const uint8_t *got, size_t got_len);
+	void bytes(const std::string &what, const uint8_t *exp, size_t exp_len, const uint8_t *got,
+		   size_t got_len);
 	bool ok() const { return count_ == 0; }
 	std::string summary() const;
 
@@ -72,7 +72,7 @@ struct QpBox {
 	std::unique_ptr<SimQp> qp;
 	AlignedBuf ring;
 	size_t ring_len = 0;
-	std::vector<uint8_t> ring_init;       /* ring before the first call */
+	std::vector<uint8_t> ring_init; /* ring before the first call */
 	std::vector<uint64_t> wrid;
 	std::vector<uint32_t> wqe_head;
 	std::vector<uint32_t> wr_data;
@@ -89,7 +89,7 @@ struct Env {
 	std::vector<std::unique_ptr<QpBox>> qps;
 	RecordingUar uar;
 	std::vector<std::unique_ptr<SimMkey>> mkeys;
-	std::vector<int> mkey_handles;        /* parallel to mkeys */
+	std::vector<int> mkey_handles; /* parallel to mkeys */
 	std::unique_ptr<SimCq> cq;
 	AlignedBuf cq_buf;
 	uint32_t cq_dbrec[2] = {};

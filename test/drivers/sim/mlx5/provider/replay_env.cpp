@@ -93,9 +93,9 @@ void check_derived(const SimContext &ctx, const Json &q, Checker &chk)
 	cap.max_send_wr = (uint32_t)c["max_send_wr"].u64();
 	cap.max_send_sge = (uint32_t)c["max_send_sge"].u64();
 	cap.max_inline_data = (uint32_t)c["max_inline_data"].u64();
-	g = sim_sq_size(ctx, dci ? IBV_QPT_DRIVER : IBV_QPT_RC, dci, cap,
-			!c["send_ops_flags"].is_null(), send_ops_from_vector(c["send_ops_flags"].u64()),
-			c["dv_send_ops_flags"].u64());
+	g = sim_sq_size(
+		ctx, dci ? IBV_QPT_DRIVER : IBV_QPT_RC, dci, cap, !c["send_ops_flags"].is_null(),
+		send_ops_from_vector(c["send_ops_flags"].u64()), c["dv_send_ops_flags"].u64());
 	chk.eq("derived sizing_ret", (uint64_t)(int64_t)d["sizing_ret"].i64(),
 	       (uint64_t)(int64_t)g.sizing_ret);
 	chk.eq("derived wqe_cnt", d["wqe_cnt"].u64(), g.wqe_cnt);
@@ -238,8 +238,8 @@ void Checker::eq(const std::string &what, uint64_t exp, uint64_t got, bool hex)
 		fail(what + " expected " + fmt(exp, hex) + " got " + fmt(got, hex));
 }
 
-void Checker::bytes(const std::string &what, const uint8_t *exp, size_t exp_len,
-		    const uint8_t *got, size_t got_len)
+void Checker::bytes(const std::string &what, const uint8_t *exp, size_t exp_len, const uint8_t *got,
+		    size_t got_len)
 {
 	size_t n = exp_len < got_len ? exp_len : got_len;
 	char b[96];
@@ -305,8 +305,8 @@ bool env_build(const Json &rec, Env &env, Checker &chk)
 	if (rec.has("pd")) {
 		env.pd.reset(new SimPd());
 		/* the opaque buffer is only an address written into MMO WQEs */
-		env.pd->opaque_buf = reinterpret_cast<void *>(
-			(uintptr_t)rec["pd"]["opaque_buf_addr"].u64());
+		env.pd->opaque_buf =
+			reinterpret_cast<void *>((uintptr_t)rec["pd"]["opaque_buf_addr"].u64());
 		env.pd->opaque_lkey = (uint32_t)rec["pd"]["opaque_mr_lkey"].u64();
 	}
 	for (const Json &q : rec["qps"].items())
@@ -327,7 +327,8 @@ bool env_install_wr_ops(QpBox &box, Checker &chk)
 		 */
 		qp->send_ops_flags &= qp->is_dci ? 0 : ~(uint64_t)IBV_QP_EX_WITH_BIND_MW;
 		qp->dv_send_ops_flags &= MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY |
-					 MLX5DV_QP_EX_WITH_MR_INTERLEAVED | MLX5DV_QP_EX_WITH_MR_LIST |
+					 MLX5DV_QP_EX_WITH_MR_INTERLEAVED |
+					 MLX5DV_QP_EX_WITH_MR_LIST |
 					 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 		rc = sim_qp_install_wr_ops(qp);
 	}

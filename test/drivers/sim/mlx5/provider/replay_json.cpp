@@ -78,11 +78,21 @@ private:
 				return fail("bad escape");
 			c = s_[pos_++];
 			switch (c) {
-			case 'n': out->push_back('\n'); break;
-			case 't': out->push_back('\t'); break;
-			case 'r': out->push_back('\r'); break;
-			case 'b': out->push_back('\b'); break;
-			case 'f': out->push_back('\f'); break;
+			case 'n':
+				out->push_back('\n');
+				break;
+			case 't':
+				out->push_back('\t');
+				break;
+			case 'r':
+				out->push_back('\r');
+				break;
+			case 'b':
+				out->push_back('\b');
+				break;
+			case 'f':
+				out->push_back('\f');
+				break;
 			case 'u': {
 				if (pos_ + 4 > s_.size())
 					return fail("bad \\u escape");
@@ -93,7 +103,9 @@ private:
 				out->push_back(cp < 0x80 ? (char)cp : '?');
 				break;
 			}
-			default: out->push_back(c); break;
+			default:
+				out->push_back(c);
+				break;
 			}
 		}
 		if (pos_ >= s_.size())
@@ -106,8 +118,9 @@ private:
 	{
 		size_t start = pos_;
 
-		while (pos_ < s_.size() && (isdigit_(s_[pos_]) || s_[pos_] == '-' || s_[pos_] == '+' ||
-					    s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E'))
+		while (pos_ < s_.size() &&
+		       (isdigit_(s_[pos_]) || s_[pos_] == '-' || s_[pos_] == '+' ||
+			s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E'))
 			pos_++;
 		if (pos_ == start)
 			return fail("unexpected character");
@@ -126,8 +139,10 @@ private:
 		if (pos_ >= s_.size())
 			return fail("unexpected end");
 		switch (s_[pos_]) {
-		case '{': return object(out, depth);
-		case '[': return array(out, depth);
+		case '{':
+			return object(out, depth);
+		case '[':
+			return array(out, depth);
 		case '"':
 			out->type_ = Json::Type::String;
 			return string(&out->text_);

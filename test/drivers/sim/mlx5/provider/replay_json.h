@@ -19,7 +19,14 @@ namespace replay {
 /** One JSON value. */
 class Json {
 public:
-	enum class Type { Null, Bool, Number, String, Array, Object };
+	enum class Type {
+		Null,
+		Bool,
+		Number,
+		String,
+		Array,
+		Object
+	};
 
 	Json() = default;
 

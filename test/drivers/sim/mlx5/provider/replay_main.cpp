@@ -169,9 +169,9 @@ void run_sizing(const Json &rec, Checker &chk)
 	cap.max_send_wr = (uint32_t)c["max_send_wr"].u64();
 	cap.max_send_sge = (uint32_t)c["max_send_sge"].u64();
 	cap.max_inline_data = (uint32_t)c["max_inline_data"].u64();
-	g = sim_sq_size(*ctx, dci ? IBV_QPT_DRIVER : IBV_QPT_RC, dci, cap,
-			!c["send_ops_flags"].is_null(), send_ops_from_vector(c["send_ops_flags"].u64()),
-			c["dv_send_ops_flags"].u64());
+	g = sim_sq_size(
+		*ctx, dci ? IBV_QPT_DRIVER : IBV_QPT_RC, dci, cap, !c["send_ops_flags"].is_null(),
+		send_ops_from_vector(c["send_ops_flags"].u64()), c["dv_send_ops_flags"].u64());
 	chk.eq("sizing_ret", (uint64_t)e["sizing_ret"].i64(), (uint64_t)(int64_t)g.sizing_ret);
 	/* wqe_size is given whenever the per-WR computation succeeded */
 	chk.eq("wqe_size", e.has("wqe_size") ? (uint64_t)e["wqe_size"].i64() : (uint64_t)-1,
@@ -200,7 +200,8 @@ int main(int argc, char **argv)
 	for (const auto &f : o.files)
 		io_ok &= replay::run_file(o, f, &t);
 	for (const auto &g : t.later)
-		printf("SKIP group %s: %u records (not implemented yet)\n", g.first.c_str(), g.second);
+		printf("SKIP group %s: %u records (not implemented yet)\n", g.first.c_str(),
+		       g.second);
 	if (t.skipped)
 		printf("%u passed, %u failed, %u skipped\n", t.passed, t.failed, t.skipped);
 	else

@@ -175,7 +175,8 @@ void do_ext_poll(Env &env, const Json &c, Checker &chk, bool start)
 		    !cq->read_qp_num || !cq->read_wc_flags) {
 			chk.fail("ibv_wc_read_* not installed");
 		} else {
-			field(chk, "read_", e, "opcode", (uint32_t)ibv_wc_read_opcode(cq), kPoison32);
+			field(chk, "read_", e, "opcode", (uint32_t)ibv_wc_read_opcode(cq),
+			      kPoison32);
 			field(chk, "read_", e, "vendor_err", ibv_wc_read_vendor_err(cq), kPoison32);
 			field(chk, "read_", e, "byte_len", ibv_wc_read_byte_len(cq), kPoison32);
 			field(chk, "read_", e, "qp_num", ibv_wc_read_qp_num(cq), kPoison32);

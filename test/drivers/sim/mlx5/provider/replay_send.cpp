@@ -101,7 +101,8 @@ void check_batch_end(Args c, QpBox &box, RecordingUar &uar, Checker &chk, int re
 				 (ev.blueflame ? "blueflame" : "mmio64"));
 		chk.eq("doorbell bf_offset", db["bf_offset"].u64(), ev.offset);
 		hex_decode(db["data"].str(), &data);
-		chk.bytes("doorbell data", data.data(), data.size(), ev.data.data(), ev.data.size());
+		chk.bytes("doorbell data", data.data(), data.size(), ev.data.data(),
+			  ev.data.size());
 	}
 	uar.events.clear();
 	chk.eq("bf_offset_after", e["bf_offset_after"].u64(), qp->bf.offset);
@@ -110,8 +111,8 @@ void check_batch_end(Args c, QpBox &box, RecordingUar &uar, Checker &chk, int re
 void sge_list(Args list, std::vector<struct ibv_sge> *out)
 {
 	for (const Json &s : list.items())
-		out->push_back({s["addr"].u64(), (uint32_t)s["length"].u64(),
-				(uint32_t)s["lkey"].u64()});
+		out->push_back(
+			{s["addr"].u64(), (uint32_t)s["length"].u64(), (uint32_t)s["lkey"].u64()});
 }
 
 void do_inline_list(struct ibv_qp_ex *x, Args c, Checker &chk)

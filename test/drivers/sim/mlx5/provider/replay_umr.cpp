@@ -99,8 +99,8 @@ bool load_sig(Args s, SimMkey *mk, Checker &chk)
 void sge_list(Args list, std::vector<struct ibv_sge> *out)
 {
 	for (const Json &s : list.items())
-		out->push_back({s["addr"].u64(), (uint32_t)s["length"].u64(),
-				(uint32_t)s["lkey"].u64()});
+		out->push_back(
+			{s["addr"].u64(), (uint32_t)s["length"].u64(), (uint32_t)s["lkey"].u64()});
 }
 
 void interleaved_list(Args list, std::vector<struct mlx5dv_mr_interleaved> *out)

@@ -43,8 +43,8 @@ struct Fixture {
 	uint32_t dbrec[2] = {0, 0};
 
 	Fixture(uint8_t cqe_version, uint32_t ncqe = 8, uint32_t cqe_size = 64,
-		uint32_t cons_index = 0, uint64_t wc_flags = IBV_WC_EX_WITH_BYTE_LEN |
-							     IBV_WC_EX_WITH_QP_NUM)
+		uint32_t cons_index = 0,
+		uint64_t wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM)
 	{
 		ctx->cqe_version = cqe_version;
 		qp->ctx = ctx.get();
@@ -114,15 +114,9 @@ struct Fixture {
 		return c;
 	}
 
-	int poll(int n, struct ibv_wc *wc)
-	{
-		return sim_poll_cq(ibv_cq_ex_to_cq(&cq->cqx), n, wc);
-	}
+	int poll(int n, struct ibv_wc *wc) { return sim_poll_cq(ibv_cq_ex_to_cq(&cq->cqx), n, wc); }
 
-	uint32_t dbrec_ci() const
-	{
-		return be32toh(dbrec[0]);
-	}
+	uint32_t dbrec_ci() const { return be32toh(dbrec[0]); }
 };
 
 /** A WC full of a marker, to see which fields the poll wrote. */
@@ -257,14 +251,14 @@ void test_error_statuses(void)
 		uint8_t syndrome;
 		enum ibv_wc_status status;
 	} table[] = {
-		{0x01, IBV_WC_LOC_LEN_ERR},     {0x02, IBV_WC_LOC_QP_OP_ERR},
-		{0x04, IBV_WC_LOC_PROT_ERR},    {0x05, IBV_WC_WR_FLUSH_ERR},
-		{0x06, IBV_WC_MW_BIND_ERR},     {0x10, IBV_WC_BAD_RESP_ERR},
-		{0x11, IBV_WC_LOC_ACCESS_ERR},  {0x12, IBV_WC_REM_INV_REQ_ERR},
-		{0x13, IBV_WC_REM_ACCESS_ERR},  {0x14, IBV_WC_REM_OP_ERR},
-		{0x15, IBV_WC_RETRY_EXC_ERR},   {0x16, IBV_WC_RNR_RETRY_EXC_ERR},
-		{0x22, IBV_WC_REM_ABORT_ERR},   {0x00, IBV_WC_GENERAL_ERR},
-		{0x03, IBV_WC_GENERAL_ERR},     {0x23, IBV_WC_GENERAL_ERR},
+		{0x01, IBV_WC_LOC_LEN_ERR},    {0x02, IBV_WC_LOC_QP_OP_ERR},
+		{0x04, IBV_WC_LOC_PROT_ERR},   {0x05, IBV_WC_WR_FLUSH_ERR},
+		{0x06, IBV_WC_MW_BIND_ERR},    {0x10, IBV_WC_BAD_RESP_ERR},
+		{0x11, IBV_WC_LOC_ACCESS_ERR}, {0x12, IBV_WC_REM_INV_REQ_ERR},
+		{0x13, IBV_WC_REM_ACCESS_ERR}, {0x14, IBV_WC_REM_OP_ERR},
+		{0x15, IBV_WC_RETRY_EXC_ERR},  {0x16, IBV_WC_RNR_RETRY_EXC_ERR},
+		{0x22, IBV_WC_REM_ABORT_ERR},  {0x00, IBV_WC_GENERAL_ERR},
+		{0x03, IBV_WC_GENERAL_ERR},    {0x23, IBV_WC_GENERAL_ERR},
 		{0xff, IBV_WC_GENERAL_ERR},
 	};
 
@@ -279,7 +273,7 @@ void test_error_statuses(void)
 		CU_ASSERT_EQUAL(wc.vendor_err, 0x30 + i);
 		CU_ASSERT_EQUAL(wc.wr_id, kWrIdBase + 3);
 		CU_ASSERT_EQUAL(raw32(&wc.opcode), kMark32); /* not written */
-		CU_ASSERT_EQUAL(wc.byte_len, kMark32);          /* not written */
+		CU_ASSERT_EQUAL(wc.byte_len, kMark32);       /* not written */
 		CU_ASSERT_EQUAL(wc.qp_num, kQpn);
 		CU_ASSERT_EQUAL(f.qp->sq.tail, 104);
 
@@ -317,7 +311,7 @@ void test_opcode_mapping_legacy(void)
 		{MLX5_OPCODE_UMR, IBV_WC_LOCAL_INV, IBV_WC_LOCAL_INV, kMark32, 0},
 		{MLX5_OPCODE_NOP, IBV_WC_RDMA_READ, IBV_WC_RDMA_READ, kMark32, 0},
 		{MLX5_OPCODE_TSO, 0, IBV_WC_TSO, kMark32, 0},
-		{MLX5_OPCODE_CONFIG_CMD, 0, kMark32, kMark32, 0},     /* unmapped */
+		{MLX5_OPCODE_CONFIG_CMD, 0, kMark32, kMark32, 0}, /* unmapped */
 		{MLX5_OPCODE_CONFIG_CMD, IBV_WC_DRIVER2, IBV_WC_DRIVER2, kMark32, 0},
 		{MLX5_OPCODE_SEND, IBV_WC_DRIVER2, IBV_WC_DRIVER2, kMark32, 0}, /* raw WQE */
 	};
@@ -472,10 +466,10 @@ void test_responder(void)
 
 	f.qp->rq.tail = 3;
 	c = f.put(0, MLX5_CQE_RESP_SEND_IMM, 0, kQpn, kUidx, 0x55, 512);
-	mlx5_hw_st_be32(c + 36, 0xdeadbeef);                /* imm, raw */
-	mlx5_hw_st_be32(c + 24, 0x25000000u | 0x654321);    /* GRH, sl 5, src_qp */
-	mlx5_hw_st_be16(c + 22, 0x77);                     /* slid */
-	c[17] = 0x83;                                       /* ml_path */
+	mlx5_hw_st_be32(c + 36, 0xdeadbeef);             /* imm, raw */
+	mlx5_hw_st_be32(c + 24, 0x25000000u | 0x654321); /* GRH, sl 5, src_qp */
+	mlx5_hw_st_be16(c + 22, 0x77);                   /* slid */
+	c[17] = 0x83;                                    /* ml_path */
 	c = f.put(1, MLX5_CQE_RESP_SEND_INV, 0, kQpn, kUidx, 0, 0);
 	mlx5_hw_st_be32(c + 36, 0x11223344);
 	f.put(2, MLX5_CQE_RESP_WR_IMM, 0, kQpn, kUidx, 0, 8);

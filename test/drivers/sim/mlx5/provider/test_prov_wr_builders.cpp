@@ -83,8 +83,13 @@ struct Fixture {
 		qp->dv_send_ops_flags = dv_ops;
 		qp->operational = true;
 		qp->qpx.qp_base.qp_num = qp->qpn;
-		qp->sq = {ring, ring + sizeof(ring), kWqeCnt, 4, 3, 60, 0, 0, 0,
-			  wrid, wqe_head, wr_data, 0, 0};
+		qp->sq = {ring,     ring + sizeof(ring),
+			  kWqeCnt,  4,
+			  3,        60,
+			  0,        0,
+			  0,        wrid,
+			  wqe_head, wr_data,
+			  0,        0};
 		qp->rq = {rq_ring, kRqCnt, 6, 4, 0, 0, rq_wrid};
 		qp->bf = {&uar, 0, 256};
 		qp->dbrec = dbrec;
@@ -370,7 +375,7 @@ void test_post_recv_layout(void)
 	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(e + 36), MLX5_INVALID_LKEY);
 	CU_ASSERT_EQUAL(mlx5_hw_ld_be64(e + 40), 0);
 	CU_ASSERT_EQUAL(e[48], 0xee); /* nothing after the terminator */
-	e = f.rq_ring + 64; /* a full list has no terminator */
+	e = f.rq_ring + 64;           /* a full list has no terminator */
 	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(e + 48), 8);
 	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(e + 52), 4);
 	CU_ASSERT_EQUAL(mlx5_hw_ld_be64(e + 56), 0x4000);
@@ -391,8 +396,9 @@ void test_post_recv_layout(void)
 
 void test_install_refusals(void)
 {
-	for (uint64_t dv : {(uint64_t)MLX5DV_QP_EX_WITH_MR_LIST, (uint64_t)MLX5DV_QP_EX_WITH_MR_INTERLEAVED,
-			    (uint64_t)MLX5DV_QP_EX_WITH_MKEY_CONFIGURE}) {
+	for (uint64_t dv :
+	     {(uint64_t)MLX5DV_QP_EX_WITH_MR_LIST, (uint64_t)MLX5DV_QP_EX_WITH_MR_INTERLEAVED,
+	      (uint64_t)MLX5DV_QP_EX_WITH_MKEY_CONFIGURE}) {
 		Fixture f(dv);
 
 		/* UMR builders are installed now; any dv flag installs every dv builder */
@@ -431,9 +437,9 @@ void test_raw_wqe_wrap(void)
 	CU_ASSERT_EQUAL_FATAL(f.install(), 0);
 	for (int i = 0; i < 128; i++)
 		wqe[i] = (uint8_t)(0x80 + i);
-	mlx5_hw_st_be32(wqe, 0x05ffff0a);           /* opmod 5, index 0xffff, SEND */
+	mlx5_hw_st_be32(wqe, 0x05ffff0a);             /* opmod 5, index 0xffff, SEND */
 	mlx5_hw_st_be32(wqe + 4, f.qp->qpn << 8 | 5); /* ds 5: two WQEBBs */
-	f.qp->sq.cur_post = 0x1234567f;             /* last slot, 16-bit index 0x567f */
+	f.qp->sq.cur_post = 0x1234567f;               /* last slot, 16-bit index 0x567f */
 	ibv_wr_start(f.x());
 	f.x()->wr_flags = IBV_SEND_SIGNALED; /* ignored by raw WQEs */
 	mlx5dv_wr_raw_wqe(&f.qp->dv, wqe);

@@ -59,8 +59,13 @@ struct Fixture {
 		qp->dv_send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 		qp->operational = true;
 		qp->qpx.qp_base.qp_num = qp->qpn;
-		qp->sq = {ring, ring + sizeof(ring), kWqeCnt, 4, 1, 60, 0, 0, 0,
-			  wrid, wqe_head, wr_data, 0, 0};
+		qp->sq = {ring,     ring + sizeof(ring),
+			  kWqeCnt,  4,
+			  1,        60,
+			  0,        0,
+			  0,        wrid,
+			  wqe_head, wr_data,
+			  0,        0};
 		qp->bf = {&uar, 0, 256};
 		qp->dbrec = dbrec;
 		mkey.dv.lkey = mkey.dv.rkey = 0x00123400;
@@ -102,8 +107,8 @@ void test_tag_byte(void)
 	mlx5dv_wr_mkey_configure(f.dv(), &f.mkey.dv, 0, &attr);
 	CU_ASSERT_EQUAL(ibv_wr_complete(f.x()), 0);
 	CU_ASSERT_EQUAL(f.qp->sq.cur_post, 2);
-	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(f.ring + 12), 0x001234a7u);      /* imm */
-	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(f.ring + 64 + 4), 0xffffffa7u);  /* qpn_mkey */
+	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(f.ring + 12), 0x001234a7u);     /* imm */
+	CU_ASSERT_EQUAL(mlx5_hw_ld_be32(f.ring + 64 + 4), 0xffffffa7u); /* qpn_mkey */
 	CU_ASSERT_EQUAL(f.mask(0), 0x20002000ull);
 	CU_ASSERT_EQUAL(f.uar.rings, 1);
 }
@@ -199,7 +204,8 @@ void test_inline_limit(void)
 	CU_ASSERT_EQUAL(f.qp->sq.cur_post, 6);
 	CU_ASSERT_EQUAL(f.qp->sq.head, 2);
 	/* the second UMR carries the first one's small fence */
-	CU_ASSERT_EQUAL(f.ring[3 * 64 + 11], MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE | MLX5_WQE_CTRL_CQ_UPDATE);
+	CU_ASSERT_EQUAL(f.ring[3 * 64 + 11],
+			MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE | MLX5_WQE_CTRL_CQ_UPDATE);
 }
 
 void test_sig_state_transitions(void)
@@ -257,7 +263,8 @@ int main(void)
 {
 	static const struct cunit_test tests[] = {
 		{"tag byte needs tag-update support", test_tag_byte},
-		{"conf_attr EOPNOTSUPP overwrites, setter errors keep the first", test_conf_attr_overwrites_error},
+		{"conf_attr EOPNOTSUPP overwrites, setter errors keep the first",
+		 test_conf_attr_overwrites_error},
 		{"setter count per configure", test_setter_count_per_configure},
 		{"num_desc limits the layout", test_num_desc_limit},
 		{"max_inline_data limits the layout", test_inline_limit},
