@@ -92,15 +92,19 @@ PY
 	skipped=$((skipped + s))
 done
 
-# The guides: any Sphinx warning is a failure. Counted as one test.
+# The tree's own checks, each counted as one test: the guides (any Sphinx warning
+# fails), the C/C++ format, SPDX tags and line lengths, MAINTAINERS coverage.
 if [ $# = 0 ]; then
-	echo "=== guides (sphinx-build -W) ==="
-	if devtools/build-doc.sh; then
-		passed=$((passed + 1))
-	else
-		echo "test: the guides do not build without warnings"
-		failed=$((failed + 1))
-	fi
+	for check in "guides:devtools/build-doc.sh" "format:devtools/check-format.sh" \
+		     "tree:devtools/checkpatches.sh --tree" "maintainers:devtools/check-maintainers.sh"; do
+		echo "=== ${check%%:*} (${check#*:}) ==="
+		if ${check#*:}; then
+			passed=$((passed + 1))
+		else
+			echo "test: ${check%%:*} check failed"
+			failed=$((failed + 1))
+		fi
+	done
 fi
 
 if [ "$skipped" -gt 0 ]; then
