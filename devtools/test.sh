@@ -43,24 +43,18 @@ passed=0
 failed=0
 skipped=0
 dirs=("$build_dir")
-if [ "${TEST_SKIP_SAN:-0}" != 1 ]; then
-	echo "=== building $san_build_dir (ASan+UBSan) ==="
-	if build_san; then
-		dirs+=("$san_build_dir")
+# add_build <what> <build function> <dir>: build it, and test it if that worked
+add_build() {
+	echo "=== building $3 ($1) ==="
+	if "$2"; then
+		dirs+=("$3")
 	else
-		echo "test: building $san_build_dir failed"
+		echo "test: building $3 failed"
 		failed=$((failed + 1))
 	fi
-fi
-if [ $# = 0 ]; then
-	echo "=== building $nosim_build_dir (no software HCA) ==="
-	if build_nosim; then
-		dirs+=("$nosim_build_dir")
-	else
-		echo "test: building $nosim_build_dir failed"
-		failed=$((failed + 1))
-	fi
-fi
+}
+[ "${TEST_SKIP_SAN:-0}" = 1 ] || add_build "ASan+UBSan" build_san "$san_build_dir"
+[ $# != 0 ] || add_build "no software HCA" build_nosim "$nosim_build_dir"
 
 for dir in "${dirs[@]}"; do
 	echo "=== suites in $dir ==="

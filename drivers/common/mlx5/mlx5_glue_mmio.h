@@ -57,6 +57,21 @@ static inline void mlx5_glue_mmio_write64(void *reg, uint64_t val)
 	__atomic_store_n((volatile uint64_t *)reg, val, __ATOMIC_RELAXED);
 }
 
+/**
+ * The SQ doorbell of hardware: make the WQE and the doorbell record (written by the
+ * caller) visible, store the first 8 bytes of the last WQE's ctrl segment to the
+ * BlueFlame register @p bf_reg in one write, flush write-combining. No register:
+ * nothing to do.
+ */
+static inline void mlx5_glue_bf_doorbell(void *bf_reg, uint64_t ctrl8)
+{
+	if (bf_reg == NULL)
+		return;
+	mlx5_glue_wc_start();
+	mlx5_glue_mmio_write64(bf_reg, ctrl8);
+	mlx5_glue_wc_flush();
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -299,11 +299,7 @@ int gl_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 void gl_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8)
 {
 	(void)qp;
-	if (bf_reg == NULL)
-		return;
-	mlx5_glue_wc_start();
-	mlx5_glue_mmio_write64(bf_reg, ctrl8);
-	mlx5_glue_wc_flush();
+	mlx5_glue_bf_doorbell(bf_reg, ctrl8);
 }
 
 const struct mlx5_glue gl_table = {
