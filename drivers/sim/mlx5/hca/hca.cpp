@@ -15,8 +15,35 @@ namespace mlx5sim {
 
 namespace {
 
-std::mutex g_names_mu;
-std::set<std::string> g_names;
+/**
+ * Names of live instances. Intentionally leaked (never destroyed): an Hca held by a
+ * static shared_ptr is destroyed among the static destructors, possibly after
+ * this registry's would have run (as in provider/sim_registry.cpp).
+ */
+struct NameRegistry {
+	std::mutex mu;
+	std::set<std::string> names;
+};
+
+NameRegistry &names()
+{
+	static NameRegistry *r = new NameRegistry;
+	return *r;
+}
+
+bool take_name(const std::string &name)
+{
+	NameRegistry &r = names();
+	std::lock_guard<std::mutex> lk(r.mu);
+	return r.names.insert(name).second;
+}
+
+void release_name(const std::string &name)
+{
+	NameRegistry &r = names();
+	std::lock_guard<std::mutex> lk(r.mu);
+	r.names.erase(name);
+}
 
 bool caps_valid(const HcaCaps &c)
 {
@@ -52,8 +79,7 @@ HcaImpl::~HcaImpl()
 		delete qp;
 	for (CqObj *cq : cqs_)
 		delete cq;
-	std::lock_guard<std::mutex> lk(g_names_mu);
-	g_names.erase(name_);
+	release_name(name_);
 }
 
 std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, ExecMode mode,
@@ -61,17 +87,13 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 {
 	if (name.empty() || !caps_valid(caps))
 		return nullptr;
-	{
-		std::lock_guard<std::mutex> lk(g_names_mu);
-		if (!g_names.insert(name).second)
-			return nullptr;
-	}
+	if (!take_name(name))
+		return nullptr;
 	std::shared_ptr<HcaImpl> h;
 	try {
 		h = std::make_shared<HcaImpl>(name, caps, mode);
 	} catch (...) {
-		std::lock_guard<std::mutex> lk(g_names_mu);
-		g_names.erase(name);
+		release_name(name);
 		return nullptr;
 	}
 	if (h->start(engine_cpus) != 0)
