@@ -90,8 +90,8 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 		return -EOPNOTSUPP;
 	if (!implicit && len > UINT64_MAX - addr)
 		return -EINVAL;
-	/* pinning happens outside the lock: it reads /proc/self/maps */
-	if (!odp && !mem::range_mapped(addr, len, access & kWritable))
+	/* pinning happens outside the lock: it reads /proc/self/maps, faults pages in */
+	if (!odp && !mem::range_pinnable(addr, len, access & kWritable))
 		return -EFAULT;
 
 	std::lock_guard<std::mutex> lk(mu_);
