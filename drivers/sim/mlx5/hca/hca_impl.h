@@ -139,6 +139,8 @@ struct Plan {
 	bool signaled;
 	bool fenced;
 	bool atomic;
+	bool safe;     /**< a span is on-demand: moved by mem::safe_move() */
+	uint8_t fault; /**< safe move failed: 1 source, 2 destination (exec sets) */
 	uint32_t nsrc;
 	uint32_t ndst;
 	uint32_t byte_cnt; /**< requester CQE byte_cnt */
@@ -206,11 +208,12 @@ public:
 
 	/* ---- mr_table.cpp (under mu_) ---- */
 	/** Check a local data segment; fills @p out on success. */
+	/** *odp (if given) is set when the MR is on-demand. */
 	Verdict check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
-			    uint8_t **out) const;
+			    uint8_t **out, bool *odp = nullptr) const;
 	/** Check a remote access by @p rkey against responder @p resp. */
 	Verdict check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
-			     int need, uint8_t **out) const;
+			     int need, uint8_t **out, bool *odp = nullptr) const;
 
 	/* ---- qp_state.cpp (under mu_) ---- */
 	QpObj *find_qp(uint32_t qpn) const;
@@ -233,13 +236,18 @@ public:
 	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence);
 
 	/* ---- wqe_exec.cpp ---- */
-	/** exec_plan() of atomics and gather/scatter lists. */
+	/** exec_plan() of atomics, gather/scatter lists and on-demand spans. */
 	static uint64_t exec_general(Plan *pl);
+	/**
+	 * The on-demand pages of plans_[bad] faulted while its data moved: its error
+	 * CQE, the QP to ERR; the later WQEs of the group are flushed.
+	 */
+	void fail_moved(QpObj *qp, uint32_t bad);
 	/** Move the data of a plan; returns the bytes moved (for statistics). */
 	static uint64_t exec_plan(Plan *pl)
 	{
 		/* MMO and most other WQEs: one span to one span, a single memmove */
-		if (pl->nsrc == 1 && pl->ndst == 1 && !pl->atomic) {
+		if (pl->nsrc == 1 && pl->ndst == 1 && !pl->atomic && !pl->safe) {
 			uint64_t n = pl->total;
 			if (pl->src[0].len < n)
 				n = pl->src[0].len;

@@ -134,7 +134,7 @@ int HcaImpl::dereg_mr(uint32_t key)
 }
 
 Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
-			     uint8_t **out) const
+			     uint8_t **out, bool *odp) const
 {
 	const Verdict bad = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
 	uint32_t idx = key >> 8;
@@ -151,11 +151,13 @@ Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint6
 		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
 			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
+	if (odp)
+		*odp = mr.odp;
 	return Verdict{0, 0};
 }
 
 Verdict HcaImpl::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
-			      int need, uint8_t **out) const
+			      int need, uint8_t **out, bool *odp) const
 {
 	const Verdict bad = {MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0};
 	uint32_t idx = rkey >> 8;
@@ -173,6 +175,8 @@ Verdict HcaImpl::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, u
 		return Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
+	if (odp)
+		*odp = mr.odp;
 	return Verdict{0, 0};
 }
 

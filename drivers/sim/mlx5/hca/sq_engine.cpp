@@ -102,9 +102,13 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 		return false;
 	Plan *plans = plans_.get();
 	uint64_t bytes = 0;
+	uint32_t bad = n; /* first plan whose on-demand pages faulted while moving */
 	if (!reorder || n < 2) {
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < n && bad == n; i++) {
 			bytes += exec_plan(&plans[i]);
+			if (__builtin_expect(plans[i].safe, 0) && plans[i].fault)
+				bad = i;
+		}
 	} else {
 		/* a fenced head waits for nothing in this group, but nothing passes it */
 		uint32_t first = plans[0].fenced ? 1 : 0;
@@ -112,6 +116,9 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 			bytes += exec_plan(&plans[0]);
 		for (uint32_t i = n; i-- > first;)
 			bytes += exec_plan(&plans[i]);
+		for (uint32_t i = 0; i < n && bad == n; i++)
+			if (plans[i].safe && plans[i].fault)
+				bad = i;
 	}
 	/*
 	 * Statistics once per group (an atomic per WQE costs more than the WQE), and
@@ -120,8 +127,10 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 	st_wqes_.fetch_add(n, std::memory_order_relaxed);
 	st_bytes_.fetch_add(bytes, std::memory_order_relaxed);
 	/* data of the group is visible before its CQEs: CQE stores are release stores */
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < bad; i++)
 		complete_plan(qp, &plans[i]);
+	if (bad < n)
+		fail_moved(qp, bad);
 	return true;
 }
 
@@ -194,7 +203,8 @@ bool HcaImpl::process_sq(QpObj *qp)
 		PlanError err;
 		uint32_t n = plan_group(qp, limit, &end, &bad, &err);
 		did |= run_group(qp, n, reorder);
-		if (end == PlanResult::Error) {
+		/* ERR already: a copy in the group faulted and flushed this WQE too */
+		if (end == PlanResult::Error && qp->state != IBV_QPS_ERR) {
 			fail_wqe(qp, bad, err);
 			did = true;
 		}

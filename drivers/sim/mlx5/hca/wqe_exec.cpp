@@ -4,6 +4,11 @@
  * WQE execution: move the bytes of a checked plan (gather -> scatter streaming,
  * memmove so overlapping loopback buffers behave like a DMA read-then-write per
  * chunk) and perform atomics. Only spans checked by wqe_plan.cpp are touched.
+ *
+ * Plans with an on-demand span (Plan::safe) move their bytes with mem::safe_move()
+ * instead of memmove: the application may unmap on-demand pages at any time, and
+ * a page gone between the check and the copy gives an ODP page-fault error CQE
+ * (fail_moved()), never a signal. Pinned (non-ODP) MRs keep the plain memmove.
  */
 #include <string.h>
 
@@ -13,8 +18,12 @@ namespace mlx5sim {
 
 namespace {
 
-/** Copy @p total bytes from the src spans to the dst spans. */
-void stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst, uint64_t total)
+/**
+ * Copy @p total bytes from the src spans to the dst spans; with @p safe through
+ * mem::safe_move(). Returns 0 or which side faulted (1 source, 2 destination).
+ */
+int stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst, uint64_t total,
+		bool safe)
 {
 	uint32_t si = 0, di = 0;
 	uint64_t soff = 0, doff = 0;
@@ -25,8 +34,12 @@ void stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst,
 		if (total < n)
 			n = total;
 		/* a copy onto itself changes nothing: no page is touched for it */
-		if (dst[di].p + doff != src[si].p + soff)
-			memmove(dst[di].p + doff, src[si].p + soff, n);
+		if (dst[di].p + doff != src[si].p + soff) {
+			if (!safe)
+				memmove(dst[di].p + doff, src[si].p + soff, n);
+			else if (int side = mem::safe_move(dst[di].p + doff, src[si].p + soff, n))
+				return side;
+		}
 		total -= n;
 		soff += n;
 		doff += n;
@@ -39,6 +52,7 @@ void stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst,
 			doff = 0;
 		}
 	}
+	return 0;
 }
 
 /** Host-endian 8-byte atomic on the responder's memory; returns the old value. */
@@ -58,13 +72,63 @@ uint64_t do_atomic(const Plan *pl)
 uint64_t HcaImpl::exec_general(Plan *pl)
 {
 	if (pl->atomic) {
+		/*
+		 * On-demand: probe again right before (the plan may be old). An unmap
+		 * between this probe and the 8-byte atomic is not survived: no system
+		 * call performs an atomic on another mapping fault-safely.
+		 */
+		if (pl->safe && !mem::range_readable((uintptr_t)pl->atomic_target, 8)) {
+			pl->fault = 2;
+			return 0;
+		}
 		uint64_t old = do_atomic(pl);
-		memcpy(pl->atomic_result, &old, sizeof(old));
+		if (!pl->safe)
+			memcpy(pl->atomic_result, &old, sizeof(old));
+		else if (mem::safe_move(pl->atomic_result, reinterpret_cast<uint8_t *>(&old), 8))
+			pl->fault = 3; /* the local result buffer */
 		return 8;
 	}
 	if (pl->total)
-		stream_copy(pl->src, pl->nsrc, pl->dst, pl->ndst, pl->total);
+		pl->fault = (uint8_t)stream_copy(pl->src, pl->nsrc, pl->dst, pl->ndst, pl->total,
+						 pl->safe);
 	return pl->total;
+}
+
+void HcaImpl::fail_moved(QpObj *qp, uint32_t bad)
+{
+	Plan *pl = &plans_[bad];
+	const Verdict local = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	const Verdict remote = {MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	PlanError err{};
+	err.resp_event = IBV_EVENT_COMM_EST; /* none */
+	err.req = local;
+	uint8_t op = pl->opcode;
+	bool send = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
+		    op == MLX5_OPCODE_SEND_INVAL;
+	/* which side is the responder's memory: as check_remote()/take_recv() report it */
+	bool remote_src = op == MLX5_OPCODE_RDMA_READ;
+	bool remote_dst = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM ||
+			  pl->atomic;
+	if (send && pl->fault == 2) {
+		/* the responder's receive buffer: its CQE, the requester sees REM_OP */
+		err.req = Verdict{MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0};
+		err.resp_qp = pl->resp_qp;
+		err.resp_cqe = true;
+		err.resp = local;
+		err.resp_idx = pl->resp_idx;
+	} else if ((remote_src && pl->fault == 1) || (remote_dst && pl->fault == 2)) {
+		err.req = remote;
+		err.resp_qp = find_qp(qp->dest_qpn);
+		err.resp_event = IBV_EVENT_QP_ACCESS_ERR;
+	}
+	/* the later WQEs of the group are consumed: rewind so that enter_err flushes them */
+	const struct mlx5_wqe_ctrl_seg *ctrl =
+		reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
+	uint16_t next = (uint16_t)(pl->idx + mlx5_hw_ds_to_wqebbs(mlx5_hw_ctrl_ds(ctrl)));
+	qp->sq_ci -= (uint16_t)((uint16_t)qp->sq_ci - next);
+	fail_wqe(qp, pl, err);
 }
 
 } // namespace mlx5sim

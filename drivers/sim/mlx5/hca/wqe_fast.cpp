@@ -142,6 +142,7 @@ inline bool plan_one(FastCtx *c, const uint64_t *slot, uint16_t idx, Plan *pl)
 	pl->signaled = fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
 	pl->fenced = fm_ce_se & MLX5_HW_FM_MASK;
 	pl->atomic = false;
+	pl->safe = false;
 	pl->nsrc = 1;
 	pl->ndst = 1;
 	pl->byte_cnt = (uint32_t)len; /* 2 GiB is 0x80000000 */

@@ -58,9 +58,11 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 		uint64_t addr = mlx5_hw_ld_be64(pl->wqe + off + 8);
 		uint64_t len = hca_seg_len(bc);
 		uint8_t *p;
-		Verdict v = hca->check_local(qp, lkey, addr, len, scatter, &p);
+		bool odp = false;
+		Verdict v = hca->check_local(qp, lkey, addr, len, scatter, &p, &odp);
 		if (v.syndrome)
 			return v;
+		pl->safe |= odp;
 		spans[(*n)++] = Span{p, len};
 		pl->total += len;
 		off += MLX5_HW_DS_BYTES;
@@ -85,7 +87,9 @@ static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint64_t 
 	if (len == 0) /* nothing is accessed: no key check */
 		return Verdict{0, 0};
 	uint8_t *p;
-	Verdict v = hca->check_remote(resp, rkey, raddr, len, need, &p);
+	bool odp = false;
+	Verdict v = hca->check_remote(resp, rkey, raddr, len, need, &p, &odp);
+	pl->safe |= odp;
 	if (v.syndrome) {
 		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
 		err->req = v;
@@ -130,7 +134,10 @@ static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scat
 			break;
 		uint64_t len = hca_seg_len(mlx5_hw_ld_be32(seg));
 		uint8_t *p;
-		Verdict v = hca->check_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, &p);
+		bool odp = false;
+		Verdict v = hca->check_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, &p,
+					     &odp);
+		pl->safe |= odp;
 		if (v.syndrome) {
 			/* responder local error: its CQE, requester sees a remote op error */
 			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
@@ -172,15 +179,18 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 				     MLX5_HW_OPAQUE_BUF_LEN, true, &p);
 	if (v.syndrome)
 		return v;
+	bool odp = false;
 	v = hca->check_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen, false,
-			     &p);
+			     &p, &odp);
 	if (v.syndrome)
 		return v;
+	pl->safe |= odp;
 	pl->src[pl->nsrc++] = Span{p, slen};
-	v = hca->check_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true,
-			     &p);
+	v = hca->check_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true, &p,
+			     &odp);
 	if (v.syndrome)
 		return v;
+	pl->safe |= odp;
 	pl->dst[pl->ndst++] = Span{p, dlen};
 	pl->total = slen;
 	pl->byte_cnt = (uint32_t)slen; /* bytes copied: 2 GiB is 0x80000000 */
@@ -197,10 +207,12 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 	if (mlx5_hw_ld_be32(data) != 8)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	uint8_t *res;
+	bool odp = false;
 	Verdict v = hca->check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
-				     true, &res);
+				     true, &res, &odp);
 	if (v.syndrome)
 		return v;
+	pl->safe |= odp;
 	if (mlx5_hw_ld_be64(pl->wqe + 16) & 7) {
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 				IBV_EVENT_QP_REQ_ERR);
@@ -234,6 +246,8 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	pl->total = 0;
 	pl->byte_cnt = 0;
 	pl->atomic = false;
+	pl->safe = false;
+	pl->fault = 0;
 	pl->resp_qp = nullptr;
 	memcpy(&pl->imm_raw, &ctrl->imm, sizeof(pl->imm_raw));
 

@@ -3,7 +3,8 @@
  * @file
  * Memory safety of the model against what the application does to its memory:
  * registration probes every page like pinning would (a page past the end of a
- * file mapping fails with EFAULT, never a SIGBUS at copy time).
+ * file mapping fails with EFAULT, never a SIGBUS at copy time), and on-demand
+ * pages unmapped while the engine copies give an error CQE, never a signal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,6 +166,75 @@ void test_reg_large_fast(void)
 	munmap(s, sparse);
 }
 
+/* ---- on-demand pages unmapped while the engine copies (D3) ---- */
+
+/**
+ * Thread mode, implicit ODP MR, one large MMO. Another thread waits until the
+ * copy has started (either end of the destination changed), then unmaps the
+ * middle of the source (or destination). The CQE is a success (the copy won) or
+ * LOC_PROT with the ODP page-fault vendor syndrome; the process survives.
+ */
+void odp_unmap_during_copy(bool unmap_dst)
+{
+	MmoDev m(ExecMode::Thread);
+	uint32_t odp;
+	CU_ASSERT_EQUAL_FATAL(m.e.h().reg_mr(m.e.pdn, 0, UINT64_MAX,
+					     IBV_ACCESS_ON_DEMAND | IBV_ACCESS_LOCAL_WRITE, &odp),
+			      0);
+	const size_t len = 512ull << 20, quarter = len / 4;
+	uint8_t *src = static_cast<uint8_t *>(
+		mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	uint8_t *dst = static_cast<uint8_t *>(
+		mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	CU_ASSERT_NOT_EQUAL_FATAL(src, MAP_FAILED);
+	CU_ASSERT_NOT_EQUAL_FATAL(dst, MAP_FAILED);
+	memset(src, 0xab, len);
+	uint8_t *victim = (unmap_dst ? dst : src) + quarter;
+
+	std::atomic<int> unmapped{0};
+	std::thread app([&] {
+		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+		while (__atomic_load_n(&dst[0], __ATOMIC_RELAXED) == 0 &&
+		       __atomic_load_n(&dst[len - 1], __ATOMIC_RELAXED) == 0)
+			if (std::chrono::steady_clock::now() > until)
+				return;
+		unmapped = munmap(victim, 2 * quarter) == 0 ? 1 : -1;
+	});
+	m.mmo(odp, src, odp, dst, (uint32_t)len);
+	struct mlx5_cqe64 c = {};
+	bool got = m.wait_cqe(&c, 10000);
+	app.join();
+	CU_ASSERT_TRUE(got);
+	CU_ASSERT_EQUAL(unmapped.load(), 1);
+	if (cqe_opcode(c) == MLX5_CQE_REQ) {
+		printf("\n    the copy finished before the unmap ");
+		CU_ASSERT_EQUAL(cqe_bytes(c), (uint32_t)len);
+	} else {
+		CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+		CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+		CU_ASSERT_EQUAL(cqe_vendor(c), MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT);
+		CU_ASSERT_EQUAL(qp_state(m.e.h(), m.q.qpn), IBV_QPS_ERR);
+	}
+	munmap(src, quarter);
+	munmap(src + 3 * quarter, quarter);
+	munmap(dst, quarter);
+	munmap(dst + 3 * quarter, quarter);
+	if (!unmap_dst)
+		munmap(dst + quarter, 2 * quarter);
+	else
+		munmap(src + quarter, 2 * quarter);
+}
+
+void test_odp_unmap_src_during_copy(void)
+{
+	odp_unmap_during_copy(false);
+}
+
+void test_odp_unmap_dst_during_copy(void)
+{
+	odp_unmap_during_copy(true);
+}
+
 } // namespace
 
 int main(void)
@@ -174,8 +244,15 @@ int main(void)
 		{"PROT_NONE page inside the range -> EFAULT", test_reg_prot_none_page},
 		{"1 GiB shared and 16 GiB sparse register fast", test_reg_large_fast},
 	};
+	static const struct cunit_test odp_tests[] = {
+		{"thread mode: source unmapped during a 512 MiB copy",
+		 test_odp_unmap_src_during_copy},
+		{"thread mode: destination unmapped during a 512 MiB copy",
+		 test_odp_unmap_dst_during_copy},
+	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("registration probes", reg_tests),
+		CUNIT_SUITE("odp copies", odp_tests),
 	};
 	return CUNIT_RUN_SUITES(suites);
 }
