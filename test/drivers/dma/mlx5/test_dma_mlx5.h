@@ -150,5 +150,6 @@ extern const struct cunit_suite t_suite_wqe_bytes;
 extern const struct cunit_suite t_suite_status;
 extern const struct cunit_suite t_suite_quirks;
 extern const struct cunit_suite t_suite_sva;
+extern const struct cunit_suite t_suite_tiny;
 
 #endif /* TEST_DMA_MLX5_H */
