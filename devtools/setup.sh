@@ -27,6 +27,7 @@ packages=(build-essential g++ pkg-config meson ninja-build
           libdpdk-dev dpdk dpdk-dev libibverbs-dev rdma-core ibverbs-providers
           libisal-dev libcunit1-dev dpkg-dev valgrind
           clang-format python3-sphinx
+          clang libclang-rt-14-dev   # libFuzzer targets (test/fuzz)
           libsystemd-dev)   # pkg-config --static libdpdk names -lsystemd (dbus-1.pc)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -115,7 +115,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	volatile uint32_t *cq_dbrec;
 	volatile uint32_t *sq_dbrec;
 	void *bf_reg;
-	uint8_t *op_status; /**< per op (ring_idx & sq_mask): rte_dma_status_code */
+	uint16_t *op_status; /**< per op (ring_idx & sq_mask): rte_dma_status_code (to 0x100) */
 	/* ---- verbs path ---- */
 	struct ibv_qp_ex *qpx;
 	struct mlx5dv_qp_ex *dvqp;

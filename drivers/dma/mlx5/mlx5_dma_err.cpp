@@ -318,7 +318,7 @@ uint16_t mlx5_dma_report_with_errors(struct mlx5_dma_vchan *vc, uint16_t nb_cpls
 	uint16_t idx = vc->reported;
 
 	while (n < nb_cpls && idx != vc->done_upto) {
-		uint8_t *st = &vc->op_status[idx & vc->sq_mask];
+		uint16_t *st = &vc->op_status[idx & vc->sq_mask];
 
 		if (*st) {
 			if (!status) {

@@ -126,7 +126,7 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	}
 
 	vc->slots = (struct mlx5_dma_slot *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->slots), 0);
-	vc->op_status = (uint8_t *)rte_zmalloc(NULL, wqe_cnt, 0);
+	vc->op_status = (uint16_t *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->op_status), 0);
 	vc->scratch = (uint8_t *)rte_malloc(NULL, (size_t)wqe_cnt * MLX5_SEND_WQE_BB, 64);
 	vc->trap_buf = (uint8_t *)rte_zmalloc(NULL, MLX5_HW_OPAQUE_BUF_LEN * 2, 64);
 	if (!vc->slots || !vc->op_status || !vc->scratch || !vc->trap_buf) {
@@ -188,7 +188,7 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	vc->credits = 0;
 	vc->ring_idx = vc->reported = vc->done_upto = vc->submitted_idx = 0;
 	vc->err_pending = 0;
-	memset(vc->op_status, 0, vc->sq_mask + 1);
+	memset(vc->op_status, 0, (vc->sq_mask + 1) * sizeof(*vc->op_status));
 	memset(&vc->stats, 0, sizeof(vc->stats));
 	vc->last_err.valid = false;
 	mlx5_dma_mr_cache_init(&vc->mr_cache, vc->dev->mrs);

@@ -141,6 +141,13 @@ int test_hook_sq_ring(int16_t dev_id, uint16_t vchan, const uint8_t **ring, uint
  */
 int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi);
 
+/**
+ * TEST-ONLY HOOK: the WQE index (low 16 bits of the WQEBB producer counter) the next
+ * op of @p vchan will take, and the number of the vchan's CQ, for aiming injected
+ * faults (mlx5_sim_inject_fault) at one op. @return 0, -EINVAL or -EIO.
+ */
+int test_hook_next_wqe(int16_t dev_id, uint16_t vchan, uint16_t *wqe_index, uint32_t *cqn);
+
 /** The suites, one per file, run in this order by main(). */
 extern const struct cunit_suite t_suite_probe;
 extern const struct cunit_suite t_suite_ring;
@@ -150,5 +157,6 @@ extern const struct cunit_suite t_suite_wqe_bytes;
 extern const struct cunit_suite t_suite_status;
 extern const struct cunit_suite t_suite_quirks;
 extern const struct cunit_suite t_suite_sva;
+extern const struct cunit_suite t_suite_tiny;
 
 #endif /* TEST_DMA_MLX5_H */

@@ -41,3 +41,24 @@ int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi)
 	vc->credits = 0;
 	return 0;
 }
+
+int test_hook_next_wqe(int16_t dev_id, uint16_t vchan, uint16_t *wqe_index, uint32_t *cqn)
+{
+	struct rte_pmd_dma_mlx5_vchan_info info;
+	const struct mlx5_dma_dev *p;
+	const struct mlx5_dma_vchan *vc;
+	struct mlx5dv_obj obj = {};
+	struct mlx5dv_cq dvcq = {};
+
+	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info))
+		return -EINVAL;
+	p = (const struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private;
+	vc = &p->vchans[vchan];
+	*wqe_index = (uint16_t)vc->pi;
+	obj.cq.in = ibv_cq_ex_to_cq(vc->cq_ex);
+	obj.cq.out = &dvcq;
+	if (p->glue->dv_init_obj(&obj, MLX5DV_OBJ_CQ))
+		return -EIO;
+	*cqn = dvcq.cqn;
+	return 0;
+}

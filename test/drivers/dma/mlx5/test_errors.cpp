@@ -306,12 +306,68 @@ void test_injected_faults(void)
 	}
 }
 
+/*
+ * Syndromes without a precise status (MW_BIND, REMOTE_INVAL_REQ, REMOTE_ABORTED) end
+ * RTE_DMA_STATUS_ERROR_UNKNOWN (0x100), which needs more than 8 bits per op: the op
+ * once came back SUCCESSFUL with its data never moved.
+ */
+void test_unknown_syndrome(void)
+{
+	static const uint8_t synds[] = {MLX5_CQE_SYNDROME_MW_BIND_ERR,
+					MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR};
+
+	T_FOREACH_MODE (m) {
+		t_bufs b(4 * kChunk);
+		int id = t_open("dma_mlx5_unk", t_args(m, NULL), 1, 32);
+		struct ibv_context *ctx = t_sim_ctx_open(m->sim);
+		struct rte_pmd_dma_mlx5_vchan_info vi;
+		struct rte_dma_stats stats;
+		uint16_t next = 0;
+
+		CU_ASSERT_TRUE_FATAL(id >= 0 && ctx && b.ok());
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info(id, 0, &vi), 0);
+		t_fill(b.src, 4 * kChunk, 71);
+		for (uint8_t synd : synds) {
+			struct mlx5_sim_fault f = {};
+			enum rte_dma_status_code st[2];
+			uint16_t last;
+
+			uint32_t cqn;
+
+			/* a failure resets the QP and re-posts: aim at the next op's WQE */
+			f.kind = MLX5_SIM_FAULT_FAIL_WQE;
+			f.qpn = vi.qpn;
+			CU_ASSERT_EQUAL(test_hook_next_wqe(id, 0, &f.wqe_index, &cqn), 0);
+			f.syndrome = synd;
+			CU_ASSERT_EQUAL(mlx5_sim_inject_fault(ctx, &f), 0);
+			memset(b.dst, 0, 4 * kChunk);
+			CU_ASSERT_EQUAL(
+				rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), kChunk, 0),
+				next++);
+			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + kChunk),
+						     t_iova(b.dst + kChunk), kChunk,
+						     RTE_DMA_OP_FLAG_SUBMIT),
+					next++);
+			CU_ASSERT_EQUAL(t_wait_status(id, 0, 2, st, &last), 2);
+			CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_ERROR_UNKNOWN);
+			CU_ASSERT_EQUAL(st[1], RTE_DMA_STATUS_SUCCESSFUL);
+			CU_ASSERT_EQUAL(memcmp(b.src + kChunk, b.dst + kChunk, kChunk), 0);
+		}
+		CU_ASSERT_EQUAL(rte_dma_stats_get(id, 0, &stats), 0);
+		CU_ASSERT_EQUAL(stats.errors, RTE_DIM(synds));
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_unk"), 0);
+		t_sim_ctx_close(ctx);
+	}
+}
+
 const struct cunit_test tests[] = {
 	{"unregistered_addr", test_unregistered_addr},
 	{"extmem_map_unmap", test_extmem},
 	{"bad_length", test_bad_length},
 	{"op_flags", test_flags},
 	{"injected_faults", test_injected_faults},
+	{"unknown_syndrome", test_unknown_syndrome},
 };
 
 } // namespace

@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * test_pmd_campaign: a fault campaign through the public rte_dma API. Per mode
+ * (software HCA inline/thread x posting path direct/verbs): copies of random sizes
+ * (1 B .. 64 KiB, log-uniform) between random offsets of a registered pool, source
+ * pattern-filled, destination marked before each op, with about 1 % of the ops
+ * accompanied by an injected fault of every kind the software HCA offers
+ * (mlx5_sim.h): FAIL_WQE with every CQE syndrome (aimed at one op), QP_FATAL (ops in
+ * flight), DELAY_COMPLETIONS (thread mode; inline mode only releases held CQEs on
+ * quiesce, which nothing calls) and CQ_OVERRUN (off by default, --overrun: the PMD
+ * does not handle the CQ error, see the report).
+ *
+ * Contract checked (doc/guides/dmadevs/mlx5.rst "Errors and recovery"):
+ *  - every op is reported exactly once, in ring-index order (lost, duplicated);
+ *  - the op a FAIL_WQE hit is reported with the status of its syndrome, every other
+ *    op (flushed and re-posted by the PMD's recovery) SUCCESSFUL; a FAIL_WQE with
+ *    the WR_FLUSH syndrome looks like a fatal flush: re-posted, SUCCESSFUL;
+ *  - every successful op's destination equals its source; a failed op's destination
+ *    is untouched or fully written (a failed WQE may have moved its data); the byte
+ *    after every destination untouched;
+ *  - per fault: the recoveries of the vchan (rte_dma_dump) grow by one (zero for
+ *    DELAY_COMPLETIONS), rte_dma_stats errors count exactly the failed ops.
+ * A mode stalls when nothing completes for 5 s: its ops in flight count as lost and
+ * the device is reopened.
+ *   test_pmd_campaign [--ops N] [--seed S] [--overrun] [--mode inline-direct,...]
+ * Prints a table per mode and ends with "N passed, N failed" (one check per mode).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <infiniband/mlx5dv.h>
+#include <rte_eal.h>
+
+#include "rte_pmd_dma_mlx5.h"
+#include "test_dma_mlx5.h"
+
+namespace {
+
+constexpr uint32_t kMaxLen = 65536;
+constexpr uint32_t kSlots = 64;             /**< destination slots: ops in flight at most */
+constexpr size_t kSlotLen = 2 * kMaxLen;    /**< a destination lies inside its slot */
+constexpr size_t kSrcLen = 8 * 1024 * 1024; /**< source pool */
+constexpr uint16_t kNbDesc = 128;
+constexpr uint8_t kMark = 0xd7; /**< destination bytes before the op */
+const char *const kDev = "dma_mlx5_campaign";
+
+const uint8_t kSyndromes[] = {
+	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+	MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+	MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+	MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+	MLX5_CQE_SYNDROME_MW_BIND_ERR,
+	MLX5_CQE_SYNDROME_BAD_RESP_ERR,
+	MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR,
+	MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+	MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+	MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
+	MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
+	MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR,
+	MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR,
+};
+
+/* The driver guide's table; WR_FLUSH: re-posted like a fatal flush. */
+enum rte_dma_status_code expected_status(uint8_t synd)
+{
+	switch (synd) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR:
+		return RTE_DMA_STATUS_INVALID_LENGTH;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR:
+		return RTE_DMA_STATUS_INVALID_OPCODE;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR:
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR:
+		return RTE_DMA_STATUS_INVALID_ADDR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR:
+		return RTE_DMA_STATUS_SUCCESSFUL;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR:
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR:
+		return RTE_DMA_STATUS_BUS_ERROR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR:
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR:
+		return RTE_DMA_STATUS_DEV_LINK_ERROR;
+	default:
+		return RTE_DMA_STATUS_ERROR_UNKNOWN;
+	}
+}
+
+enum FaultKind {
+	F_FAIL,
+	F_FATAL,
+	F_DELAY,
+	F_OVERRUN,
+	F_NUM
+};
+const char *const kFaultName[F_NUM] = {"fail_wqe", "qp_fatal", "delay", "cq_overrun"};
+
+struct Op {
+	uint16_t idx;
+	uint32_t slot;
+	uint32_t len;
+	size_t soff, doff;
+	enum rte_dma_status_code expect;
+};
+
+struct Mode {
+	const char *name, *sim, *path;
+	bool thread;
+};
+const Mode kModes[] = {
+	{"inline-direct", T_SIM_INLINE, "direct", false},
+	{"inline-verbs", T_SIM_INLINE, "verbs", false},
+	{"thread-direct", T_SIM_THREAD, "direct", true},
+	{"thread-verbs", T_SIM_THREAD, "verbs", true},
+};
+
+struct Counts {
+	uint64_t ops = 0, completed = 0, lost = 0, dup = 0, wrong = 0, corrupt = 0;
+	uint64_t injected[F_NUM] = {}, accounted[F_NUM] = {};
+	uint64_t failed_ops = 0, stats_mismatch = 0, stalls = 0;
+};
+
+uint64_t recoveries_of(int16_t id)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	uint64_t total = 0;
+
+	if (!f)
+		return 0;
+	rte_dma_dump(id, f);
+	fclose(f);
+	for (const char *p = buf; p && (p = strstr(p, "recoveries ")); p++)
+		total += strtoull(p + strlen("recoveries "), nullptr, 10);
+	free(buf);
+	return total;
+}
+
+class Campaign {
+public:
+	Campaign(const Mode &m, uint64_t nops, uint32_t seed, bool overrun)
+		: m_(m), nops_(nops), rng_(seed), overrun_(overrun), bufs_(kSrcLen),
+		  dst_(kSlots * kSlotLen)
+	{
+	}
+
+	bool run(Counts *c)
+	{
+		c_ = c;
+		if (!bufs_.ok() || !dst_.ok() || open())
+			return false;
+		t_fill(bufs_.src, kSrcLen, 0x5eed);
+		memset(dst_.dst, kMark, kSlots * kSlotLen);
+		uint64_t since_fault = 0;
+		while (issued_ < nops_) {
+			/* a burst averages 8.5 ops: about one op in 100 meets a fault */
+			bool fault = since_fault >= 8 && rng_() % 10 == 0;
+			if (fault) {
+				inject();
+				since_fault = 0;
+			}
+			uint32_t burst = 1 + rng_() % 16;
+			for (uint32_t k = 0; k < burst && issued_ < nops_; k++) {
+				while (inflight_.size() >= kSlots - 1 ||
+				       rte_dma_burst_capacity(id_, 0) == 0) {
+					if (!poll())
+						break;
+				}
+				enqueue(k == burst - 1);
+				since_fault++;
+			}
+			if (rng_() % 2)
+				poll();
+		}
+		rte_dma_submit(id_, 0);
+		drain();
+		close_episode();
+		check_stats();
+		t_close(kDev);
+		t_sim_ctx_close(ctx_);
+		return true;
+	}
+
+private:
+	int open()
+	{
+		char args[256];
+		snprintf(args, sizeof(args), "dev=%s,sim_exec=%s,path=%s", m_.sim,
+			 m_.thread ? "thread" : "inline", m_.path);
+		int id = t_open(kDev, args, 1, kNbDesc);
+		if (id < 0) {
+			fprintf(stderr, "campaign %s: cannot open %s: %d\n", m_.name, args, id);
+			return -1;
+		}
+		id_ = (int16_t)id;
+		if (!ctx_)
+			ctx_ = t_sim_ctx_open(m_.sim);
+		if (!ctx_ || rte_pmd_dma_mlx5_vchan_info(id_, 0, &vi_))
+			return -1;
+		base_recoveries_ = recoveries_of(id_);
+		ep_recoveries_ = base_recoveries_;
+		reported_ok_ = reported_err_ = 0;
+		return 0;
+	}
+
+	uint32_t rand_len()
+	{
+		uint32_t bits = rng_() % 17; /* log-uniform: 1 B .. 64 KiB */
+		return 1 + (uint32_t)(rng_() % (1u << bits));
+	}
+
+	void enqueue(bool submit)
+	{
+		Op op;
+		op.len = rand_len();
+		op.slot = next_slot_++ % kSlots;
+		op.soff = rng_() % (kSrcLen - op.len + 1);
+		op.doff = (size_t)op.slot * kSlotLen + rng_() % (kSlotLen - op.len);
+		op.expect = RTE_DMA_STATUS_SUCCESSFUL;
+		if (aim_next_) {
+			op.expect = aim_status_;
+			aim_next_ = false;
+		}
+		uint8_t *d = dst_.dst + op.doff;
+		memset(d, kMark, op.len + 1);
+		int r = rte_dma_copy(id_, 0, t_iova(bufs_.src + op.soff), t_iova(d), op.len,
+				     submit ? RTE_DMA_OP_FLAG_SUBMIT : 0);
+		if (r < 0) {
+			fprintf(stderr, "campaign %s: rte_dma_copy: %d\n", m_.name, r);
+			c_->wrong++;
+			return;
+		}
+		op.idx = (uint16_t)r;
+		if (op.idx != next_idx_) {
+			fprintf(stderr, "campaign %s: ring index %u, expected %u\n", m_.name,
+				op.idx, next_idx_);
+			c_->wrong++;
+		}
+		next_idx_ = (uint16_t)(op.idx + 1);
+		inflight_.push_back(op);
+		issued_++;
+		c_->ops++;
+	}
+
+	/* One completion call; @return false when nothing came back for 5 s. */
+	bool poll()
+	{
+		enum rte_dma_status_code st[32];
+		uint16_t last = 0, n;
+		bool err = false;
+
+		rte_dma_submit(id_, 0);
+		if (rng_() % 2) {
+			n = rte_dma_completed(id_, 0, 32, &last, &err);
+			for (uint16_t i = 0; i < n; i++)
+				st[i] = RTE_DMA_STATUS_SUCCESSFUL;
+			if (n == 0 && err)
+				n = rte_dma_completed_status(id_, 0, 32, &last, st);
+		} else {
+			n = rte_dma_completed_status(id_, 0, 32, &last, st);
+		}
+		if (n == 0) {
+			if (inflight_.empty())
+				return true;
+			if (!stall_since_)
+				stall_since_ = t_now_ms();
+			else if (t_now_ms() - stall_since_ > 5000)
+				return stalled(), false;
+			return true;
+		}
+		stall_since_ = 0;
+		for (uint16_t i = 0; i < n; i++) {
+			uint16_t idx = (uint16_t)(last - (n - 1 - i));
+			if (inflight_.empty()) {
+				c_->dup++;
+				continue;
+			}
+			Op op = inflight_.front();
+			if (idx != op.idx) {
+				/* an op skipped (lost) or reported again (duplicated) */
+				if ((int16_t)(idx - op.idx) < 0) {
+					c_->dup++;
+					continue;
+				}
+				while (!inflight_.empty() && inflight_.front().idx != idx) {
+					c_->lost++;
+					inflight_.pop_front();
+				}
+				if (inflight_.empty())
+					continue;
+				op = inflight_.front();
+			}
+			inflight_.pop_front();
+			c_->completed++;
+			verify(op, st[i]);
+		}
+		return true;
+	}
+
+	void verify(const Op &op, enum rte_dma_status_code st)
+	{
+		const uint8_t *d = dst_.dst + op.doff;
+		const uint8_t *s = bufs_.src + op.soff;
+
+		if (st != op.expect) {
+			if (c_->wrong < 10)
+				fprintf(stderr, "campaign %s: op %u status %d, expected %d\n",
+					m_.name, op.idx, st, op.expect);
+			c_->wrong++;
+		}
+		if (st == RTE_DMA_STATUS_SUCCESSFUL) {
+			reported_ok_++;
+			if (memcmp(d, s, op.len) != 0)
+				c_->corrupt++;
+		} else {
+			reported_err_++;
+			c_->failed_ops++;
+			bool untouched = true;
+			for (uint32_t i = 0; i < op.len && untouched; i++)
+				untouched = d[i] == kMark;
+			if (!untouched && memcmp(d, s, op.len) != 0)
+				c_->corrupt++;
+		}
+		if (d[op.len] != kMark)
+			c_->corrupt++;
+	}
+
+	void drain()
+	{
+		rte_dma_submit(id_, 0);
+		while (!inflight_.empty())
+			if (!poll())
+				break;
+	}
+
+	void stalled()
+	{
+		fprintf(stderr,
+			"campaign %s: nothing completed for 5 s with %zu ops in flight "
+			"(last fault %s): counted lost, device reopened\n",
+			m_.name, inflight_.size(), kFaultName[ep_kind_]);
+		c_->lost += inflight_.size();
+		c_->stalls++;
+		inflight_.clear();
+		t_close(kDev);
+		next_idx_ = 0;
+		ep_open_ = false;
+		if (open())
+			abort();
+	}
+
+	/* The fault of the episode that just ended is accounted for? */
+	void close_episode()
+	{
+		uint64_t rec = recoveries_of(id_);
+		if (ep_open_) {
+			uint64_t want = ep_kind_ == F_DELAY ? 0 : 1;
+			if (rec - ep_recoveries_ == want && !ep_status_missed())
+				c_->accounted[ep_kind_]++;
+			else if (c_->wrong < 10)
+				fprintf(stderr,
+					"campaign %s: %s fault: %" PRIu64
+					" recoveries, expected %" PRIu64 "\n",
+					m_.name, kFaultName[ep_kind_], rec - ep_recoveries_, want);
+		}
+		if (ep_open_ && ep_kind_ == F_DELAY) {
+			struct mlx5_sim_fault f = {};
+			f.kind = MLX5_SIM_FAULT_DELAY_COMPLETIONS;
+			f.qpn = vi_.qpn;
+			f.delay_us = 0; /* the delay stays until cleared */
+			mlx5_sim_inject_fault(ctx_, &f);
+		}
+		ep_open_ = false;
+		ep_recoveries_ = rec;
+	}
+	bool ep_status_missed() const { return c_->wrong != ep_wrong_; }
+
+	void inject()
+	{
+		/* one fault at a time: its episode ends with every op reported */
+		drain();
+		close_episode();
+		if (!inflight_.empty())
+			return;
+		int kinds = m_.thread ? 3 : 2;
+		FaultKind k = (FaultKind)(rng_() % (kinds + (overrun_ ? 1 : 0)));
+		if (k == kinds)
+			k = F_OVERRUN;
+		struct mlx5_sim_fault f = {};
+		uint16_t wqe;
+		uint32_t cqn;
+
+		if (test_hook_next_wqe(id_, 0, &wqe, &cqn))
+			abort();
+		f.qpn = vi_.qpn;
+		f.cqn = cqn;
+		switch (k) {
+		case F_FAIL:
+			f.kind = MLX5_SIM_FAULT_FAIL_WQE;
+			f.wqe_index = wqe;
+			f.syndrome = kSyndromes[synd_turn_++ % RTE_DIM(kSyndromes)];
+			f.vendor_syndrome = 0x5a;
+			aim_next_ = true;
+			aim_status_ = expected_status(f.syndrome);
+			break;
+		case F_FATAL:
+			f.kind = MLX5_SIM_FAULT_QP_FATAL;
+			break;
+		case F_DELAY:
+			f.kind = MLX5_SIM_FAULT_DELAY_COMPLETIONS;
+			f.delay_us = 200 + rng_() % 2000;
+			break;
+		default:
+			f.kind = MLX5_SIM_FAULT_CQ_OVERRUN;
+			break;
+		}
+		if (mlx5_sim_inject_fault(ctx_, &f)) {
+			fprintf(stderr, "campaign %s: inject %s failed\n", m_.name, kFaultName[k]);
+			aim_next_ = false;
+			return;
+		}
+		c_->injected[k]++;
+		ep_open_ = true;
+		ep_kind_ = k;
+		ep_wrong_ = c_->wrong;
+	}
+
+	void check_stats()
+	{
+		struct rte_dma_stats s;
+		if (rte_dma_stats_get(id_, 0, &s)) {
+			c_->stats_mismatch++;
+			return;
+		}
+		if (s.completed != reported_ok_ + reported_err_ || s.errors != reported_err_) {
+			fprintf(stderr,
+				"campaign %s: stats completed %" PRIu64 " errors %" PRIu64
+				", reported %" PRIu64 " / %" PRIu64 " failed\n",
+				m_.name, s.completed, s.errors, reported_ok_ + reported_err_,
+				reported_err_);
+			c_->stats_mismatch++;
+		}
+	}
+
+	const Mode &m_;
+	uint64_t nops_, issued_ = 0;
+	std::mt19937_64 rng_;
+	bool overrun_;
+	t_bufs bufs_, dst_;
+	Counts *c_ = nullptr;
+	int16_t id_ = -1;
+	struct ibv_context *ctx_ = nullptr;
+	struct rte_pmd_dma_mlx5_vchan_info vi_ = {};
+	std::deque<Op> inflight_;
+	uint32_t next_slot_ = 0;
+	uint16_t next_idx_ = 0;
+	uint64_t stall_since_ = 0;
+	bool aim_next_ = false;
+	enum rte_dma_status_code aim_status_ = RTE_DMA_STATUS_SUCCESSFUL;
+	unsigned synd_turn_ = 0;
+	bool ep_open_ = false;
+	FaultKind ep_kind_ = F_FAIL;
+	uint64_t ep_wrong_ = 0, ep_recoveries_ = 0, base_recoveries_ = 0;
+	uint64_t reported_ok_ = 0, reported_err_ = 0;
+};
+
+int add_sims(void)
+{
+	for (const char *n : {T_SIM_INLINE, T_SIM_THREAD}) {
+		struct mlx5_sim_device_attr attr;
+
+		t_sim_attr(n, &attr);
+		if (mlx5_sim_device_add(n, &attr))
+			return -1;
+	}
+	return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	uint64_t nops = 20000;
+	uint32_t seed = 1;
+	bool overrun = false;
+	std::string only;
+	static const struct option opts[] = {{"ops", required_argument, nullptr, 'n'},
+					     {"seed", required_argument, nullptr, 's'},
+					     {"mode", required_argument, nullptr, 'm'},
+					     {"overrun", no_argument, nullptr, 'o'},
+					     {nullptr, 0, nullptr, 0}};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1) {
+		switch (c) {
+		case 'n':
+			nops = strtoull(optarg, nullptr, 0);
+			break;
+		case 's':
+			seed = (uint32_t)strtoul(optarg, nullptr, 0);
+			break;
+		case 'm':
+			only = optarg;
+			break;
+		case 'o':
+			overrun = true;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [--ops N] [--seed S] [--mode a,b] [--overrun]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	char *eal_argv[] = {argv[0],
+			    (char *)"--no-huge",
+			    (char *)"-m",
+			    (char *)"1024",
+			    (char *)"--no-pci",
+			    (char *)"--no-shconf",
+			    (char *)"--log-level=pmd.dma.mlx5:error",
+			    nullptr};
+	if (rte_eal_init(7, eal_argv) < 0 || add_sims()) {
+		fprintf(stderr, "campaign: EAL or software HCA setup failed\n");
+		return 1;
+	}
+	int passed = 0, failed = 0;
+	printf("%-14s %9s %5s %5s %6s %7s %6s  faults injected/accounted\n", "mode", "ops", "lost",
+	       "dup", "wrong", "corrupt", "failed");
+	for (const Mode &m : kModes) {
+		if (!only.empty() &&
+		    ("," + only + ",").find("," + std::string(m.name) + ",") == std::string::npos)
+			continue;
+		Counts k;
+		uint64_t t0 = t_now_ms();
+		Campaign camp(m, nops, seed, overrun);
+		bool ran = camp.run(&k);
+		bool ok = ran && k.lost == 0 && k.dup == 0 && k.wrong == 0 && k.corrupt == 0 &&
+			  k.stats_mismatch == 0 && k.completed == k.ops;
+		std::string faults;
+		for (int f = 0; f < F_NUM; f++) {
+			char b[64];
+			snprintf(b, sizeof(b), "%s%s %" PRIu64 "/%" PRIu64, f ? ", " : "",
+				 kFaultName[f], k.injected[f], k.accounted[f]);
+			faults += b;
+			ok = ok && k.injected[f] == k.accounted[f];
+		}
+		printf("%-14s %9" PRIu64 " %5" PRIu64 " %5" PRIu64 " %6" PRIu64 " %7" PRIu64
+		       " %6" PRIu64 "  %s  (%.1f s)%s\n",
+		       m.name, k.ops, k.lost, k.dup, k.wrong, k.corrupt, k.failed_ops,
+		       faults.c_str(), (t_now_ms() - t0) / 1000.0, ok ? "" : "  FAILED");
+		fflush(stdout);
+		ok ? passed++ : failed++;
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	rte_eal_cleanup();
+	return failed ? 1 : 0;
+}

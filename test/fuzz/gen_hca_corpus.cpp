@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Writes the seed corpus of fuzz_hca_sq (hca_fuzz_env.h format) into a directory:
+ * valid WQEs with the keys a fresh software HCA hands out (NOP, memcpy MMO, RDMA
+ * write/read, SEND into a posted receive, atomics), batches, a ring wrap, a stale and
+ * a foreign-PD key. Each seed is executed once here and must pass the target's checks.
+ *   gen_hca_corpus <dir>
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "hca_fuzz_env.h"
+
+using namespace hcafuzz;
+
+namespace {
+
+/* One WQE being built (as hca_test_util.h's Wqe, without CUnit). */
+struct W {
+	uint8_t b[256] = {};
+	uint32_t off = 16;
+	W(uint16_t idx, uint8_t opcode, uint32_t qpn, uint8_t opmod = 0,
+	  uint8_t fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE, uint32_t imm = 0)
+	{
+		mlx5dv_set_ctrl_seg(reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(b), idx, opcode,
+				    opmod, qpn, fm_ce_se, 0, 0, imm);
+	}
+	W &data(uint32_t len, uint32_t key, const void *addr)
+	{
+		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(b + off), len, key,
+				    (uintptr_t)addr);
+		off += 16;
+		return *this;
+	}
+	W &raddr(const void *addr, uint32_t rkey)
+	{
+		mlx5_hw_st_be64(b + off, (uintptr_t)addr);
+		mlx5_hw_st_be32(b + off + 8, rkey);
+		off += 16;
+		return *this;
+	}
+	W &atomic(uint64_t swap_add, uint64_t compare)
+	{
+		mlx5_hw_st_be64(b + off, swap_add);
+		mlx5_hw_st_be64(b + off + 8, compare);
+		off += 16;
+		return *this;
+	}
+	W &inl(const void *d, uint32_t len)
+	{
+		mlx5_hw_st_be32(b + off, len | MLX5_INLINE_SEG);
+		memcpy(b + off + 4, d, len);
+		off += (4 + len + 15) & ~15u;
+		return *this;
+	}
+	W &meta(uint32_t key, const void *addr)
+	{
+		mlx5_hw_st_be32(b + off, 0);
+		mlx5_hw_st_be32(b + off + 4, key);
+		mlx5_hw_st_be64(b + off + 8, (uintptr_t)addr);
+		off += 16;
+		return *this;
+	}
+};
+
+/* A seed: header, then the WQEs laid out in the ring from WQEBB 0. */
+struct Seed {
+	HcaFuzzHdr h{};
+	std::vector<uint8_t> sq, rq;
+	uint16_t pi = 0;
+	uint32_t last_ctrl = 0;
+	Env env;
+
+	explicit Seed(uint8_t log_sq = 4, uint8_t nrecv = 0, uint16_t start = 0)
+	{
+		h.log_sq = log_sq;
+		h.start = start;
+		pi = start;
+		h.n_mr = kSlots;
+		h.qp_access = kMrAccessMask;
+		h.flags = (uint8_t)(nrecv << 1);
+		/* MR0: source (slot 0, read only); MR1: destination, every access;
+		 * MR2: the other PD; MR3: deregistered (stale key) */
+		h.mr[0] = {0, kSlot - 1, IBV_ACCESS_REMOTE_READ, 0, 0, 0};
+		h.mr[1] = {0, kSlot - 1, (uint8_t)kMrAccessMask, 0, 0, 0};
+		h.mr[2] = {0, kSlot - 1, (uint8_t)kMrAccessMask, 1, 0, 0};
+		h.mr[3] = {0, kSlot - 1, (uint8_t)kMrAccessMask, 0, 1, 0};
+		if (env.setup(h))
+			abort();
+		sq.assign((size_t)env.sq_cnt * 64, 0);
+		rq.assign(kRqCnt * 64, 0);
+	}
+	uint32_t k(int i) const { return env.key[i]; }
+	uint8_t *a(int i, uint32_t off = 0) const { return slot(i) + off; }
+	uint16_t idx() const { return pi; }
+	uint32_t qpn() const { return env.qpn; }
+	void post(W &w)
+	{
+		auto *c = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(w.b);
+		uint32_t ds = w.off / 16;
+		c->qpn_ds = htobe32((be32toh(c->qpn_ds) & ~0x3fu) | ds);
+		uint32_t off = (pi & (env.sq_cnt - 1)) * 64;
+		last_ctrl = off;
+		for (uint32_t i = 0; i < w.off; i++)
+			sq[(off + i) % sq.size()] = w.b[i];
+		pi = (uint16_t)(pi + mlx5_hw_ds_to_wqebbs(ds));
+	}
+	void recv(uint32_t i, uint32_t len, uint32_t key, const void *addr)
+	{
+		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(&rq[i * 64]), len,
+				    key, (uintptr_t)addr);
+		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(&rq[i * 64 + 16]),
+				    0, MLX5_INVALID_LKEY, 0);
+	}
+	void write(const std::string &dir, const char *name)
+	{
+		h.pi = (uint16_t)(pi - h.start);
+		memcpy(&h.ctrl8, &sq[last_ctrl], 8);
+		std::vector<uint8_t> out(sizeof(h));
+		memcpy(out.data(), &h, sizeof(h));
+		out.insert(out.end(), sq.begin(), sq.end());
+		if (h.flags >> 1)
+			out.insert(out.end(), rq.begin(), rq.end());
+		std::string p = dir + "/" + name;
+		FILE *f = fopen(p.c_str(), "wb");
+		if (!f || fwrite(out.data(), 1, out.size(), f) != out.size() || fclose(f)) {
+			perror(p.c_str());
+			exit(1);
+		}
+	}
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s <corpus dir>\n", argv[0]);
+		return 2;
+	}
+	std::string d = argv[1];
+	const uint8_t mmo = MLX5_HW_OPC_MOD_MMO_DMA;
+	{
+		Seed s;
+		W w(s.idx(), MLX5_OPCODE_NOP, s.qpn());
+		s.post(w);
+		s.write(d, "nop");
+	}
+	{
+		Seed s;
+		W w(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo);
+		w.meta(s.k(1), s.a(1, 8192))
+			.data(1000, s.k(0), s.a(0, 3))
+			.data(1000, s.k(1), s.a(1, 5));
+		s.post(w);
+		s.write(d, "mmo");
+	}
+	{
+		Seed s(4, 1);
+		s.recv(0, 64, s.k(1), s.a(1, 3000));
+		W w(s.idx(), MLX5_OPCODE_RDMA_WRITE, s.qpn());
+		w.raddr(s.a(1, 100), s.k(1)).data(300, s.k(0), s.a(0));
+		s.post(w);
+		W x(s.idx(), MLX5_OPCODE_RDMA_WRITE_IMM, s.qpn(), 0, MLX5_WQE_CTRL_CQ_UPDATE, 7);
+		x.raddr(s.a(1, 900), s.k(1)).inl("inline-bytes", 12);
+		s.post(x);
+		s.write(d, "rdma_write");
+	}
+	{
+		Seed s;
+		W w(s.idx(), MLX5_OPCODE_RDMA_READ, s.qpn());
+		w.raddr(s.a(0, 64), s.k(0))
+			.data(128, s.k(1), s.a(1, 64))
+			.data(64, s.k(1), s.a(1, 4096));
+		s.post(w);
+		s.write(d, "rdma_read");
+	}
+	{
+		Seed s(4, 1);
+		s.recv(0, 512, s.k(1), s.a(1, 2048));
+		W w(s.idx(), MLX5_OPCODE_SEND, s.qpn());
+		w.data(200, s.k(0), s.a(0, 10)).inl("tail", 4);
+		s.post(w);
+		s.write(d, "send");
+	}
+	{
+		Seed s;
+		W fa(s.idx(), MLX5_OPCODE_ATOMIC_FA, s.qpn());
+		fa.raddr(s.a(1, 64), s.k(1)).atomic(23, 0).data(8, s.k(1), s.a(1, 128));
+		s.post(fa);
+		W cs(s.idx(), MLX5_OPCODE_ATOMIC_CS, s.qpn());
+		cs.raddr(s.a(1, 64), s.k(1))
+			.atomic(1, 0xa5a5a5a5a5a5a5bcull)
+			.data(8, s.k(1), s.a(1, 136));
+		s.post(cs);
+		s.write(d, "atomics");
+	}
+	{
+		/* a batch, most WQEs unsignaled, the last fenced */
+		Seed s;
+		for (int i = 0; i < 6; i++) {
+			W w(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo,
+			    i == 5 ? MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_FENCE : 0);
+			w.meta(s.k(1), s.a(1, 8192))
+				.data(64 << i, s.k(0), s.a(0, 64 * i))
+				.data(64 << i, s.k(1), s.a(1, 4096 + 64 * i));
+			s.post(w);
+		}
+		s.write(d, "batch_unsignaled");
+	}
+	{
+		/* a stale key in the middle: error CQE, the rest flushed */
+		Seed s;
+		W a(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo);
+		a.meta(s.k(1), s.a(1, 8192)).data(64, s.k(0), s.a(0)).data(64, s.k(1), s.a(1));
+		s.post(a);
+		W b(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo);
+		b.meta(s.k(1), s.a(1, 8192)).data(64, s.k(3), s.a(3)).data(64, s.k(1), s.a(1));
+		s.post(b);
+		W c(s.idx(), MLX5_OPCODE_NOP, s.qpn());
+		s.post(c);
+		s.write(d, "stale_key_flush");
+	}
+	{
+		/* a key of the other PD as destination */
+		Seed s;
+		W w(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo);
+		w.meta(s.k(1), s.a(1, 8192)).data(64, s.k(0), s.a(0)).data(64, s.k(2), s.a(2));
+		s.post(w);
+		s.write(d, "foreign_pd");
+	}
+	{
+		/* a 4-WQEBB ring three WQEBBs in: a two-WQEBB WQE crosses the end */
+		Seed s(1, 0, 3);
+		W w(s.idx(), MLX5_OPCODE_RDMA_WRITE, s.qpn());
+		w.raddr(s.a(1), s.k(1))
+			.data(8, s.k(0), s.a(0))
+			.data(8, s.k(0), s.a(0, 8))
+			.data(8, s.k(0), s.a(0, 16));
+		s.post(w);
+		s.write(d, "ring_wrap");
+	}
+	/* every seed passes the target's oracle */
+	for (const char *n : {"nop", "mmo", "rdma_write", "rdma_read", "send", "atomics",
+			      "batch_unsignaled", "stale_key_flush", "foreign_pd", "ring_wrap"}) {
+		std::string p = d + "/" + n;
+		FILE *f = fopen(p.c_str(), "rb");
+		std::vector<uint8_t> buf(65536);
+		size_t len = f ? fread(buf.data(), 1, buf.size(), f) : 0;
+		if (f)
+			fclose(f);
+		LLVMFuzzerTestOneInput(buf.data(), len);
+		printf("%s: %zu bytes\n", n, len);
+	}
+	return 0;
+}
