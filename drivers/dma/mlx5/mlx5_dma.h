@@ -105,6 +105,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
 	uint16_t submitted_idx; /**< ring index after the last submitted op */
 	uint16_t err_pending;   /**< unreported failed ops in op_status[] */
+	uint16_t idle_polls;    /**< polls that found nothing while ops were outstanding */
 	/* ---- completion ---- */
 	uint8_t *cq;        /**< CQ ring */
 	uint32_t cq_mask;   /**< cqe_cnt - 1 */
@@ -132,6 +133,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct mlx5_dma_err_info last_err;
 	struct mlx5_dma_vchan_stats stats;
 	bool configured;
+	bool cq_lost; /**< the device reported the CQ in error (async event) */
 };
 
 /** dev_private of a dma_mlx5 dmadev. */
@@ -173,6 +175,11 @@ void mlx5_dma_progress_teardown(struct mlx5_dma_dev *p);
 int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);
 
 /* mlx5_dma_vchan.cpp */
+/** CQ + QP of a vchan, connected in RTS; on failure what exists stays for destroy. */
+int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt);
+void mlx5_dma_vchan_destroy_queues(struct mlx5_dma_vchan *vc);
+/** New CQ + QP in place of a pair whose CQ is in error; on failure the old pair stays. */
+int mlx5_dma_vchan_replace_queues(struct mlx5_dma_vchan *vc);
 int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, uint16_t id,
 			  uint16_t nb_desc);
 void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc);
@@ -185,6 +192,14 @@ void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
 void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe);
 /** Reset the QP and re-post the WQEs from @p start_pi16 on, as ops @p first_idx, ... */
 int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx);
+/** Polls that find nothing while ops are outstanding, between two async-event checks. */
+#define MLX5_DMA_IDLE_CHECK 4096
+/**
+ * A vchan stalls with ops outstanding: read the device's async events; a CQ the
+ * device put in error (overrun) loses its completions, so the vchan gets new queues
+ * and every op not yet completed is posted again.
+ */
+void mlx5_dma_idle_check(struct mlx5_dma_vchan *vc);
 /** Skip every CQE the device has written so far (direct path), update the CQ dbrec. */
 void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc);
 uint16_t mlx5_dma_report_with_errors(struct mlx5_dma_vchan *vc, uint16_t nb_cpls,

@@ -175,7 +175,14 @@ void ring_reposted(struct mlx5_dma_vchan *vc)
 
 } // namespace
 
-int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx)
+namespace {
+
+/*
+ * Re-post every WQE from @p start_pi16 on as ops @p first_idx, ... after giving the
+ * vchan a working QP: the same QP reset and reconnected, or (@p new_queues) a new CQ
+ * and QP.
+ */
+int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, bool new_queues)
 {
 	const struct mlx5_glue *glue = vc->dev->glue;
 	uint32_t nbb = (uint16_t)((uint16_t)vc->pi - start_pi16);
@@ -193,9 +200,13 @@ int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t fi
 	if (was_open)
 		ibv_wr_abort(vc->qpx); /* unsubmitted verbs batch: rebuilt below */
 	vc->batch_open = false;
-	ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
-	if (vc->path == MLX5_DMA_PATH_DIRECT)
-		mlx5_dma_cq_skip_all(vc);
+	if (new_queues) {
+		ret = mlx5_dma_vchan_replace_queues(vc); /* a fresh CQ: nothing to skip */
+	} else {
+		ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+		if (vc->path == MLX5_DMA_PATH_DIRECT)
+			mlx5_dma_cq_skip_all(vc);
+	}
 	vc->pi = vc->bb_ci = vc->db_pi = 0;
 	vc->multi_valid = false;
 	vc->credits = 0; /* re-checked at the next enqueue */
@@ -220,10 +231,14 @@ int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t fi
 	}
 	vc->ring_idx = first_idx;
 	for (uint32_t off = 0; off < nbb;) {
-		const uint8_t *wqe = vc->scratch + off * MLX5_SEND_WQE_BB;
+		uint8_t *wqe = vc->scratch + off * MLX5_SEND_WQE_BB;
 		uint32_t n = mlx5_hw_ds_to_wqebbs(
 			mlx5_hw_ctrl_ds((const struct mlx5_wqe_ctrl_seg *)wqe));
+		uint32_t *qpn_ds = (uint32_t *)wqe + 1;
 
+		/* a new QP has a new number: the ctrl segment must name it */
+		*qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 |
+					   (rte_be_to_cpu_32(*qpn_ds) & 0x3f));
 		n = n ? n : 1;
 		repost_wqe(vc, wqe, n);
 		off += n;
@@ -231,6 +246,44 @@ int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t fi
 			ring_reposted(vc);
 	}
 	return 0;
+}
+
+} // namespace
+
+int mlx5_dma_recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx)
+{
+	return recover(vc, start_pi16, first_idx, false);
+}
+
+void mlx5_dma_idle_check(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_dev *p = vc->dev;
+	struct ibv_async_event ev;
+
+	/* async events are the device's: mark the vchan each one is about */
+	while (p->glue->get_async_event(p->ctx, &ev) == 0) {
+		if (ev.event_type == IBV_EVENT_CQ_ERR) {
+			for (uint16_t i = 0; i < p->args.max_vchans; i++) {
+				struct ibv_cq_ex *cq = __atomic_load_n(&p->vchans[i].cq_ex,
+								       __ATOMIC_ACQUIRE);
+
+				if (cq && ibv_cq_ex_to_cq(cq) == ev.element.cq)
+					__atomic_store_n(&p->vchans[i].cq_lost, true,
+							 __ATOMIC_RELEASE);
+			}
+		}
+		p->glue->ack_async_event(&ev);
+	}
+	if (!__atomic_load_n(&vc->cq_lost, __ATOMIC_ACQUIRE) || vc->dead)
+		return;
+	/* Its completions are gone: whatever is not known complete runs again (a copy
+	 * repeated writes the same bytes; see the guide for raw WQEs). */
+	MLX5_DMA_LOG(WARNING,
+		     "%s vchan %u: the device put CQ of QP %#x in error: new CQ and QP, "
+		     "%u ops posted again",
+		     p->name, vc->vchan_id, vc->qp->qp_num,
+		     (uint16_t)(vc->ring_idx - vc->done_upto));
+	recover(vc, (uint16_t)vc->bb_ci, vc->done_upto, true);
 }
 
 void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe_ptr)

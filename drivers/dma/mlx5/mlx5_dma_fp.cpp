@@ -107,6 +107,10 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 	if (n < nb_cpls) {
 		mlx5_dma_poll_cq<P>(vc);
 		n = vc->done_upto - vc->reported;
+		/* nothing comes while ops are out: now and then, ask the device why */
+		if (unlikely(n == 0) && vc->submitted_idx != vc->done_upto &&
+		    unlikely(++vc->idle_polls % MLX5_DMA_IDLE_CHECK == 0))
+			mlx5_dma_idle_check(vc);
 	}
 	if (unlikely(vc->err_pending))
 		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, status);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dma_mlx5: the vdev driver, probe and remove. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,13 @@ int open_device(struct mlx5_dma_dev *p, const char *name)
 	p->ctx = p->glue->open_device(p->device);
 	if (!p->ctx)
 		return neg_errno(ENODEV);
+	/* async events are read from the completion path when a vchan stalls: never block */
+	if (p->ctx->async_fd >= 0) {
+		int fl = fcntl(p->ctx->async_fd, F_GETFL);
+
+		if (fl < 0 || fcntl(p->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+			return neg_errno(EIO);
+	}
 	dv.comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
 	ret = p->glue->dv_query_device(p->ctx, &dv);
 	if (ret)

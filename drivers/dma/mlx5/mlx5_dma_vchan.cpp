@@ -42,34 +42,36 @@ int learn_opaque(struct mlx5_dma_vchan *vc)
 
 } // namespace
 
-int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, uint16_t id,
-			  uint16_t nb_desc)
+/*
+ * The device objects of a vchan: CQ, QP (created, geometry checked, metadata learnt,
+ * connected to itself in RTS). Used at setup and when a lost CQ forces a rebuild.
+ * On failure, what was created stays in @p vc for mlx5_dma_vchan_destroy_queues().
+ */
+int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 {
+	struct mlx5_dma_dev *dev = vc->dev;
 	const struct mlx5_glue *glue = dev->glue;
-	uint32_t wqe_cnt = rte_align32pow2(nb_desc);
 	struct ibv_cq_init_attr_ex cq_attr = {};
 	struct ibv_qp_init_attr_ex qp_attr = {};
 	struct mlx5dv_qp_init_attr dv_attr = {};
 	struct mlx5dv_obj obj = {};
 	struct mlx5dv_qp dvqp = {};
 	struct mlx5dv_cq dvcq = {};
+	uint16_t id = vc->vchan_id;
+	struct ibv_cq_ex *cq;
 	int ret;
-
-	memset(vc, 0, sizeof(*vc));
-	vc->dev = dev;
-	vc->vchan_id = id;
-	vc->nb_desc = nb_desc;
-	vc->path = dev->args.path;
 
 	cq_attr.cqe = wqe_cnt; /* one CQE per WQE at most: never overruns */
 	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
-	vc->cq_ex = glue->create_cq_ex(dev->ctx, &cq_attr);
-	if (!vc->cq_ex) {
+	cq = glue->create_cq_ex(dev->ctx, &cq_attr);
+	if (!cq) {
 		ret = neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: CQ of %u entries: %s", dev->name, id, wqe_cnt,
 			     strerror(-ret));
-		goto fail;
+		return ret;
 	}
+	/* read by other lcores that dispatch the device's async events */
+	__atomic_store_n(&vc->cq_ex, cq, __ATOMIC_RELEASE);
 	qp_attr.qp_type = IBV_QPT_RC;
 	qp_attr.send_cq = ibv_cq_ex_to_cq(vc->cq_ex);
 	qp_attr.recv_cq = ibv_cq_ex_to_cq(vc->cq_ex);
@@ -85,7 +87,7 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 		ret = neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: QP with %u WQEs: %s", dev->name, id, wqe_cnt,
 			     strerror(-ret));
-		goto fail;
+		return ret;
 	}
 	vc->qpx = glue->qp_to_qp_ex(vc->qp);
 	vc->dvqp = vc->qpx ? glue->dv_qp_ex_from_ibv_qp_ex(vc->qpx) : NULL;
@@ -101,8 +103,7 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 			     "doorbell register %p)",
 			     dev->name, id, dvqp.sq.wqe_cnt, dvqp.sq.stride, dvcq.cqe_size,
 			     dvqp.bf.reg);
-		ret = -EPROTO;
-		goto fail;
+		return -EPROTO;
 	}
 	vc->sq = (uint8_t *)dvqp.sq.buf;
 	vc->sq_mask = wqe_cnt - 1;
@@ -113,18 +114,71 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->cqe_shift = 6;
 	vc->cq_log = __builtin_ctz(dvcq.cqe_cnt);
 	vc->cq_dbrec = dvcq.dbrec;
+	vc->cq_ci = vc->cq_ci_db = 0;
 	vc->ctrl_qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4); /* other bytes 0 */
-	vc->max_len = dev->max_wr_memcpy_length > MLX5_HW_DMA_MMO_MAX_SIZE
-			      ? MLX5_HW_DMA_MMO_MAX_SIZE
-			      : (uint32_t)dev->max_wr_memcpy_length;
-	vc->max_ops = (uint16_t)RTE_MIN(wqe_cnt - 1, (uint32_t)UINT16_MAX);
 	vc->ring_db = glue->sq_doorbell;
 	ret = learn_opaque(vc);
 	if (ret) {
 		MLX5_DMA_LOG(ERR, "%s vchan %u: memcpy builder wrote no MMO WQE", dev->name, id);
-		goto fail;
+		return ret;
 	}
+	ret = mlx5_qp_connect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+	if (ret)
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RTS: %s", dev->name, id, vc->qp->qp_num,
+			     strerror(-ret));
+	return ret;
+}
 
+int mlx5_dma_vchan_replace_queues(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_vchan fresh = *vc;
+	int ret;
+
+	/* build the new pair first: on failure the vchan keeps queues it can poll */
+	fresh.qp = NULL;
+	fresh.cq_ex = NULL;
+	ret = mlx5_dma_vchan_create_queues(&fresh, vc->sq_mask + 1);
+	if (ret) {
+		mlx5_dma_vchan_destroy_queues(&fresh);
+		return ret;
+	}
+	mlx5_dma_vchan_destroy_queues(vc);
+	*vc = fresh;
+	__atomic_store_n(&vc->cq_ex, fresh.cq_ex, __ATOMIC_RELEASE);
+	__atomic_store_n(&vc->cq_lost, false, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void mlx5_dma_vchan_destroy_queues(struct mlx5_dma_vchan *vc)
+{
+	const struct mlx5_glue *glue = vc->dev->glue;
+
+	if (vc->qp)
+		glue->destroy_qp(vc->qp);
+	if (vc->cq_ex)
+		glue->destroy_cq(ibv_cq_ex_to_cq(vc->cq_ex));
+	vc->qp = NULL;
+	vc->qpx = NULL;
+	vc->dvqp = NULL;
+	__atomic_store_n(&vc->cq_ex, (struct ibv_cq_ex *)NULL, __ATOMIC_RELEASE);
+}
+
+int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, uint16_t id,
+			  uint16_t nb_desc)
+{
+	const struct mlx5_glue *glue = dev->glue;
+	uint32_t wqe_cnt = rte_align32pow2(nb_desc);
+	int ret;
+
+	memset(vc, 0, sizeof(*vc));
+	vc->dev = dev;
+	vc->vchan_id = id;
+	vc->nb_desc = nb_desc;
+	vc->path = dev->args.path;
+	vc->max_len = dev->max_wr_memcpy_length > MLX5_HW_DMA_MMO_MAX_SIZE
+			      ? MLX5_HW_DMA_MMO_MAX_SIZE
+			      : (uint32_t)dev->max_wr_memcpy_length;
+	vc->max_ops = (uint16_t)RTE_MIN(wqe_cnt - 1, (uint32_t)UINT16_MAX);
 	vc->slots = (struct mlx5_dma_slot *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->slots), 0);
 	vc->op_status = (uint16_t *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->op_status), 0);
 	vc->scratch = (uint8_t *)rte_malloc(NULL, (size_t)wqe_cnt * MLX5_SEND_WQE_BB, 64);
@@ -140,12 +194,9 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 		goto fail;
 	}
 	mlx5_dma_mr_cache_init(&vc->mr_cache, dev->mrs);
-	ret = mlx5_qp_connect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
-	if (ret) {
-		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RTS: %s", dev->name, id, vc->qp->qp_num,
-			     strerror(-ret));
+	ret = mlx5_dma_vchan_create_queues(vc, wqe_cnt);
+	if (ret)
 		goto fail;
-	}
 	vc->configured = true;
 	return 0;
 fail:
@@ -159,10 +210,7 @@ void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc)
 
 	if (!glue)
 		return;
-	if (vc->qp)
-		glue->destroy_qp(vc->qp);
-	if (vc->cq_ex)
-		glue->destroy_cq(ibv_cq_ex_to_cq(vc->cq_ex));
+	mlx5_dma_vchan_destroy_queues(vc);
 	if (vc->trap_mr)
 		glue->dereg_mr(vc->trap_mr);
 	rte_free(vc->trap_buf);
@@ -179,9 +227,14 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	if (vc->batch_open)
 		ibv_wr_abort(vc->qpx);
 	vc->batch_open = false;
-	ret = mlx5_qp_reconnect_rc(vc->dev->glue, vc->qp, vc->qp->qp_num, kPeerAccess);
-	if (vc->path == MLX5_DMA_PATH_DIRECT)
-		mlx5_dma_cq_skip_all(vc); /* what the QP's previous life left in the CQ */
+	if (__atomic_load_n(&vc->cq_lost, __ATOMIC_ACQUIRE)) {
+		/* the CQ is in error (a rebuild failed): new queues */
+		ret = mlx5_dma_vchan_replace_queues(vc);
+	} else {
+		ret = mlx5_qp_reconnect_rc(vc->dev->glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+		if (vc->path == MLX5_DMA_PATH_DIRECT)
+			mlx5_dma_cq_skip_all(vc); /* what the QP's previous life left */
+	}
 	vc->pi = vc->bb_ci = vc->db_pi = 0;
 	vc->multi_valid = false;
 	vc->dead = ret != 0;

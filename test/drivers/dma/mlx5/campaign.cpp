@@ -8,8 +8,10 @@
  * accompanied by an injected fault of every kind the software HCA offers
  * (mlx5_sim.h): FAIL_WQE with every CQE syndrome (aimed at one op), QP_FATAL (ops in
  * flight), DELAY_COMPLETIONS (thread mode; inline mode only releases held CQEs on
- * quiesce, which nothing calls) and CQ_OVERRUN (off by default, --overrun: the PMD
- * does not handle the CQ error, see the report).
+ * quiesce, which nothing calls) and CQ_OVERRUN (the CQ goes into error and its
+ * CQEs are lost: the PMD notices through the device's async events when the vchan
+ * stalls, gives it a new CQ and QP and posts again what was not known complete;
+ * --no-overrun leaves it out).
  *
  * Contract checked (doc/guides/dmadevs/mlx5.rst "Errors and recovery"):
  *  - every op is reported exactly once, in ring-index order (lost, duplicated);
@@ -23,7 +25,7 @@
  *    DELAY_COMPLETIONS), rte_dma_stats errors count exactly the failed ops.
  * A mode stalls when nothing completes for 5 s: its ops in flight count as lost and
  * the device is reopened.
- *   test_pmd_campaign [--ops N] [--seed S] [--overrun] [--mode inline-direct,...]
+ *   test_pmd_campaign [--ops N] [--seed S] [--no-overrun] [--mode inline-direct,...]
  * Prints a table per mode and ends with "N passed, N failed" (one check per mode).
  */
 #include <getopt.h>
@@ -399,9 +401,10 @@ private:
 		uint16_t wqe;
 		uint32_t cqn;
 
-		if (test_hook_next_wqe(id_, 0, &wqe, &cqn))
+		if (test_hook_next_wqe(id_, 0, &wqe, &cqn) ||
+		    rte_pmd_dma_mlx5_vchan_info(id_, 0, &vi_))
 			abort();
-		f.qpn = vi_.qpn;
+		f.qpn = vi_.qpn; /* a lost CQ gives the vchan a new QP */
 		f.cqn = cqn;
 		switch (k) {
 		case F_FAIL:
@@ -491,12 +494,12 @@ int main(int argc, char **argv)
 {
 	uint64_t nops = 20000;
 	uint32_t seed = 1;
-	bool overrun = false;
+	bool overrun = true;
 	std::string only;
 	static const struct option opts[] = {{"ops", required_argument, nullptr, 'n'},
 					     {"seed", required_argument, nullptr, 's'},
 					     {"mode", required_argument, nullptr, 'm'},
-					     {"overrun", no_argument, nullptr, 'o'},
+					     {"no-overrun", no_argument, nullptr, 'o'},
 					     {nullptr, 0, nullptr, 0}};
 	int c;
 
@@ -512,10 +515,11 @@ int main(int argc, char **argv)
 			only = optarg;
 			break;
 		case 'o':
-			overrun = true;
+			overrun = false;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--ops N] [--seed S] [--mode a,b] [--overrun]\n",
+			fprintf(stderr,
+				"usage: %s [--ops N] [--seed S] [--mode a,b] [--no-overrun]\n",
 				argv[0]);
 			return 2;
 		}
