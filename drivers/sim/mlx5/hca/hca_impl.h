@@ -6,7 +6,9 @@
  * cqe_writer, sq_engine, engine, hca). Not part of the agreed interface.
  *
  * Locking: one device mutex (HcaImpl::mu_) guards every object below except the
- * atomics, which the doorbell path touches without the lock.
+ * atomics, which the doorbell path touches without the lock. Callers of the device
+ * take it before the engine thread (DevMutex), and an engine pass does bounded work
+ * per QP, so a control call waits for at most one pass.
  */
 #ifndef MLX5_SIM_HCA_IMPL_H
 #define MLX5_SIM_HCA_IMPL_H
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <sched.h>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -27,6 +30,40 @@
 #include "mlx5_hw.h"
 
 namespace mlx5sim {
+
+/**
+ * The device mutex. Callers (control calls, inline doorbells, progress()) lock() it;
+ * the engine thread takes it with lock_engine() between passes, which first lets
+ * every caller that waits go: a plain mutex would let the engine re-take it right
+ * after unlocking, and a caller woken from the futex would find it taken again.
+ */
+class DevMutex {
+public:
+	void lock()
+	{
+		waiting_.fetch_add(1, std::memory_order_relaxed);
+		m_.lock();
+		waiting_.fetch_sub(1, std::memory_order_relaxed);
+	}
+	bool try_lock() { return m_.try_lock(); }
+	void unlock() { m_.unlock(); }
+	/** The engine: lock once nobody else waits (a late arrival waits one pass). */
+	void lock_engine()
+	{
+		while (waiting_.load(std::memory_order_relaxed))
+			sched_yield();
+		m_.lock();
+	}
+	/** The mutex itself, for paths without an engine thread (inline doorbells). */
+	std::mutex &raw() { return m_; }
+
+private:
+	std::mutex m_;
+	std::atomic<uint32_t> waiting_{0};
+};
+
+/** A held DevMutex. */
+using DevLock = std::lock_guard<DevMutex>;
 
 /** Internal numbering. */
 enum {
@@ -38,6 +75,7 @@ enum {
 	HCA_RQ_MAX_SHIFT = 10, /**< RQ stride at most 1 KiB = 64 data segments */
 	HCA_FLUSH_VENDOR = 0,  /**< vendor syndrome of flush CQEs (UNVERIFIED) */
 	HCA_MMO_DS = 4,        /**< ctrl, opaque metadata, source, destination */
+	HCA_PASS_GROUPS = 4,   /**< groups (of HCA_MAX_GROUP WQEs) per QP per engine pass */
 };
 
 /** IB message size limit, also what a data segment byte_count of 0 means. */
@@ -266,8 +304,11 @@ public:
 	void drain_overrun_errors();
 
 	/* ---- sq_engine.cpp (under mu_) ---- */
-	/** Fetch and execute what the doorbell record says; true if anything happened. */
-	bool process_sq(QpObj *qp);
+	/**
+	 * Fetch and execute what the doorbell record says, at most @p budget groups;
+	 * true if anything happened. *more (if given): the budget ran out with WQEs left.
+	 */
+	bool process_sq(QpObj *qp, uint32_t budget = UINT32_MAX, bool *more = nullptr);
 	/** Flush receive WQEs of a QP in ERR; true if anything happened. */
 	bool flush_rq(QpObj *qp);
 	/** Flush send WQEs of a QP in ERR; true if anything happened. */
@@ -277,6 +318,8 @@ public:
 
 	/* ---- engine.cpp ---- */
 	void push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn);
+	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
+	void kick();
 
 private:
 	friend struct EngineAccess;
@@ -290,7 +333,7 @@ private:
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
 	/* engine.cpp */
 	void engine_main();
-	bool engine_pass();
+	bool engine_pass(bool *more);
 	int progress() override;
 	int engine_cpus(cpu_set_t *cpus) const override;
 	bool deferred_pending_locked() const { return !deferred_.empty(); }
@@ -303,7 +346,7 @@ public:
 	const std::string name_;
 	const HcaCaps caps_;
 	const ExecMode mode_;
-	mutable std::mutex mu_;
+	mutable DevMutex mu_;
 
 	std::vector<PdEntry> pds_;
 	std::vector<MrEntry> mrs_; /**< index = key >> 8; 0 unused */

@@ -174,7 +174,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 	return n;
 }
 
-bool HcaImpl::process_sq(QpObj *qp)
+bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 {
 	if (qp->state == IBV_QPS_ERR) {
 		bool a = flush_sq(qp);
@@ -188,7 +188,13 @@ bool HcaImpl::process_sq(QpObj *qp)
 	uint32_t limit = sqd ? 1 : HCA_MAX_GROUP; /* SQD: only finish the started WQE */
 	bool did = false;
 
-	for (;;) {
+	for (uint32_t groups = 0;; groups++) {
+		if (groups == budget) {
+			/* WQEs may be left: the caller comes back after the other QPs */
+			if (more)
+				*more = (uint16_t)(sq_producer(qp) - (uint16_t)qp->sq_ci) != 0;
+			break;
+		}
 		PlanResult end;
 		Plan *bad = nullptr;
 		PlanError err;
