@@ -54,6 +54,16 @@ void HcaImpl::kick()
 	}
 }
 
+void HcaImpl::responder_changed()
+{
+	if (mode_ != ExecMode::Inline) {
+		kick(); /* every pass re-plans stalled sends */
+		return;
+	}
+	retry_stalled();
+	drain_overrun_errors();
+}
+
 /* Thread mode: mark @p flag of QP @p qpn and wake the engine; the engine does the rest. */
 static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*flag)
 {
@@ -107,6 +117,7 @@ bool HcaImpl::engine_pass(bool *more)
 {
 	bool did = false;
 	*more = false;
+	rnr_timed_ = false;
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
 	for (size_t i = 0; i < qps_.size(); i++) {
 		QpObj *qp = qps_[i];
@@ -123,6 +134,12 @@ bool HcaImpl::engine_pass(bool *more)
 				*more = true;
 			}
 		}
+		/* a send waiting for a receive WQE with limited retries: wake for the retry */
+		if (qp->stalled && qp->rnr_retry != HCA_RNR_INFINITE &&
+		    (!rnr_timed_ || qp->rnr_due < rnr_wake_)) {
+			rnr_timed_ = true;
+			rnr_wake_ = qp->rnr_due;
+		}
 	}
 	release_deferred(false);
 	return did || *more;
@@ -132,7 +149,7 @@ void HcaImpl::engine_main()
 {
 	while (!stop_.load(std::memory_order_acquire)) {
 		uint64_t snap = work_seq_.load(std::memory_order_seq_cst);
-		bool did, deferred, more;
+		bool did, deferred, more, timed;
 		std::chrono::steady_clock::time_point due;
 		mu_.lock_engine(); /* callers waiting for the mutex go first */
 		{
@@ -141,6 +158,9 @@ void HcaImpl::engine_main()
 			deferred = !deferred_.empty();
 			if (deferred)
 				due = deferred_.front().due;
+			timed = deferred || rnr_timed_;
+			if (rnr_timed_ && (!deferred || rnr_wake_ < due))
+				due = rnr_wake_;
 		}
 		/* store only changes: these lines are read by quiesce() callers */
 		if (has_deferred_.load(std::memory_order_relaxed) != deferred)
@@ -154,13 +174,19 @@ void HcaImpl::engine_main()
 		}
 		if (did)
 			continue;
-		/* idle: spin a little, then sleep until a doorbell (or a held CQE is due) */
+		/*
+		 * idle: spin a little, then sleep until a doorbell, a held CQE is due or an
+		 * RNR retry (the RNR timer) of a send waiting for a receive WQE is due
+		 */
 		unsigned i = 0;
 		while (i < kSpinRounds && work_seq_.load(std::memory_order_relaxed) == snap &&
 		       !stop_.load(std::memory_order_relaxed)) {
 			cpu_relax();
-			if (++i % 64 == 0)
+			if (++i % 64 == 0) {
 				sched_yield();
+				if (timed && std::chrono::steady_clock::now() >= due)
+					break;
+			}
 		}
 		if (i < kSpinRounds)
 			continue;
@@ -168,7 +194,7 @@ void HcaImpl::engine_main()
 		sleeping_.store(true, std::memory_order_seq_cst);
 		if (work_seq_.load(std::memory_order_seq_cst) == snap &&
 		    !stop_.load(std::memory_order_seq_cst)) {
-			if (deferred)
+			if (timed)
 				wake_cv_.wait_until(lk, due);
 			else
 				wake_cv_.wait(lk);
@@ -194,6 +220,8 @@ void HcaImpl::quiesce()
 
 	if (mode_ == ExecMode::Inline) {
 		DevLock lk(mu_);
+		retry_stalled(); /* counts the RNR retries that fell due */
+		drain_overrun_errors();
 		release_deferred(true);
 		return;
 	}

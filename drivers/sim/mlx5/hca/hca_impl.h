@@ -76,6 +76,7 @@ enum {
 	HCA_FLUSH_VENDOR = 0,  /**< vendor syndrome of flush CQEs (UNVERIFIED) */
 	HCA_MMO_DS = 4,        /**< ctrl, opaque metadata, source, destination */
 	HCA_PASS_GROUPS = 4,   /**< groups (of HCA_MAX_GROUP WQEs) per QP per engine pass */
+	HCA_RNR_INFINITE = 7,  /**< rnr_retry value meaning "retry for ever" */
 };
 
 /** IB message size limit, also what a data segment byte_count of 0 means. */
@@ -130,10 +131,15 @@ struct QpObj {
 	uint32_t access_flags;
 	uint8_t port_num;
 	uint16_t pkey_index;
-	bool sqd_notify; /**< raise IBV_EVENT_SQ_DRAINED once drained */
-	uint32_t sq_ci;  /**< free-running WQEBB counter of the next WQE to fetch */
-	uint32_t rq_ci;  /**< free-running counter of the next RQ WQE */
-	bool stalled;    /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	bool sqd_notify;       /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	uint32_t sq_ci;        /**< free-running WQEBB counter of the next WQE to fetch */
+	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
+	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	uint8_t rnr_retry;     /**< RNR retries of a send (HCA_RNR_INFINITE: no limit) */
+	uint8_t min_rnr_timer; /**< as responder: the RNR delay it asks for (IB encoding) */
+	uint32_t rnr_naks;     /**< RNR NAKs the stalled head WQE got so far */
+	std::chrono::steady_clock::time_point rnr_since; /**< first RNR NAK of the head WQE */
+	std::chrono::steady_clock::time_point rnr_due;   /**< its next retry */
 	/* faults */
 	bool fail_armed;
 	uint16_t fail_idx;
@@ -315,11 +321,21 @@ public:
 	bool flush_sq(QpObj *qp);
 	/** Retry QPs stalled on a receive WQE. */
 	bool retry_stalled();
+	/**
+	 * A stalled head WQE got (another) RNR NAK: count the retries its time allows;
+	 * true when they are spent (RNR_RETRY_EXC).
+	 */
+	bool rnr_spent(QpObj *qp);
 
 	/* ---- engine.cpp ---- */
 	void push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn);
 	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
 	void kick();
+	/**
+	 * A QP stopped answering (ERR, RESET, destroyed): sends stalled on it are
+	 * re-evaluated now (inline, under mu_) or by the next engine pass.
+	 */
+	void responder_changed();
 
 private:
 	friend struct EngineAccess;
@@ -365,6 +381,9 @@ public:
 	 */
 	bool fast_mmo_ = true;
 	uint64_t fast_wqes_ = 0; /**< WQEs planned by the fast path (tests) */
+	/** Earliest RNR retry of a stalled send with limited retries (engine_pass) */
+	bool rnr_timed_ = false;
+	std::chrono::steady_clock::time_point rnr_wake_;
 
 	/*
 	 * Atomics, grouped by writer on separate cache lines: in thread mode the

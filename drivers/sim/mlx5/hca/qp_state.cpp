@@ -174,6 +174,7 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 	qp->rcq->refs--;
 	pds_[qp->cfg.pdn].refs--;
 	delete qp;
+	responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 	return 0;
 }
 
@@ -234,6 +235,10 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->port_num = attr.port_num;
 	if (given & IBV_QP_PKEY_INDEX)
 		qp->pkey_index = attr.pkey_index;
+	if (given & IBV_QP_RNR_RETRY)
+		qp->rnr_retry = attr.rnr_retry;
+	if (given & IBV_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr.min_rnr_timer;
 
 	switch (next) {
 	case IBV_QPS_RESET:
@@ -250,10 +255,12 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 					       [qp](const DeferredCqe &d) { return d.qp == qp; }),
 				deferred_.end());
 		qp->deferred = 0;
+		responder_changed();
 		break;
 	case IBV_QPS_ERR:
 		enter_err(qp);
 		drain_overrun_errors();
+		responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 		break;
 	case IBV_QPS_SQD:
 		qp->state = IBV_QPS_SQD;
