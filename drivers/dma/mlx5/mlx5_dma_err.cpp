@@ -93,7 +93,7 @@ void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 
 	for (;;) {
 		auto *cqe = (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
-		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)

@@ -129,7 +129,7 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 		struct mlx5_cqe64 *cqe =
 			(struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
 		/* one load: the device owns this byte until it hands the entry over */
-		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
