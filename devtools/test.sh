@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The project's test command (README command 2; .ci/run calls exactly this).
 # Sets up and builds everything (devtools/setup.sh --all, cheap when done), configures and
-# builds the ASan+UBSan build, runs every suite in both builds, builds the guides with
+# builds the ASan+UBSan build, runs every suite in both builds (full runs: also the
+# no-software-HCA build and the ThreadSanitizer build), builds the guides with
 # warnings as errors (counted as one test), and ends with one summary line
 # "N passed, N failed". With meson test arguments only the selected suites run.
 #   devtools/test.sh [meson test args...]     e.g. devtools/test.sh --suite sim,
 #                                             devtools/test.sh test_sim_vector_replay
 # Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
 #              NOSIM_BUILD_DIR (default build-nosim: -Dsim=false, full runs only),
+#              TSAN_BUILD_DIR (default build-tsan: ThreadSanitizer, full runs only),
 #              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs).
 set -uo pipefail
 
@@ -17,6 +19,7 @@ cd "$top"
 build_dir=${BUILD_DIR:-build}
 san_build_dir=${SAN_BUILD_DIR:-build-san}
 nosim_build_dir=${NOSIM_BUILD_DIR:-build-nosim}
+tsan_build_dir=${TSAN_BUILD_DIR:-build-tsan}
 
 devtools/setup.sh --all || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -39,6 +42,25 @@ build_nosim() {
 	ninja -C "$nosim_build_dir"
 }
 
+# ThreadSanitizer (gcc): the engine thread of the software HCA against the application
+# threads. -Wno-tsan: gcc warns that TSan ignores atomic_thread_fence; the remaining
+# fences order doorbell records before UAR/BlueFlame writes, and every hand-over
+# between threads is an acquire/release atomic TSan does see.
+build_tsan() {
+	if [ ! -f "$tsan_build_dir/build.ninja" ]; then
+		meson setup "$tsan_build_dir" --buildtype=debug -Dwerror=true \
+			-Db_sanitize=thread -Db_lundef=false \
+			-Dc_args=-Wno-tsan -Dcpp_args=-Wno-tsan || return 1
+	fi
+	ninja -C "$tsan_build_dir"
+}
+# Suites of the ThreadSanitizer build: the model's, the seam's (thread mode through the
+# provider), the PMD's and dmadev_autotest (the stock dpdk-test, TSan runtime preloaded;
+# DPDK itself is not instrumented, so only races involving our code can be seen). Not
+# the tools suite: dma-perf's busy-polling benchmark runs exceed their timeout under
+# TSan, and its data path is the PMD's.
+tsan_suites=(--suite sim --suite seam --suite pmd --suite dmadev)
+
 passed=0
 failed=0
 skipped=0
@@ -55,14 +77,19 @@ add_build() {
 }
 [ "${TEST_SKIP_SAN:-0}" = 1 ] || add_build "ASan+UBSan" build_san "$san_build_dir"
 [ $# != 0 ] || add_build "no software HCA" build_nosim "$nosim_build_dir"
+[ $# != 0 ] || add_build "ThreadSanitizer" build_tsan "$tsan_build_dir"
 
 for dir in "${dirs[@]}"; do
 	echo "=== suites in $dir ==="
 	rm -f "$dir/meson-logs/testlog.json"
-	# ASan: leaks are real failures; UBSan: stop at the first report.
+	args=("$@")
+	[ "$dir" != "$tsan_build_dir" ] || args=("${tsan_suites[@]}")
+	# ASan: leaks are real failures; UBSan: stop at the first report; TSan: any
+	# report fails the test (exit code 66), the first one ends it.
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
-		meson test -C "$dir" --print-errorlogs --num-processes 1 "$@"
+	TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+		meson test -C "$dir" --print-errorlogs --num-processes 1 "${args[@]}"
 	# count per suite from meson's machine-readable log
 	read -r p f s < <(python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys

@@ -93,7 +93,7 @@ void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 
 	for (;;) {
 		auto *cqe = (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
-		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
@@ -104,7 +104,7 @@ void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 	vc->cq_ci_db = ci;
 	/* also repairs the record libmlx5's RESET-time CQ clean rewrote from its own
 	 * (never advanced) consumer index: the device must see ours */
-	*vc->cq_dbrec = rte_cpu_to_be_32(ci & 0xffffff);
+	mlx5_dma_dbrec_store(vc->cq_dbrec, rte_cpu_to_be_32(ci & 0xffffff));
 }
 
 namespace {
@@ -168,7 +168,7 @@ void ring_reposted(struct mlx5_dma_vchan *vc)
 		return;
 	}
 	rte_io_wmb();
-	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
+	mlx5_dma_dbrec_store(vc->sq_dbrec, rte_cpu_to_be_32(vc->pi & 0xffff));
 	vc->ring_db(vc->qp, vc->bf_reg,
 		    *(const uint64_t *)(vc->sq + ((last & vc->sq_mask) << MLX5_SEND_WQE_SHIFT)));
 }

@@ -33,6 +33,16 @@ static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 	return vc->credits;
 }
 
+/**
+ * Store a doorbell-record word (SQ producer or CQ consumer counter). A release store:
+ * the device (or the software HCA's engine thread) reads it concurrently, so a plain
+ * store is a data race; on x86 it compiles to the same single mov.
+ */
+static __rte_always_inline void mlx5_dma_dbrec_store(volatile uint32_t *rec, uint32_t v)
+{
+	__atomic_store_n(rec, v, __ATOMIC_RELEASE);
+}
+
 /** Store 8 bytes at an address of the ring (any alignment). */
 static __rte_always_inline void mlx5_dma_st64(uint8_t *p, uint64_t v)
 {
@@ -119,7 +129,7 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 		struct mlx5_cqe64 *cqe =
 			(struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
 		/* one load: the device owns this byte until it hands the entry over */
-		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_RELAXED);
+		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
@@ -141,7 +151,7 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 		vc->cq_ci = ci;
 		vc->cq_ci_db = ci;
 		rte_io_wmb(); /* CQE reads done before the entries are handed back */
-		*vc->cq_dbrec = rte_cpu_to_be_32(ci & 0xffffff);
+		mlx5_dma_dbrec_store(vc->cq_dbrec, rte_cpu_to_be_32(ci & 0xffffff));
 	}
 }
 
@@ -209,7 +219,7 @@ static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
 		return;
 	}
 	rte_io_wmb(); /* WQEs before the doorbell record */
-	*vc->sq_dbrec = rte_cpu_to_be_32(vc->pi & 0xffff);
+	mlx5_dma_dbrec_store(vc->sq_dbrec, rte_cpu_to_be_32(vc->pi & 0xffff));
 	vc->ring_db(vc->qp, vc->bf_reg, *(const uint64_t *)last);
 }
 

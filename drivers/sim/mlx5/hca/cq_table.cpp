@@ -19,7 +19,7 @@ int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
 		return -EINVAL;
 	if (cfg.cqe_size != 64 && cfg.cqe_size != 128)
 		return -EINVAL;
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	if (cq_count_ >= caps_.max_cq)
 		return -ENOMEM;
 	size_t slot = 0;
@@ -40,7 +40,7 @@ int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
 
 int HcaImpl::destroy_cq(uint32_t cqn)
 {
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	CqObj *cq = find_cq(cqn);
 	if (!cq)
 		return -EINVAL;

@@ -37,7 +37,7 @@ int HcaImpl::get_async_event(AsyncEvent *event)
 {
 	if (!event)
 		return -EINVAL;
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	if (events_.empty())
 		return -EAGAIN;
 	*event = events_.front();
@@ -45,14 +45,23 @@ int HcaImpl::get_async_event(AsyncEvent *event)
 	return 0;
 }
 
-/** Tell a possibly sleeping engine that work_seq_ moved. */
-static void kick(HcaImpl *h)
+void HcaImpl::kick()
 {
-	h->work_seq_.fetch_add(1, std::memory_order_seq_cst);
-	if (h->sleeping_.load(std::memory_order_seq_cst)) {
-		std::lock_guard<std::mutex> lk(h->idle_mu_);
-		h->wake_cv_.notify_one();
+	work_seq_.fetch_add(1, std::memory_order_seq_cst);
+	if (sleeping_.load(std::memory_order_seq_cst)) {
+		std::lock_guard<std::mutex> lk(idle_mu_);
+		wake_cv_.notify_one();
 	}
+}
+
+void HcaImpl::responder_changed()
+{
+	if (mode_ != ExecMode::Inline) {
+		kick(); /* every pass re-plans stalled sends */
+		return;
+	}
+	retry_stalled();
+	drain_overrun_errors();
 }
 
 /* Thread mode: mark @p flag of QP @p qpn and wake the engine; the engine does the rest. */
@@ -63,7 +72,7 @@ static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*f
 	if (!qp)
 		return;
 	(qp->*flag).store(true, std::memory_order_release);
-	kick(h);
+	h->kick();
 }
 
 void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
@@ -74,7 +83,8 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 		post_to_engine(this, qpn, &QpObj::db_pending);
 		return;
 	}
-	std::lock_guard<std::mutex> lk(mu_);
+	/* no engine thread to give way to: the plain mutex */
+	std::lock_guard<std::mutex> lk(mu_.raw());
 	QpObj *qp = find_qp(qpn);
 	if (!qp)
 		return;
@@ -88,7 +98,7 @@ void HcaImpl::rq_notify(uint32_t qpn)
 		post_to_engine(this, qpn, &QpObj::rq_pending);
 		return;
 	}
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	QpObj *qp = find_qp(qpn);
 	if (!qp)
 		return;
@@ -98,9 +108,16 @@ void HcaImpl::rq_notify(uint32_t qpn)
 	drain_overrun_errors();
 }
 
-bool HcaImpl::engine_pass()
+/*
+ * One pass over all QPs, at most HCA_PASS_GROUPS groups of WQEs each (round robin): a
+ * busy SQ cannot hold the device mutex for longer than that, so the other SQs and
+ * control calls get their turn after every pass. *more: some SQ has WQEs left.
+ */
+bool HcaImpl::engine_pass(bool *more)
 {
 	bool did = false;
+	*more = false;
+	rnr_timed_ = false;
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
 	for (size_t i = 0; i < qps_.size(); i++) {
 		QpObj *qp = qps_[i];
@@ -108,30 +125,48 @@ bool HcaImpl::engine_pass()
 		bool rq = qp->rq_pending.exchange(false, std::memory_order_acq_rel);
 		if (rq && qp->state == IBV_QPS_ERR)
 			did |= flush_rq(qp);
-		if (db || qp->stalled)
-			did |= process_sq(qp);
+		if (db || qp->stalled) {
+			bool left = false;
+			did |= process_sq(qp, HCA_PASS_GROUPS, &left);
+			if (left) {
+				/* the rest in the next pass, after the other QPs */
+				qp->db_pending.store(true, std::memory_order_relaxed);
+				*more = true;
+			}
+		}
+		/* a send waiting for a receive WQE with limited retries: wake for the retry */
+		if (qp->stalled && qp->rnr_retry != HCA_RNR_INFINITE &&
+		    (!rnr_timed_ || qp->rnr_due < rnr_wake_)) {
+			rnr_timed_ = true;
+			rnr_wake_ = qp->rnr_due;
+		}
 	}
 	release_deferred(false);
-	return did;
+	return did || *more;
 }
 
 void HcaImpl::engine_main()
 {
 	while (!stop_.load(std::memory_order_acquire)) {
 		uint64_t snap = work_seq_.load(std::memory_order_seq_cst);
-		bool did, deferred;
+		bool did, deferred, more, timed;
 		std::chrono::steady_clock::time_point due;
+		mu_.lock_engine(); /* callers waiting for the mutex go first */
 		{
-			std::lock_guard<std::mutex> lk(mu_);
-			did = engine_pass();
+			DevLock lk(mu_, std::adopt_lock);
+			did = engine_pass(&more);
 			deferred = !deferred_.empty();
 			if (deferred)
 				due = deferred_.front().due;
+			timed = deferred || rnr_timed_;
+			if (rnr_timed_ && (!deferred || rnr_wake_ < due))
+				due = rnr_wake_;
 		}
 		/* store only changes: these lines are read by quiesce() callers */
 		if (has_deferred_.load(std::memory_order_relaxed) != deferred)
 			has_deferred_.store(deferred, std::memory_order_seq_cst);
-		if (done_seq_.load(std::memory_order_relaxed) != snap)
+		/* a pass that left WQEs behind has not covered snap yet */
+		if (!more && done_seq_.load(std::memory_order_relaxed) != snap)
 			done_seq_.store(snap, std::memory_order_seq_cst);
 		if (waiters_.load(std::memory_order_seq_cst)) {
 			std::lock_guard<std::mutex> lk(idle_mu_);
@@ -139,13 +174,19 @@ void HcaImpl::engine_main()
 		}
 		if (did)
 			continue;
-		/* idle: spin a little, then sleep until a doorbell (or a held CQE is due) */
+		/*
+		 * idle: spin a little, then sleep until a doorbell, a held CQE is due or an
+		 * RNR retry (the RNR timer) of a send waiting for a receive WQE is due
+		 */
 		unsigned i = 0;
 		while (i < kSpinRounds && work_seq_.load(std::memory_order_relaxed) == snap &&
 		       !stop_.load(std::memory_order_relaxed)) {
 			cpu_relax();
-			if (++i % 64 == 0)
+			if (++i % 64 == 0) {
 				sched_yield();
+				if (timed && std::chrono::steady_clock::now() >= due)
+					break;
+			}
 		}
 		if (i < kSpinRounds)
 			continue;
@@ -153,7 +194,7 @@ void HcaImpl::engine_main()
 		sleeping_.store(true, std::memory_order_seq_cst);
 		if (work_seq_.load(std::memory_order_seq_cst) == snap &&
 		    !stop_.load(std::memory_order_seq_cst)) {
-			if (deferred)
+			if (timed)
 				wake_cv_.wait_until(lk, due);
 			else
 				wake_cv_.wait(lk);
@@ -164,32 +205,36 @@ void HcaImpl::engine_main()
 
 int HcaImpl::progress()
 {
-	bool did;
+	bool did, more;
 
 	if (mode_ != ExecMode::Polled)
 		return -ENOTSUP;
-	std::lock_guard<std::mutex> lk(mu_);
-	did = engine_pass();
+	DevLock lk(mu_);
+	did = engine_pass(&more);
 	return did ? 1 : 0;
 }
 
 void HcaImpl::quiesce()
 {
+	bool more;
+
 	if (mode_ == ExecMode::Inline) {
-		std::lock_guard<std::mutex> lk(mu_);
+		DevLock lk(mu_);
+		retry_stalled(); /* counts the RNR retries that fell due */
+		drain_overrun_errors();
 		release_deferred(true);
 		return;
 	}
 	if (mode_ == ExecMode::Polled) {
 		/* nobody else may be polling: do the passes here */
-		std::lock_guard<std::mutex> lk(mu_);
-		while (engine_pass())
+		DevLock lk(mu_);
+		while (engine_pass(&more))
 			;
 		release_deferred(true);
 		return;
 	}
 	waiters_.fetch_add(1, std::memory_order_seq_cst);
-	kick(this); /* makes the engine run (and report) one more pass */
+	kick(); /* makes the engine run (and report) one more pass */
 	uint64_t target = work_seq_.load(std::memory_order_seq_cst);
 	{
 		std::unique_lock<std::mutex> lk(idle_mu_);

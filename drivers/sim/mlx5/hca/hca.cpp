@@ -103,7 +103,7 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 
 int HcaImpl::inject(const Fault &f)
 {
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	if (f.kind == Fault::Kind::CqOverrun) {
 		CqObj *cq = find_cq(f.cqn);
 		if (!cq)

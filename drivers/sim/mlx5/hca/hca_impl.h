@@ -6,7 +6,9 @@
  * cqe_writer, sq_engine, engine, hca). Not part of the agreed interface.
  *
  * Locking: one device mutex (HcaImpl::mu_) guards every object below except the
- * atomics, which the doorbell path touches without the lock.
+ * atomics, which the doorbell path touches without the lock. Callers of the device
+ * take it before the engine thread (DevMutex), and an engine pass does bounded work
+ * per QP, so a control call waits for at most one pass.
  */
 #ifndef MLX5_SIM_HCA_IMPL_H
 #define MLX5_SIM_HCA_IMPL_H
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <sched.h>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -27,6 +30,40 @@
 #include "mlx5_hw.h"
 
 namespace mlx5sim {
+
+/**
+ * The device mutex. Callers (control calls, inline doorbells, progress()) lock() it;
+ * the engine thread takes it with lock_engine() between passes, which first lets
+ * every caller that waits go: a plain mutex would let the engine re-take it right
+ * after unlocking, and a caller woken from the futex would find it taken again.
+ */
+class DevMutex {
+public:
+	void lock()
+	{
+		waiting_.fetch_add(1, std::memory_order_relaxed);
+		m_.lock();
+		waiting_.fetch_sub(1, std::memory_order_relaxed);
+	}
+	bool try_lock() { return m_.try_lock(); }
+	void unlock() { m_.unlock(); }
+	/** The engine: lock once nobody else waits (a late arrival waits one pass). */
+	void lock_engine()
+	{
+		while (waiting_.load(std::memory_order_relaxed))
+			sched_yield();
+		m_.lock();
+	}
+	/** The mutex itself, for paths without an engine thread (inline doorbells). */
+	std::mutex &raw() { return m_; }
+
+private:
+	std::mutex m_;
+	std::atomic<uint32_t> waiting_{0};
+};
+
+/** A held DevMutex. */
+using DevLock = std::lock_guard<DevMutex>;
 
 /** Internal numbering. */
 enum {
@@ -38,6 +75,8 @@ enum {
 	HCA_RQ_MAX_SHIFT = 10, /**< RQ stride at most 1 KiB = 64 data segments */
 	HCA_FLUSH_VENDOR = 0,  /**< vendor syndrome of flush CQEs (UNVERIFIED) */
 	HCA_MMO_DS = 4,        /**< ctrl, opaque metadata, source, destination */
+	HCA_PASS_GROUPS = 4,   /**< groups (of HCA_MAX_GROUP WQEs) per QP per engine pass */
+	HCA_RNR_INFINITE = 7,  /**< rnr_retry value meaning "retry for ever" */
 };
 
 /** IB message size limit, also what a data segment byte_count of 0 means. */
@@ -92,10 +131,15 @@ struct QpObj {
 	uint32_t access_flags;
 	uint8_t port_num;
 	uint16_t pkey_index;
-	bool sqd_notify; /**< raise IBV_EVENT_SQ_DRAINED once drained */
-	uint32_t sq_ci;  /**< free-running WQEBB counter of the next WQE to fetch */
-	uint32_t rq_ci;  /**< free-running counter of the next RQ WQE */
-	bool stalled;    /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	bool sqd_notify;       /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	uint32_t sq_ci;        /**< free-running WQEBB counter of the next WQE to fetch */
+	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
+	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	uint8_t rnr_retry;     /**< RNR retries of a send (HCA_RNR_INFINITE: no limit) */
+	uint8_t min_rnr_timer; /**< as responder: the RNR delay it asks for (IB encoding) */
+	uint32_t rnr_naks;     /**< RNR NAKs the stalled head WQE got so far */
+	std::chrono::steady_clock::time_point rnr_since; /**< first RNR NAK of the head WQE */
+	std::chrono::steady_clock::time_point rnr_due;   /**< its next retry */
 	/* faults */
 	bool fail_armed;
 	uint16_t fail_idx;
@@ -274,17 +318,32 @@ public:
 	void drain_overrun_errors();
 
 	/* ---- sq_engine.cpp (under mu_) ---- */
-	/** Fetch and execute what the doorbell record says; true if anything happened. */
-	bool process_sq(QpObj *qp);
+	/**
+	 * Fetch and execute what the doorbell record says, at most @p budget groups;
+	 * true if anything happened. *more (if given): the budget ran out with WQEs left.
+	 */
+	bool process_sq(QpObj *qp, uint32_t budget = UINT32_MAX, bool *more = nullptr);
 	/** Flush receive WQEs of a QP in ERR; true if anything happened. */
 	bool flush_rq(QpObj *qp);
 	/** Flush send WQEs of a QP in ERR; true if anything happened. */
 	bool flush_sq(QpObj *qp);
 	/** Retry QPs stalled on a receive WQE. */
 	bool retry_stalled();
+	/**
+	 * A stalled head WQE got (another) RNR NAK: count the retries its time allows;
+	 * true when they are spent (RNR_RETRY_EXC).
+	 */
+	bool rnr_spent(QpObj *qp);
 
 	/* ---- engine.cpp ---- */
 	void push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn);
+	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
+	void kick();
+	/**
+	 * A QP stopped answering (ERR, RESET, destroyed): sends stalled on it are
+	 * re-evaluated now (inline, under mu_) or by the next engine pass.
+	 */
+	void responder_changed();
 
 private:
 	friend struct EngineAccess;
@@ -298,7 +357,7 @@ private:
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
 	/* engine.cpp */
 	void engine_main();
-	bool engine_pass();
+	bool engine_pass(bool *more);
 	int progress() override;
 	int engine_cpus(cpu_set_t *cpus) const override;
 	bool deferred_pending_locked() const { return !deferred_.empty(); }
@@ -311,7 +370,7 @@ public:
 	const std::string name_;
 	const HcaCaps caps_;
 	const ExecMode mode_;
-	mutable std::mutex mu_;
+	mutable DevMutex mu_;
 
 	std::vector<PdEntry> pds_;
 	std::vector<MrEntry> mrs_; /**< index = key >> 8; 0 unused */
@@ -330,6 +389,9 @@ public:
 	 */
 	bool fast_mmo_ = true;
 	uint64_t fast_wqes_ = 0; /**< WQEs planned by the fast path (tests) */
+	/** Earliest RNR retry of a stalled send with limited retries (engine_pass) */
+	bool rnr_timed_ = false;
+	std::chrono::steady_clock::time_point rnr_wake_;
 
 	/*
 	 * Atomics, grouped by writer on separate cache lines: in thread mode the

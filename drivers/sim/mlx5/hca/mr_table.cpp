@@ -48,7 +48,7 @@ int HcaImpl::alloc_pd(uint32_t *pdn)
 {
 	if (!pdn)
 		return -EINVAL;
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	for (size_t i = 1; i < pds_.size(); i++) {
 		if (!pds_[i].used) {
 			pds_[i] = PdEntry{true, 0};
@@ -65,7 +65,7 @@ int HcaImpl::alloc_pd(uint32_t *pdn)
 
 int HcaImpl::dealloc_pd(uint32_t pdn)
 {
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
 		return -EINVAL;
 	if (pds_[pdn].refs)
@@ -94,7 +94,7 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	if (!odp && !mem::range_pinnable(addr, len, access & kWritable))
 		return -EFAULT;
 
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
 		return -EINVAL;
 	if (mr_count_ >= caps_.max_mr)
@@ -122,7 +122,7 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 
 int HcaImpl::dereg_mr(uint32_t key)
 {
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	uint32_t idx = key >> 8;
 	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || mrs_[idx].variant != (key & 0xff))
 		return -EINVAL;

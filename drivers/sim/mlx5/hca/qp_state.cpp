@@ -127,7 +127,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	     (!cfg.rq_buf || cfg.rq_wqe_shift < 4 || cfg.rq_wqe_shift > HCA_RQ_MAX_SHIFT)))
 		return -EINVAL;
 
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	CqObj *scq = find_cq(cfg.send_cqn);
 	CqObj *rcq = find_cq(cfg.recv_cqn);
 	if (cfg.pdn == 0 || cfg.pdn >= pds_.size() || !pds_[cfg.pdn].used || !scq || !rcq)
@@ -161,7 +161,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 
 int HcaImpl::destroy_qp(uint32_t qpn)
 {
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	QpObj *qp = find_qp(qpn);
 	if (!qp)
 		return -EINVAL;
@@ -174,6 +174,7 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 	qp->rcq->refs--;
 	pds_[qp->cfg.pdn].refs--;
 	delete qp;
+	responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 	return 0;
 }
 
@@ -181,7 +182,7 @@ int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
 {
 	if (!info)
 		return -EINVAL;
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	QpObj *qp = find_qp(qpn);
 	if (!qp)
 		return -EINVAL;
@@ -203,7 +204,7 @@ void HcaImpl::enter_err(QpObj *qp)
 
 int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask)
 {
-	std::lock_guard<std::mutex> lk(mu_);
+	DevLock lk(mu_);
 	QpObj *qp = find_qp(qpn);
 	if (!qp)
 		return -EINVAL;
@@ -234,6 +235,10 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->port_num = attr.port_num;
 	if (given & IBV_QP_PKEY_INDEX)
 		qp->pkey_index = attr.pkey_index;
+	if (given & IBV_QP_RNR_RETRY)
+		qp->rnr_retry = attr.rnr_retry;
+	if (given & IBV_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr.min_rnr_timer;
 
 	switch (next) {
 	case IBV_QPS_RESET:
@@ -250,10 +255,12 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 					       [qp](const DeferredCqe &d) { return d.qp == qp; }),
 				deferred_.end());
 		qp->deferred = 0;
+		responder_changed();
 		break;
 	case IBV_QPS_ERR:
 		enter_err(qp);
 		drain_overrun_errors();
+		responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 		break;
 	case IBV_QPS_SQD:
 		qp->state = IBV_QPS_SQD;
@@ -275,11 +282,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 				drain_overrun_errors();
 			} else {
 				qp->db_pending.store(true, std::memory_order_release);
-				work_seq_.fetch_add(1);
-				if (sleeping_.load()) {
-					std::lock_guard<std::mutex> ilk(idle_mu_);
-					wake_cv_.notify_one();
-				}
+				kick();
 			}
 		}
 		break;

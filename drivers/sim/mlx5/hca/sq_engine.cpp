@@ -5,7 +5,9 @@
  * WQEs in groups (a fenced WQE starts a new group: it waits for all earlier
  * WQEs), moves the data of a group (in reverse with caps.reorder_unfenced in
  * thread mode), writes the CQEs in WQE order, and handles errors: error CQE, QP
- * to ERR, one flush CQE per outstanding WQE.
+ * to ERR, one flush CQE per outstanding WQE. A send that finds no receive WQE waits
+ * at the head of the SQ and is retried on the responder's RNR timer until rnr_retry
+ * retries are spent (RNR_RETRY_EXC).
  */
 #include <string.h>
 
@@ -24,6 +26,13 @@ uint16_t rq_producer(const QpObj *qp)
 {
 	return (uint16_t)be32toh(__atomic_load_n(&qp->cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
 }
+
+/** RNR NAK timer values of the IB specification (min_rnr_timer 0..31), microseconds. */
+constexpr uint32_t kRnrTimerUs[32] = {
+	655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,    320,
+	480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240,  15360,
+	20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
 
 } // namespace
 
@@ -165,9 +174,15 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 			break; /* fetched again as the head of the next group */
 		PlanResult r = plan_wqe(qp, pl, err);
 		if (r == PlanResult::Stall) {
-			qp->stalled = true;
-			*end = r;
-			break;
+			if (!rnr_spent(qp)) {
+				*end = r;
+				break;
+			}
+			/* no receive WQE after every RNR retry: the requester gives up */
+			*err = PlanError{};
+			err->req = Verdict{MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, 0};
+			err->resp_event = IBV_EVENT_COMM_EST;
+			r = PlanResult::Error;
 		}
 		if (r == PlanResult::Error) {
 			qp->stalled = false;
@@ -183,7 +198,30 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 	return n;
 }
 
-bool HcaImpl::process_sq(QpObj *qp)
+bool HcaImpl::rnr_spent(QpObj *qp)
+{
+	auto now = std::chrono::steady_clock::now();
+	const QpObj *resp = find_qp(qp->dest_qpn); /* answered with an RNR NAK: alive */
+	std::chrono::microseconds delay(kRnrTimerUs[resp ? resp->min_rnr_timer & 31 : 0]);
+
+	if (!qp->stalled) {
+		qp->stalled = true;
+		qp->rnr_since = now;
+		qp->rnr_naks = 1;
+	} else if (qp->rnr_retry != HCA_RNR_INFINITE) {
+		/* one retry per timer period: NAKs = 1 + the periods elapsed since the first */
+		uint64_t periods =
+			(uint64_t)(now - qp->rnr_since).count() /
+			(uint64_t)std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+				delay)
+				.count();
+		qp->rnr_naks = periods >= UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)periods + 1;
+	}
+	qp->rnr_due = qp->rnr_since + delay * qp->rnr_naks;
+	return qp->rnr_retry != HCA_RNR_INFINITE && qp->rnr_naks > qp->rnr_retry;
+}
+
+bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 {
 	if (qp->state == IBV_QPS_ERR) {
 		bool a = flush_sq(qp);
@@ -197,7 +235,13 @@ bool HcaImpl::process_sq(QpObj *qp)
 	uint32_t limit = sqd ? 1 : HCA_MAX_GROUP; /* SQD: only finish the started WQE */
 	bool did = false;
 
-	for (;;) {
+	for (uint32_t groups = 0;; groups++) {
+		if (groups == budget) {
+			/* WQEs may be left: the caller comes back after the other QPs */
+			if (more)
+				*more = (uint16_t)(sq_producer(qp) - (uint16_t)qp->sq_ci) != 0;
+			break;
+		}
 		PlanResult end;
 		Plan *bad = nullptr;
 		PlanError err;

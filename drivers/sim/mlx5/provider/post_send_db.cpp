@@ -44,9 +44,13 @@ void sim_sq_doorbell(SimQp *qp, uint32_t nreq, bool inl, uint32_t ds,
 	if (!nreq)
 		return;
 	qp->sq.head += nreq;
-	/* WQEs must be visible before the doorbell record, the record before the UAR */
-	std::atomic_thread_fence(std::memory_order_release);
-	qp->dbrec[MLX5_SND_DBR] = htobe32(qp->sq.cur_post & 0xffff);
+	/*
+	 * WQEs must be visible before the doorbell record, the record before the UAR.
+	 * A release store (a plain store on x86): the engine thread reads the record
+	 * with an acquire load, and a plain store there is a data race.
+	 */
+	__atomic_store_n(&qp->dbrec[MLX5_SND_DBR], htobe32(qp->sq.cur_post & 0xffff),
+			 __ATOMIC_RELEASE);
 	std::atomic_thread_fence(std::memory_order_release);
 	if (qp->bf.uar) {
 		if (nreq == 1 && qp->bf.buf_size && inl && ds > 1 &&
@@ -272,8 +276,9 @@ int sim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_w
 	}
 	if (nreq) {
 		rq->head += nreq;
-		std::atomic_thread_fence(std::memory_order_release);
-		qp->dbrec[MLX5_RCV_DBR] = htobe32(rq->head & 0xffff);
+		/* receive WQEs before the record; the engine reads it with an acquire load */
+		__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], htobe32(rq->head & 0xffff),
+				 __ATOMIC_RELEASE);
 		if (qp->ctx && qp->ctx->hca)
 			qp->ctx->hca->rq_notify(qp->qpn);
 	}

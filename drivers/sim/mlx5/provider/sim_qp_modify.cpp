@@ -64,8 +64,9 @@ void provider_reset(SimQpFull *qp)
 	qp->sq.tail = 0;
 	qp->rq.head = 0;
 	qp->rq.tail = 0;
-	qp->dbrec[MLX5_RCV_DBR] = 0;
-	qp->dbrec[MLX5_SND_DBR] = 0;
+	/* atomic like every other store to the records: the engine loads them atomically */
+	__atomic_store_n(&qp->dbrec[MLX5_RCV_DBR], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->dbrec[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);
 }
 
 } // namespace

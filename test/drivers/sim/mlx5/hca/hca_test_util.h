@@ -64,7 +64,8 @@ struct TestCq {
 			return false;
 		memcpy(out, e, sizeof(*out));
 		ci++;
-		dbrec[0] = htobe32(ci & 0xffffff);
+		/* the engine thread reads the record atomically: a plain store would race */
+		__atomic_store_n(&dbrec[0], htobe32(ci & 0xffffff), __ATOMIC_RELEASE);
 		return true;
 	}
 	int drain(std::vector<struct mlx5_cqe64> *v = nullptr)
@@ -265,8 +266,12 @@ struct Wqe {
 	}
 };
 
-/** Bring @p q to RTS connected to @p dest_qpn with @p access. */
-static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int access)
+/**
+ * Bring @p q to RTS connected to @p dest_qpn with @p access; @p rnr_retry as
+ * requester, @p min_rnr_timer (IB encoding, 12 = 0.64 ms) as responder.
+ */
+static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int access,
+			     uint8_t rnr_retry = 7, uint8_t min_rnr_timer = 12)
 {
 	struct ibv_qp_attr a = {};
 	a.qp_state = IBV_QPS_INIT;
@@ -283,7 +288,7 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.dest_qp_num = dest_qpn;
 	a.rq_psn = 0;
 	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
+	a.min_rnr_timer = min_rnr_timer;
 	a.ah_attr.port_num = 1;
 	rc = hca.modify_qp(qpn, a,
 			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -296,7 +301,7 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.sq_psn = 0;
 	a.timeout = 14;
 	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 1;
 	return hca.modify_qp(qpn, a,
 			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |

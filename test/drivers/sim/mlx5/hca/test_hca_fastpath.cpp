@@ -301,7 +301,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 	auto *impl = dynamic_cast<HcaImpl *>(e.hca.get());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(impl);
 	{
-		std::lock_guard<std::mutex> lk(impl->mu_); /* the engine reads it under mu_ */
+		mlx5sim::DevLock lk(impl->mu_); /* the engine reads it under mu_ */
 		impl->fast_mmo_ = fast;
 	}
 	uint32_t pd2;
@@ -335,7 +335,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 	drain(cq, &out);
 	out.st = e.h().stats();
 	{
-		std::lock_guard<std::mutex> lk(impl->mu_);
+		mlx5sim::DevLock lk(impl->mu_);
 		out.fast_wqes = impl->fast_wqes_;
 	}
 	out.mem.assign(arena, arena + kArena);

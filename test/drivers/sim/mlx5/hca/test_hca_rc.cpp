@@ -3,9 +3,12 @@
  * @file
  * RC transport between QPs of one device: SEND/SEND_IMM/SEND_INV into receive
  * WQEs, RDMA write/read, atomics, inline data, WQEs straddling the ring end, raw
- * WQE bytes, remote access errors, receive-side errors and RNR waits.
+ * WQE bytes, remote access errors, receive-side errors, RNR waits and RNR retries.
  */
 #include <errno.h>
+#include <unistd.h>
+
+#include <chrono>
 
 #include "cunit_run.h"
 #include "hca_test_util.h"
@@ -19,13 +22,15 @@ struct Pair {
 	Env e;
 	TestCq acq, arcq, bcq, brcq;
 	TestQp a, b;
-	explicit Pair(int b_access = kAllAccess, ExecMode mode = ExecMode::Inline)
+	/** @p a_rnr_retry: A's RNR retries; @p b_rnr_timer: B's min_rnr_timer. */
+	explicit Pair(int b_access = kAllAccess, ExecMode mode = ExecMode::Inline,
+		      uint8_t a_rnr_retry = 7, uint8_t b_rnr_timer = 12)
 		: e(mode), acq(e.h(), 64), arcq(e.h(), 64), bcq(e.h(), 64), brcq(e.h(), 64),
 		  a(e.h(), e.pdn, acq.cqn, arcq.cqn, 8, 16, 6, 0x11),
 		  b(e.h(), e.pdn, bcq.cqn, brcq.cqn, 8, 16, 6, 0x22)
 	{
-		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), a.qpn, b.qpn, kAllAccess), 0);
-		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), b.qpn, a.qpn, b_access), 0);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), a.qpn, b.qpn, kAllAccess, a_rnr_retry), 0);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), b.qpn, a.qpn, b_access, 7, b_rnr_timer), 0);
 	}
 	Hca &h() { return e.h(); }
 };
@@ -306,6 +311,116 @@ static void test_rnr_wait(void)
 	CU_ASSERT_EQUAL(memcmp(dst.p(), "abc", 3), 0);
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0)
+{
+	return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/** Poll @p cq for up to @p ms without touching the device otherwise. */
+bool wait_cqe(TestCq &cq, struct mlx5_cqe64 *c, int ms)
+{
+	Clock::time_point t0 = Clock::now();
+	while (ms_since(t0) < ms) {
+		if (cq.poll(c))
+			return true;
+		usleep(100);
+	}
+	return cq.poll(c);
+}
+
+/** A SEND of 3 inline bytes then a NOP into A, rung once. */
+void post_send_nop(Pair &p)
+{
+	Wqe w(p.a, MLX5_OPCODE_SEND);
+	w.inl("abc", 3);
+	w.post(p.a);
+	Wqe n(p.a, MLX5_OPCODE_NOP);
+	n.post(p.a);
+	p.a.ring(p.h());
+}
+
+/** A's SEND failed with @p synd (the NOP behind it flushed); A in ERR, B untouched. */
+void check_send_failed(Pair &p, const struct mlx5_cqe64 &c, uint8_t synd, bool b_alive)
+{
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), synd);
+	CU_ASSERT_EQUAL(cqe_counter(c), 0);
+	struct mlx5_cqe64 f = {};
+	CU_ASSERT_TRUE(wait_cqe(p.acq, &f, 1000));
+	CU_ASSERT_EQUAL(cqe_syndrome(f), MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(cqe_counter(f), 1);
+	CU_ASSERT_EQUAL(qp_state(p.h(), p.a.qpn), IBV_QPS_ERR);
+	if (b_alive) {
+		CU_ASSERT_EQUAL(qp_state(p.h(), p.b.qpn), IBV_QPS_RTS);
+		CU_ASSERT_EQUAL(p.brcq.drain(), 0);
+	}
+}
+
+} // namespace
+
+static void test_rnr_retry_zero(void)
+{
+	/* rnr_retry 0: the first RNR NAK ends the send, at the doorbell */
+	for (ExecMode mode : {ExecMode::Inline, ExecMode::Thread}) {
+		Pair p(kAllAccess, mode, 0);
+		post_send_nop(p);
+		struct mlx5_cqe64 c = {};
+		CU_ASSERT_TRUE_FATAL(wait_cqe(p.acq, &c, mode == ExecMode::Inline ? 0 : 1000));
+		check_send_failed(p, c, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, true);
+	}
+}
+
+static void test_rnr_retry_timer(void)
+{
+	/* thread mode: 3 retries on B's timer 14 (1.28 ms), no further call needed */
+	{
+		Pair p(kAllAccess, ExecMode::Thread, 3, 14);
+		Clock::time_point t0 = Clock::now();
+		post_send_nop(p);
+		struct mlx5_cqe64 c = {};
+		CU_ASSERT_TRUE_FATAL(wait_cqe(p.acq, &c, 2000));
+		CU_ASSERT_TRUE(ms_since(t0) >= 3 * 1.28);
+		check_send_failed(p, c, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, true);
+	}
+	/* inline: retries are counted when the device looks again (here: quiesce) */
+	{
+		Pair p(kAllAccess, ExecMode::Inline, 3, 20); /* 3 x 10.24 ms */
+		post_send_nop(p);
+		p.a.ring(p.h()); /* at once: still retrying */
+		CU_ASSERT_EQUAL(p.acq.drain(), 0);
+		usleep(40000);
+		CU_ASSERT_EQUAL(p.acq.drain(), 0); /* nothing without the device looking */
+		p.h().quiesce();
+		struct mlx5_cqe64 c = {};
+		CU_ASSERT_TRUE_FATAL(p.acq.poll(&c));
+		check_send_failed(p, c, MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, true);
+	}
+}
+
+static void test_rnr_responder_gone(void)
+{
+	/* rnr_retry 7 waits for ever, until the responder stops answering */
+	for (ExecMode mode : {ExecMode::Inline, ExecMode::Thread}) {
+		for (int destroy = 0; destroy < 2; destroy++) {
+			Pair p(kAllAccess, mode);
+			post_send_nop(p);
+			struct mlx5_cqe64 c = {};
+			CU_ASSERT_FALSE(wait_cqe(p.acq, &c, 30));
+			int rc = destroy ? p.h().destroy_qp(p.b.qpn)
+					 : set_state(p.h(), p.b.qpn, IBV_QPS_ERR);
+			CU_ASSERT_EQUAL(rc, 0);
+			/* no doorbell: inline at the modify/destroy, thread mode on its own */
+			CU_ASSERT_TRUE_FATAL(
+				wait_cqe(p.acq, &c, mode == ExecMode::Inline ? 0 : 1000));
+			check_send_failed(p, c, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, false);
+		}
+	}
+}
+
 static void test_recv_errors(void)
 {
 	for (int which = 0; which < 2; which++) {
@@ -443,6 +558,11 @@ int main(void)
 		{"raw WQE bytes: SEND and MMO", test_raw_wqe_bytes},
 		{"SEND waits for a receive WQE (RNR)", test_rnr_wait},
 	};
+	static const struct cunit_test rnr[] = {
+		{"rnr_retry 0: RNR_RETRY_EXC at the first RNR NAK", test_rnr_retry_zero},
+		{"rnr_retry 3: RNR_RETRY_EXC on the RNR timer", test_rnr_retry_timer},
+		{"responder to ERR or destroyed: RETRY_EXC", test_rnr_responder_gone},
+	};
 	static const struct cunit_test bad[] = {
 		{"RDMA write remote access errors", test_remote_write_errors},
 		{"RDMA read remote access errors", test_remote_read_errors},
@@ -452,6 +572,7 @@ int main(void)
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("rc transport", ok),
 		CUNIT_SUITE("rc errors", bad),
+		CUNIT_SUITE("rc rnr retries", rnr),
 	};
 
 	return CUNIT_RUN_SUITES(suites);
