@@ -54,6 +54,8 @@ public:
 			sched_yield();
 		m_.lock();
 	}
+	/** Somebody waits in lock() right now. */
+	bool contended() const { return waiting_.load(std::memory_order_relaxed) != 0; }
 	/** The mutex itself, for paths without an engine thread (inline doorbells). */
 	std::mutex &raw() { return m_; }
 

@@ -236,7 +236,11 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 	bool did = false;
 
 	for (uint32_t groups = 0;; groups++) {
-		if (groups == budget) {
+		/*
+		 * Budget spent: stop if anybody else may want the device (another QP, a
+		 * caller waiting for the mutex); alone, go on (no extra pass per budget).
+		 */
+		if (groups >= budget && (qps_.size() > 1 || mu_.contended())) {
 			/* WQEs may be left: the caller comes back after the other QPs */
 			if (more)
 				*more = (uint16_t)(sq_producer(qp) - (uint16_t)qp->sq_ci) != 0;
