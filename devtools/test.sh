@@ -85,10 +85,11 @@ for dir in "${dirs[@]}"; do
 	args=("$@")
 	[ "$dir" != "$tsan_build_dir" ] || args=("${tsan_suites[@]}")
 	# ASan: leaks are real failures; UBSan: stop at the first report; TSan: any
-	# report fails the test (exit code 66), the first one ends it.
+	# report fails the test (exit code 66), the first one ends it; the suppressions
+	# (devtools/tsan.supp) each say why.
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
-	TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+	TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$top/devtools/tsan.supp} \
 		meson test -C "$dir" --print-errorlogs --num-processes 1 "${args[@]}"
 	# count per suite from meson's machine-readable log
 	read -r p f s < <(python3 - "$dir/meson-logs/testlog.json" <<'PY'
