@@ -23,6 +23,7 @@ dpdk_cflags=$(pkg-config --cflags libdpdk)
 common=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 	-fno-sanitize-recover=undefined -Wall -Wno-unused-parameter
 	-I"$top/drivers/common/mlx5" -I"$top/drivers/sim/mlx5/hca" -I"$top/drivers/dma/mlx5"
+	-I"$top/test/drivers/sim/mlx5/hca"
 	-I"$top/app/dma-perf" -I"$top/.sdk/include")
 newest_header=$(find "$top/drivers" "$top/app" "$top/test/fuzz" -name '*.h' -printf '%T@\n' |
 		sort -n | tail -n1)

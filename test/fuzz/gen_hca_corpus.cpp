@@ -15,56 +15,18 @@
 #include <vector>
 
 #include "hca_fuzz_env.h"
+#include "wqe_segs.h"
 
 using namespace hcafuzz;
 
 namespace {
 
-/* One WQE being built (as hca_test_util.h's Wqe, without CUnit). */
-struct W {
-	uint8_t b[256] = {};
-	uint32_t off = 16;
+/* One WQE being built: the device suites' segment builder, ctrl first. */
+struct W : WqeSegs {
 	W(uint16_t idx, uint8_t opcode, uint32_t qpn, uint8_t opmod = 0,
 	  uint8_t fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE, uint32_t imm = 0)
 	{
-		mlx5dv_set_ctrl_seg(reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(b), idx, opcode,
-				    opmod, qpn, fm_ce_se, 0, 0, imm);
-	}
-	W &data(uint32_t len, uint32_t key, const void *addr)
-	{
-		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(b + off), len, key,
-				    (uintptr_t)addr);
-		off += 16;
-		return *this;
-	}
-	W &raddr(const void *addr, uint32_t rkey)
-	{
-		mlx5_hw_st_be64(b + off, (uintptr_t)addr);
-		mlx5_hw_st_be32(b + off + 8, rkey);
-		off += 16;
-		return *this;
-	}
-	W &atomic(uint64_t swap_add, uint64_t compare)
-	{
-		mlx5_hw_st_be64(b + off, swap_add);
-		mlx5_hw_st_be64(b + off + 8, compare);
-		off += 16;
-		return *this;
-	}
-	W &inl(const void *d, uint32_t len)
-	{
-		mlx5_hw_st_be32(b + off, len | MLX5_INLINE_SEG);
-		memcpy(b + off + 4, d, len);
-		off += (4 + len + 15) & ~15u;
-		return *this;
-	}
-	W &meta(uint32_t key, const void *addr)
-	{
-		mlx5_hw_st_be32(b + off, 0);
-		mlx5_hw_st_be32(b + off + 4, key);
-		mlx5_hw_st_be64(b + off + 8, (uintptr_t)addr);
-		off += 16;
-		return *this;
+		ctrl(idx, opcode, opmod, qpn, fm_ce_se, imm);
 	}
 };
 
@@ -99,7 +61,7 @@ struct Seed {
 	uint8_t *a(int i, uint32_t off = 0) const { return slot(i) + off; }
 	uint16_t idx() const { return pi; }
 	uint32_t qpn() const { return env.qpn; }
-	void post(W &w)
+	void post(WqeSegs &w)
 	{
 		auto *c = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(w.b);
 		uint32_t ds = w.off / 16;

@@ -22,6 +22,7 @@
 
 #include "hca.h"
 #include "mlx5_hw.h"
+#include "wqe_segs.h"
 
 namespace hcatest {
 
@@ -197,60 +198,13 @@ static inline struct mlx5_wqe_data_seg dseg(uint32_t len, uint32_t lkey, const v
 	return d;
 }
 
-/** Builds one WQE in a local buffer. */
-struct Wqe {
-	uint8_t b[1024] = {};
-	uint32_t off = 16;
-
+/** Builds one WQE in a local buffer (wqe_segs.h) and posts it into a TestQp. */
+struct Wqe : WqeSegs {
 	Wqe(const TestQp &q, uint8_t opcode, uint8_t fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE,
 	    uint8_t opmod = 0, uint32_t imm = 0)
 	{
 		ctrl(q.pi, opcode, opmod, q.qpn, fm_ce_se, imm);
 	}
-	void ctrl(uint32_t idx, uint8_t opcode, uint8_t opmod, uint32_t qpn, uint8_t fm_ce_se,
-		  uint32_t imm)
-	{
-		mlx5dv_set_ctrl_seg(reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(b), (uint16_t)idx,
-				    opcode, opmod, qpn, fm_ce_se, 0, 0, imm);
-	}
-	Wqe &data(uint32_t len, uint32_t lkey, const void *addr)
-	{
-		mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(b + off), len,
-				    lkey, (uintptr_t)addr);
-		off += 16;
-		return *this;
-	}
-	Wqe &raddr(const void *addr, uint32_t rkey)
-	{
-		mlx5_hw_st_be64(b + off, (uintptr_t)addr);
-		mlx5_hw_st_be32(b + off + 8, rkey);
-		off += 16;
-		return *this;
-	}
-	Wqe &atomic(uint64_t swap_add, uint64_t compare)
-	{
-		mlx5_hw_st_be64(b + off, swap_add);
-		mlx5_hw_st_be64(b + off + 8, compare);
-		off += 16;
-		return *this;
-	}
-	Wqe &inl(const void *data, uint32_t len)
-	{
-		mlx5_hw_st_be32(b + off, len | MLX5_INLINE_SEG);
-		memcpy(b + off + 4, data, len);
-		off += (4 + len + 15) & ~15u;
-		return *this;
-	}
-	/** MMO meta segment (opaque buffer key/address). */
-	Wqe &meta(uint32_t lkey, const void *addr)
-	{
-		mlx5_hw_st_be32(b + off, 0);
-		mlx5_hw_st_be32(b + off + 4, lkey);
-		mlx5_hw_st_be64(b + off + 8, (uintptr_t)addr);
-		off += 16;
-		return *this;
-	}
-	uint32_t ds() const { return off / 16; }
 	/**
 	 * Write ds into the ctrl segment and post into @p q. With @p ds_override the
 	 * ctrl carries that ds (malformed WQEs); pi advances by what it names (1 if 0).
