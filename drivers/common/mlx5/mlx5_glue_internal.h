@@ -81,6 +81,23 @@ int mlx5_glue_find_in(const struct mlx5_glue *glue, const char *name, struct ibv
 
 #ifdef __cplusplus
 }
+
+#include <errno.h>
+
+/** rdma-core's error convention for an int call: errno set, the value returned. */
+static inline int mlx5_glue_fail(int err)
+{
+	errno = err;
+	return err;
+}
+
+/** rdma-core's error convention for a pointer call: errno set, NULL returned. */
+template <typename T>
+static inline T *mlx5_glue_fail_null(int err)
+{
+	errno = err;
+	return nullptr;
+}
 #endif
 
 #endif /* MLX5_GLUE_INTERNAL_H */

@@ -55,19 +55,6 @@ struct ibv_device *rc_empty_list[1];
 
 /* ---------------------------------------------------------------- no library */
 
-int fail(int err)
-{
-	errno = err;
-	return err;
-}
-
-template <typename T>
-T *fail_null(int err)
-{
-	errno = err;
-	return nullptr;
-}
-
 struct ibv_device **nl_get_device_list(int *num_devices)
 {
 	if (num_devices != NULL)
@@ -81,38 +68,38 @@ void nl_free_device_list(struct ibv_device **)
 
 const char *nl_get_device_name(struct ibv_device *)
 {
-	return fail_null<const char>(ENOSYS);
+	return mlx5_glue_fail_null<const char>(ENOSYS);
 }
 
 struct ibv_context *nl_open_device(struct ibv_device *)
 {
-	return fail_null<struct ibv_context>(ENOSYS);
+	return mlx5_glue_fail_null<struct ibv_context>(ENOSYS);
 }
 
 int nl_close_device(struct ibv_context *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_query_device_ex(struct ibv_context *, const struct ibv_query_device_ex_input *,
 		       struct ibv_device_attr_ex *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_dv_query_device(struct ibv_context *, struct mlx5dv_context *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_query_port(struct ibv_context *, uint8_t, struct ibv_port_attr *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_query_gid_ex(struct ibv_context *, uint32_t, uint32_t, struct ibv_gid_entry *, uint32_t)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_get_async_event(struct ibv_context *, struct ibv_async_event *)
@@ -127,68 +114,68 @@ void nl_ack_async_event(struct ibv_async_event *)
 
 struct ibv_pd *nl_alloc_pd(struct ibv_context *)
 {
-	return fail_null<struct ibv_pd>(ENOSYS);
+	return mlx5_glue_fail_null<struct ibv_pd>(ENOSYS);
 }
 
 int nl_dealloc_pd(struct ibv_pd *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 struct ibv_mr *nl_reg_mr(struct ibv_pd *, void *, size_t, int)
 {
-	return fail_null<struct ibv_mr>(ENOSYS);
+	return mlx5_glue_fail_null<struct ibv_mr>(ENOSYS);
 }
 
 int nl_dereg_mr(struct ibv_mr *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 struct ibv_cq_ex *nl_create_cq_ex(struct ibv_context *, struct ibv_cq_init_attr_ex *)
 {
-	return fail_null<struct ibv_cq_ex>(ENOSYS);
+	return mlx5_glue_fail_null<struct ibv_cq_ex>(ENOSYS);
 }
 
 int nl_destroy_cq(struct ibv_cq *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 struct ibv_qp *nl_dv_create_qp(struct ibv_context *, struct ibv_qp_init_attr_ex *,
 			       struct mlx5dv_qp_init_attr *)
 {
-	return fail_null<struct ibv_qp>(ENOSYS);
+	return mlx5_glue_fail_null<struct ibv_qp>(ENOSYS);
 }
 
 int nl_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_destroy_qp(struct ibv_qp *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 struct ibv_qp_ex *nl_qp_to_qp_ex(struct ibv_qp *)
 {
-	return fail_null<struct ibv_qp_ex>(ENOSYS);
+	return mlx5_glue_fail_null<struct ibv_qp_ex>(ENOSYS);
 }
 
 struct mlx5dv_qp_ex *nl_dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *)
 {
-	return fail_null<struct mlx5dv_qp_ex>(ENOSYS);
+	return mlx5_glue_fail_null<struct mlx5dv_qp_ex>(ENOSYS);
 }
 
 int nl_dv_init_obj(struct mlx5dv_obj *, uint64_t)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 /* "not known to be in order" */
@@ -200,37 +187,37 @@ int nl_query_qp_data_in_order(struct ibv_qp *, enum ibv_wr_opcode, uint32_t)
 
 int nl_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *, uint64_t)
 {
-	return -fail(ENOSYS);
+	return -mlx5_glue_fail(ENOSYS);
 }
 
 int nl_dv_dci_stream_id_reset(struct ibv_qp *, uint16_t)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_dv_reserved_qpn_alloc(struct ibv_context *, uint32_t *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_dv_reserved_qpn_dealloc(struct ibv_context *, uint32_t)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 struct mlx5dv_mkey *nl_dv_create_mkey(struct mlx5dv_mkey_init_attr *)
 {
-	return fail_null<struct mlx5dv_mkey>(ENOSYS);
+	return mlx5_glue_fail_null<struct mlx5dv_mkey>(ENOSYS);
 }
 
 int nl_dv_destroy_mkey(struct mlx5dv_mkey *)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 int nl_dv_mkey_check(struct mlx5dv_mkey *, struct mlx5dv_mkey_err *, size_t)
 {
-	return fail(ENOSYS);
+	return mlx5_glue_fail(ENOSYS);
 }
 
 /*

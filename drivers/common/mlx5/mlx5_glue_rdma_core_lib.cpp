@@ -24,20 +24,6 @@
 
 namespace {
 
-/* rdma-core reports errors as a positive errno or NULL + errno. */
-int fail(int err)
-{
-	errno = err;
-	return err;
-}
-
-template <typename T>
-T *fail_null(int err)
-{
-	errno = err;
-	return nullptr;
-}
-
 /* ---- devices ---- */
 
 struct ibv_device **gl_get_device_list(int *num_devices)
@@ -54,21 +40,21 @@ void gl_free_device_list(struct ibv_device **list)
 const char *gl_get_device_name(struct ibv_device *device)
 {
 	if (device == NULL)
-		return fail_null<const char>(EINVAL);
+		return mlx5_glue_fail_null<const char>(EINVAL);
 	return ibv_get_device_name(device);
 }
 
 struct ibv_context *gl_open_device(struct ibv_device *device)
 {
 	if (device == NULL)
-		return fail_null<struct ibv_context>(EINVAL);
+		return mlx5_glue_fail_null<struct ibv_context>(EINVAL);
 	return ibv_open_device(device);
 }
 
 int gl_close_device(struct ibv_context *context)
 {
 	if (context == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_close_device(context);
 }
 
@@ -77,14 +63,14 @@ int gl_query_device_ex(struct ibv_context *context, const struct ibv_query_devic
 		       struct ibv_device_attr_ex *attr)
 {
 	if (context == NULL || attr == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_query_device_ex(context, input, attr);
 }
 
 int gl_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs)
 {
 	if (context == NULL || attrs == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return mlx5dv_query_device(context, attrs);
 }
 
@@ -92,7 +78,7 @@ int gl_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attrs
 int gl_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
 {
 	if (context == NULL || attr == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_query_port(context, port_num, attr);
 }
 
@@ -100,7 +86,7 @@ int gl_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid
 		    struct ibv_gid_entry *entry, uint32_t flags)
 {
 	if (context == NULL || entry == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_query_gid_ex(context, port_num, gid_index, entry, flags);
 }
 
@@ -124,14 +110,14 @@ void gl_ack_async_event(struct ibv_async_event *event)
 struct ibv_pd *gl_alloc_pd(struct ibv_context *context)
 {
 	if (context == NULL)
-		return fail_null<struct ibv_pd>(EINVAL);
+		return mlx5_glue_fail_null<struct ibv_pd>(EINVAL);
 	return ibv_alloc_pd(context);
 }
 
 int gl_dealloc_pd(struct ibv_pd *pd)
 {
 	if (pd == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_dealloc_pd(pd);
 }
 
@@ -145,7 +131,7 @@ int gl_dealloc_pd(struct ibv_pd *pd)
 struct ibv_mr *gl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	if (pd == NULL)
-		return fail_null<struct ibv_mr>(EINVAL);
+		return mlx5_glue_fail_null<struct ibv_mr>(EINVAL);
 	if ((unsigned int)access & IBV_ACCESS_OPTIONAL_RANGE)
 		return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
 	return (ibv_reg_mr)(pd, addr, length, access);
@@ -154,7 +140,7 @@ struct ibv_mr *gl_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acces
 int gl_dereg_mr(struct ibv_mr *mr)
 {
 	if (mr == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_dereg_mr(mr);
 }
 
@@ -164,14 +150,14 @@ int gl_dereg_mr(struct ibv_mr *mr)
 struct ibv_cq_ex *gl_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *attr)
 {
 	if (context == NULL || attr == NULL)
-		return fail_null<struct ibv_cq_ex>(EINVAL);
+		return mlx5_glue_fail_null<struct ibv_cq_ex>(EINVAL);
 	return ibv_create_cq_ex(context, attr);
 }
 
 int gl_destroy_cq(struct ibv_cq *cq)
 {
 	if (cq == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_destroy_cq(cq);
 }
 
@@ -181,14 +167,14 @@ struct ibv_qp *gl_dv_create_qp(struct ibv_context *context, struct ibv_qp_init_a
 			       struct mlx5dv_qp_init_attr *dv_attr)
 {
 	if (context == NULL || attr == NULL)
-		return fail_null<struct ibv_qp>(EINVAL);
+		return mlx5_glue_fail_null<struct ibv_qp>(EINVAL);
 	return mlx5dv_create_qp(context, attr, dv_attr);
 }
 
 int gl_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	if (qp == NULL || attr == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_modify_qp(qp, attr, attr_mask);
 }
 
@@ -196,35 +182,35 @@ int gl_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		struct ibv_qp_init_attr *init_attr)
 {
 	if (qp == NULL || attr == NULL || init_attr == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_query_qp(qp, attr, attr_mask, init_attr);
 }
 
 int gl_destroy_qp(struct ibv_qp *qp)
 {
 	if (qp == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return ibv_destroy_qp(qp);
 }
 
 struct ibv_qp_ex *gl_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	if (qp == NULL)
-		return fail_null<struct ibv_qp_ex>(EINVAL);
+		return mlx5_glue_fail_null<struct ibv_qp_ex>(EINVAL);
 	return ibv_qp_to_qp_ex(qp);
 }
 
 struct mlx5dv_qp_ex *gl_dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp)
 {
 	if (qp == NULL)
-		return fail_null<struct mlx5dv_qp_ex>(EINVAL);
+		return mlx5_glue_fail_null<struct mlx5dv_qp_ex>(EINVAL);
 	return mlx5dv_qp_ex_from_ibv_qp_ex(qp);
 }
 
 int gl_dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type)
 {
 	if (obj == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return mlx5dv_init_obj(obj, obj_type);
 }
 
@@ -245,28 +231,28 @@ int gl_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t
 int gl_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
 {
 	if (mqp == NULL)
-		return -fail(EINVAL);
+		return -mlx5_glue_fail(EINVAL);
 	return mlx5dv_qp_cancel_posted_send_wrs(mqp, wr_id);
 }
 
 int gl_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 {
 	if (qp == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return mlx5dv_dci_stream_id_reset(qp, stream_id);
 }
 
 int gl_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn)
 {
 	if (context == NULL || qpn == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return mlx5dv_reserved_qpn_alloc(context, qpn);
 }
 
 int gl_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
 {
 	if (context == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return mlx5dv_reserved_qpn_dealloc(context, qpn);
 }
 
@@ -275,14 +261,14 @@ int gl_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
 struct mlx5dv_mkey *gl_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
 {
 	if (attr == NULL || attr->pd == NULL)
-		return fail_null<struct mlx5dv_mkey>(EINVAL);
+		return mlx5_glue_fail_null<struct mlx5dv_mkey>(EINVAL);
 	return mlx5dv_create_mkey(attr);
 }
 
 int gl_dv_destroy_mkey(struct mlx5dv_mkey *mkey)
 {
 	if (mkey == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return mlx5dv_destroy_mkey(mkey);
 }
 
@@ -291,7 +277,7 @@ int gl_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 		     size_t err_info_size)
 {
 	if (mkey == NULL || err_info == NULL)
-		return fail(EINVAL);
+		return mlx5_glue_fail(EINVAL);
 	return _mlx5dv_mkey_check(mkey, err_info, err_info_size);
 }
 
