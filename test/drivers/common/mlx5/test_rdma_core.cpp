@@ -757,30 +757,20 @@ void child_find(void)
 
 int child_main(bool loaded, const char *expect)
 {
-	CU_pSuite s;
-	unsigned int fails;
-	bool ok;
+	static const struct cunit_test loaded_tests[] = {
+		{"loaded", child_loaded},
+	};
+	static const struct cunit_test disabled_tests[] = {
+		{"status", child_status},
+		{"empty list", child_empty_list},
+		{"entries fail", child_entries_fail},
+		{"find", child_find},
+	};
 
 	child_expect = expect;
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite(loaded ? "rdma_core_loaded" : "rdma_core_disabled", NULL, NULL);
 	if (loaded)
-		ok = s != NULL && CU_add_test(s, "loaded", child_loaded);
-	else
-		ok = s != NULL && CU_add_test(s, "status", child_status) &&
-		     CU_add_test(s, "empty list", child_empty_list) &&
-		     CU_add_test(s, "entries fail", child_entries_fail) &&
-		     CU_add_test(s, "find", child_find);
-	if (!ok) {
-		CU_cleanup_registry();
-		return 2;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+		return CUNIT_RUN_SUITE("rdma_core_loaded", loaded_tests);
+	return CUNIT_RUN_SUITE("rdma_core_disabled", disabled_tests);
 }
 
 /* First use from many threads at once: one load, one answer. */
@@ -817,21 +807,11 @@ void child_race(void)
 
 int run_race_child(void)
 {
-	CU_pSuite s;
-	unsigned int fails;
+	static const struct cunit_test tests[] = {
+		{"threads race to load", child_race},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 2;
-	s = CU_add_suite("rdma_core_first_use", NULL, NULL);
-	if (s == NULL || !CU_add_test(s, "threads race to load", child_race)) {
-		CU_cleanup_registry();
-		return 2;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return CUNIT_RUN_SUITE("rdma_core_first_use", tests);
 }
 
 void test_first_use_race(void)
