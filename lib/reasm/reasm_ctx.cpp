@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The context: configuration, the results ring, gathers on the engine and their
+ * completion, output mbufs. Every packet accepted yields at most one result, so a packet
+ * is accepted only when a result slot and an op slot are free: completions never wait.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "reasm_log.h"
+#include "reasm_priv.h"
+
+RTE_LOG_REGISTER_DEFAULT(reasm_logtype, INFO);
+
+uint32_t reasm_results_count(const struct rte_reasm_ctx *c)
+{
+	return c->res_head - c->res_tail;
+}
+
+static uint32_t ops_inflight(const struct rte_reasm_ctx *c)
+{
+	return c->conf.max_inflight - c->nb_free_ops;
+}
+
+bool reasm_has_room(const struct rte_reasm_ctx *c)
+{
+	return c->nb_free_ops > 0 &&
+	       reasm_results_count(c) + ops_inflight(c) + 1 <= c->res_mask + 1;
+}
+
+void reasm_result_push(struct rte_reasm_ctx *c, struct rte_mbuf *m)
+{
+	c->results[c->res_head++ & c->res_mask] = m;
+}
+
+void reasm_drop(struct rte_reasm_ctx *c, struct rte_mbuf *m, enum rte_reasm_drop why)
+{
+	c->st.drop_frags[why]++;
+	rte_pktmbuf_free(m);
+}
+
+struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len,
+				 enum rte_reasm_drop *why)
+{
+	struct rte_mbuf *segs[RTE_REASM_MAX_SGES];
+	uint32_t nsegs = (len + c->seg_room - 1) / c->seg_room;
+
+	if (len == 0 || nsegs > RTE_REASM_MAX_SGES || nsegs > UINT16_MAX) {
+		*why = RTE_REASM_DROP_TOO_BIG;
+		return NULL;
+	}
+	if (rte_pktmbuf_alloc_bulk(c->conf.pool, segs, nsegs) != 0) {
+		*why = RTE_REASM_DROP_NO_BUFFER;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < nsegs; i++) {
+		segs[i]->data_len = (uint16_t)RTE_MIN(c->seg_room, len - i * c->seg_room);
+		segs[i]->next = i + 1 < nsegs ? segs[i + 1] : NULL;
+	}
+	segs[0]->pkt_len = len;
+	segs[0]->nb_segs = (uint16_t)nsegs;
+	return segs[0];
+}
+
+bool reasm_sge_add(struct reasm_sge *l, uint16_t *n, const struct rte_mbuf *m, uint32_t off,
+		   uint32_t len)
+{
+	for (; m && len; m = m->next) {
+		uint32_t take;
+		uint8_t *va;
+		rte_iova_t iova;
+
+		if (off >= m->data_len) {
+			off -= m->data_len;
+			continue;
+		}
+		take = RTE_MIN(len, (uint32_t)m->data_len - off);
+		va = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
+		iova = rte_mbuf_data_iova(m) + off;
+		if (*n && (uint8_t *)l[*n - 1].va + l[*n - 1].len == va &&
+		    l[*n - 1].iova + l[*n - 1].len == iova) {
+			l[*n - 1].len += take; /* contiguous with the previous piece */
+		} else {
+			if (*n == RTE_REASM_MAX_SGES)
+				return false;
+			l[(*n)++] = {va, iova, take};
+		}
+		len -= take;
+		off = 0;
+	}
+	return len == 0;
+}
+
+void reasm_copy_meta(struct rte_mbuf *to, const struct rte_mbuf *from)
+{
+	to->port = from->port;
+	to->packet_type = from->packet_type;
+	to->vlan_tci = from->vlan_tci;
+	to->vlan_tci_outer = from->vlan_tci_outer;
+	to->tx_offload = from->tx_offload;
+	to->hash = from->hash;
+	to->ol_flags = from->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
+					 RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_QINQ |
+					 RTE_MBUF_F_RX_QINQ_STRIPPED);
+}
+
+static void op_finish(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
+{
+	struct reasm_op *op = &c->ops[idx];
+
+	if (ok) {
+		reasm_result_push(c, op->out);
+		(*op->done_counter)++;
+	} else {
+		rte_pktmbuf_free(op->out);
+		c->st.drop_dgrams[op->fail_reason] += op->kind == OP_DGRAM;
+		c->st.drop_frags[op->fail_reason] +=
+			op->kind == OP_DGRAM ? c->dgrams[op->dgram].nfrags : 1;
+	}
+	if (op->kind == OP_DGRAM)
+		reasm_dgram_release(c, op->dgram);
+	else
+		rte_pktmbuf_free(op->in);
+	c->free_ops[c->nb_free_ops++] = idx;
+}
+
+static void poll_engine(struct rte_reasm_ctx *c)
+{
+	uint16_t n;
+
+	do {
+		n = c->engine->poll(c->poll_cookies, c->poll_ok, RTE_DIM(c->poll_cookies));
+		for (uint16_t i = 0; i < n; i++)
+			op_finish(c, c->poll_cookies[i], c->poll_ok[i]);
+	} while (n == RTE_DIM(c->poll_cookies));
+}
+
+void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
+			uint32_t out_off, const struct reasm_op *op)
+{
+	uint32_t idx = c->free_ops[--c->nb_free_ops];
+	struct reasm_gather g;
+	uint16_t nb_dst = 0;
+	int rc;
+
+	c->ops[idx] = *op;
+	c->ops[idx].out = out;
+	c->ops[idx].fail_reason = RTE_REASM_DROP_ENGINE_ERROR;
+	/* the output chain has at most RTE_REASM_MAX_SGES segments (reasm_out_alloc) */
+	reasm_sge_add(c->dst, &nb_dst, out, out_off, out->pkt_len - out_off);
+	g = {c->src, c->dst, nb_src, nb_dst};
+	c->st.gathers++;
+	if (nb_src == 0) { /* nothing to move: the headers were all of it */
+		op_finish(c, idx, true);
+		return;
+	}
+	rc = c->engine->gather_umr_mkey(&g, idx);
+	if (rc == -ENOTSUP)
+		rc = c->engine->gather(&g, idx);
+	if (rc == -ENOSPC) { /* ring full: let the device drain once, then try again */
+		c->engine->submit();
+		poll_engine(c);
+		rc = c->engine->gather(&g, idx);
+	}
+	if (rc == REASM_GATHER_QUEUED)
+		return;
+	if (rc != REASM_GATHER_DONE) { /* too many pieces for the device, or still full */
+		reasm_cpu_gather(&g);
+		c->st.cpu_fallbacks++;
+	}
+	op_finish(c, idx, true);
+}
+
+/* ---- the API ---- */
+
+static int conf_check(const struct rte_reasm_conf *conf)
+{
+	if (!conf) {
+		REASM_LOG(ERR, "conf is NULL");
+		return -EINVAL;
+	}
+	if (!conf->engine || !conf->pool) {
+		REASM_LOG(ERR, "conf %s: engine %p and pool %p are required",
+			  conf->name ? conf->name : "(null)", (void *)conf->engine,
+			  (void *)conf->pool);
+		return -EINVAL;
+	}
+	if (!conf->name || !conf->name[0] || strlen(conf->name) >= 64) {
+		REASM_LOG(ERR, "conf name \"%s\": 1..63 characters expected",
+			  conf->name ? conf->name : "(null)");
+		return -EINVAL;
+	}
+	if (conf->max_frags > 8192 || conf->max_dgrams > (1u << 24) ||
+	    conf->max_inflight > 65536) {
+		REASM_LOG(ERR, "conf %s: max_frags %u (<= 8192), max_dgrams %u (<= 2^24), "
+			       "max_inflight %u (<= 65536) out of range",
+			  conf->name, conf->max_frags, conf->max_dgrams, conf->max_inflight);
+		return -EINVAL;
+	}
+	if (conf->flags & ~(RTE_REASM_F_IPV4_OVERLAP_TRIM | RTE_REASM_F_SPLIT_KEEP_HEADERS)) {
+		REASM_LOG(ERR, "conf %s: unknown flags 0x%x", conf->name, conf->flags);
+		return -EINVAL;
+	}
+	if (rte_pktmbuf_data_room_size(conf->pool) <= RTE_PKTMBUF_HEADROOM) {
+		REASM_LOG(ERR, "conf %s: pool %s has no data room", conf->name, conf->pool->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
+{
+	struct rte_reasm_ctx *c;
+	uint32_t res_size;
+	int rc = conf_check(conf);
+
+	if (rc) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	c = (struct rte_reasm_ctx *)rte_zmalloc_socket("reasm_ctx", sizeof(*c),
+							RTE_CACHE_LINE_SIZE, conf->socket_id);
+	if (!c) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	c->conf = *conf;
+	snprintf(c->name, sizeof(c->name), "%s", conf->name);
+	c->conf.name = c->name;
+	c->engine = conf->engine;
+	if (!c->conf.max_frags)
+		c->conf.max_frags = RTE_REASM_DEFAULT_MAX_FRAGS;
+	if (!c->conf.max_dgrams)
+		c->conf.max_dgrams = RTE_REASM_DEFAULT_MAX_DGRAMS;
+	if (!c->conf.max_bytes)
+		c->conf.max_bytes = RTE_REASM_DEFAULT_MAX_BYTES;
+	if (!c->conf.timeout_ms)
+		c->conf.timeout_ms = RTE_REASM_DEFAULT_TIMEOUT_MS;
+	if (!c->conf.max_inflight)
+		c->conf.max_inflight = RTE_REASM_DEFAULT_MAX_INFLIGHT;
+	while (!c->conf.hash_seed)
+		c->conf.hash_seed = (uint32_t)rte_rand();
+	c->seg_room = rte_pktmbuf_data_room_size(conf->pool) - RTE_PKTMBUF_HEADROOM;
+	c->timeout_cycles = (uint64_t)c->conf.timeout_ms * rte_get_tsc_hz() / 1000;
+	res_size = rte_align32pow2(c->conf.max_inflight + 64);
+	c->res_mask = res_size - 1;
+	c->results = (struct rte_mbuf **)rte_zmalloc_socket(
+		"reasm_res", res_size * sizeof(*c->results), 0, conf->socket_id);
+	c->ops = (struct reasm_op *)rte_zmalloc_socket(
+		"reasm_ops", c->conf.max_inflight * sizeof(*c->ops), 0, conf->socket_id);
+	c->free_ops = (uint32_t *)rte_zmalloc_socket(
+		"reasm_ops", c->conf.max_inflight * sizeof(*c->free_ops), 0, conf->socket_id);
+	if (!c->results || !c->ops || !c->free_ops || reasm_table_init(c) != 0)
+		goto nomem;
+	for (uint32_t i = 0; i < c->conf.max_inflight; i++)
+		c->free_ops[c->nb_free_ops++] = c->conf.max_inflight - 1 - i;
+	rc = reasm_registry_add(c);
+	if (rc) {
+		reasm_table_fini(c);
+		rte_free(c->results);
+		rte_free(c->ops);
+		rte_free(c->free_ops);
+		rte_free(c);
+		rte_errno = -rc;
+		return NULL;
+	}
+	return c;
+nomem:
+	reasm_table_fini(c);
+	rte_free(c->results);
+	rte_free(c->ops);
+	rte_free(c->free_ops);
+	rte_free(c);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+void rte_reasm_free(struct rte_reasm_ctx *c)
+{
+	uint64_t deadline;
+
+	if (!c)
+		return;
+	reasm_registry_del(c);
+	c->engine->submit();
+	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz();
+	while (ops_inflight(c) && rte_get_tsc_cycles() < deadline)
+		poll_engine(c);
+	if (ops_inflight(c))
+		REASM_LOG(ERR, "context %s: %u gathers still on the engine after 1 s; their "
+			       "mbufs are leaked rather than freed under the device",
+			  c->name, ops_inflight(c));
+	while (reasm_results_count(c))
+		rte_pktmbuf_free(c->results[c->res_tail++ & c->res_mask]);
+	rte_reasm_expire(c, UINT64_MAX);
+	reasm_table_fini(c);
+	rte_free(c->results);
+	rte_free(c->ops);
+	rte_free(c->free_ops);
+	rte_free(c);
+}
+
+uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts, uint16_t n,
+			   uint64_t now)
+{
+	uint16_t i;
+
+	for (i = 0; i < n && reasm_has_room(c); i++) {
+		c->st.pkts_in++;
+		reasm_ip_input(c, pkts[i], now);
+	}
+	c->engine->submit();
+	return i;
+}
+
+uint16_t rte_reasm_dequeue(struct rte_reasm_ctx *c, struct rte_mbuf **out, uint16_t n)
+{
+	uint16_t i;
+
+	poll_engine(c);
+	for (i = 0; i < n && reasm_results_count(c); i++)
+		out[i] = c->results[c->res_tail++ & c->res_mask];
+	return i;
+}
+
+uint32_t rte_reasm_pending(const struct rte_reasm_ctx *c)
+{
+	return (uint32_t)c->st.dgrams_in_table + ops_inflight(c) + reasm_results_count(c);
+}
+
+int rte_reasm_stats_get(const struct rte_reasm_ctx *c, struct rte_reasm_stats *stats)
+{
+	if (!c || !stats)
+		return -EINVAL;
+	*stats = c->st;
+	return 0;
+}
+
+void rte_reasm_stats_reset(struct rte_reasm_ctx *c)
+{
+	uint64_t in_table = c->st.dgrams_in_table, held = c->st.bytes_held;
+
+	memset(&c->st, 0, sizeof(c->st));
+	c->st.dgrams_in_table = in_table;
+	c->st.bytes_held = held;
+}
+
+const char *rte_reasm_drop_name(enum rte_reasm_drop reason)
+{
+	static const char *const names[RTE_REASM_DROP_MAX] = {
+		"timeout",    "overlap",   "too_many_frags", "too_big",	     "table_full",
+		"bad_header", "no_buffer", "mem_limit",	     "engine_error",
+	};
+
+	return (unsigned int)reason < RTE_REASM_DROP_MAX ? names[reason] : NULL;
+}

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dmadev engine: a gather is one rte_dma_copy_sg on devices with COPY_SG, else one
+ * rte_dma_copy per contiguous piece with the gather's cookie on the last one (a vchan
+ * completes in order, so the last completion closes the gather).
+ */
+#include <errno.h>
+#include <new>
+
+#include <rte_dmadev.h>
+#include <rte_errno.h>
+
+#include "reasm_engine.h"
+#include "reasm_log.h"
+#include "rte_reasm.h"
+
+namespace {
+
+constexpr uint32_t no_cookie = UINT32_MAX;
+/* ring_idx is 16 bits and wraps: one slot per possible index. */
+constexpr uint32_t ring_slots = 65536;
+constexpr uint16_t poll_batch = 64;
+
+struct dma_engine final : rte_reasm_engine {
+	int16_t dev;
+	uint16_t vchan;
+	bool sg;
+	uint16_t sges;
+	uint32_t cookies[ring_slots];
+	bool failed_since_cookie = false; /* copy mode: an earlier piece of this gather failed */
+	struct rte_dma_sge src[RTE_REASM_MAX_SGES];
+	struct rte_dma_sge dst[RTE_REASM_MAX_SGES];
+
+	const char *kind() const override
+	{
+		return sg ? "dma-sg" : "dma-copy";
+	}
+	uint32_t max_sges() const override
+	{
+		return sg ? sges : RTE_REASM_MAX_SGES;
+	}
+	int gather(const struct reasm_gather *g, uint32_t cookie) override;
+	void submit() override
+	{
+		rte_dma_submit(dev, vchan);
+	}
+	uint16_t poll(uint32_t *out, bool *ok, uint16_t n) override;
+
+private:
+	int gather_sg(const struct reasm_gather *g, uint32_t cookie);
+	int gather_copies(const struct reasm_gather *g, uint32_t cookie);
+};
+
+int dma_engine::gather(const struct reasm_gather *g, uint32_t cookie)
+{
+	return sg ? gather_sg(g, cookie) : gather_copies(g, cookie);
+}
+
+int dma_engine::gather_sg(const struct reasm_gather *g, uint32_t cookie)
+{
+	int idx;
+
+	if (g->nb_src > sges || g->nb_dst > sges)
+		return -E2BIG;
+	for (uint16_t i = 0; i < g->nb_src; i++)
+		src[i] = {g->src[i].iova, g->src[i].len};
+	for (uint16_t i = 0; i < g->nb_dst; i++)
+		dst[i] = {g->dst[i].iova, g->dst[i].len};
+	idx = rte_dma_copy_sg(dev, vchan, src, dst, g->nb_src, g->nb_dst, 0);
+	if (idx < 0)
+		return idx;
+	cookies[idx] = cookie;
+	return REASM_GATHER_QUEUED;
+}
+
+/* The pieces both lists agree on: a copy never crosses a src or a dst boundary. */
+static uint32_t count_copies(const struct reasm_gather *g)
+{
+	uint32_t n = 0, soff = 0, doff = 0;
+	uint16_t si = 0, di = 0;
+
+	while (si < g->nb_src && di < g->nb_dst) {
+		uint32_t len = RTE_MIN(g->src[si].len - soff, g->dst[di].len - doff);
+
+		n++;
+		soff += len;
+		doff += len;
+		if (soff == g->src[si].len) {
+			si++;
+			soff = 0;
+		}
+		if (doff == g->dst[di].len) {
+			di++;
+			doff = 0;
+		}
+	}
+	return n;
+}
+
+int dma_engine::gather_copies(const struct reasm_gather *g, uint32_t cookie)
+{
+	uint32_t ncopies = count_copies(g), done = 0, soff = 0, doff = 0;
+	uint16_t si = 0, di = 0;
+
+	if (ncopies == 0)
+		return -EINVAL;
+	/* All or nothing: a gather never half-queued. */
+	if (rte_dma_burst_capacity(dev, vchan) < ncopies)
+		return -ENOSPC;
+	while (si < g->nb_src && di < g->nb_dst) {
+		uint32_t len = RTE_MIN(g->src[si].len - soff, g->dst[di].len - doff);
+		int idx = rte_dma_copy(dev, vchan, g->src[si].iova + soff, g->dst[di].iova + doff,
+				       len, 0);
+
+		if (idx < 0) /* capacity was checked: the device broke its own promise */
+			return done ? -EIO : idx;
+		cookies[idx] = ++done == ncopies ? cookie : no_cookie;
+		soff += len;
+		doff += len;
+		if (soff == g->src[si].len) {
+			si++;
+			soff = 0;
+		}
+		if (doff == g->dst[di].len) {
+			di++;
+			doff = 0;
+		}
+	}
+	return REASM_GATHER_QUEUED;
+}
+
+uint16_t dma_engine::poll(uint32_t *out, bool *ok, uint16_t n)
+{
+	enum rte_dma_status_code st[poll_batch];
+	uint16_t got = 0;
+
+	while (got < n) {
+		uint16_t last = 0;
+		uint16_t want = RTE_MIN((uint16_t)(n - got), poll_batch);
+		uint16_t c = rte_dma_completed_status(dev, vchan, want, &last, st);
+
+		for (uint16_t i = 0; i < c; i++) {
+			uint16_t idx = (uint16_t)(last - (c - 1 - i));
+			uint32_t ck = cookies[idx];
+
+			failed_since_cookie |= st[i] != RTE_DMA_STATUS_SUCCESSFUL;
+			if (ck == no_cookie)
+				continue;
+			out[got] = ck;
+			ok[got] = !failed_since_cookie;
+			failed_since_cookie = false;
+			got++;
+		}
+		if (c < want)
+			break;
+	}
+	return got;
+}
+
+} // namespace
+
+struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan,
+						     enum rte_reasm_dma_mode mode)
+{
+	struct rte_dma_info info;
+	dma_engine *e;
+	bool has_sg;
+
+	if (!rte_dma_is_valid(dev_id) || rte_dma_info_get(dev_id, &info) != 0) {
+		REASM_LOG(ERR, "dmadev %d: no such device", dev_id);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (vchan >= info.nb_vchans) {
+		REASM_LOG(ERR, "dmadev %s: vchan %u not configured (%u vchans)", info.dev_name,
+			  vchan, info.nb_vchans);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (mode > RTE_REASM_DMA_COPY) {
+		REASM_LOG(ERR, "dma mode %d unknown", (int)mode);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!(info.dev_capa & RTE_DMA_CAPA_MEM_TO_MEM) || !(info.dev_capa & RTE_DMA_CAPA_OPS_COPY)) {
+		REASM_LOG(ERR, "dmadev %s: no mem-to-mem copy", info.dev_name);
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	has_sg = (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) && info.max_sges > 0;
+	if (mode == RTE_REASM_DMA_SG && !has_sg) {
+		REASM_LOG(ERR, "dmadev %s: no RTE_DMA_CAPA_OPS_COPY_SG", info.dev_name);
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	e = new (std::nothrow) dma_engine();
+	if (!e) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	e->dev = dev_id;
+	e->vchan = vchan;
+	e->sg = has_sg && mode != RTE_REASM_DMA_COPY;
+	e->sges = (uint16_t)RTE_MIN(info.max_sges, (uint16_t)RTE_REASM_MAX_SGES);
+	return e;
+}
