@@ -162,10 +162,16 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 	rc = c->engine->gather_umr_mkey(&g, idx);
 	if (rc == -ENOTSUP)
 		rc = c->engine->gather(&g, idx);
-	if (rc == -ENOSPC) { /* ring full: let the device drain once, then try again */
+	if (rc == -ENOSPC) {
+		/* Ring full: let the device drain what is in flight (bounded: a gather larger
+		 * than the whole ring never fits and goes to the CPU). */
+		uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 10000;
+
 		c->engine->submit();
-		poll_engine(c);
-		rc = c->engine->gather(&g, idx);
+		do {
+			poll_engine(c);
+			rc = c->engine->gather(&g, idx);
+		} while (rc == -ENOSPC && ops_inflight(c) > 1 && rte_get_tsc_cycles() < deadline);
 	}
 	if (rc == REASM_GATHER_QUEUED)
 		return;

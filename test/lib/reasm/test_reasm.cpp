@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * librte_reasm: byte-identical with librte_ip_frag 22.11 + linearize where that library
+ * is correct; the RFC rules (and their counters) where it is not; linearize and split;
+ * every engine against the CPU; mempools back to idle after every test.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <algorithm>
+#include <random>
+
+#include <rte_cycles.h>
+#include <rte_dmadev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "cunit_run.h"
+#include "reasm_harness.h"
+
+using pktgen::frame;
+using namespace harness;
+
+namespace {
+
+struct rte_reasm_engine *cpu;
+
+struct rte_reasm_stats stats_of(struct rte_reasm_ctx *c)
+{
+	struct rte_reasm_stats s;
+
+	rte_reasm_stats_get(c, &s);
+	return s;
+}
+
+/* Datagrams librte_ip_frag gets right: <= 8 fragments, no overlap, no duplicate. */
+void benign_traffic(bool v6, uint32_t n, uint32_t seed, std::vector<frame> *in,
+		    std::vector<frame> *whole)
+{
+	std::mt19937 rng(seed);
+
+	for (uint32_t i = 0; i < n; i++) {
+		pktgen::dgram_spec s;
+		uint32_t nf = 2 + rng() % 7;
+
+		s.v6 = v6;
+		s.l4 = (uint8_t[]){17, 6, 1}[i % 3];
+		s.flow = (uint8_t)(i % 7);
+		s.id = 100 + i;
+		/* mostly up to 9000 B, some up to 65535 (fragments over one segment) */
+		s.ip_len = i % 10 == 9 ? 20000 + rng() % 45536 : 68 + rng() % 8933;
+		s.ip_len = std::max<uint32_t>(s.ip_len, (v6 ? 48 : 28) + 8 * nf);
+		whole->push_back(pktgen::make_datagram(s, rng));
+		auto fr = pktgen::fragment(whole->back(), nf, s.id, rng);
+
+		in->insert(in->end(), fr.begin(), fr.end());
+	}
+	std::shuffle(in->begin(), in->end(), rng); /* interleaved flows, any order */
+}
+
+void t_oracle(bool v6)
+{
+	std::vector<frame> in, whole;
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+
+	benign_traffic(v6, 300, v6 ? 7 : 3, &in, &whole);
+	auto ours = run(c, in);
+	auto ref = oracle(in);
+	CU_ASSERT_EQUAL(ours.size(), whole.size());
+	CU_ASSERT_EQUAL(ref.size(), whole.size());
+	CU_ASSERT(sorted(ours) == sorted(ref));
+	CU_ASSERT(sorted(ours) == sorted(whole));
+	CU_ASSERT_EQUAL(stats_of(c).reassembled, whole.size());
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_oracle_v4(void)
+{
+	t_oracle(false);
+}
+
+void t_oracle_v6(void)
+{
+	t_oracle(true);
+}
+
+/* One datagram's fragments, with a hook to damage them, through a fresh context. */
+struct one {
+	frame whole;
+	std::vector<frame> frags;
+};
+
+one make_one(bool v6, uint32_t ip_len, uint32_t nf, uint32_t seed, uint32_t id = 7)
+{
+	std::mt19937 rng(seed);
+	pktgen::dgram_spec s;
+	one o;
+
+	s.v6 = v6;
+	s.ip_len = ip_len;
+	s.id = id;
+	o.whole = pktgen::make_datagram(s, rng);
+	o.frags = pktgen::fragment(o.whole, nf, id, rng);
+	return o;
+}
+
+void t_many_fragments(void)
+{
+	for (bool v6 : {false, true}) {
+		one o = make_one(v6, 65535, 64, 11);
+		struct rte_reasm_ctx *c = ctx_create(cpu, {});
+
+		std::reverse(o.frags.begin(), o.frags.end());
+		CU_ASSERT_EQUAL(o.frags.size(), 64);
+		auto out = run(c, o.frags);
+		CU_ASSERT_EQUAL_FATAL(out.size(), 1);
+		CU_ASSERT(out[0] == o.whole);
+		CU_ASSERT(oracle(o.frags).empty()); /* librte_ip_frag: over 8 fragments */
+		rte_reasm_free(c);
+	}
+	CU_ASSERT(pools_idle());
+}
+
+void t_duplicates(void)
+{
+	for (size_t dup : {0, 2, 4}) { /* first, middle, last */
+		one o = make_one(dup == 2, 3000, 5, 21);
+		struct rte_reasm_ctx *c = ctx_create(cpu, {});
+
+		/* the copy right after the original, both before the datagram completes */
+		std::vector<frame> in = {o.frags[dup], o.frags[dup]};
+		for (size_t i = 0; i < o.frags.size(); i++)
+			if (i != dup)
+				in.push_back(o.frags[i]);
+		auto out = run(c, in);
+		CU_ASSERT_EQUAL_FATAL(out.size(), 1);
+		CU_ASSERT(out[0] == o.whole);
+		CU_ASSERT_EQUAL(stats_of(c).duplicates, 1);
+		rte_reasm_free(c);
+	}
+	CU_ASSERT(pools_idle());
+}
+
+void t_overlap(void)
+{
+	for (bool v6 : {false, true}) {
+		one o = make_one(v6, 4000, 4, 31);
+		struct rte_reasm_ctx *c = ctx_create(cpu, {});
+		uint32_t off, len;
+		bool more;
+
+		pktgen::frag_range(o.frags[1], &off, &len, &more);
+		/* starts 8 bytes into fragment 1's range, ends inside fragment 2 */
+		std::vector<frame> in = {o.frags[0], o.frags[1],
+					 pktgen::make_fragment(o.whole, off + 8, len, true, 7),
+					 o.frags[2], o.frags[3]};
+		auto out = run(c, in);
+		auto s = stats_of(c);
+
+		CU_ASSERT(out.empty());
+		CU_ASSERT_EQUAL(s.drop_dgrams[RTE_REASM_DROP_OVERLAP], 1);
+		/* the two held, the overlapping one and the two later ones (RFC 5722) */
+		CU_ASSERT_EQUAL(s.drop_frags[RTE_REASM_DROP_OVERLAP], 5);
+		CU_ASSERT_EQUAL(s.dgrams_in_table, 0);
+		rte_reasm_free(c);
+	}
+	CU_ASSERT(pools_idle());
+}
+
+void t_overlap_trim_v4(void)
+{
+	one o = make_one(false, 4000, 4, 41);
+	struct rte_reasm_conf conf = {};
+	uint32_t off, len;
+	bool more;
+
+	conf.flags = RTE_REASM_F_IPV4_OVERLAP_TRIM;
+	struct rte_reasm_ctx *c = ctx_create(cpu, conf);
+	pktgen::frag_range(o.frags[1], &off, &len, &more);
+	std::vector<frame> in = {o.frags[1], pktgen::make_fragment(o.whole, off + 8, len, true, 7),
+				 o.frags[0], o.frags[3], o.frags[2]};
+	auto out = run(c, in);
+	CU_ASSERT_EQUAL_FATAL(out.size(), 1);
+	CU_ASSERT(out[0] == o.whole);
+	CU_ASSERT(stats_of(c).trimmed >= 1);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_ipv6_ext_headers(void)
+{
+	std::mt19937 rng(51);
+	pktgen::dgram_spec s;
+
+	s.v6 = true;
+	s.ip_len = 6000;
+	s.ext_before = 2; /* Hop-by-Hop, Destination Options */
+	s.routing = true;
+	s.id = 0xabcdef01;
+	frame whole = pktgen::make_datagram(s, rng);
+	auto frags = pktgen::fragment(whole, 6, s.id, rng);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+
+	std::shuffle(frags.begin(), frags.end(), rng);
+	auto out = run(c, frags);
+	CU_ASSERT_EQUAL_FATAL(out.size(), 1);
+	CU_ASSERT(out[0] == whole); /* unfragmentable part kept, next header restored */
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_atomic(void)
+{
+	one o = make_one(true, 2000, 3, 61);
+	one a = make_one(true, 500, 1, 62); /* same addresses and id: an atomic fragment */
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+	std::vector<frame> out;
+
+	CU_ASSERT_EQUAL(a.frags.size(), 1);
+	auto first = run(c, {o.frags[0], a.frags[0]});
+	CU_ASSERT_EQUAL_FATAL(first.size(), 1);
+	CU_ASSERT(first[0] == a.whole); /* at once, fragment header removed */
+	CU_ASSERT_EQUAL(stats_of(c).dgrams_in_table, 1);
+	auto rest = run(c, {o.frags[1], o.frags[2]});
+	CU_ASSERT_EQUAL_FATAL(rest.size(), 1);
+	CU_ASSERT(rest[0] == o.whole); /* never mixed with the atomic one */
+	CU_ASSERT_EQUAL(stats_of(c).atomic, 1);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_ipv4_key_protocol(void)
+{
+	std::mt19937 rng(71);
+	pktgen::dgram_spec s;
+	std::vector<frame> in;
+
+	s.ip_len = 3000;
+	s.id = 9;
+	s.l4 = 17;
+	frame udp = pktgen::make_datagram(s, rng);
+	s.l4 = 6;
+	frame tcp = pktgen::make_datagram(s, rng);
+	auto fu = pktgen::fragment(udp, 3, 9, rng), ft = pktgen::fragment(tcp, 3, 9, rng);
+	for (int i = 0; i < 3; i++)
+		in.push_back(fu[i]), in.push_back(ft[i]);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+	auto out = run(c, in);
+	CU_ASSERT(sorted(out) == sorted({udp, tcp}));
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+/* A fragment at any offset and length: the payload past the datagram's end is filler. */
+frame craft(const frame &whole, uint32_t off, uint32_t len, bool more, uint32_t id = 7)
+{
+	frame big = whole;
+
+	big.resize(std::max<size_t>(big.size(), pktgen::unfrag_end(whole) + off + len), 0xab);
+	return pktgen::make_fragment(big, off, len, more, id);
+}
+
+void t_bad_lengths(void)
+{
+	one o = make_one(false, 4000, 3, 81);
+	one o6 = make_one(true, 4000, 3, 82);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+	std::vector<frame> in = {craft(o.whole, 0, 100, true),	    craft(o.whole, 65520, 16, false),
+				 craft(o6.whole, 8, 100, true),	    craft(o6.whole, 65528, 16, false),
+				 craft(o.whole, 64, 0, true)};
+	auto out = run(c, in);
+	auto st = stats_of(c);
+
+	CU_ASSERT(out.empty());
+	CU_ASSERT_EQUAL(st.drop_frags[RTE_REASM_DROP_BAD_HEADER], 3);
+	CU_ASSERT_EQUAL(st.drop_frags[RTE_REASM_DROP_TOO_BIG], 2);
+	CU_ASSERT_EQUAL(st.dgrams_in_table, 0);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_inconsistent_last(void)
+{
+	one o = make_one(false, 4000, 3, 83);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+	uint32_t off, len;
+	bool more;
+
+	pktgen::frag_range(o.frags[2], &off, &len, &more);
+	auto out = run(c, {o.frags[2], craft(o.whole, off, len + 8, false), o.frags[0]});
+	CU_ASSERT(out.empty());
+	CU_ASSERT_EQUAL(stats_of(c).drop_dgrams[RTE_REASM_DROP_BAD_HEADER], 1);
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_BAD_HEADER], 3);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_passthrough_and_padding(void)
+{
+	std::mt19937 rng(91);
+	one o = make_one(false, 100, 2, 92); /* fragments of 40 and 60 IP bytes */
+	frame arp(60, 0);
+	frame p4 = pktgen::make_plain(false, 200, rng), p6 = pktgen::make_plain(true, 300, rng);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+
+	arp[12] = 0x08, arp[13] = 0x06;
+	o.frags[0].resize(std::max<size_t>(o.frags[0].size(), 60), 0); /* Ethernet padding */
+	o.frags[1].resize(std::max<size_t>(o.frags[1].size(), 60), 0);
+	auto out = run(c, {arp, o.frags[1], p4, o.frags[0], p6});
+	CU_ASSERT(sorted(out) == sorted({arp, p4, p6, o.whole}));
+	CU_ASSERT_EQUAL(stats_of(c).passthrough, 3);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_timeout_and_late(void)
+{
+	one o = make_one(true, 3000, 3, 101);
+	struct rte_reasm_conf conf = {};
+	uint64_t hz = rte_get_tsc_hz();
+
+	conf.timeout_ms = 1000;
+	struct rte_reasm_ctx *c = ctx_create(cpu, conf);
+	CU_ASSERT(run(c, {o.frags[0], o.frags[1]}, 1).empty());
+	/* the last one 2 s later: the datagram expired; the late one starts a new one */
+	CU_ASSERT(run(c, {o.frags[2]}, 1 + 2 * hz).empty());
+	CU_ASSERT_EQUAL(stats_of(c).drop_dgrams[RTE_REASM_DROP_TIMEOUT], 1);
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TIMEOUT], 2);
+	CU_ASSERT_EQUAL(rte_reasm_expire(c, UINT64_MAX), 1); /* the end of the input */
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TIMEOUT], 3);
+	CU_ASSERT_EQUAL(rte_reasm_pending(c), 0);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_limits(void)
+{
+	struct rte_reasm_conf conf = {};
+	std::vector<frame> in;
+
+	/* table full: 2 datagrams at most, 3 interleaved */
+	conf.max_dgrams = 2;
+	struct rte_reasm_ctx *c = ctx_create(cpu, conf);
+	one a = make_one(false, 2000, 2, 111, 1), b = make_one(false, 2000, 2, 112, 2),
+	    d = make_one(false, 2000, 2, 113, 3);
+	auto out = run(c, {a.frags[0], b.frags[0], d.frags[0], a.frags[1], b.frags[1]});
+	CU_ASSERT(sorted(out) == sorted({a.whole, b.whole}));
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TABLE_FULL], 1);
+	rte_reasm_free(c);
+
+	/* too many fragments */
+	conf = {};
+	conf.max_frags = 4;
+	c = ctx_create(cpu, conf);
+	one m = make_one(true, 3000, 5, 114);
+	CU_ASSERT(run(c, m.frags).empty());
+	CU_ASSERT_EQUAL(stats_of(c).drop_dgrams[RTE_REASM_DROP_TOO_MANY_FRAGS], 1);
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TOO_MANY_FRAGS], 5);
+	rte_reasm_free(c);
+
+	/* bytes held */
+	one h = make_one(false, 6000, 3, 115);
+	conf = {};
+	conf.max_bytes = h.frags[0].size(); /* the first one fits, no other */
+	c = ctx_create(cpu, conf);
+	CU_ASSERT(run(c, h.frags).empty());
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_MEM_LIMIT], 2);
+	CU_ASSERT_EQUAL(rte_reasm_expire(c, UINT64_MAX), 1);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+void t_no_buffer(void)
+{
+	struct rte_mempool *tiny = rte_pktmbuf_pool_create("reasm_tiny", 2, 0, 0,
+							   1024 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+	struct rte_reasm_conf conf = {};
+	one o = make_one(false, 4000, 3, 121);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tiny);
+	conf.pool = tiny; /* 4000 B needs 4 segments of 1 KiB */
+	struct rte_reasm_ctx *c = ctx_create(cpu, conf);
+	CU_ASSERT(run(c, o.frags).empty());
+	CU_ASSERT_EQUAL(stats_of(c).drop_dgrams[RTE_REASM_DROP_NO_BUFFER], 1);
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_NO_BUFFER], 3);
+	rte_reasm_free(c);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(tiny), 0);
+	rte_mempool_free(tiny);
+	CU_ASSERT(pools_idle());
+}
+
+void t_bad_conf(void)
+{
+	struct rte_reasm_conf conf = {};
+
+	CU_ASSERT_PTR_NULL(rte_reasm_create(NULL));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	CU_ASSERT_PTR_NULL(rte_reasm_create(&conf));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	conf.name = "dup";
+	conf.engine = cpu;
+	conf.pool = out_pool;
+	struct rte_reasm_ctx *c = rte_reasm_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL(c);
+	CU_ASSERT_PTR_NULL(rte_reasm_create(&conf));
+	CU_ASSERT_EQUAL(rte_errno, EEXIST);
+	conf.name = "flags";
+	conf.flags = 1u << 20;
+	CU_ASSERT_PTR_NULL(rte_reasm_create(&conf));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	rte_reasm_free(c);
+	CU_ASSERT_PTR_NULL(rte_reasm_engine_dma_create(-1, 0, RTE_REASM_DMA_AUTO));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	CU_ASSERT_STRING_EQUAL(rte_reasm_drop_name(RTE_REASM_DROP_OVERLAP), "overlap");
+	CU_ASSERT_PTR_NULL(rte_reasm_drop_name(RTE_REASM_DROP_MAX));
+}
+
+/* ---- linearize and split ---- */
+
+void t_linearize(void)
+{
+	std::mt19937 rng(131);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+	std::vector<frame> in, out;
+
+	for (int i = 0; i < 50; i++) {
+		frame f(64 + rng() % 9000);
+
+		for (auto &b : f)
+			b = (uint8_t)rng();
+		in.push_back(f);
+		struct rte_mbuf *m = to_mbuf(f, 1 + rng() % 1500);
+		while (rte_reasm_linearize_enqueue(c, &m, 1) == 0)
+			drain(c, &out);
+	}
+	drain(c, &out);
+	CU_ASSERT(out == in); /* CPU engine: completion order is enqueue order */
+	CU_ASSERT(stats_of(c).linearized + stats_of(c).passthrough == 50);
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
+frame split_expect(const frame &f, const struct rte_reasm_split &l, bool keep)
+{
+	uint32_t stride = l.hdr_len + l.pay_len, n = (uint32_t)(f.size() - l.offset) / stride;
+	frame o(f.begin(), f.begin() + l.offset);
+
+	for (uint32_t i = 0; i < n; i++)
+		o.insert(o.end(), f.begin() + l.offset + i * stride + l.hdr_len,
+			 f.begin() + l.offset + (i + 1) * stride);
+	for (uint32_t i = 0; keep && i < n; i++)
+		o.insert(o.end(), f.begin() + l.offset + i * stride,
+			 f.begin() + l.offset + i * stride + l.hdr_len);
+	return o;
+}
+
+void t_split(void)
+{
+	std::mt19937 rng(141);
+	struct rte_reasm_conf conf = {};
+
+	conf.flags = RTE_REASM_F_SPLIT_KEEP_HEADERS;
+	struct rte_reasm_ctx *c = ctx_create(cpu, conf), *nc = ctx_create(cpu, {});
+	struct rte_reasm_split l = {42, 16, 240, 0}, r = l;
+
+	r.reverse = 1;
+	for (int i = 0; i < 20; i++) {
+		frame f(42 + (1 + rng() % 30) * 256);
+		std::vector<frame> a, b, d;
+
+		for (auto &x : f)
+			x = (uint8_t)rng();
+		struct rte_mbuf *m = to_mbuf(f, 700), *m2 = to_mbuf(f);
+		CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &l), 1);
+		drain(c, &a);
+		CU_ASSERT_EQUAL_FATAL(a.size(), 1);
+		CU_ASSERT(a[0] == split_expect(f, l, true));
+		CU_ASSERT_EQUAL(rte_reasm_split_enqueue(nc, &m2, 1, &l), 1);
+		drain(nc, &d);
+		CU_ASSERT_EQUAL_FATAL(d.size(), 1);
+		CU_ASSERT(d[0] == split_expect(f, l, false));
+		m = to_mbuf(a[0]);
+		CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &r), 1);
+		drain(c, &b);
+		CU_ASSERT_EQUAL_FATAL(b.size(), 1);
+		CU_ASSERT(b[0] == f); /* the reverse restores the records */
+	}
+	/* a length that is not offset + N records; a bad layout takes nothing */
+	frame odd(42 + 100, 1);
+	std::vector<frame> none;
+	struct rte_mbuf *m = to_mbuf(odd);
+	CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &l), 1);
+	drain(c, &none);
+	CU_ASSERT(none.empty());
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_BAD_HEADER], 1);
+	struct rte_reasm_split bad = {0, 16, 0, 0};
+	m = to_mbuf(odd);
+	CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &bad), 0);
+	rte_pktmbuf_free(m);
+	rte_reasm_free(c);
+	rte_reasm_free(nc);
+	CU_ASSERT(pools_idle());
+}
+
+/* ---- every engine against the CPU ---- */
+
+/* Benign and hostile traffic mixed: the outputs and counters of an engine vs the CPU's. */
+void engine_vs_cpu(struct rte_reasm_engine *e)
+{
+	std::vector<frame> in, whole;
+	std::mt19937 rng(151);
+
+	benign_traffic(false, 60, 152, &in, &whole);
+	benign_traffic(true, 60, 153, &in, &whole);
+	for (int i = 0; i < 10; i++) { /* many fragments, duplicates, an overlap */
+		one o = make_one(i & 1, 9000 + i * 5000, 7 + i * 5, 160 + i, 5000 + i);
+		in.insert(in.end(), o.frags.begin(), o.frags.end());
+		in.push_back(o.frags[i % o.frags.size()]);
+		if (i == 3)
+			in.push_back(craft(o.whole, 8, 64, true, 5000 + i));
+	}
+	struct rte_reasm_ctx *a = ctx_create(cpu, {}), *b = ctx_create(e, {});
+	auto oa = run(a, in), ob = run(b, in);
+	auto sa = stats_of(a), sb = stats_of(b);
+
+	CU_ASSERT(oa.size() >= 120);
+	CU_ASSERT(sorted(oa) == sorted(ob));
+	CU_ASSERT_EQUAL(sa.reassembled, sb.reassembled);
+	CU_ASSERT_EQUAL(memcmp(sa.drop_frags, sb.drop_frags, sizeof(sa.drop_frags)), 0);
+	CU_ASSERT_EQUAL(sb.drop_frags[RTE_REASM_DROP_ENGINE_ERROR], 0);
+	printf("[%s: %" PRIu64 " gathers, %" PRIu64 " on the CPU] ", rte_reasm_engine_kind(e),
+	       sb.gathers, sb.cpu_fallbacks);
+	/* linearize through the engine too */
+	std::vector<frame> lin_in, lin_out;
+	for (int i = 0; i < 20; i++) {
+		frame f(100 + rng() % 9000, (uint8_t)i);
+		lin_in.push_back(f);
+		struct rte_mbuf *m = to_mbuf(f, 512);
+		while (rte_reasm_linearize_enqueue(b, &m, 1) == 0)
+			drain(b, &lin_out);
+	}
+	drain(b, &lin_out);
+	CU_ASSERT(sorted(lin_out) == sorted(lin_in));
+	rte_reasm_free(a);
+	rte_reasm_free(b);
+	CU_ASSERT(pools_idle());
+}
+
+void t_engine_dma(const char *dev_name, enum rte_reasm_dma_mode mode)
+{
+	int dev = rte_dma_get_dev_id_by_name(dev_name);
+	struct rte_reasm_engine *e;
+
+	if (dev < 0) {
+		printf("[%s not present: skipped] ", dev_name);
+		return;
+	}
+	e = rte_reasm_engine_dma_create((int16_t)dev, 0, mode);
+	if (!e && rte_errno == ENOTSUP && mode == RTE_REASM_DMA_SG) {
+		printf("[%s lacks RTE_DMA_CAPA_OPS_COPY_SG: SG engine skipped] ", dev_name);
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	engine_vs_cpu(e);
+	rte_reasm_engine_free(e);
+}
+
+void t_engine_skeleton(void)
+{
+	t_engine_dma("dma_skeleton", RTE_REASM_DMA_AUTO);
+}
+
+void t_engine_mlx5_copy(void)
+{
+	t_engine_dma("dma_mlx5", RTE_REASM_DMA_COPY);
+}
+
+void t_engine_mlx5_sg(void)
+{
+	t_engine_dma("dma_mlx5", RTE_REASM_DMA_SG);
+}
+
+} // namespace
+
+int main(void)
+{
+	char *eal[] = {(char *)"test_lib_reasm", (char *)"--no-huge", (char *)"-m",
+		       (char *)"1024", (char *)"--no-pci", (char *)"--no-shconf",
+		       (char *)"-l", (char *)"0-1", (char *)"--log-level=lib.eal:warning",
+		       (char *)"--vdev=dma_skeleton,lcore=1",
+#ifdef REASM_TEST_SIM
+		       (char *)"--vdev=dma_mlx5,dev=sim1",
+#endif
+		       NULL};
+	static const struct cunit_test rfc[] = {
+		{"oracle ipv4", t_oracle_v4},
+		{"oracle ipv6", t_oracle_v6},
+		{"64 fragments", t_many_fragments},
+		{"duplicates", t_duplicates},
+		{"overlap discards", t_overlap},
+		{"ipv4 overlap trim", t_overlap_trim_v4},
+		{"ipv6 extension headers", t_ipv6_ext_headers},
+		{"atomic fragment", t_atomic},
+		{"ipv4 key protocol", t_ipv4_key_protocol},
+		{"bad lengths", t_bad_lengths},
+		{"inconsistent last", t_inconsistent_last},
+		{"passthrough and padding", t_passthrough_and_padding},
+	};
+	static const struct cunit_test limits[] = {
+		{"timeout and late", t_timeout_and_late},
+		{"limits", t_limits},
+		{"no buffer", t_no_buffer},
+		{"bad conf", t_bad_conf},
+	};
+	static const struct cunit_test modes[] = {
+		{"linearize", t_linearize},
+		{"split and reverse", t_split},
+	};
+	static const struct cunit_test engines[] = {
+		{"dma_skeleton (copy)", t_engine_skeleton},
+		{"dma_mlx5 (copy)", t_engine_mlx5_copy},
+		{"dma_mlx5 (sg)", t_engine_mlx5_sg},
+	};
+	const struct cunit_suite suites[] = {
+		CUNIT_SUITE("rfc", rfc),
+		CUNIT_SUITE("limits", limits),
+		CUNIT_SUITE("modes", modes),
+		CUNIT_SUITE("engines", engines),
+	};
+	int ret;
+
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
+		fprintf(stderr, "rte_eal_init failed\n");
+		return 1;
+	}
+	cpu = rte_reasm_engine_cpu_create();
+	if (pools_create() || !cpu) {
+		fprintf(stderr, "pools or CPU engine: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	for (const char *d : {"dma_skeleton", "dma_mlx5"})
+		if (rte_dma_get_dev_id_by_name(d) >= 0 && dma_start(d) < 0) {
+			fprintf(stderr, "cannot start %s\n", d);
+			return 1;
+		}
+	ret = CUNIT_RUN_SUITES(suites);
+	rte_reasm_engine_free(cpu);
+	for (int16_t d = 0; d < RTE_DMADEV_DEFAULT_MAX; d++)
+		if (rte_dma_is_valid(d)) {
+			rte_dma_stop(d);
+			rte_dma_close(d);
+		}
+	rte_eal_cleanup();
+	return ret;
+}
