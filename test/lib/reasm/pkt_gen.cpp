@@ -251,7 +251,7 @@ bool pcap_read(const std::string &path, std::vector<frame> *frames)
 
 	if (!fp)
 		return false;
-	ok = fread(gh, sizeof(gh), 1, fp) == 1 && gh[0] == 0xa1b2c3d4;
+	ok = fread(gh, sizeof(gh), 1, fp) == 1 && (gh[0] == 0xa1b2c3d4 || gh[0] == 0xa1b23c4d);
 	while (ok && fread(rh, sizeof(rh), 1, fp) == 1) {
 		frame f(rh[2]);
 
