@@ -127,8 +127,8 @@ void send_results(struct rte_reasm_ctx *ctx, uint16_t port, counters *c)
 	}
 }
 
-uint16_t give(struct rte_reasm_ctx *ctx, const reasm_app_opts &o, struct rte_mbuf **p,
-	      uint16_t n, uint64_t now)
+uint16_t give(struct rte_reasm_ctx *ctx, const reasm_app_opts &o, struct rte_mbuf **p, uint16_t n,
+	      uint64_t now)
 {
 	switch (o.mode) {
 	case MODE_LINEARIZE:
@@ -212,8 +212,8 @@ int main(int argc, char **argv)
 					  rte_socket_id());
 	/* Results: one 64 KiB segment holds any datagram but the largest (pcap output
 	 * wants contiguous packets); as many as results and gathers can hold at once. */
-	out_pool = rte_pktmbuf_pool_create("reasm_out", 2 * (o.conf.max_inflight + 64) + 255, 0,
-					   0, UINT16_MAX, rte_socket_id());
+	out_pool = rte_pktmbuf_pool_create("reasm_out", 2 * (o.conf.max_inflight + 64) + 255, 0, 0,
+					   UINT16_MAX, rte_socket_id());
 	if (!rx_pool || !out_pool) {
 		fprintf(stderr, "mlx5-reasm: mempools: %s\n", rte_strerror(rte_errno));
 		status = 1;

@@ -20,7 +20,8 @@ bool parse_u64(const char *s, uint64_t max, uint64_t *v)
 	return errno == 0 && *end == '\0' && *v <= max;
 }
 
-template <typename T> bool parse_num(const char *s, uint64_t max, T *out)
+template <typename T>
+bool parse_num(const char *s, uint64_t max, T *out)
 {
 	uint64_t v;
 
@@ -72,8 +73,24 @@ void reasm_app_usage(const char *prog)
 
 int reasm_app_parse(int argc, char **argv, struct reasm_app_opts *o)
 {
-	enum { O_ENGINE = 256, O_DMA_MODE, O_MODE, O_SPLIT, O_KEEP, O_TIMEOUT, O_FRAGS,
-	       O_DGRAMS, O_BYTES, O_INFLIGHT, O_TRIM, O_RX, O_TX, O_IDLE, O_MBUF, O_PROGRESS };
+	enum {
+		O_ENGINE = 256,
+		O_DMA_MODE,
+		O_MODE,
+		O_SPLIT,
+		O_KEEP,
+		O_TIMEOUT,
+		O_FRAGS,
+		O_DGRAMS,
+		O_BYTES,
+		O_INFLIGHT,
+		O_TRIM,
+		O_RX,
+		O_TX,
+		O_IDLE,
+		O_MBUF,
+		O_PROGRESS
+	};
 	static const struct option longopts[] = {
 		{"engine", required_argument, nullptr, O_ENGINE},
 		{"dma-mode", required_argument, nullptr, O_DMA_MODE},
@@ -132,7 +149,8 @@ int reasm_app_parse(int argc, char **argv, struct reasm_app_opts *o)
 			o->conf.flags |= RTE_REASM_F_SPLIT_KEEP_HEADERS;
 			break;
 		case O_TIMEOUT:
-			ok = parse_num(optarg, UINT32_MAX, &o->conf.timeout_ms) && o->conf.timeout_ms;
+			ok = parse_num(optarg, UINT32_MAX, &o->conf.timeout_ms) &&
+			     o->conf.timeout_ms;
 			break;
 		case O_FRAGS:
 			ok = parse_num(optarg, 8192, &o->conf.max_frags) && o->conf.max_frags;
@@ -144,7 +162,8 @@ int reasm_app_parse(int argc, char **argv, struct reasm_app_opts *o)
 			ok = parse_num(optarg, UINT64_MAX, &o->conf.max_bytes) && o->conf.max_bytes;
 			break;
 		case O_INFLIGHT:
-			ok = parse_num(optarg, 65536, &o->conf.max_inflight) && o->conf.max_inflight;
+			ok = parse_num(optarg, 65536, &o->conf.max_inflight) &&
+			     o->conf.max_inflight;
 			break;
 		case O_TRIM:
 			o->conf.flags |= RTE_REASM_F_IPV4_OVERLAP_TRIM;

@@ -9,7 +9,11 @@
 
 #include "rte_reasm.h"
 
-enum reasm_app_mode { MODE_REASSEMBLE, MODE_LINEARIZE, MODE_SPLIT };
+enum reasm_app_mode {
+	MODE_REASSEMBLE,
+	MODE_LINEARIZE,
+	MODE_SPLIT
+};
 
 struct reasm_app_opts {
 	std::string engine = "cpu"; /* "cpu" or a dmadev name */
@@ -19,8 +23,8 @@ struct reasm_app_opts {
 	struct rte_reasm_conf conf = {};
 	uint16_t rx_port = 0;
 	uint16_t tx_port = 1;
-	uint32_t idle_ms = 200;	    /* input exhausted after this long without packets */
-	uint32_t mbuf_size = 2048;  /* rx mbuf data room (smaller: multi-segment packets) */
+	uint32_t idle_ms = 200;      /* input exhausted after this long without packets */
+	uint32_t mbuf_size = 2048;   /* rx mbuf data room (smaller: multi-segment packets) */
 	uint32_t progress_ms = 1000; /* 0: no progress line */
 };
 

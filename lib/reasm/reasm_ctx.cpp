@@ -44,8 +44,7 @@ void reasm_drop(struct rte_reasm_ctx *c, struct rte_mbuf *m, enum rte_reasm_drop
 	rte_pktmbuf_free(m);
 }
 
-struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len,
-				 enum rte_reasm_drop *why)
+struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len, enum rte_reasm_drop *why)
 {
 	struct rte_mbuf *segs[RTE_REASM_MAX_SGES];
 	uint32_t nsegs = (len + c->seg_room - 1) / c->seg_room;
@@ -104,9 +103,9 @@ void reasm_copy_meta(struct rte_mbuf *to, const struct rte_mbuf *from)
 	to->vlan_tci_outer = from->vlan_tci_outer;
 	to->tx_offload = from->tx_offload;
 	to->hash = from->hash;
-	to->ol_flags = from->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
-					 RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_QINQ |
-					 RTE_MBUF_F_RX_QINQ_STRIPPED);
+	to->ol_flags = from->ol_flags &
+		       (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_RX_RSS_HASH |
+			RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED);
 }
 
 static void op_finish(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
@@ -119,8 +118,9 @@ static void op_finish(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
 	} else {
 		rte_pktmbuf_free(op->out);
 		c->st.drop_dgrams[op->fail_reason] += op->kind == OP_DGRAM;
-		c->st.drop_frags[op->fail_reason] +=
-			op->kind == OP_DGRAM ? c->dgrams[op->dgram].nfrags : 1;
+		c->st.drop_frags[op->fail_reason] += op->kind == OP_DGRAM
+							     ? c->dgrams[op->dgram].nfrags
+							     : 1;
 	}
 	if (op->kind == OP_DGRAM)
 		reasm_dgram_release(c, op->dgram);
@@ -201,10 +201,10 @@ static int conf_check(const struct rte_reasm_conf *conf)
 			  conf->name ? conf->name : "(null)");
 		return -EINVAL;
 	}
-	if (conf->max_frags > 8192 || conf->max_dgrams > (1u << 24) ||
-	    conf->max_inflight > 65536) {
-		REASM_LOG(ERR, "conf %s: max_frags %u (<= 8192), max_dgrams %u (<= 2^24), "
-			       "max_inflight %u (<= 65536) out of range",
+	if (conf->max_frags > 8192 || conf->max_dgrams > (1u << 24) || conf->max_inflight > 65536) {
+		REASM_LOG(ERR,
+			  "conf %s: max_frags %u (<= 8192), max_dgrams %u (<= 2^24), "
+			  "max_inflight %u (<= 65536) out of range",
 			  conf->name, conf->max_frags, conf->max_dgrams, conf->max_inflight);
 		return -EINVAL;
 	}
@@ -229,8 +229,8 @@ struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
 		rte_errno = -rc;
 		return NULL;
 	}
-	c = (struct rte_reasm_ctx *)rte_zmalloc_socket("reasm_ctx", sizeof(*c),
-							RTE_CACHE_LINE_SIZE, conf->socket_id);
+	c = (struct rte_reasm_ctx *)rte_zmalloc_socket("reasm_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE,
+						       conf->socket_id);
 	if (!c) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -298,8 +298,9 @@ void rte_reasm_free(struct rte_reasm_ctx *c)
 	while (ops_inflight(c) && rte_get_tsc_cycles() < deadline)
 		poll_engine(c);
 	if (ops_inflight(c))
-		REASM_LOG(ERR, "context %s: %u gathers still on the engine after 1 s; their "
-			       "mbufs are leaked rather than freed under the device",
+		REASM_LOG(ERR,
+			  "context %s: %u gathers still on the engine after 1 s; their "
+			  "mbufs are leaked rather than freed under the device",
 			  c->name, ops_inflight(c));
 	while (reasm_results_count(c))
 		rte_pktmbuf_free(c->results[c->res_tail++ & c->res_mask]);
@@ -359,8 +360,8 @@ void rte_reasm_stats_reset(struct rte_reasm_ctx *c)
 const char *rte_reasm_drop_name(enum rte_reasm_drop reason)
 {
 	static const char *const names[RTE_REASM_DROP_MAX] = {
-		"timeout",    "overlap",   "too_many_frags", "too_big",	     "table_full",
-		"bad_header", "no_buffer", "mem_limit",	     "engine_error",
+		"timeout",    "overlap",   "too_many_frags", "too_big",      "table_full",
+		"bad_header", "no_buffer", "mem_limit",      "engine_error",
 	};
 
 	return (unsigned int)reason < RTE_REASM_DROP_MAX ? names[reason] : NULL;

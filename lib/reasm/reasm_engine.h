@@ -23,7 +23,10 @@ struct reasm_gather {
 };
 
 /** reasm_engine::gather() results besides a negative errno. */
-enum { REASM_GATHER_QUEUED = 0, REASM_GATHER_DONE = 1 };
+enum {
+	REASM_GATHER_QUEUED = 0,
+	REASM_GATHER_DONE = 1
+};
 
 struct rte_reasm_engine {
 	virtual ~rte_reasm_engine() = default;
@@ -37,9 +40,7 @@ struct rte_reasm_engine {
 	 */
 	virtual int gather(const struct reasm_gather *g, uint32_t cookie) = 0;
 	/** Ring the doorbell for the gathers queued since the last submit. */
-	virtual void submit()
-	{
-	}
+	virtual void submit() {}
 	/** Completed gathers, in completion order: cookie and success. */
 	virtual uint16_t poll(uint32_t *cookies, bool *ok, uint16_t n)
 	{

@@ -35,14 +35,8 @@ void reasm_cpu_gather(const struct reasm_gather *g)
 namespace {
 
 struct cpu_engine final : rte_reasm_engine {
-	const char *kind() const override
-	{
-		return "cpu";
-	}
-	uint32_t max_sges() const override
-	{
-		return RTE_REASM_MAX_SGES;
-	}
+	const char *kind() const override { return "cpu"; }
+	uint32_t max_sges() const override { return RTE_REASM_MAX_SGES; }
 	int gather(const struct reasm_gather *g, uint32_t cookie) override
 	{
 		RTE_SET_USED(cookie);

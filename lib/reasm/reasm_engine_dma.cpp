@@ -31,19 +31,10 @@ struct dma_engine final : rte_reasm_engine {
 	struct rte_dma_sge src[RTE_REASM_MAX_SGES];
 	struct rte_dma_sge dst[RTE_REASM_MAX_SGES];
 
-	const char *kind() const override
-	{
-		return sg ? "dma-sg" : "dma-copy";
-	}
-	uint32_t max_sges() const override
-	{
-		return sg ? sges : RTE_REASM_MAX_SGES;
-	}
+	const char *kind() const override { return sg ? "dma-sg" : "dma-copy"; }
+	uint32_t max_sges() const override { return sg ? sges : RTE_REASM_MAX_SGES; }
 	int gather(const struct reasm_gather *g, uint32_t cookie) override;
-	void submit() override
-	{
-		rte_dma_submit(dev, vchan);
-	}
+	void submit() override { rte_dma_submit(dev, vchan); }
 	uint16_t poll(uint32_t *out, bool *ok, uint16_t n) override;
 
 private:
@@ -182,7 +173,8 @@ struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vc
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (!(info.dev_capa & RTE_DMA_CAPA_MEM_TO_MEM) || !(info.dev_capa & RTE_DMA_CAPA_OPS_COPY)) {
+	if (!(info.dev_capa & RTE_DMA_CAPA_MEM_TO_MEM) ||
+	    !(info.dev_capa & RTE_DMA_CAPA_OPS_COPY)) {
 		REASM_LOG(ERR, "dmadev %s: no mem-to-mem copy", info.dev_name);
 		rte_errno = ENOTSUP;
 		return NULL;

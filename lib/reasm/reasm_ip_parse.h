@@ -19,18 +19,22 @@ struct reasm_key {
 
 struct reasm_frag {
 	struct reasm_key key;
-	uint32_t start;	      /* payload offset of this fragment */
-	uint32_t end;	      /* start + payload length */
+	uint32_t start;       /* payload offset of this fragment */
+	uint32_t end;         /* start + payload length */
 	uint32_t l2_len;      /* bytes before the IP header */
 	uint32_t unfrag_len;  /* IPv4 header with options / IPv6 header + headers before frag */
 	uint32_t payload_off; /* packet offset of the fragment's payload */
 	uint32_t nh_off;      /* IPv6: packet offset of the Next Header byte naming the frag hdr */
-	uint8_t nh_val;	      /* IPv6: the fragment header's Next Header */
-	uint8_t more;	      /* M / MF */
+	uint8_t nh_val;       /* IPv6: the fragment header's Next Header */
+	uint8_t more;         /* M / MF */
 };
 
 /** reasm_parse() results besides -(enum rte_reasm_drop + 1). */
-enum { REASM_NOT_FRAG = 0, REASM_FRAG = 1, REASM_ATOMIC = 2 };
+enum {
+	REASM_NOT_FRAG = 0,
+	REASM_FRAG = 1,
+	REASM_ATOMIC = 2
+};
 
 /**
  * Parse @p m (l2_len and packet_type set). REASM_NOT_FRAG: not IP or not a fragment;

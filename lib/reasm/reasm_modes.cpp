@@ -13,13 +13,13 @@
 namespace {
 
 /* Gather c->src[0..nb_src) into a fresh packet of @p len bytes; @p in freed after. */
-void packet_gather(struct rte_reasm_ctx *c, struct rte_mbuf *in, uint16_t nb_src,
-		   uint32_t len, bool one_segment, uint64_t *done)
+void packet_gather(struct rte_reasm_ctx *c, struct rte_mbuf *in, uint16_t nb_src, uint32_t len,
+		   bool one_segment, uint64_t *done)
 {
 	enum rte_reasm_drop why = RTE_REASM_DROP_TOO_BIG;
 	struct reasm_op op = {};
 	struct rte_mbuf *out = one_segment && len > c->seg_room ? NULL
-								 : reasm_out_alloc(c, len, &why);
+								: reasm_out_alloc(c, len, &why);
 
 	if (!out) {
 		reasm_drop(c, in, why);
@@ -89,8 +89,7 @@ void split_one(struct rte_reasm_ctx *c, struct rte_mbuf *m, const struct rte_rea
 
 } // namespace
 
-uint16_t rte_reasm_linearize_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts,
-				     uint16_t n)
+uint16_t rte_reasm_linearize_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t i;
 

@@ -22,7 +22,7 @@ struct reasm_piece {
 
 enum reasm_dgram_state : uint8_t {
 	DGRAM_FREE,
-	DGRAM_OPEN,	 /* collecting fragments */
+	DGRAM_OPEN,      /* collecting fragments */
 	DGRAM_DISCARDED, /* RFC 5722: swallows the rest of its fragments until its timeout */
 	DGRAM_GATHERING, /* complete; its fragments are the gather's sources */
 };
@@ -37,22 +37,25 @@ struct reasm_dgram {
 	uint8_t have_last;
 	uint16_t nfrags;
 	uint16_t npieces;
-	uint32_t total;	  /* payload length, known once the last fragment came */
-	uint32_t covered; /* payload bytes held (pieces never overlap) */
-	uint32_t bytes;	  /* pkt_len of the fragments held */
+	uint32_t total;          /* payload length, known once the last fragment came */
+	uint32_t covered;        /* payload bytes held (pieces never overlap) */
+	uint32_t bytes;          /* pkt_len of the fragments held */
 	struct reasm_frag first; /* header facts of the offset-0 fragment */
 	struct rte_mbuf *first_m;
 	struct reasm_piece *pieces; /* max_frags, sorted by start */
 	struct rte_mbuf **frags;    /* max_frags: each held mbuf once */
 };
 
-enum reasm_op_kind : uint8_t { OP_DGRAM, OP_PACKET };
+enum reasm_op_kind : uint8_t {
+	OP_DGRAM,
+	OP_PACKET
+};
 
 /** A gather on the engine: its output, and what to free once it is done. */
 struct reasm_op {
 	enum reasm_op_kind kind;
 	enum rte_reasm_drop fail_reason;
-	int32_t dgram;	     /* OP_DGRAM */
+	int32_t dgram;       /* OP_DGRAM */
 	struct rte_mbuf *in; /* OP_PACKET: the source packet */
 	struct rte_mbuf *out;
 	uint64_t *done_counter;
@@ -97,8 +100,7 @@ uint32_t reasm_results_count(const struct rte_reasm_ctx *c);
 bool reasm_has_room(const struct rte_reasm_ctx *c);
 void reasm_result_push(struct rte_reasm_ctx *c, struct rte_mbuf *m);
 /** Output mbuf(s) for @p len bytes (a chain when over one segment's room), or NULL. */
-struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len,
-				 enum rte_reasm_drop *why);
+struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len, enum rte_reasm_drop *why);
 /** Append [off, off + len) of packet @p m to the source list; false: too many pieces. */
 bool reasm_sge_add(struct reasm_sge *l, uint16_t *n, const struct rte_mbuf *m, uint32_t off,
 		   uint32_t len);

@@ -17,7 +17,13 @@
 
 namespace {
 
-enum insert_result { HELD, DUPLICATE, FAIL_OVERLAP, FAIL_TOO_MANY, FAIL_BAD };
+enum insert_result {
+	HELD,
+	DUPLICATE,
+	FAIL_OVERLAP,
+	FAIL_TOO_MANY,
+	FAIL_BAD
+};
 
 uint32_t key_hash(const struct rte_reasm_ctx *c, const struct reasm_key *k)
 {
@@ -118,8 +124,8 @@ void discard(struct rte_reasm_ctx *c, int32_t d, enum rte_reasm_drop why)
 	c->st.dgrams_in_table--;
 }
 
-void add_piece(struct reasm_dgram *g, uint16_t at, uint32_t s, uint32_t e, uint32_t moff,
-	       bool last, struct rte_mbuf *m)
+void add_piece(struct reasm_dgram *g, uint16_t at, uint32_t s, uint32_t e, uint32_t moff, bool last,
+	       struct rte_mbuf *m)
 {
 	memmove(&g->pieces[at + 1], &g->pieces[at], (g->npieces - at) * sizeof(g->pieces[0]));
 	g->pieces[at] = {s, e, moff, last, m};
@@ -144,8 +150,8 @@ enum insert_result insert(struct rte_reasm_ctx *c, struct reasm_dgram *g,
 	}
 	while (at < g->npieces && g->pieces[at].start < f->start)
 		at++;
-	if (at < g->npieces && g->pieces[at].start == f->start &&
-	    g->pieces[at].end == f->end && g->pieces[at].last == !f->more)
+	if (at < g->npieces && g->pieces[at].start == f->start && g->pieces[at].end == f->end &&
+	    g->pieces[at].last == !f->more)
 		return DUPLICATE;
 	if (!trim) {
 		if ((at > 0 && g->pieces[at - 1].end > f->start) ||
@@ -166,7 +172,8 @@ enum insert_result insert(struct rte_reasm_ctx *c, struct reasm_dgram *g,
 							    : f->end;
 
 			if (hole_end > pos) {
-				if (g->npieces == c->conf.max_frags || g->nfrags == c->conf.max_frags)
+				if (g->npieces == c->conf.max_frags ||
+				    g->nfrags == c->conf.max_frags)
 					return FAIL_TOO_MANY;
 				add_piece(g, at, pos, hole_end, f->payload_off + (pos - f->start),
 					  !f->more && hole_end == f->end, m);
@@ -392,7 +399,7 @@ int reasm_table_init(struct rte_reasm_ctx *c)
 	int s = c->conf.socket_id;
 
 	c->dgrams = (struct reasm_dgram *)rte_zmalloc_socket("reasm_dgrams",
-							    nd * sizeof(*c->dgrams), 0, s);
+							     nd * sizeof(*c->dgrams), 0, s);
 	c->buckets = (int32_t *)rte_malloc_socket("reasm_buckets", nb * sizeof(int32_t), 0, s);
 	struct reasm_piece *pieces = (struct reasm_piece *)rte_malloc_socket(
 		"reasm_pieces", (size_t)nd * nf * sizeof(*pieces), 0, s);

@@ -40,7 +40,8 @@ struct rte_reasm_ctx;
 
 /** How a dmadev engine moves a gather. */
 enum rte_reasm_dma_mode {
-	/** rte_dma_copy_sg when the device has RTE_DMA_CAPA_OPS_COPY_SG, else one copy per piece. */
+	/** rte_dma_copy_sg when the device has RTE_DMA_CAPA_OPS_COPY_SG, else one copy per piece.
+	 */
 	RTE_REASM_DMA_AUTO = 0,
 	/** rte_dma_copy_sg only: engine creation fails with -ENOTSUP without COPY_SG. */
 	RTE_REASM_DMA_SG,
@@ -57,8 +58,7 @@ enum rte_reasm_dma_mode {
  * @return
  *   The engine, or NULL with rte_errno set (ENOMEM).
  */
-__rte_experimental
-struct rte_reasm_engine *rte_reasm_engine_cpu_create(void);
+__rte_experimental struct rte_reasm_engine *rte_reasm_engine_cpu_create(void);
 
 /**
  * @warning
@@ -75,9 +75,8 @@ struct rte_reasm_engine *rte_reasm_engine_cpu_create(void);
  *   The engine, or NULL with rte_errno set: EINVAL (bad device, vchan or mode), ENOTSUP
  *   (no MEM_TO_MEM, or RTE_REASM_DMA_SG without COPY_SG), ENOMEM.
  */
-__rte_experimental
-struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan,
-						     enum rte_reasm_dma_mode mode);
+__rte_experimental struct rte_reasm_engine *
+rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan, enum rte_reasm_dma_mode mode);
 
 /**
  * @warning
@@ -85,8 +84,7 @@ struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vc
  *
  * Name of the engine's mechanism: "cpu", "dma-sg" or "dma-copy".
  */
-__rte_experimental
-const char *rte_reasm_engine_kind(const struct rte_reasm_engine *engine);
+__rte_experimental const char *rte_reasm_engine_kind(const struct rte_reasm_engine *engine);
 
 /**
  * @warning
@@ -94,8 +92,7 @@ const char *rte_reasm_engine_kind(const struct rte_reasm_engine *engine);
  *
  * Free an engine no context uses any more. NULL is allowed.
  */
-__rte_experimental
-void rte_reasm_engine_free(struct rte_reasm_engine *engine);
+__rte_experimental void rte_reasm_engine_free(struct rte_reasm_engine *engine);
 
 /** IPv4 overlaps trimmed instead of discarding the datagram (RFC 791/815 style). */
 #define RTE_REASM_F_IPV4_OVERLAP_TRIM (1u << 0)
@@ -146,8 +143,7 @@ struct rte_reasm_conf {
  *   The context, or NULL with rte_errno set: EINVAL (NULL conf, engine or pool, a limit
  *   out of range, logged), EEXIST (name taken), ENOMEM.
  */
-__rte_experimental
-struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf);
+__rte_experimental struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf);
 
 /**
  * @warning
@@ -156,8 +152,7 @@ struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf);
  * Free a context: waits for gathers in flight, frees every mbuf it holds (results not
  * dequeued, fragments). NULL is allowed.
  */
-__rte_experimental
-void rte_reasm_free(struct rte_reasm_ctx *ctx);
+__rte_experimental void rte_reasm_free(struct rte_reasm_ctx *ctx);
 
 /**
  * @warning
@@ -183,9 +178,8 @@ void rte_reasm_free(struct rte_reasm_ctx *ctx);
  *   results not yet dequeued and the gathers in flight fill the context: dequeue, then
  *   give the rest again.
  */
-__rte_experimental
-uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts, uint16_t n,
-			   uint64_t now);
+__rte_experimental uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts,
+					      uint16_t n, uint64_t now);
 
 /**
  * @warning
@@ -195,9 +189,8 @@ uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts, ui
  * (whose data room must hold it; otherwise it is dropped as too_big); single-segment
  * packets pass unchanged. Ownership and return value as rte_reasm_enqueue().
  */
-__rte_experimental
-uint16_t rte_reasm_linearize_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts,
-				     uint16_t n);
+__rte_experimental uint16_t rte_reasm_linearize_enqueue(struct rte_reasm_ctx *ctx,
+							struct rte_mbuf **pkts, uint16_t n);
 
 /** A fixed-stride layout for rte_reasm_split_enqueue(). */
 struct rte_reasm_split {
@@ -219,9 +212,9 @@ struct rte_reasm_split {
  * per packet. Ownership and return value as rte_reasm_enqueue(); a packet whose length
  * does not fit the layout is dropped as bad_header.
  */
-__rte_experimental
-uint16_t rte_reasm_split_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts,
-				 uint16_t n, const struct rte_reasm_split *layout);
+__rte_experimental uint16_t rte_reasm_split_enqueue(struct rte_reasm_ctx *ctx,
+						    struct rte_mbuf **pkts, uint16_t n,
+						    const struct rte_reasm_split *layout);
 
 /**
  * @warning
@@ -233,8 +226,8 @@ uint16_t rte_reasm_split_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pk
  * @return
  *   Number of packets stored in @p out.
  */
-__rte_experimental
-uint16_t rte_reasm_dequeue(struct rte_reasm_ctx *ctx, struct rte_mbuf **out, uint16_t n);
+__rte_experimental uint16_t rte_reasm_dequeue(struct rte_reasm_ctx *ctx, struct rte_mbuf **out,
+					      uint16_t n);
 
 /**
  * @warning
@@ -248,8 +241,7 @@ uint16_t rte_reasm_dequeue(struct rte_reasm_ctx *ctx, struct rte_mbuf **out, uin
  * @return
  *   Number of datagrams dropped.
  */
-__rte_experimental
-uint32_t rte_reasm_expire(struct rte_reasm_ctx *ctx, uint64_t now);
+__rte_experimental uint32_t rte_reasm_expire(struct rte_reasm_ctx *ctx, uint64_t now);
 
 /**
  * @warning
@@ -258,15 +250,14 @@ uint32_t rte_reasm_expire(struct rte_reasm_ctx *ctx, uint64_t now);
  * Work held by the context: incomplete datagrams plus gathers in flight plus results
  * not yet dequeued. 0 when everything given has come back or been dropped.
  */
-__rte_experimental
-uint32_t rte_reasm_pending(const struct rte_reasm_ctx *ctx);
+__rte_experimental uint32_t rte_reasm_pending(const struct rte_reasm_ctx *ctx);
 
 /** Why packets or datagrams were dropped. */
 enum rte_reasm_drop {
-	RTE_REASM_DROP_TIMEOUT,	       /**< Incomplete when its timeout expired. */
-	RTE_REASM_DROP_OVERLAP,	       /**< Fragments overlap (RFC 5722), or join a discarded one. */
+	RTE_REASM_DROP_TIMEOUT, /**< Incomplete when its timeout expired. */
+	RTE_REASM_DROP_OVERLAP, /**< Fragments overlap (RFC 5722), or join a discarded one. */
 	RTE_REASM_DROP_TOO_MANY_FRAGS, /**< More fragments (or pieces) than max_frags. */
-	RTE_REASM_DROP_TOO_BIG,	       /**< Total over 65535, or output larger than the pool. */
+	RTE_REASM_DROP_TOO_BIG,        /**< Total over 65535, or output larger than the pool. */
 	RTE_REASM_DROP_TABLE_FULL,     /**< max_dgrams datagrams already in reassembly. */
 	RTE_REASM_DROP_BAD_HEADER,     /**< Malformed header, bad length, inconsistent last. */
 	RTE_REASM_DROP_NO_BUFFER,      /**< Output mempool empty. */
@@ -277,19 +268,19 @@ enum rte_reasm_drop {
 
 /** Counters of a context (since creation or the last rte_reasm_stats_reset()). */
 struct rte_reasm_stats {
-	uint64_t pkts_in;	   /**< Packets accepted by any enqueue call. */
-	uint64_t frags_in;	   /**< Of them, IP fragments (atomic ones included). */
-	uint64_t passthrough;	   /**< Returned unchanged. */
-	uint64_t reassembled;	   /**< Datagrams reassembled and returned. */
-	uint64_t atomic;	   /**< Of them, IPv6 atomic fragments. */
-	uint64_t duplicates;	   /**< Exact duplicate fragments freed (datagram kept). */
-	uint64_t trimmed;	   /**< IPv4 fragments trimmed (RTE_REASM_F_IPV4_OVERLAP_TRIM). */
-	uint64_t linearized;	   /**< Packets linearized. */
-	uint64_t split;		   /**< Packets split or merged. */
-	uint64_t gathers;	   /**< Gathers submitted to the engine. */
-	uint64_t cpu_fallbacks;	   /**< Gathers done by the CPU (too many pieces for it). */
-	uint64_t dgrams_in_table;  /**< Incomplete datagrams now held (a gauge). */
-	uint64_t bytes_held;	   /**< Bytes of fragments now held (a gauge). */
+	uint64_t pkts_in;         /**< Packets accepted by any enqueue call. */
+	uint64_t frags_in;        /**< Of them, IP fragments (atomic ones included). */
+	uint64_t passthrough;     /**< Returned unchanged. */
+	uint64_t reassembled;     /**< Datagrams reassembled and returned. */
+	uint64_t atomic;          /**< Of them, IPv6 atomic fragments. */
+	uint64_t duplicates;      /**< Exact duplicate fragments freed (datagram kept). */
+	uint64_t trimmed;         /**< IPv4 fragments trimmed (RTE_REASM_F_IPV4_OVERLAP_TRIM). */
+	uint64_t linearized;      /**< Packets linearized. */
+	uint64_t split;           /**< Packets split or merged. */
+	uint64_t gathers;         /**< Gathers submitted to the engine. */
+	uint64_t cpu_fallbacks;   /**< Gathers done by the CPU (too many pieces for it). */
+	uint64_t dgrams_in_table; /**< Incomplete datagrams now held (a gauge). */
+	uint64_t bytes_held;      /**< Bytes of fragments now held (a gauge). */
 	uint64_t drop_frags[RTE_REASM_DROP_MAX];  /**< Packets freed, by reason. */
 	uint64_t drop_dgrams[RTE_REASM_DROP_MAX]; /**< Datagrams discarded, by reason. */
 };
@@ -303,8 +294,8 @@ struct rte_reasm_stats {
  * @return
  *   0, or -EINVAL (NULL argument).
  */
-__rte_experimental
-int rte_reasm_stats_get(const struct rte_reasm_ctx *ctx, struct rte_reasm_stats *stats);
+__rte_experimental int rte_reasm_stats_get(const struct rte_reasm_ctx *ctx,
+					   struct rte_reasm_stats *stats);
 
 /**
  * @warning
@@ -312,8 +303,7 @@ int rte_reasm_stats_get(const struct rte_reasm_ctx *ctx, struct rte_reasm_stats 
  *
  * Zero the counters (not the gauges). Same lcore as the data path.
  */
-__rte_experimental
-void rte_reasm_stats_reset(struct rte_reasm_ctx *ctx);
+__rte_experimental void rte_reasm_stats_reset(struct rte_reasm_ctx *ctx);
 
 /**
  * @warning
@@ -321,8 +311,7 @@ void rte_reasm_stats_reset(struct rte_reasm_ctx *ctx);
  *
  * Name of a drop reason as in telemetry ("timeout", "overlap", ...), or NULL.
  */
-__rte_experimental
-const char *rte_reasm_drop_name(enum rte_reasm_drop reason);
+__rte_experimental const char *rte_reasm_drop_name(enum rte_reasm_drop reason);
 
 #ifdef __cplusplus
 }

@@ -42,10 +42,9 @@ int gen(uint32_t seed, const char *in_path, const char *exp_path)
 		s.ip_len = std::max<uint32_t>(s.ip_len, 160 + 8 * nf);
 		frame whole = pktgen::make_datagram(s, rng);
 		if (kind == 2 && s.v6) { /* an atomic fragment: delivered as the datagram */
-			in.push_back(pktgen::make_fragment(whole, 0,
-							   (uint32_t)whole.size() -
-								   pktgen::unfrag_end(whole),
-							   false, s.id));
+			in.push_back(pktgen::make_fragment(
+				whole, 0, (uint32_t)whole.size() - pktgen::unfrag_end(whole), false,
+				s.id));
 			expect.push_back(whole);
 			reassembled++;
 			atomic++;
@@ -132,7 +131,6 @@ int main(int argc, char **argv)
 		return gen((uint32_t)strtoul(argv[2], NULL, 0), argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "cmp"))
 		return cmp(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s gen SEED IN.pcap EXPECTED.pcap | cmp A.pcap B.pcap\n",
-		argv[0]);
+	fprintf(stderr, "usage: %s gen SEED IN.pcap EXPECTED.pcap | cmp A.pcap B.pcap\n", argv[0]);
 	return 2;
 }

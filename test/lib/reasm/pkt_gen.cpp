@@ -35,7 +35,19 @@ void ipv4_cksum(uint8_t *h)
 
 void eth(frame &f, bool v6, uint8_t flow)
 {
-	const uint8_t h[14] = {0x02, 0,	   0, 0, 0, 1, 0x02, 0, 0, 0, 1, flow, (uint8_t)(v6 ? 0x86 : 0x08),
+	const uint8_t h[14] = {0x02,
+			       0,
+			       0,
+			       0,
+			       0,
+			       1,
+			       0x02,
+			       0,
+			       0,
+			       0,
+			       1,
+			       flow,
+			       (uint8_t)(v6 ? 0x86 : 0x08),
 			       (uint8_t)(v6 ? 0xdd : 0x00)};
 
 	f.resize(14);

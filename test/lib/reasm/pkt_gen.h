@@ -19,13 +19,13 @@ using frame = std::vector<uint8_t>;
 
 struct dgram_spec {
 	bool v6 = false;
-	uint8_t l4 = 17;	  /* 17 UDP, 6 TCP, 1 ICMP (58 ICMPv6 on IPv6) */
-	uint32_t ip_len = 1500;	  /* IPv4 total length / IPv6 40 + payload length */
-	uint32_t id = 1;	  /* IPv4: 16 bits */
-	uint8_t flow = 0;	  /* varies the addresses */
-	uint32_t ext_before = 0;  /* IPv6: Hop-by-Hop / Destination Options before the frag hdr */
-	bool routing = false;	  /* IPv6: also a Routing header before the frag hdr */
-	uint32_t ipv4_opts = 0;	  /* IPv4 option bytes (multiple of 4, <= 40) */
+	uint8_t l4 = 17;         /* 17 UDP, 6 TCP, 1 ICMP (58 ICMPv6 on IPv6) */
+	uint32_t ip_len = 1500;  /* IPv4 total length / IPv6 40 + payload length */
+	uint32_t id = 1;         /* IPv4: 16 bits */
+	uint8_t flow = 0;        /* varies the addresses */
+	uint32_t ext_before = 0; /* IPv6: Hop-by-Hop / Destination Options before the frag hdr */
+	bool routing = false;    /* IPv6: also a Routing header before the frag hdr */
+	uint32_t ipv4_opts = 0;  /* IPv4 option bytes (multiple of 4, <= 40) */
 };
 
 /** The whole datagram as one Ethernet frame: what reassembly must deliver. */

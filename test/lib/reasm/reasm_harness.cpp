@@ -20,8 +20,8 @@ int pools_create(void)
 {
 	in_pool = rte_pktmbuf_pool_create("reasm_in", 16383, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM,
 					  SOCKET_ID_ANY);
-	out_pool = rte_pktmbuf_pool_create("reasm_out", 4095, 0, 0,
-					   9216 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+	out_pool = rte_pktmbuf_pool_create("reasm_out", 4095, 0, 0, 9216 + RTE_PKTMBUF_HEADROOM,
+					   SOCKET_ID_ANY);
 	return in_pool && out_pool ? 0 : -1;
 }
 
@@ -124,8 +124,8 @@ std::vector<pktgen::frame> run(struct rte_reasm_ctx *ctx, const std::vector<pktg
 std::vector<pktgen::frame> oracle(const std::vector<pktgen::frame> &frames)
 {
 	uint64_t hz = rte_get_tsc_hz();
-	struct rte_ip_frag_tbl *tbl =
-		rte_ip_frag_table_create(1024, 16, 1024 * 16, hz * 60, SOCKET_ID_ANY);
+	struct rte_ip_frag_tbl *tbl = rte_ip_frag_table_create(1024, 16, 1024 * 16, hz * 60,
+							       SOCKET_ID_ANY);
 	static struct rte_ip_frag_death_row dr;
 	std::vector<pktgen::frame> out;
 
@@ -137,13 +137,16 @@ std::vector<pktgen::frame> oracle(const std::vector<pktgen::frame> &frames)
 		if (!m)
 			break;
 		if (RTE_ETH_IS_IPV4_HDR(m->packet_type)) {
-			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+									  14);
 
 			m->l3_len = rte_ipv4_hdr_len(ip);
 			r = rte_ipv4_frag_reassemble_packet(tbl, &dr, m, rte_rdtsc(), ip);
 		} else {
-			struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, 14);
-			struct rte_ipv6_fragment_ext *fh = rte_ipv6_frag_get_ipv6_fragment_header(ip);
+			struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
+									  14);
+			struct rte_ipv6_fragment_ext *fh =
+				rte_ipv6_frag_get_ipv6_fragment_header(ip);
 
 			m->l3_len = sizeof(*ip) + sizeof(*fh);
 			r = rte_ipv6_frag_reassemble_packet(tbl, &dr, m, rte_rdtsc(), ip, fh);

@@ -266,8 +266,8 @@ void t_bad_lengths(void)
 	one o = make_one(false, 4000, 3, 81);
 	one o6 = make_one(true, 4000, 3, 82);
 	struct rte_reasm_ctx *c = ctx_create(cpu, {});
-	std::vector<frame> in = {craft(o.whole, 0, 100, true),	    craft(o.whole, 65520, 16, false),
-				 craft(o6.whole, 8, 100, true),	    craft(o6.whole, 65528, 16, false),
+	std::vector<frame> in = {craft(o.whole, 0, 100, true), craft(o.whole, 65520, 16, false),
+				 craft(o6.whole, 8, 100, true), craft(o6.whole, 65528, 16, false),
 				 craft(o.whole, 64, 0, true)};
 	auto out = run(c, in);
 	auto st = stats_of(c);
@@ -373,8 +373,8 @@ void t_limits(void)
 
 void t_no_buffer(void)
 {
-	struct rte_mempool *tiny = rte_pktmbuf_pool_create("reasm_tiny", 2, 0, 0,
-							   1024 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+	struct rte_mempool *tiny = rte_pktmbuf_pool_create(
+		"reasm_tiny", 2, 0, 0, 1024 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
 	struct rte_reasm_conf conf = {};
 	one o = make_one(false, 4000, 3, 121);
 
@@ -585,9 +585,15 @@ void t_engine_mlx5_sg(void)
 
 int main(void)
 {
-	char *eal[] = {(char *)"test_lib_reasm", (char *)"--no-huge", (char *)"-m",
-		       (char *)"1024", (char *)"--no-pci", (char *)"--no-shconf",
-		       (char *)"-l", (char *)"0-1", (char *)"--log-level=lib.eal:warning",
+	char *eal[] = {(char *)"test_lib_reasm",
+		       (char *)"--no-huge",
+		       (char *)"-m",
+		       (char *)"1024",
+		       (char *)"--no-pci",
+		       (char *)"--no-shconf",
+		       (char *)"-l",
+		       (char *)"0-1",
+		       (char *)"--log-level=lib.eal:warning",
 		       (char *)"--vdev=dma_skeleton,lcore=1",
 #ifdef REASM_TEST_SIM
 		       (char *)"--vdev=dma_mlx5,dev=sim1",
