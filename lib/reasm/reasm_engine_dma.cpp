@@ -17,6 +17,8 @@
 namespace {
 
 constexpr uint32_t no_cookie = UINT32_MAX;
+/* On a cookie: its gather failed at enqueue after some of its copies were queued. */
+constexpr uint32_t cookie_failed = 1u << 31;
 /* ring_idx is 16 bits and wraps: one slot per possible index. */
 constexpr uint32_t ring_slots = 65536;
 constexpr uint16_t poll_batch = 64;
@@ -91,7 +93,7 @@ static uint32_t count_copies(const struct reasm_gather *g)
 int dma_engine::gather_copies(const struct reasm_gather *g, uint32_t cookie)
 {
 	uint32_t ncopies = count_copies(g), done = 0, soff = 0, doff = 0;
-	uint16_t si = 0, di = 0;
+	uint16_t si = 0, di = 0, last = 0;
 
 	if (ncopies == 0)
 		return -EINVAL;
@@ -103,8 +105,15 @@ int dma_engine::gather_copies(const struct reasm_gather *g, uint32_t cookie)
 		int idx = rte_dma_copy(dev, vchan, g->src[si].iova + soff, g->dst[di].iova + doff,
 				       len, 0);
 
-		if (idx < 0) /* capacity was checked: the device broke its own promise */
-			return done ? -EIO : idx;
+		if (idx < 0) { /* capacity was checked: the device broke its own promise */
+			if (!done)
+				return idx;
+			/* Copies already queued write into the output: it may be released only
+			 * after them, so the last one carries the gather, marked failed. */
+			cookies[last] = cookie | cookie_failed;
+			return REASM_GATHER_QUEUED;
+		}
+		last = (uint16_t)idx;
 		cookies[idx] = ++done == ncopies ? cookie : no_cookie;
 		soff += len;
 		doff += len;
@@ -137,8 +146,8 @@ uint16_t dma_engine::poll(uint32_t *out, bool *ok, uint16_t n)
 			failed_since_cookie |= st[i] != RTE_DMA_STATUS_SUCCESSFUL;
 			if (ck == no_cookie)
 				continue;
-			out[got] = ck;
-			ok[got] = !failed_since_cookie;
+			out[got] = ck & ~cookie_failed;
+			ok[got] = !failed_since_cookie && !(ck & cookie_failed);
 			failed_since_cookie = false;
 			got++;
 		}
