@@ -16,6 +16,7 @@
 #include <rte_errno.h>
 
 #include "cunit_run.h"
+#include "reasm_engine.h"
 #include "reasm_harness.h"
 #ifdef REASM_TEST_SIM
 #include "mlx5_glue.h"
@@ -587,6 +588,74 @@ void t_engine_mlx5_sg(void)
 	t_engine_dma("dma_mlx5", RTE_REASM_DMA_SG);
 }
 
+/*
+ * A scripted engine (white box, reasm_engine.h): few pieces per gather, a small ring,
+ * completions only when polled, every Nth gather failed. It drives the context's paths
+ * no dmadev here takes: CPU fallback past max_sges, a full ring, late completions.
+ */
+struct fake_engine final : rte_reasm_engine {
+	struct job {
+		std::vector<reasm_sge> src, dst;
+		uint32_t cookie;
+	};
+	std::vector<job> queued;
+	uint32_t fail_every = 0, seen = 0;
+	uint64_t too_big = 0, full = 0;
+
+	const char *kind() const override { return "fake"; }
+	uint32_t max_sges() const override { return 4; }
+	int gather(const struct reasm_gather *g, uint32_t cookie) override
+	{
+		if (g->nb_src > 4 || g->nb_dst > 4)
+			return too_big++, -E2BIG;
+		if (queued.size() >= 8)
+			return full++, -ENOSPC;
+		queued.push_back({std::vector<reasm_sge>(g->src, g->src + g->nb_src),
+				  std::vector<reasm_sge>(g->dst, g->dst + g->nb_dst), cookie});
+		return REASM_GATHER_QUEUED;
+	}
+	uint16_t poll(uint32_t *cookies, bool *ok, uint16_t n) override
+	{
+		uint16_t k = 0;
+
+		for (; k < n && k < queued.size(); k++) {
+			struct reasm_gather g = {queued[k].src.data(), queued[k].dst.data(),
+						 (uint16_t)queued[k].src.size(),
+						 (uint16_t)queued[k].dst.size()};
+
+			reasm_cpu_gather(&g);
+			cookies[k] = queued[k].cookie;
+			ok[k] = !fail_every || ++seen % fail_every != 0;
+		}
+		queued.erase(queued.begin(), queued.begin() + k);
+		return k;
+	}
+};
+
+void t_fake_engine(void)
+{
+	fake_engine e;
+
+	engine_vs_cpu(&e);
+	CU_ASSERT(e.too_big > 0); /* gathers over 4 pieces went to the CPU */
+	CU_ASSERT(e.full > 0);    /* and the ring filled up */
+	CU_ASSERT(e.queued.empty());
+
+	std::vector<frame> in, whole;
+	e.fail_every = 5;
+	benign_traffic(true, 100, 181, &in, &whole);
+	struct rte_reasm_ctx *c = ctx_create(&e, {});
+	auto out = run(c, in);
+	auto st = stats_of(c);
+	auto so = sorted(out), sw = sorted(whole);
+
+	CU_ASSERT(st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR] > 0);
+	CU_ASSERT_EQUAL(st.reassembled + st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR], whole.size());
+	CU_ASSERT(std::includes(sw.begin(), sw.end(), so.begin(), so.end()));
+	rte_reasm_free(c);
+	CU_ASSERT(pools_idle());
+}
+
 #ifdef REASM_TEST_SIM
 /*
  * Device faults under the dmadev engine (dma_mlx5 on the software HCA): completions held
@@ -724,6 +793,7 @@ int main(void)
 		{"split and reverse", t_split},
 	};
 	static const struct cunit_test engines[] = {
+		{"scripted engine", t_fake_engine},
 		{"dma_skeleton (copy)", t_engine_skeleton},
 		{"dma_mlx5 (copy)", t_engine_mlx5_copy},
 		{"dma_mlx5 (sg)", t_engine_mlx5_sg},
