@@ -4,6 +4,7 @@
  *   reasm-pcapgen gen SEED IN.pcap EXPECTED.pcap   fragmented traffic (interleaved, shuffled,
  *       duplicated, overlapping, lost, atomic, IPv6 extension headers, plain packets) and
  *       what reassembly must deliver; prints the counters the tool must report
+ *   reasm-pcapgen gen-split SEED IN.pcap   fixed-stride packets for the split mode
  *   reasm-pcapgen cmp A.pcap B.pcap   the same packets, in any order
  */
 #include <stdio.h>
@@ -94,6 +95,28 @@ int gen(uint32_t seed, const char *in_path, const char *exp_path)
 	return 0;
 }
 
+/* Fixed-stride packets: a 14-byte Ethernet header, then N records of 16 + 240 bytes. */
+int gen_split(uint32_t seed, const char *in_path)
+{
+	std::mt19937 rng(seed);
+	std::vector<frame> in;
+
+	for (int i = 0; i < 200; i++) {
+		frame f(14 + (1 + rng() % 40) * 256);
+
+		for (auto &b : f)
+			b = (uint8_t)rng();
+		f[12] = 0x88, f[13] = 0xb5; /* local experimental EtherType */
+		in.push_back(f);
+	}
+	if (!pktgen::pcap_write(in_path, in)) {
+		fprintf(stderr, "cannot write %s\n", in_path);
+		return 1;
+	}
+	printf("packets %zu\n", in.size());
+	return 0;
+}
+
 int cmp(const char *a_path, const char *b_path)
 {
 	std::vector<frame> a, b;
@@ -129,6 +152,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "gen"))
 		return gen((uint32_t)strtoul(argv[2], NULL, 0), argv[3], argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "gen-split"))
+		return gen_split((uint32_t)strtoul(argv[2], NULL, 0), argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "cmp"))
 		return cmp(argv[2], argv[3]);
 	fprintf(stderr, "usage: %s gen SEED IN.pcap EXPECTED.pcap | cmp A.pcap B.pcap\n", argv[0]);
