@@ -79,6 +79,8 @@ HcaImpl::~HcaImpl()
 		delete qp;
 	for (CqObj *cq : cqs_)
 		delete cq;
+	for (MrEntry &mr : mrs_)
+		delete mr.mkey;
 	release_name(name_);
 }
 
