@@ -120,6 +120,7 @@ struct MkeyObj {
 	uint32_t nent;
 	uint64_t rep_bytes;       /**< repeat block: bytes per repetition */
 	uint32_t repeat_count;    /**< repeat block: repetitions */
+	uint8_t mr_variant;       /**< variant of the last MR at this index (restored at destroy) */
 	std::vector<XlatEnt> ent; /**< num_desc entries, allocated at create */
 };
 
@@ -128,6 +129,7 @@ struct MrEntry {
 	bool used;
 	uint8_t variant; /**< low key byte; changes on every re-use of the index */
 	bool odp;        /**< on-demand: pages are probed at access time */
+	bool indirect;   /**< an indirect mkey: HcaImpl::mkeys_ holds the rest */
 	uint32_t pdn;
 	uint64_t addr;
 	uint64_t len;
@@ -137,9 +139,9 @@ struct MrEntry {
 	 * covers used, variant and "no page probing needed" on the MMO fast path.
 	 */
 	uint32_t fast_key;
-	uint8_t seq;   /**< last variant reg_mr handed out at this index */
-	MkeyObj *mkey; /**< indirect mkey (owned), NULL for an MR */
 };
+/* 32 bytes: the fast path indexes the table with a shift */
+static_assert(sizeof(MrEntry) == 32, "MrEntry size");
 
 /** One protection domain. */
 struct PdEntry {
@@ -268,9 +270,10 @@ struct Plan {
 	uint16_t resp_idx;              /**< RQ WQE index */
 	uint8_t wqe[HCA_MAX_WQE_BYTES]; /**< general path: the WQE copied out of the ring */
 	/* general path only: indirect mkeys (exec_special) */
-	uint8_t xflags;  /**< XF_* */
-	MrEntry *target; /**< the mkey a UMR or SEND_INVAL changes */
-	uint32_t npat;   /**< pats in use */
+	uint8_t xflags;     /**< XF_* */
+	MrEntry *target;    /**< the mkey a UMR or SEND_INVAL changes ... */
+	MkeyObj *target_mk; /**< ... and its translation state */
+	uint32_t npat;      /**< pats in use */
 	Pattern pats[HCA_MAX_PATTERNS];
 };
 
@@ -473,7 +476,8 @@ public:
 	mutable DevMutex mu_;
 
 	std::vector<PdEntry> pds_;
-	std::vector<MrEntry> mrs_; /**< index = key >> 8; 0 unused */
+	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
+	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;

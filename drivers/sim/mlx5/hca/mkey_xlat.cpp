@@ -89,7 +89,7 @@ static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t add
 	if (idx == 0 || idx >= mrs.size())
 		return o.bad;
 	const MrEntry &mr = mrs[idx];
-	if (!mr.mkey) {
+	if (!mr.indirect) {
 		uint8_t *p;
 		bool odp = false;
 		Verdict v = hca->check_key(pdn, key, addr, len, need, o.bad, &p, &odp);
@@ -98,7 +98,7 @@ static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t add
 		o.pl->safe |= odp;
 		return push_span(o, p, len) ? Verdict{0, 0} : o.bad;
 	}
-	const MkeyObj &mk = *mr.mkey;
+	const MkeyObj &mk = *hca->mkeys_[idx];
 	/* local read is always on: need 0 passes any access byte */
 	if (!mr.used || mr.variant != (key & 0xff) || mr.pdn != pdn || mk.free ||
 	    (mr.access & need) != need || depth >= HCA_MKEY_DEPTH)

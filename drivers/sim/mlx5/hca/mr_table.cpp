@@ -83,6 +83,7 @@ size_t HcaImpl::free_key_index(bool mkey)
 			if (idx > 0xffffff)
 				return 0;
 			mrs_.push_back(MrEntry{});
+			mkeys_.push_back(nullptr);
 		}
 		if (!mrs_[idx].used && !(mkey && idx == HCA_MKEY_RESERVED_IDX))
 			return idx;
@@ -118,8 +119,10 @@ int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32
 		return -ENOMEM;
 	}
 	MrEntry &mr = mrs_[idx];
+	mk->mr_variant = mr.variant;
+	mkeys_[idx] = mk;
 	/* zero-based, length 0 until a UMR sets it; local read is always on */
-	mr = MrEntry{true, 0, false, pdn, 0, 0, 0, 0, mr.seq, mk};
+	mr = MrEntry{true, 0, false, true, pdn, 0, 0, 0, 0};
 	pds_[pdn].refs++;
 	mr_count_++;
 	*key = (uint32_t)idx << 8;
@@ -131,13 +134,16 @@ int HcaImpl::destroy_mkey(uint32_t key)
 	DevLock lk(mu_);
 	uint32_t idx = key >> 8;
 	/* by index, like DESTROY_MKEY: a UMR may have changed the tag */
-	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || !mrs_[idx].mkey)
+	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || !mrs_[idx].indirect)
 		return -EINVAL;
 	MrEntry &mr = mrs_[idx];
 	pds_[mr.pdn].refs--;
-	delete mr.mkey;
-	mr.mkey = nullptr;
+	/* the next MR here continues the MR variants: a stale MR key never comes back */
+	mr.variant = mkeys_[idx]->mr_variant;
+	mr.indirect = false;
 	mr.used = false;
+	delete mkeys_[idx];
+	mkeys_[idx] = nullptr;
 	mr_count_--;
 	return 0;
 }
@@ -171,13 +177,12 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	if (idx == 0)
 		return -ENOMEM;
 	MrEntry &mr = mrs_[idx];
-	/* seq, not variant: an mkey that used the index had tag 0 */
-	uint8_t variant = (uint8_t)(mr.seq + 1);
+	uint8_t variant = (uint8_t)(mr.variant + 1);
 	if (variant == 0)
 		variant = 1;
 	uint32_t k = (uint32_t)idx << 8 | variant;
 	/* ODP MRs need page probes: the fast path never accepts them (fast_key 0) */
-	mr = MrEntry{true, variant, odp, pdn, addr, len, access, odp ? 0 : k, variant, nullptr};
+	mr = MrEntry{true, variant, odp, false, pdn, addr, len, access, odp ? 0 : k};
 	pds_[pdn].refs++;
 	mr_count_++;
 	*key = k;
@@ -189,7 +194,7 @@ int HcaImpl::dereg_mr(uint32_t key)
 	DevLock lk(mu_);
 	uint32_t idx = key >> 8;
 	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
-	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].mkey)
+	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].indirect)
 		return -EINVAL;
 	pds_[mrs_[idx].pdn].refs--;
 	mrs_[idx].used = false;
@@ -205,7 +210,7 @@ Verdict HcaImpl::check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t l
 	if (idx == 0 || idx >= mrs_.size())
 		return bad;
 	const MrEntry &mr = mrs_[idx];
-	if (!mr.used || mr.mkey || mr.variant != (key & 0xff) || mr.pdn != pdn)
+	if (!mr.used || mr.indirect || mr.variant != (key & 0xff) || mr.pdn != pdn)
 		return bad;
 	if ((mr.access & need) != need)
 		return bad;

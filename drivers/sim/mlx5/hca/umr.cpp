@@ -93,21 +93,23 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	if (idx == 0 || idx >= mrs_.size())
 		return prot;
 	MrEntry &mr = mrs_[idx];
-	if (!mr.used || !mr.mkey || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
+	if (!mr.used || !mr.indirect || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
 		return prot;
-	if ((flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) && !mr.mkey->free)
+	MkeyObj *mk = mkeys_[idx];
+	if ((flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) && !mk->free)
 		return prot;
-	if (oct > mr.mkey->num_desc) /* more translations than it was created for */
+	if (oct > mk->num_desc) /* more translations than it was created for */
 		return prot;
 	pl->xflags |= XF_UMR;
 	pl->target = &mr;
+	pl->target_mk = mk;
 	return Verdict{0, 0};
 }
 
 void HcaImpl::apply_umr(const Plan *pl)
 {
 	MrEntry &mr = *pl->target;
-	MkeyObj &mk = *mr.mkey;
+	MkeyObj &mk = *pl->target_mk;
 	const uint8_t *umr = pl->wqe + kUmrCtrl, *ctx = pl->wqe + kMkeyCtx, *xl = pl->wqe + kXlat;
 	uint32_t oct = mlx5_hw_ld_be16(umr + 4);
 	uint64_t mask = mlx5_hw_ld_be64(umr + 8);

@@ -228,10 +228,11 @@ static void plan_remote_inval(HcaImpl *hca, const QpObj *resp, Plan *pl)
 	if (idx == 0 || idx >= hca->mrs_.size())
 		return;
 	MrEntry &mr = hca->mrs_[idx];
-	if (mr.used && mr.mkey && mr.mkey->rinval && mr.variant == (rkey & 0xff) &&
+	if (mr.used && mr.indirect && hca->mkeys_[idx]->rinval && mr.variant == (rkey & 0xff) &&
 	    mr.pdn == resp->cfg.pdn) {
 		pl->xflags |= XF_INVAL;
 		pl->target = &mr;
+		pl->target_mk = hca->mkeys_[idx];
 	}
 }
 
@@ -239,6 +240,7 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 {
 	pl->xflags = 0;
 	pl->target = nullptr;
+	pl->target_mk = nullptr;
 	pl->npat = 0;
 	PlanResult r = plan_checked(qp, pl, err);
 	/* exec_plan() sends it to exec_general() without looking at xflags */

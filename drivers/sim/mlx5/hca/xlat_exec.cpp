@@ -171,7 +171,7 @@ uint64_t HcaImpl::exec_special(Plan *pl)
 	}
 	pl->fault = (uint8_t)fault;
 	if ((pl->xflags & XF_INVAL) && !fault)
-		pl->target->mkey->free = true;
+		pl->target_mk->free = true;
 	return pl->total;
 }
 
