@@ -2,8 +2,9 @@
 /**
  * @file
  * Software mlx5 HCA, device side: internal objects shared by the files of the
- * model (mr_table, cq_table, qp_state, wqe_fetch, wqe_plan, wqe_fast, wqe_exec,
- * cqe_writer, sq_engine, engine, hca). Not part of the agreed interface.
+ * model (mr_table, mkey_xlat, umr, cq_table, qp_state, wqe_fetch, wqe_plan,
+ * wqe_fast, wqe_exec, xlat_exec, cqe_writer, sq_engine, engine, hca). Not part of
+ * the agreed interface.
  *
  * Locking: one device mutex (HcaImpl::mu_) guards every object below except the
  * atomics, which the doorbell path touches without the lock. Callers of the device

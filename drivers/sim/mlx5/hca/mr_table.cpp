@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Protection domains and the MR table: registration commands and the key checks
- * every data segment goes through before a byte moves.
+ * Protection domains and the MR table: registration commands (MRs and indirect
+ * mkeys share it) and the key checks every data segment goes through before a
+ * byte moves (mkey_xlat.cpp walks indirect mkeys down to these checks).
  *
  * Key = index << 8 | variant. The variant byte changes each time an index is
  * re-used (never 0, so no key equals MLX5_INVALID_LKEY), hence a stale key of a
