@@ -973,7 +973,7 @@ void test_odp_entries(void)
 	CU_ASSERT_TRUE(all_eq(d.p(), 64, 0));
 }
 
-/** Model limits: 64 pieces per side, 4 repeat blocks per side (ASSUMPTIONS 52). */
+/** Model limits: 64 pieces per side, 4 repeat blocks per WQE (ASSUMPTIONS 52). */
 void test_model_limits(void)
 {
 	{ /* 52 KLMs naming a 2-piece mkey: 104 pieces */

@@ -408,6 +408,45 @@ void test_mkey_invalidate_reuse(void)
 	}
 }
 
+/** mkey_configure with 0 setters keeps the layout; an access setter alone keeps it too. */
+void test_configure_setters(void)
+{
+	for (const char *dev : kDevs) {
+		Pair pr;
+		pair_setup(pr, dev, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
+		for (Player &pl : pr.p)
+			reg_mkey(pl, Layout::List, true);
+		struct mlx5dv_mkey_conf_attr ca = {};
+		struct ibv_wc wc;
+		for (Player &pl : pr.p) { /* no setter: FREE|MKEY only, the layout stays */
+			ibv_wr_start(pl.qpx);
+			pl.qpx->wr_flags = kRegFlags;
+			mlx5dv_wr_mkey_configure(pl.dv, pl.mkey, 0, &ca);
+			CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(pl.qpx), 0);
+			CU_ASSERT_FATAL(poll1(pl.cq, &wc));
+			CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+			CU_ASSERT_EQUAL(wc.opcode, (enum ibv_wc_opcode)MLX5DV_WC_UMR);
+		}
+		traffic_scattered(pr);
+		/* the server's mkey loses LOCAL_WRITE: its receive fails, nothing lands */
+		Player &s = pr.server();
+		ibv_wr_start(s.qpx);
+		s.qpx->wr_flags = kRegFlags;
+		mlx5dv_wr_mkey_configure(s.dv, s.mkey, 1, &ca);
+		mlx5dv_wr_set_mkey_access_flags(s.dv, IBV_ACCESS_REMOTE_READ);
+		CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(s.qpx), 0);
+		CU_ASSERT_FATAL(poll1(s.cq, &wc));
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		memset(s.buf, 's', kBufLen);
+		CU_ASSERT_FALSE(send_through_mkeys(pr, 16, &wc));
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_OP_ERR);
+		CU_ASSERT_TRUE(poll1(s.cq, &wc));
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR);
+		CU_ASSERT_EQUAL(s.buf[0], 's');
+		pair_teardown(pr);
+	}
+}
+
 /** mlx5dv_create_mkey's checks, and the PD busy while an mkey lives. */
 void test_create_mkey_checks(void)
 {
@@ -519,6 +558,7 @@ int main(void)
 		{"test_mkey_list_bad_flow", test_mkey_list_bad_flow},
 		{"test_mkey_remote_invalidate", test_mkey_remote_invalidate},
 		{"invalidate and reuse", test_mkey_invalidate_reuse},
+		{"configure with 0 and 1 setters", test_configure_setters},
 		{"memcpy through mkeys", test_memcpy_through_mkeys},
 		{"remove devices", test_remove},
 	};
