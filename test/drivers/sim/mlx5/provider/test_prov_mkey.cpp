@@ -447,6 +447,61 @@ void test_configure_setters(void)
 	}
 }
 
+/**
+ * A raw WQE right after a UMR: mlx5dv_wr_raw_wqe drops libmlx5's pending small
+ * fence, so without its own fence bits the WQE runs in the UMR's group and sees
+ * the mkey as it was (free: LOC_PROT); with fm 0x20 it sees the new layout.
+ */
+void test_raw_wqe_after_umr(void)
+{
+	for (const char *dev : kDevs) {
+		for (int fenced = 0; fenced < 2; fenced++) {
+			Pair pr;
+			pair_setup(pr, dev,
+				   MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_RAW_WQE);
+			Player &c = pr.client(), &s = pr.server();
+			for (size_t i = 0; i < kBufLen; i++)
+				c.buf[i] = (uint8_t)(i * 5 + 2);
+			struct ibv_sge sg[2] = {{(uintptr_t)c.buf, 8, c.mr->lkey},
+						{(uintptr_t)c.buf + 64, 8, c.mr->lkey}};
+			struct mlx5dv_mkey_conf_attr ca = {};
+			uint8_t wqe[48] = {};
+			uint8_t fm = MLX5_WQE_CTRL_CQ_UPDATE | (fenced ? 0x20 : 0);
+			mlx5dv_set_ctrl_seg(reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(wqe), 0,
+					    MLX5_OPCODE_RDMA_WRITE, 0, c.qp->qp_num, fm, 3, 0, 0);
+			auto *raddr = reinterpret_cast<struct mlx5_wqe_raddr_seg *>(wqe + 16);
+			raddr->raddr = htobe64((uintptr_t)s.buf + 256);
+			raddr->rkey = htobe32(s.mr->rkey);
+			mlx5dv_set_data_seg(reinterpret_cast<struct mlx5_wqe_data_seg *>(wqe + 32),
+					    16, c.mkey->lkey, 0);
+			ibv_wr_start(c.qpx);
+			c.qpx->wr_flags = kRegFlags;
+			mlx5dv_wr_mkey_configure(c.dv, c.mkey, 2, &ca);
+			mlx5dv_wr_set_mkey_access_flags(c.dv, IBV_ACCESS_LOCAL_WRITE);
+			mlx5dv_wr_set_mkey_layout_list(c.dv, 2, sg);
+			c.qpx->wr_flags = IBV_SEND_SIGNALED;
+			mlx5dv_wr_raw_wqe(c.dv, wqe);
+			CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(c.qpx), 0);
+			struct ibv_wc wc;
+			CU_ASSERT_FATAL(poll1(c.cq, &wc));
+			CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+			CU_ASSERT_EQUAL(wc.opcode, (enum ibv_wc_opcode)MLX5DV_WC_UMR);
+			CU_ASSERT_FATAL(poll1(c.cq, &wc));
+			if (fenced) {
+				CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+				CU_ASSERT_EQUAL(wc.opcode, (enum ibv_wc_opcode)MLX5DV_WC_RAW_WQE);
+				CU_ASSERT_EQUAL(memcmp(s.buf + 256, c.buf, 8), 0);
+				CU_ASSERT_EQUAL(memcmp(s.buf + 264, c.buf + 64, 8), 0);
+			} else {
+				CU_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR);
+				for (int i = 0; i < 16; i++)
+					CU_ASSERT_EQUAL(s.buf[256 + i], 0);
+			}
+			pair_teardown(pr);
+		}
+	}
+}
+
 /** mlx5dv_create_mkey's checks, and the PD busy while an mkey lives. */
 void test_create_mkey_checks(void)
 {
@@ -559,6 +614,7 @@ int main(void)
 		{"test_mkey_remote_invalidate", test_mkey_remote_invalidate},
 		{"invalidate and reuse", test_mkey_invalidate_reuse},
 		{"configure with 0 and 1 setters", test_configure_setters},
+		{"raw WQE after a UMR: fence or old layout", test_raw_wqe_after_umr},
 		{"memcpy through mkeys", test_memcpy_through_mkeys},
 		{"remove devices", test_remove},
 	};
