@@ -294,6 +294,21 @@ void invalidate(Player &pl)
 	CU_ASSERT_EQUAL(wc.opcode, IBV_WC_LOCAL_INV);
 }
 
+/** The same through the new post-send API (ibv_wr_local_inv). */
+void invalidate_wr(Player &pl)
+{
+	ibv_wr_start(pl.qpx);
+	pl.qpx->wr_id = 0x2;
+	pl.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(pl.qpx, pl.mkey->rkey);
+	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(pl.qpx), 0);
+	struct ibv_wc wc;
+	CU_ASSERT_FATAL(poll1(pl.cq, &wc));
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.opcode, IBV_WC_LOCAL_INV);
+	CU_ASSERT_EQUAL(wc.wr_id, 0x2u);
+}
+
 void mkey_traffic(Layout layout, bool new_api)
 {
 	uint64_t ops = new_api                  ? MLX5DV_QP_EX_WITH_MKEY_CONFIGURE
@@ -391,7 +406,7 @@ void test_mkey_remote_invalidate(void)
 	}
 }
 
-/** LOCAL_INV, then a new layout on the same mkey: traffic works again. */
+/** LOCAL_INV (legacy and new API) frees; a new layout on the same mkey works again. */
 void test_mkey_invalidate_reuse(void)
 {
 	for (const char *dev : kDevs) {
@@ -399,8 +414,22 @@ void test_mkey_invalidate_reuse(void)
 		pair_setup(pr, dev, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
 		for (Player &pl : pr.p)
 			reg_mkey(pl, Layout::List, true);
+		invalidate_wr(pr.server());
+		/* freed: a send into the server's mkey fails at the server */
+		memset(pr.server().buf, 's', kBufLen);
+		struct ibv_wc wc;
+		CU_ASSERT_FALSE(send_through_mkeys(pr, 16, &wc));
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_OP_ERR);
+		CU_ASSERT_TRUE(poll1(pr.server().cq, &wc));
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR);
+		CU_ASSERT_EQUAL(pr.server().buf[0], 's');
+		pair_teardown(pr);
+		/* and a new layout makes it work again */
+		pair_setup(pr, dev, MLX5DV_QP_EX_WITH_MKEY_CONFIGURE);
 		for (Player &pl : pr.p)
-			invalidate(pl);
+			reg_mkey(pl, Layout::List, true);
+		invalidate(pr.client());
+		invalidate_wr(pr.server());
 		for (Player &pl : pr.p)
 			reg_mkey(pl, Layout::Interleaved, true);
 		traffic_scattered(pr);
