@@ -185,6 +185,19 @@ std::vector<struct mlx5_cqe64> bad_umr(int which, uint32_t *mk_out, UmrEnv &u, B
 		CU_ASSERT_EQUAL(u.h().destroy_mkey(mk), 0);
 		u.umr_list(mk, 0, {{8, sk, s.p()}});
 		break;
+	case 11: { /* a translation offset (partial update): not modelled */
+		Wqe w(u.q, MLX5_OPCODE_UMR, kSig, 0, htobe32(mk));
+		w.umr_ctrl(0x80 | 0x10, 4, kLayoutMask).mkey_ctx(0, 0, 8).klm(8, sk, s.p()).pad64();
+		mlx5_hw_st_be16(w.b + 16 + 6, 1);
+		w.post(u.q);
+		break;
+	}
+	case 12: { /* a repeat header without entries */
+		Wqe w(u.q, MLX5_OPCODE_UMR, kSig, 0, htobe32(mk));
+		w.umr_ctrl(0x80, 4, kLayoutMask).mkey_ctx(0, 0, 0).repeat_hdr(0, 1, 0).pad64();
+		w.post(u.q);
+		break;
+	}
 	}
 	return u.run();
 }
@@ -197,7 +210,8 @@ void test_bad_umr(void)
 		MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,  MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
-		MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+		MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,  MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+		MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 	};
 	for (int i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
 		UmrEnv u;
@@ -224,6 +238,35 @@ void test_bad_umr(void)
 		expect_last_err(c, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 		CU_ASSERT_TRUE(all_eq(d.p(), 64, 0));
 	}
+}
+
+/** CHECK_FREE: the UMR applies only to a free mkey (LOC_PROT otherwise, unchanged). */
+void test_check_free(void)
+{
+	UmrEnv u;
+	Buf s(64), d(64);
+	fill(s.p(), 64, 12);
+	uint32_t sk = reg(u.h(), u.e.pdn, s.p(), 64, 0);
+	uint32_t dk = reg(u.h(), u.e.pdn, d.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t mk = u.mkey(4);
+	const uint8_t check_free = 0x80 | MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE;
+	u.umr_list(mk, 0, {{8, sk, s.p()}}, kSig, kLayoutMask, check_free); /* free: fine */
+	u.mmo(mk, 0, dk, a(d.p()), 8, kSig | kSmallFence);
+	u.run_ok(2);
+	CU_ASSERT_EQUAL(memcmp(d.p(), s.p(), 8), 0);
+	u.umr_list(mk, 0, {{8, sk, s.p() + 8}}, kSig | kSmallFence, kLayoutMask, check_free);
+	expect_last_err(u.run(), MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+	/* unchanged: a fresh QP still reads the first layout */
+	TestQp q2(u.h(), u.e.pdn, u.cq.cqn, u.cq.cqn, 16);
+	CU_ASSERT_EQUAL(connect_qp(u.h(), q2.qpn, q2.qpn, 0), 0);
+	Wqe w(q2, MLX5_OPCODE_MMO, kSig, MLX5_HW_OPC_MOD_MMO_DMA);
+	w.meta(u.okey, u.opaque.p()).data(8, mk, nullptr).data(8, dk, d.p() + 16);
+	w.post(q2);
+	q2.ring(u.h());
+	std::vector<struct mlx5_cqe64> c;
+	u.cq.drain(&c);
+	CU_ASSERT_EQUAL(c.size(), 1u);
+	CU_ASSERT_EQUAL(memcmp(d.p() + 16, s.p(), 8), 0);
 }
 
 /**
@@ -334,6 +377,7 @@ int main(void)
 		{"LOCAL_INV and reuse", test_local_inv_reuse},
 		{"mkey_mask: only masked fields change", test_mask_semantics},
 		{"bad UMRs: error CQE, mkey unchanged", test_bad_umr},
+		{"CHECK_FREE", test_check_free},
 		{"ordering: fence after UMR (inline)", test_ordering_inline},
 		{"ordering: fence after UMR (thread, reorder)", test_ordering_thread_reorder},
 		{"in-flight WQEs keep their layout (inline)", test_in_flight_inline},
