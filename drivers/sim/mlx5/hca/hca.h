@@ -168,7 +168,7 @@ public:
 	virtual int dereg_mr(uint32_t key) = 0; /**< -EINVAL for an indirect mkey's key */
 	/**
 	 * CREATE_MKEY of an indirect (KLM-mode, UMR-enabled) mkey with room for
-	 * @p num_desc translation octowords (1..65536). It shares the key index space
+	 * @p num_desc translation octowords (0..65536). It shares the key index space
 	 * with MRs (and counts against caps.max_mr); its key is index << 8 (tag 0),
 	 * it is zero-based, starts free (a UMR WQE fills it) with local read as its
 	 * only right. num_desc 0 is accepted (no layout fits). @p flags:
