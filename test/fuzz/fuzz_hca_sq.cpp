@@ -178,6 +178,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < e.n_mr; i++)
 		if (e.live[i] && e.hca->dereg_mr(e.key[i]))
 			fail("dereg_mr", i);
+	/* a UMR may have changed an mkey's tag: destroy goes by index */
+	for (int i = 0; i < kMkeys; i++)
+		if (e.hca->destroy_mkey(e.mkey[i]))
+			fail("destroy_mkey", i);
 	if (e.hca->dealloc_pd(e.pdn) || e.hca->dealloc_pd(e.other_pdn))
 		fail("dealloc_pd");
 	return 0;

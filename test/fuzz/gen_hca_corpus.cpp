@@ -4,7 +4,9 @@
  * Writes the seed corpus of fuzz_hca_sq (hca_fuzz_env.h format) into a directory:
  * valid WQEs with the keys a fresh software HCA hands out (NOP, memcpy MMO, RDMA
  * write/read, SEND into a posted receive, atomics), batches, a ring wrap, a stale and
- * a foreign-PD key. Each seed is executed once here and must pass the target's checks.
+ * a foreign-PD key, UMR WQEs (KLM list, stride-0 repeat block, LOCAL_INV) and the
+ * WQEs that use their mkeys. Each seed is executed once here and must pass the
+ * target's checks.
  *   gen_hca_corpus <dir>
  */
 #include <stdint.h>
@@ -209,9 +211,73 @@ int main(int argc, char **argv)
 		s.post(w);
 		s.write(d, "ring_wrap");
 	}
+	const uint64_t layout_mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
+	const uint8_t small_fence = MLX5_WQE_CTRL_CQ_UPDATE | 0x20;
+	{
+		/* mr_list over MR0 into mkey 0, an MMO out of it, an RDMA write into mkey 1 */
+		Seed s;
+		W u(s.idx(), MLX5_OPCODE_UMR, s.qpn(), 0, MLX5_WQE_CTRL_CQ_UPDATE,
+		    htobe32(s.env.mkey[0]));
+		u.umr_ctrl(0x80, 4, layout_mask)
+			.mkey_ctx(0, 0, 24)
+			.klm(8, s.k(0), s.a(0, 64))
+			.klm(16, s.k(0), s.a(0))
+			.pad64();
+		s.post(u);
+		W v(s.idx(), MLX5_OPCODE_UMR, s.qpn(), 0, small_fence, htobe32(s.env.mkey[1]));
+		v.umr_ctrl(0x80, 4, layout_mask)
+			.mkey_ctx(0, 0x28, 32)
+			.klm(16, s.k(1), s.a(1, 512))
+			.klm(16, s.k(1), s.a(1, 128))
+			.pad64();
+		s.post(v);
+		W m(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo, small_fence);
+		m.meta(s.k(1), s.a(1, 8192)).data(20, s.env.mkey[0], (const void *)2);
+		m.data(20, s.k(1), s.a(1, 40));
+		s.post(m);
+		W r(s.idx(), MLX5_OPCODE_RDMA_WRITE, s.qpn());
+		r.raddr((const void *)8, s.env.mkey[1]).data(20, s.env.mkey[0], nullptr);
+		s.post(r);
+		s.write(d, "umr_list");
+	}
+	{
+		/* a stride-0 repeat block (fill pattern), a fill, LOCAL_INV, a use after it */
+		Seed s;
+		W u(s.idx(), MLX5_OPCODE_UMR, s.qpn(), 0, MLX5_WQE_CTRL_CQ_UPDATE,
+		    htobe32(s.env.mkey[0]));
+		u.umr_ctrl(0x80, 4, layout_mask)
+			.mkey_ctx(0, 0, 8 * 1024)
+			.repeat_hdr(8, 1024, 1)
+			.repeat_ent(0, 8, s.k(0), s.a(0, 16))
+			.pad64();
+		s.post(u);
+		W m(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo, small_fence);
+		m.meta(s.k(1), s.a(1, 8192)).data(4096, s.env.mkey[0], (const void *)3);
+		m.data(4096, s.k(1), s.a(1, 1024));
+		s.post(m);
+		W inv(s.idx(), MLX5_OPCODE_UMR, s.qpn(), 0, MLX5_WQE_CTRL_CQ_UPDATE,
+		      htobe32(s.env.mkey[0]));
+		inv.umr_ctrl(0x98, 0,
+			     MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |
+				     MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN)
+			.mkey_ctx(MLX5_WQE_MKEY_CONTEXT_FREE, 0, 0);
+		s.post(inv);
+		W m2(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo, small_fence);
+		m2.meta(s.k(1), s.a(1, 8192)).data(64, s.env.mkey[0], nullptr);
+		m2.data(64, s.k(1), s.a(1));
+		s.post(m2);
+		s.write(d, "umr_fill_inv");
+	}
 	/* every seed passes the target's oracle */
-	for (const char *n : {"nop", "mmo", "rdma_write", "rdma_read", "send", "atomics",
-			      "batch_unsignaled", "stale_key_flush", "foreign_pd", "ring_wrap"}) {
+	for (const char *n :
+	     {"nop", "mmo", "rdma_write", "rdma_read", "send", "atomics", "batch_unsignaled",
+	      "stale_key_flush", "foreign_pd", "ring_wrap", "umr_list", "umr_fill_inv"}) {
 		std::string p = d + "/" + n;
 		FILE *f = fopen(p.c_str(), "rb");
 		std::vector<uint8_t> buf(65536);

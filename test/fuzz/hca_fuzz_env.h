@@ -10,8 +10,10 @@
  * A fresh software HCA (inline mode) per input, one PD for
  * the QP and one other, up to four MRs, each in its own 16 KiB slot between PROT_NONE
  * pages at a fixed address (so seeds can name real addresses), some registered in the
- * other PD, some deregistered again (stale keys), and a CQ and SQ between PROT_NONE
- * pages too. Keys are deterministic: a fresh instance hands them out in order.
+ * other PD, some deregistered again (stale keys), two indirect mkeys of the QP's PD
+ * (free until a UMR WQE of the batch fills them; the second with remote
+ * invalidation), and a CQ and SQ between PROT_NONE pages too. Keys are
+ * deterministic: a fresh instance hands them out in order.
  */
 #ifndef HCA_FUZZ_ENV_H
 #define HCA_FUZZ_ENV_H
@@ -42,7 +44,9 @@ constexpr uint32_t kRqCnt = 4;    /**< receive WQEs, 64-byte stride */
 constexpr uint32_t kMaxLogSq = 7; /**< SQ of 2 .. 128 WQEBBs */
 /** Base of the MR area: fixed, inside user space and outside ASan's shadow. */
 constexpr uintptr_t kPoolBase = 0x300000000000ull;
-constexpr uint8_t kFill = 0xa5; /**< every slot byte before the doorbell */
+constexpr uint8_t kFill = 0xa5;   /**< every slot byte before the doorbell */
+constexpr int kMkeys = 2;         /**< indirect mkeys of every environment */
+constexpr uint32_t kMkeyDesc = 8; /**< their translation octowords */
 
 struct HcaFuzzMr {
 	uint16_t off;   /**< offset in the slot (mod kSlot) */
@@ -119,7 +123,8 @@ struct Env {
 	uint32_t cqn = 0, qpn = 0;
 	uint32_t sq_cnt = 0;
 	uint32_t key[kSlots] = {}; /**< 0: registration refused */
-	bool live[kSlots] = {};    /**< registered and not deregistered */
+	uint32_t mkey[kMkeys] = {};
+	bool live[kSlots] = {}; /**< registered and not deregistered */
 	uint8_t *mr_addr[kSlots] = {};
 	uint32_t mr_len[kSlots] = {};
 	int mr_access[kSlots] = {};
@@ -157,6 +162,10 @@ struct Env {
 				live[i] = false;
 			}
 		}
+		for (int i = 0; i < kMkeys; i++)
+			if (hca->create_mkey(pdn, kMkeyDesc, i ? HCA_MKEY_REMOTE_INVALIDATE : 0,
+					     &mkey[i]))
+				return -1;
 		cq = std::make_unique<Guarded>(kNcqe * 64);
 		for (uint32_t i = 0; i < kNcqe; i++)
 			cq->p[i * 64 + 63] = MLX5_CQE_INVALID << 4;

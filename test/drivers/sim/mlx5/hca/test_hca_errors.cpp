@@ -109,7 +109,7 @@ static void malformed_case(int which)
 		Wqe w(f.q, op);
 		w.post(f.q, 4);
 		break;
-	} /* later issue */
+	} /* ds below ctrl + UMR ctrl + mkey context */
 	case 7: {
 		op = MLX5_OPCODE_SET_PSV;
 		Wqe w(f.q, op);

@@ -4,7 +4,8 @@
  * The MMO fast path (wqe_fast.cpp) against the general planner: one pseudo-random
  * stream of memcpy MMO WQEs - valid ones and every kind of invalid one (keys,
  * PD, access, bounds, lengths, ds, index, QPN, opmod, opcode, ODP, FailWqe,
- * stale keys after dereg/reg) - runs on two fresh devices over the same memory,
+ * stale keys after dereg/reg, indirect mkeys the fast path must leave to the
+ * general planner) - runs on two fresh devices over the same memory,
  * once with the fast path and once without (HcaImpl::fast_mmo_). Memory, every
  * CQE byte, QP states and statistics must be identical, and the fast path must
  * actually have planned WQEs, so the two paths cannot drift apart unnoticed.
@@ -62,6 +63,7 @@ struct Scenario {
 /** Keys of the run; indices and variants are the same on both fresh devices. */
 struct Keys {
 	uint32_t src, dst, ro, odp, pd2, opq, opq_ro, dst2, stale;
+	uint32_t msrc, mdst; /**< indirect mkeys over the source / destination MR */
 };
 
 void init_arena(uint8_t *a)
@@ -86,7 +88,31 @@ Keys register_all(Env &e, uint32_t pd2, uint8_t *a)
 	k.dst2 = reg(h, e.pdn, a + kDst2Off, kDst2Len, IBV_ACCESS_LOCAL_WRITE);
 	k.stale = reg(h, e.pdn, a + kDstOff, kDstLen, IBV_ACCESS_LOCAL_WRITE);
 	CU_ASSERT_EQUAL(h.dereg_mr(k.stale), 0);
+	CU_ASSERT_EQUAL(h.create_mkey(e.pdn, 4, 0, &k.msrc), 0);
+	CU_ASSERT_EQUAL(h.create_mkey(e.pdn, 4, 0, &k.mdst), 0);
 	return k;
+}
+
+/**
+ * Fill the mkeys with UMR WQEs: msrc = the source MR, mdst = the destination MR
+ * in two halves (LOCAL_WRITE). Offsets into them equal offsets into the MRs.
+ */
+void configure_mkeys(Env &e, TestQp &q, const Keys &k, uint8_t *a)
+{
+	const uint64_t mask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE;
+	Wqe s(q, MLX5_OPCODE_UMR, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(k.msrc));
+	s.umr_ctrl(0x80, 4, mask).mkey_ctx(0, 0, kSrcLen).klm(kSrcLen, k.src, a + kSrcOff).pad64();
+	s.post(q);
+	Wqe d(q, MLX5_OPCODE_UMR, MLX5_WQE_CTRL_CQ_UPDATE, 0, htobe32(k.mdst));
+	d.umr_ctrl(0x80, 4, mask)
+		.mkey_ctx(0, MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE, kDstLen)
+		.klm(kDstLen / 2, k.dst, a + kDstOff)
+		.klm(kDstLen / 2, k.dst, a + kDstOff + kDstLen / 2)
+		.pad64();
+	d.post(q);
+	q.ring(e.h());
+	e.h().quiesce();
 }
 
 /** A random valid copy inside the source or destination MR into the destination MR. */
@@ -142,6 +168,9 @@ enum Mutation : uint32_t {
 	M_FAIL_WQE,
 	M_ODP,
 	M_DST2_OLD,
+	M_SKEY_MKEY,
+	M_DKEY_MKEY,
+	M_MKEY_PAST_END,
 	M_COUNT
 };
 
@@ -254,6 +283,23 @@ void post_one(Env &e, TestQp &q, Rng &r, const Keys &k, uint32_t dst2_old, uint8
 		c.dkey = dst2_old;
 		c.daddr = (uintptr_t)(a + kDst2Off);
 		break;
+	case M_SKEY_MKEY: /* the same bytes through an mkey (zero-based) */
+		if (c.skey == k.src) {
+			c.saddr -= (uintptr_t)(a + kSrcOff);
+			c.skey = k.msrc;
+		} else {
+			c.saddr -= (uintptr_t)(a + kDstOff);
+			c.skey = k.mdst;
+		}
+		break;
+	case M_DKEY_MKEY:
+		c.daddr -= (uintptr_t)(a + kDstOff);
+		c.dkey = k.mdst;
+		break;
+	case M_MKEY_PAST_END:
+		c.dkey = k.mdst;
+		c.daddr = kDstLen - c.len + 1;
+		break;
 	default:
 		break;
 	}
@@ -311,6 +357,8 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 	TestCq cq(e.h(), 1024);
 	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 64);
 	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, 0, 0), 0);
+	configure_mkeys(e, q, k, arena);
+	drain(cq, &out);
 	Rng r{sc.seed};
 
 	for (unsigned b = 0; b < sc.batches; b++) {
