@@ -127,8 +127,9 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct ibv_qp *qp;
 	uint16_t nb_desc;
 	uint16_t vchan_id;
-	uint8_t *scratch;  /**< wqe_cnt WQEBBs, for re-posting after recovery */
-	uint8_t *trap_buf; /**< target of ops whose address is not registered */
+	uint8_t *scratch;         /**< wqe_cnt WQEBBs, for re-posting after recovery */
+	uint16_t *scratch_op_end; /**< per scratch WQEBB: where its op ends (relative) */
+	uint8_t *trap_buf;        /**< target of ops whose address is not registered */
 	struct ibv_mr *trap_mr;
 	struct mlx5_dma_err_info last_err;
 	struct mlx5_dma_vchan_stats stats;
@@ -145,6 +146,7 @@ struct mlx5_dma_dev {
 	struct mlx5_dma_mr_registry *mrs;
 	struct mlx5_dma_devargs args;
 	uint64_t max_wr_memcpy_length;
+	uint16_t max_sges; /**< rte_dma_info.max_sges: segments per side of a copy_sg */
 	uint16_t nb_vchans;
 	struct mlx5_dma_vchan *vchans; /**< args.max_vchans entries */
 	char name[RTE_DEV_NAME_MAX_LEN];
@@ -187,6 +189,13 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_fp.cpp */
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+
+/* mlx5_dma_sg.cpp: rte_dma_copy_sg */
+/** Most segments per side of a copy_sg: a chain of MMO WQEs must fit any SQ. */
+#define MLX5_DMA_MAX_SGES 16
+/** max_sges of a device whose smallest ring is @p min_desc descriptors. */
+uint16_t mlx5_dma_sg_max_sges(uint32_t min_desc);
+void mlx5_dma_sg_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
 
 /* mlx5_dma_err.cpp: slow paths of the completion side */
 void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe);

@@ -81,15 +81,20 @@ static __rte_always_inline void mlx5_dma_write_mmo(const struct mlx5_dma_vchan *
 	mlx5_dma_st64(wqe + 56, rte_cpu_to_be_64(dst));
 }
 
-/** Record the op that starts at the producer slot, then advance. */
+/**
+ * Record the op whose @p nbb WQEBBs start at the producer slot, then advance. Every
+ * WQEBB of the op names it: a CQE (error or not) on any WQE of a multi-WQE op (an SG
+ * chain, a UMR and its MMO) finds the op and where it ends.
+ */
 static __rte_always_inline int mlx5_dma_commit_op(struct mlx5_dma_vchan *vc, uint32_t nbb)
 {
-	struct mlx5_dma_slot *slot = &vc->slots[vc->pi & vc->sq_mask];
+	uint32_t pi = vc->pi;
 	uint16_t idx = vc->ring_idx;
+	uint16_t end = (uint16_t)(pi + nbb);
 
-	vc->pi += nbb;
-	slot->ring_idx = idx;
-	slot->end_pi = (uint16_t)vc->pi;
+	for (uint32_t i = 0; i < nbb; i++)
+		vc->slots[(pi + i) & vc->sq_mask] = {idx, end};
+	vc->pi = pi + nbb;
 	vc->ring_idx = idx + 1;
 	return idx;
 }

@@ -47,6 +47,7 @@ int open_device(struct mlx5_dma_dev *p, const char *name)
 	if (ret)
 		return -ret;
 	p->max_wr_memcpy_length = dv.max_wr_memcpy_length;
+	p->max_sges = mlx5_dma_sg_max_sges(p->args.min_desc);
 	return 0;
 }
 
@@ -252,6 +253,7 @@ int probe(struct rte_vdev_device *vdev)
 	dev->dev_ops = &mlx5_dma_dev_ops;
 	dev->fp_obj->dev_private = p;
 	mlx5_dma_fp_install(dev->fp_obj, p->args.path);
+	mlx5_dma_sg_install(dev->fp_obj, p->args.path);
 	dev->state = RTE_DMA_DEV_READY;
 	mlx5_dma_api_attach(dev->data->dev_id, p);
 	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path", name,

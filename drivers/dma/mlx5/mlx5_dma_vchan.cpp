@@ -182,8 +182,9 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->slots = (struct mlx5_dma_slot *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->slots), 0);
 	vc->op_status = (uint16_t *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->op_status), 0);
 	vc->scratch = (uint8_t *)rte_malloc(NULL, (size_t)wqe_cnt * MLX5_SEND_WQE_BB, 64);
+	vc->scratch_op_end = (uint16_t *)rte_malloc(NULL, wqe_cnt * sizeof(*vc->scratch_op_end), 0);
 	vc->trap_buf = (uint8_t *)rte_zmalloc(NULL, MLX5_HW_OPAQUE_BUF_LEN * 2, 64);
-	if (!vc->slots || !vc->op_status || !vc->scratch || !vc->trap_buf) {
+	if (!vc->slots || !vc->op_status || !vc->scratch || !vc->scratch_op_end || !vc->trap_buf) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -215,6 +216,7 @@ void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc)
 		glue->dereg_mr(vc->trap_mr);
 	rte_free(vc->trap_buf);
 	rte_free(vc->scratch);
+	rte_free(vc->scratch_op_end);
 	rte_free(vc->op_status);
 	rte_free(vc->slots);
 	memset(vc, 0, sizeof(*vc));

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_dma_copy_sg of dma_mlx5: one op, one ring index, one status, carried by a chain
+ * of memcpy MMO WQEs, one per piece between the merged segment boundaries of both
+ * sides (src [100, 50] and dst [70, 80] give 70, 30 and 50 bytes). The op's FENCE
+ * goes on the first WQE; the last one is the op's end, which the burst's CQE (or an
+ * error CQE on any of its WQEs) names through the slot table, so completion
+ * accounting and recovery treat the chain as the one op it is.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_dmadev_pmd.h>
+
+#include "mlx5_dma_fp.h"
+
+namespace {
+
+/* Keys of one side's segments, looked up before the first WQE is written. */
+struct sg_keys {
+	uint32_t key[MLX5_DMA_MAX_SGES];    /**< host order (verbs path) */
+	uint32_t key_be[MLX5_DMA_MAX_SGES]; /**< WQE byte order (direct path) */
+};
+
+/* Look up every segment of one side; 0, or the status the op must end with. */
+enum rte_dma_status_code lookup_side(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *sge,
+				     uint16_t n, struct sg_keys *k,
+				     enum rte_dma_status_code bad_addr)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		const struct mlx5_dma_mr_range *r;
+
+		if (sge[i].length == 0)
+			continue; /* contributes no piece */
+		if (sge[i].length > vc->max_len)
+			return RTE_DMA_STATUS_INVALID_LENGTH;
+		r = mlx5_dma_mr_lookup(&vc->mr_cache, sge[i].addr, sge[i].length);
+		if (!r)
+			return bad_addr;
+		/* copied out at once: the next miss may replace the cache entry */
+		k->key[i] = r->lkey;
+		k->key_be[i] = r->lkey_be;
+	}
+	return RTE_DMA_STATUS_SUCCESSFUL;
+}
+
+/*
+ * Walks the pieces of a copy_sg: from the current offsets of both sides to the nearer
+ * segment end, skipping empty segments. The caller stops after the total length.
+ */
+struct piece_iter {
+	const struct rte_dma_sge *src, *dst;
+	uint16_t i = 0, j = 0;         /* current segments */
+	uint32_t s_off = 0, d_off = 0; /* offsets inside them */
+
+	piece_iter(const struct rte_dma_sge *s, const struct rte_dma_sge *d) : src(s), dst(d) {}
+	uint32_t next(void)
+	{
+		while (src[i].length == s_off) {
+			i++;
+			s_off = 0;
+		}
+		while (dst[j].length == d_off) {
+			j++;
+			d_off = 0;
+		}
+		return RTE_MIN(src[i].length - s_off, dst[j].length - d_off);
+	}
+	void advance(uint32_t len)
+	{
+		s_off += len;
+		d_off += len;
+	}
+};
+
+/* Number of MMO WQEs of the merged boundaries of both sides (equal totals). */
+uint32_t count_pieces(const struct rte_dma_sge *src, const struct rte_dma_sge *dst, uint64_t total)
+{
+	piece_iter it(src, dst);
+	uint32_t n = 0;
+
+	for (uint64_t done = 0; done < total; n++) {
+		uint32_t len = it.next();
+
+		it.advance(len);
+		done += len;
+	}
+	return n;
+}
+
+/* Reject what the API contract forbids; one log line, -EINVAL. */
+int check_args(const struct mlx5_dma_vchan *vc, const struct rte_dma_sge *src,
+	       const struct rte_dma_sge *dst, uint16_t nb_src, uint16_t nb_dst, uint64_t *total)
+{
+	uint16_t max = vc->dev->max_sges;
+	uint64_t s = 0, d = 0;
+
+	if (!src || !dst || nb_src == 0 || nb_dst == 0 || nb_src > max || nb_dst > max) {
+		MLX5_DMA_LOG(ERR, "%s vchan %u: copy_sg with nb_src %u nb_dst %u (1..%u each)",
+			     vc->dev->name, vc->vchan_id, nb_src, nb_dst, max);
+		return -EINVAL;
+	}
+	for (uint16_t i = 0; i < nb_src; i++)
+		s += src[i].length;
+	for (uint16_t i = 0; i < nb_dst; i++)
+		d += dst[i].length;
+	if (s != d) {
+		MLX5_DMA_LOG(ERR,
+			     "%s vchan %u: copy_sg of %" PRIu64 " source bytes into %" PRIu64
+			     " destination bytes",
+			     vc->dev->name, vc->vchan_id, s, d);
+		return -EINVAL;
+	}
+	*total = s;
+	return 0;
+}
+
+template <enum mlx5_dma_path P>
+int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
+	    const struct rte_dma_sge *dst, uint16_t nb_src, uint16_t nb_dst, uint64_t flags)
+{
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	enum rte_dma_status_code st;
+	struct sg_keys sk, dk;
+	uint64_t total;
+	uint32_t nbb, start;
+	int ret;
+
+	ret = check_args(vc, src, dst, nb_src, nb_dst, &total);
+	if (ret)
+		return ret;
+	if (unlikely(vc->dead))
+		return -EIO; /* see mlx5_dma_recover() */
+	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
+		return -ENOSPC;
+	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	if (total == 0)
+		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
+	st = lookup_side(vc, src, nb_src, &sk, RTE_DMA_STATUS_INVALID_SRC_ADDR);
+	if (st == RTE_DMA_STATUS_SUCCESSFUL)
+		st = lookup_side(vc, dst, nb_dst, &dk, RTE_DMA_STATUS_INVALID_DST_ADDR);
+	if (st != RTE_DMA_STATUS_SUCCESSFUL)
+		return mlx5_dma_enqueue_trapped(vc, st, flags);
+	nbb = count_pieces(src, dst, total);
+	if (vc->pi - vc->bb_ci + nbb > vc->sq_mask + 1)
+		return -ENOSPC;
+	vc->credits = 0; /* several WQEBBs: re-checked at the next enqueue */
+	start = vc->pi;
+
+	piece_iter it(src, dst);
+	uint64_t wflags = flags & RTE_DMA_OP_FLAG_FENCE; /* the first WQE only */
+
+	for (uint32_t w = 0; w < nbb; w++) {
+		uint32_t len = it.next();
+		uint64_t s = src[it.i].addr + it.s_off, d = dst[it.j].addr + it.d_off;
+
+		if (P == MLX5_DMA_PATH_DIRECT) {
+			mlx5_dma_write_mmo(vc, start + w, s, sk.key_be[it.i], d, dk.key_be[it.j],
+					   len, wflags);
+		} else {
+			if (!vc->batch_open) {
+				ibv_wr_start(vc->qpx);
+				vc->batch_open = true;
+			}
+			/* every WQE of the chain names the whole op (error CQEs) */
+			vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, start, nbb);
+			vc->qpx->wr_flags = wflags ? IBV_SEND_FENCE : 0;
+			mlx5dv_wr_memcpy(vc->dvqp, dk.key[it.j], d, sk.key[it.i], s, len);
+		}
+		wflags = 0;
+		it.advance(len);
+	}
+	ret = mlx5_dma_commit_op(vc, nbb);
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		mlx5_dma_submit_vchan(vc);
+	return ret;
+}
+
+} // namespace
+
+uint16_t mlx5_dma_sg_max_sges(uint32_t min_desc)
+{
+	/* nb_src + nb_dst - 1 WQEBBs must fit the smallest SQ (pow2 >= min_desc) */
+	return (uint16_t)RTE_MIN((uint32_t)MLX5_DMA_MAX_SGES, rte_align32pow2(min_desc) / 2);
+}
+
+void mlx5_dma_sg_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
+{
+	if (path == MLX5_DMA_PATH_DIRECT)
+		fp->copy_sg = copy_sg<MLX5_DMA_PATH_DIRECT>;
+	else
+		fp->copy_sg = copy_sg<MLX5_DMA_PATH_VERBS>;
+}
