@@ -55,6 +55,8 @@ enum {
 	MLX5_HW_CQE_OPCODE_SHIFT = 4,
 	MLX5_HW_BF_OFFSET = 0x800,         /**< first BlueFlame register in a UAR page */
 	MLX5_HW_CQE_INVALID_OP_OWN = 0xf0, /**< op_own of a never-written CQE */
+	MLX5_HW_UMR_REPEAT_OP = 0x400,     /**< op of a UMR repeat-block header */
+	MLX5_HW_UMR_HDR_DS = 8,            /**< ctrl + UMR ctrl + mkey context, in DS */
 };
 
 /** Signature-error CQE syndromes (mlx5_sigerr_cqe.syndrome). */

@@ -59,6 +59,7 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 {
 	pds_.resize(1); /* pdn 0 is never handed out */
 	mrs_.resize(1); /* key index 0 is never handed out */
+	mkeys_.resize(1);
 	qp_slots_.reset(new std::atomic<QpObj *>[caps.max_qp]);
 	for (uint32_t i = 0; i < caps.max_qp; i++)
 		qp_slots_[i].store(nullptr, std::memory_order_relaxed);
@@ -79,6 +80,8 @@ HcaImpl::~HcaImpl()
 		delete qp;
 	for (CqObj *cq : cqs_)
 		delete cq;
+	for (MkeyObj *mk : mkeys_)
+		delete mk;
 	release_name(name_);
 }
 

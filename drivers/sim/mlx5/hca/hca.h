@@ -55,6 +55,21 @@ struct HcaCaps {
 	bool reorder_unfenced = false;
 };
 
+/** create_mkey() flags. */
+enum : uint32_t {
+	HCA_MKEY_REMOTE_INVALIDATE = 1u << 0, /**< en_rinval: SEND_INVAL may free it */
+};
+
+/** Indirect mkeys: properties of the model (ASSUMPTIONS.md). */
+enum : uint32_t {
+	HCA_MKEY_DEPTH = 4, /**< indirect mkeys one access may pass through */
+	/**
+	 * Key index never given to an mkey: its key, 0x400, is the op of a repeat-block
+	 * header, which sits where a KLM list's first key would.
+	 */
+	HCA_MKEY_RESERVED_IDX = 4,
+};
+
 /** Fault injection, for tests. */
 struct Fault {
 	enum class Kind : uint8_t {
@@ -150,7 +165,23 @@ public:
 	 */
 	virtual int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access,
 			   uint32_t *key) = 0;
-	virtual int dereg_mr(uint32_t key) = 0;
+	virtual int dereg_mr(uint32_t key) = 0; /**< -EINVAL for an indirect mkey's key */
+	/**
+	 * CREATE_MKEY of an indirect (KLM-mode, UMR-enabled) mkey with room for
+	 * @p num_desc translation octowords (1..65536). It shares the key index space
+	 * with MRs (and counts against caps.max_mr); its key is index << 8 (tag 0),
+	 * it is zero-based, starts free (a UMR WQE fills it) with local read as its
+	 * only right. num_desc 0 is accepted (no layout fits). @p flags:
+	 * HCA_MKEY_REMOTE_INVALIDATE (en_rinval). -EINVAL: bad PD, flags or num_desc
+	 * (> 65536); -ENOMEM: no key or memory left. The PD is busy until destroy.
+	 */
+	virtual int create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key) = 0;
+	/**
+	 * DESTROY_MKEY, by the index in @p key (a UMR may have changed its tag).
+	 * -EINVAL unless that index holds an indirect mkey. Never -EBUSY: mkeys that
+	 * name it by key fail their checks afterwards, as do WQEs using it.
+	 */
+	virtual int destroy_mkey(uint32_t key) = 0;
 
 	/* completion queues */
 	virtual int create_cq(const CqConfig &cfg, uint32_t *cqn) = 0;

@@ -73,13 +73,25 @@ enum {
 	HCA_CQN_BASE = 0x40,  /**< first CQN handed out */
 	HCA_MAX_GATHER = 64,  /**< spans one side of a WQE can name */
 	HCA_MAX_WQE_BYTES = MLX5_HW_WQE_MAX_DS * MLX5_HW_DS_BYTES,
-	HCA_MAX_GROUP = 32,    /**< WQEs planned before their data is moved */
-	HCA_RQ_MAX_SHIFT = 10, /**< RQ stride at most 1 KiB = 64 data segments */
-	HCA_FLUSH_VENDOR = 0,  /**< vendor syndrome of flush CQEs (UNVERIFIED) */
-	HCA_MMO_DS = 4,        /**< ctrl, opaque metadata, source, destination */
-	HCA_PASS_GROUPS = 4,   /**< groups (of HCA_MAX_GROUP WQEs) per QP per engine pass */
-	HCA_RNR_INFINITE = 7,  /**< rnr_retry value meaning "retry for ever" */
+	HCA_MAX_GROUP = 32,           /**< WQEs planned before their data is moved */
+	HCA_RQ_MAX_SHIFT = 10,        /**< RQ stride at most 1 KiB = 64 data segments */
+	HCA_FLUSH_VENDOR = 0,         /**< vendor syndrome of flush CQEs (UNVERIFIED) */
+	HCA_MMO_DS = 4,               /**< ctrl, opaque metadata, source, destination */
+	HCA_PASS_GROUPS = 4,          /**< groups (of HCA_MAX_GROUP WQEs) per QP per engine pass */
+	HCA_RNR_INFINITE = 7,         /**< rnr_retry value meaning "retry for ever" */
+	HCA_MAX_PATTERNS = 4,         /**< repeat-block spans one plan can hold */
+	HCA_MAX_PAT_ENT = 64,         /**< entries of one repeat block (a WQE holds at most 55) */
+	HCA_MAX_MKEY_DESC = 1u << 16, /**< largest num_desc of create_mkey */
 };
+
+/**
+ * Reserved bit of Plan::nsrc: the plan needs exec_special() (UMR, repeat-block
+ * spans, remote invalidation). It makes nsrc != 1, so exec_plan()'s one-span test
+ * sends such plans to exec_general() without looking at anything else.
+ */
+constexpr uint32_t HCA_NSRC_SPECIAL = 1u << 31;
+/** Span::len bit: the span is a repeat block; Span::p points at its Pattern. */
+constexpr uint64_t HCA_SPAN_PATTERN = 1ull << 63;
 
 /** IB message size limit, also what a data segment byte_count of 0 means. */
 constexpr uint64_t HCA_MAX_MSG = 1ull << 31;
@@ -90,11 +102,34 @@ static inline uint64_t hca_seg_len(uint32_t byte_count)
 	return byte_count ? byte_count : HCA_MAX_MSG;
 }
 
-/** One entry of the MR table. */
+/** One translation entry of an indirect mkey (a KLM or a repeat-block entry). */
+struct XlatEnt {
+	uint64_t va;
+	uint32_t key;
+	uint32_t bc;     /**< bytes (KLM: 0 = padding, no bytes) */
+	uint32_t stride; /**< repeat block: address step per repetition */
+};
+
+/** What an indirect mkey adds to its MrEntry (addr = start address, len = length). */
+struct MkeyObj {
+	uint32_t num_desc; /**< translation octowords it has room for */
+	bool rinval;       /**< en_rinval: SEND_INVAL may free it */
+	bool free;         /**< invalid: every access fails */
+	bool repeat;       /**< layout is a repeat block (else a KLM list) */
+	uint32_t qpn;      /**< mkey context qpn (0xffffff: any) */
+	uint32_t nent;
+	uint64_t rep_bytes;       /**< repeat block: bytes per repetition */
+	uint32_t repeat_count;    /**< repeat block: repetitions */
+	uint8_t mr_variant;       /**< variant of the last MR at this index (restored at destroy) */
+	std::vector<XlatEnt> ent; /**< num_desc entries, allocated at create */
+};
+
+/** One entry of the MR table (MRs and indirect mkeys share the key space). */
 struct MrEntry {
 	bool used;
 	uint8_t variant; /**< low key byte; changes on every re-use of the index */
 	bool odp;        /**< on-demand: pages are probed at access time */
+	bool indirect;   /**< an indirect mkey: HcaImpl::mkeys_ holds the rest */
 	uint32_t pdn;
 	uint64_t addr;
 	uint64_t len;
@@ -105,6 +140,8 @@ struct MrEntry {
 	 */
 	uint32_t fast_key;
 };
+/* 32 bytes: the fast path indexes the table with a shift */
+static_assert(sizeof(MrEntry) == 32, "MrEntry size");
 
 /** One protection domain. */
 struct PdEntry {
@@ -168,6 +205,33 @@ struct Span {
 	uint64_t len;
 };
 
+/** One resolved entry of a repeat-block span: the host bytes of its first repetition. */
+struct PatEnt {
+	uint8_t *p; /**< entry bytes in repetition Pattern::rep0 (checked) */
+	uint32_t bc;
+	uint32_t stride;
+};
+
+/**
+ * A repeat-block span resolved and checked at plan time: byte k of the span is
+ * byte start + k of the stream [entry 0 of repetition rep0, entry 1, ...,
+ * entry 0 of repetition rep0 + 1, ...]. Execution reads only this snapshot.
+ */
+struct Pattern {
+	uint64_t start;     /**< offset of the span's first byte from repetition rep0 */
+	uint64_t rep_bytes; /**< bytes per repetition (sum of bc) */
+	uint32_t nent;
+	bool periodic; /**< every stride is 0: the stream repeats rep_bytes bytes */
+	PatEnt ent[HCA_MAX_PAT_ENT];
+};
+
+/** Plan::xflags: what exec_special() does besides moving plain spans. */
+enum : uint8_t {
+	XF_UMR = 1u << 0,     /**< apply the UMR in Plan::wqe to Plan::target */
+	XF_PATTERN = 1u << 1, /**< a span is a repeat block */
+	XF_INVAL = 1u << 2,   /**< free Plan::target (SEND_INVAL) after the data */
+};
+
 /** Result of checking or planning: 0 or a CQE syndrome plus vendor syndrome. */
 struct Verdict {
 	uint8_t syndrome;
@@ -205,6 +269,12 @@ struct Plan {
 	uint8_t resp_opcode;            /**< MLX5_CQE_RESP_* */
 	uint16_t resp_idx;              /**< RQ WQE index */
 	uint8_t wqe[HCA_MAX_WQE_BYTES]; /**< general path: the WQE copied out of the ring */
+	/* general path only: indirect mkeys (exec_special) */
+	uint8_t xflags;     /**< XF_* */
+	MrEntry *target;    /**< the mkey a UMR or SEND_INVAL changes ... */
+	MkeyObj *target_mk; /**< ... and its translation state */
+	uint32_t npat;      /**< pats in use */
+	Pattern pats[HCA_MAX_PATTERNS];
 };
 
 /** Why planning a WQE stopped. */
@@ -239,6 +309,8 @@ public:
 	int dealloc_pd(uint32_t pdn) override;
 	int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key) override;
 	int dereg_mr(uint32_t key) override;
+	int create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key) override;
+	int destroy_mkey(uint32_t key) override;
 	int create_cq(const CqConfig &cfg, uint32_t *cqn) override;
 	int destroy_cq(uint32_t cqn) override;
 	int create_qp(const QpConfig &cfg, uint32_t *qpn) override;
@@ -253,13 +325,40 @@ public:
 	HcaStats stats() const override;
 
 	/* ---- mr_table.cpp (under mu_) ---- */
-	/** Check a local data segment; fills @p out on success. */
+	/** A free key index (grown if needed; never 0, never 4 for an mkey); 0: none. */
+	size_t free_key_index(bool mkey);
+	/**
+	 * Check [addr, addr + len) of the MR @p key (not an indirect mkey) for PD @p pdn
+	 * and IBV_ACCESS_* @p need; failures give @p bad (ODP faults with vendor 0x93).
+	 */
+	Verdict check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len, int need,
+			  Verdict bad, uint8_t **out, bool *odp) const;
+	/** Check a local data segment of an MR; fills @p out on success. */
 	/** *odp (if given) is set when the MR is on-demand. */
 	Verdict check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
 			    uint8_t **out, bool *odp = nullptr) const;
 	/** Check a remote access by @p rkey against responder @p resp. */
 	Verdict check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
 			     int need, uint8_t **out, bool *odp = nullptr) const;
+
+	/* ---- mkey_xlat.cpp (under mu_) ---- */
+	/**
+	 * Resolve a local data segment through MRs and indirect mkeys into checked
+	 * spans appended to pl->dst (@p scatter) or pl->src; LOC_PROT on any failure.
+	 */
+	Verdict xlat_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool scatter,
+			   Plan *pl) const;
+	/** The same for responder memory named by @p rkey (REM_ACCESS on failure). */
+	Verdict xlat_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len, int need,
+			    Plan *pl, bool dst) const;
+
+	/* ---- umr.cpp ---- */
+	/** Check a UMR WQE (under mu_); its effect waits for execution. */
+	Verdict plan_umr(const QpObj *qp, Plan *pl, uint32_t ds);
+	/** Execute a UMR plan: update the target mkey (under mu_). */
+	static void apply_umr(const Plan *pl);
+	/** exec_general() of plans with HCA_NSRC_SPECIAL (umr.cpp, xlat_exec.cpp). */
+	static uint64_t exec_special(Plan *pl);
 
 	/* ---- qp_state.cpp (under mu_) ---- */
 	QpObj *find_qp(uint32_t qpn) const;
@@ -270,6 +369,8 @@ public:
 	/* ---- wqe_plan.cpp (under mu_) ---- */
 	/** Check the WQE copied into @p pl and turn it into a plan. */
 	PlanResult plan_wqe(QpObj *qp, Plan *pl, PlanError *err);
+	/** plan_wqe() without the HCA_NSRC_SPECIAL marking. */
+	PlanResult plan_checked(QpObj *qp, Plan *pl, PlanError *err);
 
 	/* ---- wqe_fast.cpp (under mu_) ---- */
 	/**
@@ -375,7 +476,8 @@ public:
 	mutable DevMutex mu_;
 
 	std::vector<PdEntry> pds_;
-	std::vector<MrEntry> mrs_; /**< index = key >> 8; 0 unused */
+	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
+	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;

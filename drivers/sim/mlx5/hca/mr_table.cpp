@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 
+#include <new>
+
 #include "hca_impl.h"
 
 namespace mlx5sim {
@@ -74,6 +76,78 @@ int HcaImpl::dealloc_pd(uint32_t pdn)
 	return 0;
 }
 
+size_t HcaImpl::free_key_index(bool mkey)
+{
+	for (size_t idx = 1;; idx++) {
+		if (idx == mrs_.size()) {
+			if (idx > 0xffffff)
+				return 0;
+			mrs_.push_back(MrEntry{});
+			mkeys_.push_back(nullptr);
+		}
+		if (!mrs_[idx].used && !(mkey && idx == HCA_MKEY_RESERVED_IDX))
+			return idx;
+	}
+}
+
+int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key)
+{
+	if (!key || num_desc > HCA_MAX_MKEY_DESC || (flags & ~(uint32_t)HCA_MKEY_REMOTE_INVALIDATE))
+		return -EINVAL;
+	MkeyObj *mk = new (std::nothrow) MkeyObj{};
+	if (!mk)
+		return -ENOMEM;
+	try {
+		mk->ent.resize(num_desc); /* the only allocation: UMRs fill it in place */
+	} catch (const std::bad_alloc &) {
+		delete mk;
+		return -ENOMEM;
+	}
+	mk->num_desc = num_desc;
+	mk->rinval = flags & HCA_MKEY_REMOTE_INVALIDATE;
+	mk->free = true;
+	mk->qpn = 0xffffff;
+
+	DevLock lk(mu_);
+	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used) {
+		delete mk;
+		return -EINVAL;
+	}
+	size_t idx = mr_count_ < caps_.max_mr ? free_key_index(true) : 0;
+	if (idx == 0) {
+		delete mk;
+		return -ENOMEM;
+	}
+	MrEntry &mr = mrs_[idx];
+	mk->mr_variant = mr.variant;
+	mkeys_[idx] = mk;
+	/* zero-based, length 0 until a UMR sets it; local read is always on */
+	mr = MrEntry{true, 0, false, true, pdn, 0, 0, 0, 0};
+	pds_[pdn].refs++;
+	mr_count_++;
+	*key = (uint32_t)idx << 8;
+	return 0;
+}
+
+int HcaImpl::destroy_mkey(uint32_t key)
+{
+	DevLock lk(mu_);
+	uint32_t idx = key >> 8;
+	/* by index, like DESTROY_MKEY: a UMR may have changed the tag */
+	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || !mrs_[idx].indirect)
+		return -EINVAL;
+	MrEntry &mr = mrs_[idx];
+	pds_[mr.pdn].refs--;
+	/* the next MR here continues the MR variants: a stale MR key never comes back */
+	mr.variant = mkeys_[idx]->mr_variant;
+	mr.indirect = false;
+	mr.used = false;
+	delete mkeys_[idx];
+	mkeys_[idx] = nullptr;
+	mr_count_--;
+	return 0;
+}
+
 int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key)
 {
 	if (!key || (access & ~kKnownAccess) || len == 0)
@@ -99,21 +173,16 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 		return -EINVAL;
 	if (mr_count_ >= caps_.max_mr)
 		return -ENOMEM;
-	size_t idx = 1;
-	while (idx < mrs_.size() && mrs_[idx].used)
-		idx++;
-	if (idx == mrs_.size()) {
-		if (idx > 0xffffff)
-			return -ENOMEM;
-		mrs_.push_back(MrEntry{});
-	}
+	size_t idx = free_key_index(false);
+	if (idx == 0)
+		return -ENOMEM;
 	MrEntry &mr = mrs_[idx];
 	uint8_t variant = (uint8_t)(mr.variant + 1);
 	if (variant == 0)
 		variant = 1;
 	uint32_t k = (uint32_t)idx << 8 | variant;
 	/* ODP MRs need page probes: the fast path never accepts them (fast_key 0) */
-	mr = MrEntry{true, variant, odp, pdn, addr, len, access, odp ? 0 : k};
+	mr = MrEntry{true, variant, odp, false, pdn, addr, len, access, odp ? 0 : k};
 	pds_[pdn].refs++;
 	mr_count_++;
 	*key = k;
@@ -124,7 +193,8 @@ int HcaImpl::dereg_mr(uint32_t key)
 {
 	DevLock lk(mu_);
 	uint32_t idx = key >> 8;
-	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || mrs_[idx].variant != (key & 0xff))
+	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
+	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].indirect)
 		return -EINVAL;
 	pds_[mrs_[idx].pdn].refs--;
 	mrs_[idx].used = false;
@@ -133,51 +203,40 @@ int HcaImpl::dereg_mr(uint32_t key)
 	return 0;
 }
 
-Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
-			     uint8_t **out, bool *odp) const
+Verdict HcaImpl::check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len, int need,
+			   Verdict bad, uint8_t **out, bool *odp) const
 {
-	const Verdict bad = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
 	uint32_t idx = key >> 8;
 	if (idx == 0 || idx >= mrs_.size())
 		return bad;
 	const MrEntry &mr = mrs_[idx];
-	if (!mr.used || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
+	if (!mr.used || mr.indirect || mr.variant != (key & 0xff) || mr.pdn != pdn)
 		return bad;
-	if (write && !(mr.access & IBV_ACCESS_LOCAL_WRITE))
+	if ((mr.access & need) != need)
 		return bad;
 	if (len > UINT64_MAX - addr || !in_bounds(mr, addr, len))
 		return bad;
+	bool write = need & kWritable;
 	if (!odp_ok(mr, addr, len, true, write))
-		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
-			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+		return Verdict{bad.syndrome, MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
 	if (odp)
 		*odp = mr.odp;
 	return Verdict{0, 0};
 }
 
+Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
+			     uint8_t **out, bool *odp) const
+{
+	return check_key(qp->cfg.pdn, key, addr, len, write ? IBV_ACCESS_LOCAL_WRITE : 0,
+			 Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0}, out, odp);
+}
+
 Verdict HcaImpl::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
 			      int need, uint8_t **out, bool *odp) const
 {
-	const Verdict bad = {MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0};
-	uint32_t idx = rkey >> 8;
-	if (idx == 0 || idx >= mrs_.size())
-		return bad;
-	const MrEntry &mr = mrs_[idx];
-	if (!mr.used || mr.variant != (rkey & 0xff) || mr.pdn != resp->cfg.pdn)
-		return bad;
-	if ((mr.access & need) != need)
-		return bad;
-	if (len > UINT64_MAX - addr || !in_bounds(mr, addr, len))
-		return bad;
-	bool write = need & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
-	if (!odp_ok(mr, addr, len, true, write))
-		return Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
-			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
-	*out = reinterpret_cast<uint8_t *>((uintptr_t)addr);
-	if (odp)
-		*odp = mr.odp;
-	return Verdict{0, 0};
+	return check_key(resp->cfg.pdn, rkey, addr, len, need,
+			 Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0}, out, odp);
 }
 
 } // namespace mlx5sim

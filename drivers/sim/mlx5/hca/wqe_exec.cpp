@@ -71,6 +71,8 @@ uint64_t do_atomic(const Plan *pl)
 
 uint64_t HcaImpl::exec_general(Plan *pl)
 {
+	if (pl->nsrc & HCA_NSRC_SPECIAL)
+		return exec_special(pl);
 	if (pl->atomic) {
 		/*
 		 * On-demand: probe again right before (the plan may be old). An unmap

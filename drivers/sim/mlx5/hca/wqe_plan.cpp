@@ -57,13 +57,9 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 		uint32_t lkey = mlx5_hw_ld_be32(pl->wqe + off + 4);
 		uint64_t addr = mlx5_hw_ld_be64(pl->wqe + off + 8);
 		uint64_t len = hca_seg_len(bc);
-		uint8_t *p;
-		bool odp = false;
-		Verdict v = hca->check_local(qp, lkey, addr, len, scatter, &p, &odp);
+		Verdict v = hca->xlat_local(qp, lkey, addr, len, scatter, pl);
 		if (v.syndrome)
 			return v;
-		pl->safe |= odp;
-		spans[(*n)++] = Span{p, len};
 		pl->total += len;
 		off += MLX5_HW_DS_BYTES;
 	}
@@ -86,18 +82,13 @@ static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint64_t 
 	}
 	if (len == 0) /* nothing is accessed: no key check */
 		return Verdict{0, 0};
-	uint8_t *p;
-	bool odp = false;
-	Verdict v = hca->check_remote(resp, rkey, raddr, len, need, &p, &odp);
-	pl->safe |= odp;
+	Verdict v = hca->xlat_remote(resp, rkey, raddr, len, need, pl,
+				     need != IBV_ACCESS_REMOTE_READ);
 	if (v.syndrome) {
 		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
 		err->req = v;
 		return v;
 	}
-	Span *s = need == IBV_ACCESS_REMOTE_READ ? pl->src : pl->dst;
-	uint32_t *n = need == IBV_ACCESS_REMOTE_READ ? &pl->nsrc : &pl->ndst;
-	s[(*n)++] = Span{p, len};
 	return Verdict{0, 0};
 }
 
@@ -133,11 +124,7 @@ static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scat
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
 		uint64_t len = hca_seg_len(mlx5_hw_ld_be32(seg));
-		uint8_t *p;
-		bool odp = false;
-		Verdict v = hca->check_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, &p,
-					     &odp);
-		pl->safe |= odp;
+		Verdict v = hca->xlat_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, pl);
 		if (v.syndrome) {
 			/* responder local error: its CQE, requester sees a remote op error */
 			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
@@ -147,7 +134,6 @@ static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scat
 			err->resp_idx = pl->resp_idx;
 			return PlanResult::Error;
 		}
-		pl->dst[pl->ndst++] = Span{p, len};
 		room += len;
 	}
 	if (room < pl->total) {
@@ -179,19 +165,13 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 				     MLX5_HW_OPAQUE_BUF_LEN, true, &p);
 	if (v.syndrome)
 		return v;
-	bool odp = false;
-	v = hca->check_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen, false,
-			     &p, &odp);
+	v = hca->xlat_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen, false,
+			    pl);
 	if (v.syndrome)
 		return v;
-	pl->safe |= odp;
-	pl->src[pl->nsrc++] = Span{p, slen};
-	v = hca->check_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true, &p,
-			     &odp);
+	v = hca->xlat_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true, pl);
 	if (v.syndrome)
 		return v;
-	pl->safe |= odp;
-	pl->dst[pl->ndst++] = Span{p, dlen};
 	pl->total = slen;
 	pl->byte_cnt = (uint32_t)slen; /* bytes copied: 2 GiB is 0x80000000 */
 	return Verdict{0, 0};
@@ -221,6 +201,12 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 	v = parse_remote(hca, resp, pl, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
 	if (v.syndrome)
 		return v;
+	if (pl->ndst != 1 || (pl->dst[0].len & HCA_SPAN_PATTERN)) {
+		/* an mkey that splits the 8 bytes or repeats them cannot be a target */
+		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				IBV_EVENT_QP_ACCESS_ERR);
+		return err->req;
+	}
 	pl->atomic = true;
 	pl->atomic_cs = pl->opcode == MLX5_OPCODE_ATOMIC_CS;
 	pl->atomic_target = reinterpret_cast<uint64_t *>(pl->dst[--pl->ndst].p);
@@ -231,7 +217,39 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 	return Verdict{0, 0};
 }
 
+/**
+ * SEND_INVAL: the rkey in imm names an mkey of the responder with en_rinval: it
+ * is freed when the send executes. Any other rkey invalidates nothing.
+ */
+static void plan_remote_inval(HcaImpl *hca, const QpObj *resp, Plan *pl)
+{
+	uint32_t rkey = be32toh(pl->imm_raw);
+	uint32_t idx = rkey >> 8;
+	if (idx == 0 || idx >= hca->mrs_.size())
+		return;
+	MrEntry &mr = hca->mrs_[idx];
+	if (mr.used && mr.indirect && hca->mkeys_[idx]->rinval && mr.variant == (rkey & 0xff) &&
+	    mr.pdn == resp->cfg.pdn) {
+		pl->xflags |= XF_INVAL;
+		pl->target = &mr;
+		pl->target_mk = hca->mkeys_[idx];
+	}
+}
+
 PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
+{
+	pl->xflags = 0;
+	pl->target = nullptr;
+	pl->target_mk = nullptr;
+	pl->npat = 0;
+	PlanResult r = plan_checked(qp, pl, err);
+	/* exec_plan() sends it to exec_general() without looking at xflags */
+	if (r == PlanResult::Ok && pl->xflags)
+		pl->nsrc |= HCA_NSRC_SPECIAL;
+	return r;
+}
+
+PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 {
 	const struct mlx5_wqe_ctrl_seg *ctrl =
 		reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
@@ -289,7 +307,10 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 		case MLX5_OPCODE_MMO:
 			v = plan_mmo(this, qp, pl, ds);
 			break;
-		default: /* UMR, SET_PSV, masked atomics, ...: not modelled yet */
+		case MLX5_OPCODE_UMR:
+			v = plan_umr(qp, pl, ds);
+			break;
+		default: /* SET_PSV, masked atomics, ...: not modelled yet */
 			v = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 			break;
 		}
@@ -313,6 +334,8 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	case MLX5_OPCODE_SEND_IMM:
 	case MLX5_OPCODE_SEND_INVAL:
 		r = take_recv(this, resp, pl, true, err);
+		if (r == PlanResult::Ok && op == MLX5_OPCODE_SEND_INVAL)
+			plan_remote_inval(this, resp, pl);
 		pl->resp_opcode = op == MLX5_OPCODE_SEND       ? MLX5_CQE_RESP_SEND
 				  : op == MLX5_OPCODE_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM
 							       : MLX5_CQE_RESP_SEND_INV;

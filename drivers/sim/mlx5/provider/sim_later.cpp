@@ -43,21 +43,6 @@ int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
 	return EOPNOTSUPP;
 }
 
-/* Indirect mkeys (UMR, mkey table, signature): later issue. */
-struct mlx5dv_mkey *sim_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr)
-{
-	(void)attr;
-	errno = EOPNOTSUPP;
-	return nullptr;
-}
-
-/* Indirect mkeys: later issue. */
-int sim_dv_destroy_mkey(struct mlx5dv_mkey *mkey)
-{
-	(void)mkey;
-	return EOPNOTSUPP;
-}
-
 /* Signature error check of an mkey: later issue (with the mkey table). */
 int sim_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
 		      size_t err_info_size)

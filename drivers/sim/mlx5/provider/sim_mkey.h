@@ -73,7 +73,8 @@ struct SimMkey {
 	uint64_t length;       /**< layout length the last layout setter recorded */
 	uint32_t create_flags; /**< MLX5DV_MKEY_INIT_ATTR_FLAGS_* */
 	uint32_t pdn;
-	bool has_sig; /**< created with BLOCK_SIGNATURE: sig is valid */
+	struct ibv_pd *pd; /**< the PD it was created on (its context destroys it) */
+	bool has_sig;      /**< created with BLOCK_SIGNATURE: sig is valid */
 	SimMkeySig sig;
 };
 

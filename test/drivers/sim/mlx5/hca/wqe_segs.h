@@ -63,6 +63,69 @@ struct WqeSegs {
 		off += 16;
 		return *this;
 	}
+	/** UMR ctrl segment (48 bytes): flags, translation octowords, mkey_mask. */
+	WqeSegs &umr_ctrl(uint8_t flags, uint16_t klm_octowords, uint64_t mkey_mask)
+	{
+		memset(b + off, 0, 48);
+		b[off] = flags;
+		mlx5_hw_st_be16(b + off + 4, klm_octowords);
+		mlx5_hw_st_be64(b + off + 8, mkey_mask);
+		off += 48;
+		return *this;
+	}
+	/** Mkey context (64 bytes): free byte, access byte, length, qpn_mkey, start. */
+	WqeSegs &mkey_ctx(uint8_t free, uint8_t access, uint64_t len,
+			  uint32_t qpn_mkey = 0xffffff00, uint64_t start = 0)
+	{
+		memset(b + off, 0, 64);
+		b[off] = free;
+		b[off + 2] = access;
+		mlx5_hw_st_be32(b + off + 4, qpn_mkey);
+		mlx5_hw_st_be64(b + off + 16, start);
+		mlx5_hw_st_be64(b + off + 24, len);
+		off += 64;
+		return *this;
+	}
+	/** One KLM of a UMR translation list. */
+	WqeSegs &klm(uint32_t byte_count, uint32_t mkey, const void *addr)
+	{
+		mlx5_hw_st_be32(b + off, byte_count);
+		mlx5_hw_st_be32(b + off + 4, mkey);
+		mlx5_hw_st_be64(b + off + 8, (uintptr_t)addr);
+		off += 16;
+		return *this;
+	}
+	/** Repeat-block header: bytes per repetition, repetitions, entries. */
+	WqeSegs &repeat_hdr(uint32_t byte_count, uint32_t repeat_count, uint16_t num_ent,
+			    uint32_t op = MLX5_HW_UMR_REPEAT_OP)
+	{
+		mlx5_hw_st_be32(b + off, byte_count);
+		mlx5_hw_st_be32(b + off + 4, op);
+		mlx5_hw_st_be32(b + off + 8, repeat_count);
+		mlx5_hw_st_be16(b + off + 12, 0);
+		mlx5_hw_st_be16(b + off + 14, num_ent);
+		off += 16;
+		return *this;
+	}
+	/** Repeat-block entry: stride, bytes, key, address. */
+	WqeSegs &repeat_ent(uint16_t stride, uint16_t byte_count, uint32_t mkey, const void *addr)
+	{
+		mlx5_hw_st_be16(b + off, stride);
+		mlx5_hw_st_be16(b + off + 2, byte_count);
+		mlx5_hw_st_be32(b + off + 4, mkey);
+		mlx5_hw_st_be64(b + off + 8, (uintptr_t)addr);
+		off += 16;
+		return *this;
+	}
+	/** Zero octowords up to the next 64-byte boundary (padding of a translation area). */
+	WqeSegs &pad64()
+	{
+		while (off % 64) {
+			memset(b + off, 0, 16);
+			off += 16;
+		}
+		return *this;
+	}
 	uint32_t ds() const { return off / 16; }
 };
 
