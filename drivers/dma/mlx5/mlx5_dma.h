@@ -103,6 +103,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	bool multi_valid;     /**< multi_* describe a WQE of this burst */
 	bool dead;            /**< recovery failed: HALTED_ERROR until stop/start */
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
+	uint8_t fm_pending;     /**< direct path: fence bits a UMR left for the next WQE */
 	uint16_t submitted_idx; /**< ring index after the last submitted op */
 	uint16_t err_pending;   /**< unreported failed ops in op_status[] */
 	uint16_t idle_polls;    /**< polls that found nothing while ops were outstanding */
@@ -131,6 +132,11 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	uint16_t *scratch_op_end; /**< per scratch WQEBB: where its op ends (relative) */
 	uint8_t *trap_buf;        /**< target of ops whose address is not registered */
 	struct ibv_mr *trap_mr;
+	struct mlx5_dma_fill_pool *fill; /**< fill patterns and their mkeys (NULL: no fill) */
+	struct rte_pmd_dma_mlx5_mkey *user_mkeys; /**< mkeys the application created */
+	uint32_t err_gen;                         /**< bumped by every recovery: UMRs may be lost */
+	uint16_t umr_max_list;                    /**< list entries one UMR WQE of the QP takes */
+	uint16_t umr_max_interleaved;             /**< interleaved entries one UMR WQE takes */
 	struct mlx5_dma_err_info last_err;
 	struct mlx5_dma_vchan_stats stats;
 	bool configured;
@@ -147,6 +153,7 @@ struct mlx5_dma_dev {
 	struct mlx5_dma_devargs args;
 	uint64_t max_wr_memcpy_length;
 	uint16_t max_sges; /**< rte_dma_info.max_sges: segments per side of a copy_sg */
+	bool has_mkey;     /**< indirect mkeys can be created (fill, UMR paths) */
 	uint16_t nb_vchans;
 	struct mlx5_dma_vchan *vchans; /**< args.max_vchans entries */
 	char name[RTE_DEV_NAME_MAX_LEN];
@@ -164,6 +171,14 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p);
 /* mlx5_dma_pmd_api.cpp: which dmadev ids are ours */
 void mlx5_dma_api_attach(int16_t dev_id, struct mlx5_dma_dev *p);
 void mlx5_dma_api_detach(struct mlx5_dma_dev *p);
+/** The set-up vchan @p vchan of dma_mlx5 device @p dev_id, or NULL. */
+struct mlx5_dma_vchan *mlx5_dma_api_vchan(int16_t dev_id, uint16_t vchan);
+
+/* mlx5_dma_mkey_api.cpp: the mkeys applications create on a vchan */
+/** Destroy every mkey of the vchan (vchan teardown). */
+void mlx5_dma_mkey_api_release(struct mlx5_dma_vchan *vc);
+/** Forget which ops used them (ring indices restart). */
+void mlx5_dma_mkey_api_reset(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_progress.cpp: where the device's own work runs (software backends) */
 /** After open: log the placement; register the progress service if one is needed. */
@@ -189,6 +204,17 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_fp.cpp */
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+
+/* mlx5_dma_fill.cpp: rte_dma_fill through an interleaved mkey over a pattern */
+struct mlx5_dma_fill_pool;
+/** Pattern buffers and mkeys of a vchan (device with mkeys); 0 or a negative errno. */
+int mlx5_dma_fill_pool_create(struct mlx5_dma_vchan *vc);
+void mlx5_dma_fill_pool_destroy(struct mlx5_dma_vchan *vc);
+/** Forget which patterns the slots hold and which mkeys are configured (restart). */
+void mlx5_dma_fill_pool_reset(struct mlx5_dma_vchan *vc);
+void mlx5_dma_fill_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+/** Whether the device creates indirect mkeys (one created and destroyed). */
+bool mlx5_dma_probe_mkey(struct mlx5_dma_dev *p);
 
 /* mlx5_dma_sg.cpp: rte_dma_copy_sg */
 /** Most segments per side of a copy_sg: a chain of MMO WQEs must fit any SQ. */

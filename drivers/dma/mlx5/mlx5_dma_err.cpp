@@ -19,6 +19,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
 enum rte_dma_status_code mlx5_dma_status_of_syndrome(uint8_t syndrome)
@@ -137,8 +138,11 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb, uin
 			vc->batch_open = true;
 		}
 		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, op_start, op_nbb);
+		/* an MMO behind a UMR keeps its small fence only as raw bytes: the
+		 * provider drops a pending small fence at a raw WQE */
 		if (mlx5_hw_ctrl_opcode(ctrl) == MLX5_OPCODE_MMO &&
-		    mlx5_hw_ctrl_opmod(ctrl) == MLX5_HW_OPC_MOD_MMO_DMA) {
+		    mlx5_hw_ctrl_opmod(ctrl) == MLX5_HW_OPC_MOD_MMO_DMA &&
+		    !(ctrl->fm_ce_se & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) {
 			auto *mmo = (const struct mlx5_hw_mmo_wqe *)wqe;
 			uint32_t len = rte_be_to_cpu_32(mmo->src.byte_count);
 
@@ -218,6 +222,8 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	vc->pi = vc->bb_ci = vc->db_pi = 0;
 	vc->multi_valid = false;
 	vc->credits = 0; /* re-checked at the next enqueue */
+	vc->fm_pending = 0;
+	vc->err_gen++; /* a UMR may have failed: fills configure their mkeys again */
 	vc->stats.recoveries++;
 	if (ret) {
 		/* The QP is unusable: every op behind the failure ends NOT_ATTEMPTED (or
@@ -375,11 +381,13 @@ int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code
 
 	vc->credits--; /* the caller made sure there is room */
 	/* one byte read just past the trap MR: every device rejects it (LOC_PROT) */
-	if (vc->path == MLX5_DMA_PATH_DIRECT)
+	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		mlx5_dma_write_mmo(vc, vc->pi, trap + MLX5_HW_OPAQUE_BUF_LEN, rte_cpu_to_be_32(key),
 				   trap, rte_cpu_to_be_32(key), 1, flags);
-	else
+		mlx5_dma_take_fence(vc, vc->pi);
+	} else {
 		mlx5_dma_build_mmo(vc, trap + MLX5_HW_OPAQUE_BUF_LEN, key, trap, key, 1, flags);
+	}
 	vc->op_status[vc->ring_idx & vc->sq_mask] = why;
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)

@@ -14,6 +14,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 
 namespace {
 
@@ -50,10 +51,12 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 		d = &vc->mr_cache.e[0];
 	}
 	vc->credits--;
-	if (P == MLX5_DMA_PATH_DIRECT)
+	if (P == MLX5_DMA_PATH_DIRECT) {
 		mlx5_dma_write_mmo(vc, vc->pi, src, skey_be, dst, d->lkey_be, len, flags);
-	else
+		mlx5_dma_take_fence(vc, vc->pi); /* after a UMR op (mkey API) */
+	} else {
 		mlx5_dma_build_mmo(vc, src, skey, dst, d->lkey, len, flags);
+	}
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
 		mlx5_dma_submit_vchan(vc);

@@ -25,6 +25,8 @@ int info_get(const struct rte_dma_dev *dev, struct rte_dma_info *info, uint32_t 
 			 RTE_DMA_CAPA_OPS_COPY | RTE_DMA_CAPA_OPS_COPY_SG;
 	if (p->sva)
 		info->dev_capa |= RTE_DMA_CAPA_SVA;
+	if (p->has_mkey)
+		info->dev_capa |= RTE_DMA_CAPA_OPS_FILL;
 	info->max_vchans = p->args.max_vchans;
 	info->min_desc = (uint16_t)p->args.min_desc;
 	info->max_desc = (uint16_t)RTE_MIN(p->args.max_desc, 32768u);

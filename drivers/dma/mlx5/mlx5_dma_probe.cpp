@@ -242,6 +242,7 @@ int probe(struct rte_vdev_device *vdev)
 		goto fail;
 	}
 	p->sva = p->args.sva;
+	p->has_mkey = mlx5_dma_probe_mkey(p);
 	p->vchans = (struct mlx5_dma_vchan *)rte_zmalloc_socket(
 		name, p->args.max_vchans * sizeof(*p->vchans), RTE_CACHE_LINE_SIZE,
 		vdev->device.numa_node);
@@ -254,6 +255,8 @@ int probe(struct rte_vdev_device *vdev)
 	dev->fp_obj->dev_private = p;
 	mlx5_dma_fp_install(dev->fp_obj, p->args.path);
 	mlx5_dma_sg_install(dev->fp_obj, p->args.path);
+	if (p->has_mkey)
+		mlx5_dma_fill_install(dev->fp_obj, p->args.path);
 	dev->state = RTE_DMA_DEV_READY;
 	mlx5_dma_api_attach(dev->data->dev_id, p);
 	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path", name,

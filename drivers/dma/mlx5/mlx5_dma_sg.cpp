@@ -13,6 +13,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 
 namespace {
 
@@ -157,6 +158,8 @@ int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
 		if (P == MLX5_DMA_PATH_DIRECT) {
 			mlx5_dma_write_mmo(vc, start + w, s, sk.key_be[it.i], d, dk.key_be[it.j],
 					   len, wflags);
+			if (w == 0)
+				mlx5_dma_take_fence(vc, start); /* after a UMR op (mkey API) */
 		} else {
 			if (!vc->batch_open) {
 				ibv_wr_start(vc->qpx);

@@ -6,6 +6,7 @@
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
 namespace {
@@ -81,7 +82,10 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	qp_attr.pd = dev->pd;
 	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
 	dv_attr.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
-	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY | MLX5DV_QP_EX_WITH_RAW_WQE;
+	/* MKEY_CONFIGURE: the UMR builders (fill, copy_sg, the mkey API); in libmlx5 v44
+	 * it adds nothing to the WQE size, so the SQ geometry stays one WQEBB per op */
+	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY | MLX5DV_QP_EX_WITH_RAW_WQE |
+				 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 	vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
 	if (!vc->qp) {
 		ret = neg_errno(ENOMEM);
@@ -89,6 +93,10 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 			     strerror(-ret));
 		return ret;
 	}
+	/* what a UMR WQE may carry inline (libmlx5's limits for the layout setters) */
+	vc->umr_max_list = (uint16_t)RTE_MIN((qp_attr.cap.max_inline_data + 4) / 16,
+					     (uint32_t)MLX5_DMA_UMR_MAX_XLAT);
+	vc->umr_max_interleaved = vc->umr_max_list ? vc->umr_max_list - 1 : 0;
 	vc->qpx = glue->qp_to_qp_ex(vc->qp);
 	vc->dvqp = vc->qpx ? glue->dv_qp_ex_from_ibv_qp_ex(vc->qpx) : NULL;
 	obj.qp.in = vc->qp;
@@ -198,6 +206,11 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	ret = mlx5_dma_vchan_create_queues(vc, wqe_cnt);
 	if (ret)
 		goto fail;
+	if (dev->has_mkey) {
+		ret = mlx5_dma_fill_pool_create(vc);
+		if (ret)
+			goto fail;
+	}
 	vc->configured = true;
 	return 0;
 fail:
@@ -211,6 +224,8 @@ void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc)
 
 	if (!glue)
 		return;
+	mlx5_dma_mkey_api_release(vc);
+	mlx5_dma_fill_pool_destroy(vc);
 	mlx5_dma_vchan_destroy_queues(vc);
 	if (vc->trap_mr)
 		glue->dereg_mr(vc->trap_mr);
@@ -243,6 +258,10 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	vc->credits = 0;
 	vc->ring_idx = vc->reported = vc->done_upto = vc->submitted_idx = 0;
 	vc->err_pending = 0;
+	vc->fm_pending = 0;
+	vc->err_gen++;
+	mlx5_dma_fill_pool_reset(vc);
+	mlx5_dma_mkey_api_reset(vc);
 	memset(vc->op_status, 0, (vc->sq_mask + 1) * sizeof(*vc->op_status));
 	memset(&vc->stats, 0, sizeof(vc->stats));
 	vc->last_err.valid = false;
