@@ -286,7 +286,7 @@ void describe(const perf_scenario *s, perf_result *res)
 			  : "";
 	for (const perf_worker_cfg &wc : pc->workers) {
 		std::string name = pc->type == PERF_TYPE_DMA ? wc.dev
-				   : pc->fill                ? "cpu_fill"
+				   : pc->fill                ? "cpu"
 							     : "rte_memcpy";
 
 		res->lcores += (res->lcores.empty() ? "" : " ") + std::to_string(wc.lcore);
