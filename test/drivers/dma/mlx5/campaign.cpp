@@ -2,8 +2,10 @@
 /**
  * @file
  * test_pmd_campaign: a fault campaign through the public rte_dma API. Per mode
- * (software HCA inline/thread x posting path direct/verbs): copies of random sizes
- * (1 B .. 64 KiB, log-uniform) between random offsets of a registered pool, source
+ * (software HCA inline/thread x posting path direct/verbs): ops of random sizes
+ * (1 B .. 64 KiB, log-uniform) between random offsets of a registered pool -- copies,
+ * scatter-gather copies (both sides cut into up to 8 random segments: a chain of
+ * WQEs) and fills (one of 12 patterns: the vchan's 8 pattern slots churn) -- source
  * pattern-filled, destination marked before each op, with about 1 % of the ops
  * accompanied by an injected fault of every kind the software HCA offers
  * (mlx5_sim.h): FAIL_WQE with every CQE syndrome (aimed at one op), QP_FATAL (ops in
@@ -105,13 +107,34 @@ enum FaultKind {
 };
 const char *const kFaultName[F_NUM] = {"fail_wqe", "qp_fatal", "delay", "cq_overrun"};
 
+enum OpKind {
+	K_COPY,
+	K_SG,
+	K_FILL
+};
+
 struct Op {
 	uint16_t idx;
 	uint32_t slot;
 	uint32_t len;
 	size_t soff, doff;
 	enum rte_dma_status_code expect;
+	OpKind kind;
+	uint64_t pattern; /**< K_FILL */
 };
+
+/* Cut [addr, addr + len) into @p n segments of random lengths (some may be empty). */
+void cut(uint64_t addr, uint32_t len, uint16_t n, std::mt19937_64 &rng, struct rte_dma_sge *sge)
+{
+	uint32_t at = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		uint32_t piece = k + 1 == n ? len - at : (uint32_t)(rng() % (len - at + 1));
+
+		sge[k] = {addr + at, piece};
+		at += piece;
+	}
+}
 
 struct Mode {
 	const char *name, *sim, *path;
@@ -233,11 +256,34 @@ private:
 			aim_next_ = false;
 		}
 		uint8_t *d = dst_.dst + op.doff;
+		uint64_t fl = submit ? RTE_DMA_OP_FLAG_SUBMIT : 0;
+		uint32_t dice = rng_() % 10;
+		struct rte_dma_sge s[8], dd[8];
+		uint16_t ns = 1 + rng_() % 8, nd = 1 + rng_() % 8;
+		int r;
+
+		op.kind = dice < 6 ? K_COPY : dice < 8 ? K_SG : K_FILL;
+		op.pattern = 0x0123456789abcdefull * (1 + rng_() % 12);
 		memset(d, kMark, op.len + 1);
-		int r = rte_dma_copy(id_, 0, t_iova(bufs_.src + op.soff), t_iova(d), op.len,
-				     submit ? RTE_DMA_OP_FLAG_SUBMIT : 0);
+		if (op.kind == K_SG) {
+			cut(t_iova(bufs_.src + op.soff), op.len, ns, rng_, s);
+			cut(t_iova(d), op.len, nd, rng_, dd);
+		}
+		for (;;) {
+			if (op.kind == K_COPY)
+				r = rte_dma_copy(id_, 0, t_iova(bufs_.src + op.soff), t_iova(d),
+						 op.len, fl);
+			else if (op.kind == K_SG)
+				r = rte_dma_copy_sg(id_, 0, s, dd, ns, nd, fl);
+			else
+				r = rte_dma_fill(id_, 0, op.pattern, t_iova(d), op.len, fl);
+			/* a chain longer than the free SQ, or every pattern slot busy */
+			if (r != -ENOSPC || !poll())
+				break;
+		}
 		if (r < 0) {
-			fprintf(stderr, "campaign %s: rte_dma_copy: %d\n", m_.name, r);
+			fprintf(stderr, "campaign %s: enqueue of kind %d: %d\n", m_.name, op.kind,
+				r);
 			c_->wrong++;
 			return;
 		}
@@ -312,6 +358,14 @@ private:
 	{
 		const uint8_t *d = dst_.dst + op.doff;
 		const uint8_t *s = bufs_.src + op.soff;
+		std::vector<uint8_t> pat;
+
+		if (op.kind == K_FILL) {
+			pat.resize(op.len);
+			for (uint32_t i = 0; i < op.len; i++)
+				pat[i] = ((const uint8_t *)&op.pattern)[i % 8];
+			s = pat.data();
+		}
 
 		if (st != op.expect) {
 			if (c_->wrong < 10)
