@@ -109,7 +109,7 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 	}
 	need_umr = !(s->umr_posted && s->umr_gen == vc->err_gen && op_done(vc, s->umr_idx));
 	nbb = need_umr ? mlx5_dma_umr_interleaved_wqebbs(1) + 1 : 1;
-	if (vc->pi - vc->bb_ci + nbb > vc->sq_mask + 1)
+	if (!mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;
 	vc->credits = 0; /* re-checked at the next enqueue */
 	start = vc->pi;

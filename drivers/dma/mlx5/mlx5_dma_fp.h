@@ -21,13 +21,24 @@ int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code
 			     uint64_t flags);
 
 /**
+ * Whether an op of @p nbb WQEBBs fits the SQ. One WQEBB always stays free: libmlx5
+ * refuses a batch that would fill the SQ with one-WQEBB WQEs (its limit counts work
+ * requests), and multi-WQE ops (SG chains) could otherwise reach it.
+ */
+static inline bool mlx5_dma_sq_fits(const struct mlx5_dma_vchan *vc, uint32_t nbb)
+{
+	return vc->pi - vc->bb_ci + nbb <= vc->sq_mask;
+}
+
+/**
  * Recompute how many one-WQEBB ops fit: the rte_dma ring (ops not yet reported) and
- * the SQ (WQEBBs not yet executed). Returns the new credit count.
+ * the SQ (WQEBBs not yet executed, one kept free). Returns the new credit count.
  */
 static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 {
 	uint32_t ops = (uint16_t)(vc->max_ops - (uint16_t)(vc->ring_idx - vc->reported));
-	uint32_t bbs = vc->sq_mask + 1 - (vc->pi - vc->bb_ci);
+	uint32_t used = vc->pi - vc->bb_ci;
+	uint32_t bbs = used < vc->sq_mask ? vc->sq_mask - used : 0;
 
 	vc->credits = bbs < ops ? bbs : ops;
 	return vc->credits;

@@ -52,8 +52,7 @@ int room(struct mlx5_dma_vchan *vc, uint32_t nbb)
 {
 	if (vc->dead)
 		return -EIO;
-	if ((uint16_t)(vc->ring_idx - vc->reported) >= vc->max_ops ||
-	    vc->pi - vc->bb_ci + nbb > vc->sq_mask + 1)
+	if ((uint16_t)(vc->ring_idx - vc->reported) >= vc->max_ops || !mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;
 	return 0;
 }

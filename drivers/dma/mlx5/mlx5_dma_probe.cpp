@@ -242,7 +242,8 @@ int probe(struct rte_vdev_device *vdev)
 		goto fail;
 	}
 	p->sva = p->args.sva;
-	p->has_mkey = mlx5_dma_probe_mkey(p);
+	/* a fill (UMR + MMO: 4 WQEBBs) must fit the smallest ring with one WQEBB free */
+	p->has_mkey = p->args.min_desc >= 8 && mlx5_dma_probe_mkey(p);
 	p->vchans = (struct mlx5_dma_vchan *)rte_zmalloc_socket(
 		name, p->args.max_vchans * sizeof(*p->vchans), RTE_CACHE_LINE_SIZE,
 		vdev->device.numa_node);

@@ -143,7 +143,7 @@ int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
 	if (st != RTE_DMA_STATUS_SUCCESSFUL)
 		return mlx5_dma_enqueue_trapped(vc, st, flags);
 	nbb = count_pieces(src, dst, total);
-	if (vc->pi - vc->bb_ci + nbb > vc->sq_mask + 1)
+	if (!mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;
 	vc->credits = 0; /* several WQEBBs: re-checked at the next enqueue */
 	start = vc->pi;

@@ -416,10 +416,51 @@ void test_mixed_wrap(void)
 	}
 }
 
+/*
+ * The longest chain (16 x 16 segments whose boundaries all differ: 31 WQEs) in a
+ * 32-WQEBB SQ, then copies behind it: the SQ never fills completely (libmlx5 refuses
+ * a batch that would), so every op completes on both paths.
+ */
+void test_full_sq(void)
+{
+	T_FOREACH_MODE (m) {
+		t_bufs b(4096);
+		int id = t_open("dma_mlx5_sgq", t_args(m, NULL), 1, 32);
+		struct rte_dma_sge s[16], d[16];
+		enum rte_dma_status_code st[4];
+		uint16_t last;
+		int r;
+
+		CU_ASSERT_TRUE_FATAL(id >= 0 && b.ok());
+		t_fill(b.src, 4096, 49);
+		for (int k = 0; k < 16; k++) {
+			s[k] = {t_iova(b.src + 2 * k), 2};
+			d[k] = {t_iova(b.dst + (k ? 2 * k - 1 : 0)), k == 0    ? 1u
+								     : k == 15 ? 3u
+									       : 2u};
+		}
+		CU_ASSERT_EQUAL(rte_dma_copy_sg(id, 0, s, d, 16, 16, 0), 0);
+		/* one WQEBB left: taking it would fill the SQ */
+		r = rte_dma_copy(id, 0, t_iova(b.src + 100), t_iova(b.dst + 100), 8, 0);
+		CU_ASSERT_EQUAL(r, -ENOSPC);
+		rte_dma_submit(id, 0);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 1, st, &last), 1);
+		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(memcmp(b.dst, b.src, 32), 0);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + 100), t_iova(b.dst + 100), 8,
+					     RTE_DMA_OP_FLAG_SUBMIT),
+				1);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 1, st, &last), 1);
+		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(memcmp(b.dst + 100, b.src + 100, 8), 0);
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_sgq"), 0);
+	}
+}
+
 const struct cunit_test tests[] = {
-	{"all_shapes", test_all_shapes},      {"chain_bytes", test_chain_bytes},
-	{"bad_input", test_bad_input},        {"faults_in_chain", test_faults},
-	{"mixed_ring_wrap", test_mixed_wrap},
+	{"full_sq", test_full_sq},         {"all_shapes", test_all_shapes},
+	{"chain_bytes", test_chain_bytes}, {"bad_input", test_bad_input},
+	{"faults_in_chain", test_faults},  {"mixed_ring_wrap", test_mixed_wrap},
 };
 
 } // namespace
