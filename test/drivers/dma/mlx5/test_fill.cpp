@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <initializer_list>
+
 #include <rte_malloc.h>
 
 #include "mlx5_hw.h"
@@ -276,6 +278,68 @@ void test_wqe_bytes(void)
 	}
 }
 
+/* Blank the per-device fields of a fill's UMR + MMO (4 WQEBBs at @p w). */
+void blank_fill(uint8_t *w)
+{
+	memset(w + 4, 0, 3);        /* QPN (ds stays) */
+	memset(w + 12, 0, 4);       /* imm: the mkey */
+	memset(w + 128 + 20, 0, 4); /* repeat entry: pattern buffer key ... */
+	memset(w + 128 + 24, 0, 8); /* ... and address */
+	uint8_t *mmo = w + 3 * 64;
+
+	memset(mmo + 4, 0, 3);   /* QPN */
+	memset(mmo + 12, 0, 4);  /* imm: not written by either path */
+	memset(mmo + 20, 0, 12); /* MMO metadata: the PD's opaque buffer */
+	memset(mmo + 36, 0, 4);  /* source key: the mkey */
+	memset(mmo + 52, 0, 4);  /* destination key: the device's MR */
+}
+
+/*
+ * The direct path writes the bytes libmlx5's builders write: one fill on a direct and
+ * on a verbs device, rings compared byte for byte but for per-device names.
+ */
+void test_direct_equals_verbs(void)
+{
+	for (int thread = 0; thread < 2; thread++) {
+		const struct t_mode *md = &t_modes[thread ? 2 : 0], *mv = &t_modes[thread ? 3 : 1];
+		uint8_t *area = (uint8_t *)rte_malloc(NULL, 4096, 64);
+		int id_d = t_open("dma_mlx5_fld", t_args(md, NULL), 1, 32);
+		int id_v = t_open("dma_mlx5_flv", t_args(mv, NULL), 1, 32);
+		enum rte_dma_status_code st;
+		const uint8_t *rd, *rv;
+		uint32_t nd, nv;
+		uint16_t last;
+
+		CU_ASSERT_TRUE_FATAL(id_d >= 0 && id_v >= 0 && area && md->path[0] == 'd' &&
+				     mv->path[0] == 'v');
+		for (int id : {id_d, id_v}) {
+			CU_ASSERT_EQUAL(rte_dma_fill(id, 0, 0x1234, t_iova(area + 8), 3000,
+						     RTE_DMA_OP_FLAG_SUBMIT),
+					0);
+			CU_ASSERT_EQUAL(t_wait_status(id, 0, 1, &st, &last), 1);
+			CU_ASSERT_EQUAL(st, RTE_DMA_STATUS_SUCCESSFUL);
+		}
+		CU_ASSERT_EQUAL_FATAL(test_hook_sq_ring(id_d, 0, &rd, &nd), 0);
+		CU_ASSERT_EQUAL_FATAL(test_hook_sq_ring(id_v, 0, &rv, &nv), 0);
+		uint8_t d[4 * 64], v[4 * 64];
+
+		memcpy(d, rd, sizeof(d));
+		memcpy(v, rv, sizeof(v));
+		blank_fill(d);
+		blank_fill(v);
+		for (size_t k = 0; k < sizeof(d); k++)
+			if (d[k] != v[k]) {
+				fprintf(stderr, "fill WQE byte %zu: direct 0x%02x, verbs 0x%02x\n",
+					k, d[k], v[k]);
+				CU_FAIL("direct and verbs fill WQEs differ");
+				break;
+			}
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_fld"), 0);
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_flv"), 0);
+		rte_free(area);
+	}
+}
+
 /*
  * Faults on a fill's UMR and on its MMO: that op fails alone, the fills behind it
  * (same pattern, its mkey configured again) succeed; a QP fatal error loses nothing.
@@ -441,9 +505,13 @@ void test_mixed(void)
 }
 
 const struct cunit_test tests[] = {
-	{"every_length_1_4096", test_lengths},  {"large_and_too_large", test_large},
-	{"pattern_churn", test_pattern_churn},  {"wqe_bytes", test_wqe_bytes},
-	{"faults_on_umr_and_mmo", test_faults}, {"mixed_with_copies", test_mixed},
+	{"every_length_1_4096", test_lengths},
+	{"large_and_too_large", test_large},
+	{"pattern_churn", test_pattern_churn},
+	{"wqe_bytes", test_wqe_bytes},
+	{"faults_on_umr_and_mmo", test_faults},
+	{"mixed_with_copies", test_mixed},
+	{"direct_equals_verbs", test_direct_equals_verbs},
 };
 
 } // namespace
