@@ -51,6 +51,11 @@ struct mlx5_dma_devargs {
 	uint32_t min_desc;   /**< min_desc= (default 32) */
 	uint32_t max_desc;   /**< max_desc= (default 8192) */
 	bool sva;            /**< sva=1: implicit on-demand MR, any address */
+	/**
+	 * umr_entries=: list entries a UMR WQE must carry (raises the QPs'
+	 * max_inline_data, so SQ slots grow); 0 keeps one-WQEBB slots
+	 */
+	uint16_t umr_entries;
 };
 
 /** Per-WQE-slot bookkeeping: the op in the slot and where its WQE ends. */
@@ -83,7 +88,8 @@ struct mlx5_dma_dev;
 struct __rte_cache_aligned mlx5_dma_vchan {
 	/* ---- enqueue ---- */
 	uint8_t *sq;                      /**< SQ ring, slot 0 */
-	uint32_t sq_mask;                 /**< wqe_cnt - 1 */
+	uint32_t sq_mask;                 /**< SQ WQEBBs - 1 */
+	uint32_t sq_limit;                /**< WQEBBs in flight at most (see mlx5_dma_sq_fits) */
 	uint32_t pi;                      /**< producer counter in WQEBBs (free-running) */
 	uint32_t bb_ci;                   /**< WQEBBs the device has completed */
 	uint16_t ring_idx;                /**< next rte_dma ring index */
@@ -127,6 +133,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct mlx5_dma_dev *dev;
 	struct ibv_qp *qp;
 	uint16_t nb_desc;
+	uint32_t ops_cnt; /**< pow2(nb_desc): WQEs the QP was asked for */
 	uint16_t vchan_id;
 	uint8_t *scratch;         /**< wqe_cnt WQEBBs, for re-posting after recovery */
 	uint16_t *scratch_op_end; /**< per scratch WQEBB: where its op ends (relative) */
@@ -134,6 +141,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct ibv_mr *trap_mr;
 	struct mlx5_dma_fill_pool *fill; /**< fill patterns and their mkeys (NULL: no fill) */
 	struct rte_pmd_dma_mlx5_mkey *user_mkeys; /**< mkeys the application created */
+	struct mlx5_dma_sg_pool *sg;              /**< list mkeys of copy_sg (NULL: chains) */
 	uint32_t err_gen;                         /**< bumped by every recovery: UMRs may be lost */
 	uint16_t umr_max_list;                    /**< list entries one UMR WQE of the QP takes */
 	uint16_t umr_max_interleaved;             /**< interleaved entries one UMR WQE takes */
@@ -222,6 +230,11 @@ bool mlx5_dma_probe_mkey(struct mlx5_dma_dev *p);
 /** max_sges of a device whose smallest ring is @p min_desc descriptors. */
 uint16_t mlx5_dma_sg_max_sges(uint32_t min_desc);
 void mlx5_dma_sg_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+struct mlx5_dma_sg_pool;
+/** List mkeys of a vchan whose UMR WQEs carry more than 2 entries; 0 or -errno. */
+int mlx5_dma_sg_pool_create(struct mlx5_dma_vchan *vc);
+void mlx5_dma_sg_pool_destroy(struct mlx5_dma_vchan *vc);
+void mlx5_dma_sg_pool_reset(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_err.cpp: slow paths of the completion side */
 void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe);

@@ -27,7 +27,7 @@ int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code
  */
 static inline bool mlx5_dma_sq_fits(const struct mlx5_dma_vchan *vc, uint32_t nbb)
 {
-	return vc->pi - vc->bb_ci + nbb <= vc->sq_mask;
+	return vc->pi - vc->bb_ci + nbb <= vc->sq_limit;
 }
 
 /**
@@ -38,7 +38,7 @@ static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 {
 	uint32_t ops = (uint16_t)(vc->max_ops - (uint16_t)(vc->ring_idx - vc->reported));
 	uint32_t used = vc->pi - vc->bb_ci;
-	uint32_t bbs = used < vc->sq_mask ? vc->sq_mask - used : 0;
+	uint32_t bbs = used < vc->sq_limit ? vc->sq_limit - used : 0;
 
 	vc->credits = bbs < ops ? bbs : ops;
 	return vc->credits;

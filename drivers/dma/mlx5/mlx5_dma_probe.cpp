@@ -334,6 +334,7 @@ RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5, "dev=<ibdev|PCI address|simN> "
 					"sim_core=<CPU list> "
 					"path=<direct|verbs> "
 					"max_vchans=<1-64> "
+					"umr_entries=<0-16> "
 					"min_desc=<power of 2> "
 					"max_desc=<power of 2> "
 					"sva=<0|1>");

@@ -11,11 +11,46 @@
 #include <string.h>
 
 #include <rte_dmadev_pmd.h>
+#include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
 #include "mlx5_dma_umr.h"
 
 namespace {
+
+constexpr unsigned kSgMkeys = 16; /* list mkeys of a vchan: ops in flight on the UMR path */
+
+struct sg_mkey {
+	struct mlx5dv_mkey *mkey;
+	uint16_t last_idx; /* last op that used it */
+	bool used;
+};
+
+} // namespace
+
+/*
+ * The UMR path, on vchans whose UMR WQEs carry more than 2 list entries
+ * (umr_entries=): a list mkey per side with several segments, then one MMO.
+ */
+struct mlx5_dma_sg_pool {
+	sg_mkey m[kSgMkeys];
+};
+
+namespace {
+
+inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
+{
+	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
+}
+
+/* A list mkey no op in flight uses, else NULL; @p skip: one already taken. */
+sg_mkey *free_mkey(struct mlx5_dma_vchan *vc, const sg_mkey *skip)
+{
+	for (sg_mkey &k : vc->sg->m)
+		if (&k != skip && (!k.used || op_done(vc, k.last_idx)))
+			return &k;
+	return NULL;
+}
 
 /* Keys of one side's segments, looked up before the first WQE is written. */
 struct sg_keys {
@@ -116,6 +151,82 @@ int check_args(const struct mlx5_dma_vchan *vc, const struct rte_dma_sge *src,
 	return 0;
 }
 
+/* Non-empty segments of one side as translation entries; their count. */
+uint16_t side_xlat(const struct rte_dma_sge *sge, uint16_t n, const struct sg_keys *k,
+		   struct mlx5_dma_xlat *x)
+{
+	uint16_t m = 0;
+
+	for (uint16_t i = 0; i < n; i++)
+		if (sge[i].length)
+			x[m++] = {sge[i].addr, sge[i].length, k->key[i], 0};
+	return m;
+}
+
+/*
+ * The UMR path when it takes fewer WQEBBs than the chain of @p chain_nbb: a UMR list
+ * per side with several segments, then one MMO through the mkeys (small fence after
+ * the UMRs). @return the ring index, -ENOSPC, or -EAGAIN: take the chain.
+ */
+template <enum mlx5_dma_path P>
+int try_umr(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *src, const struct rte_dma_sge *dst,
+	    uint16_t nb_src, uint16_t nb_dst, const struct sg_keys *sk, const struct sg_keys *dk,
+	    uint64_t total, uint32_t chain_nbb, uint64_t flags)
+{
+	struct mlx5_dma_xlat xs[MLX5_DMA_MAX_SGES], xd[MLX5_DMA_MAX_SGES];
+	uint16_t ns = side_xlat(src, nb_src, sk, xs), nd = side_xlat(dst, nb_dst, dk, xd);
+	uint32_t nbb = 1;
+	sg_mkey *ks = NULL, *kd = NULL;
+
+	if (ns > vc->umr_max_list || nd > vc->umr_max_list)
+		return -EAGAIN;
+	nbb += ns > 1 ? mlx5_dma_umr_list_wqebbs(ns) : 0;
+	nbb += nd > 1 ? mlx5_dma_umr_list_wqebbs(nd) : 0;
+	/* the rule: fewer WQEBBs (the device's UMR work is not counted: unmeasured) */
+	if (nbb >= chain_nbb)
+		return -EAGAIN;
+	if ((ns > 1 && !(ks = free_mkey(vc, NULL))) || (nd > 1 && !(kd = free_mkey(vc, ks))))
+		return -EAGAIN; /* every list mkey in flight: the chain still works */
+	if (!mlx5_dma_sq_fits(vc, nbb))
+		return -ENOSPC;
+	vc->credits = 0;
+	uint32_t start = vc->pi, pi = start;
+	uint64_t wflags = flags & RTE_DMA_OP_FLAG_FENCE; /* the first WQE only */
+	uint64_t saddr = xs[0].addr, daddr = xd[0].addr;
+	uint32_t skey = xs[0].lkey, dkey = xd[0].lkey;
+
+	if (ks) {
+		pi += mlx5_dma_umr_post(vc, pi, ks->mkey, xs, ns, 0, start, nbb, wflags);
+		wflags = 0;
+		saddr = 0;
+		skey = ks->mkey->lkey;
+		ks->last_idx = vc->ring_idx;
+		ks->used = true;
+	}
+	if (kd) {
+		pi += mlx5_dma_umr_post(vc, pi, kd->mkey, xd, nd, 0, start, nbb, wflags);
+		wflags = 0;
+		daddr = 0;
+		dkey = kd->mkey->lkey;
+		kd->last_idx = vc->ring_idx;
+		kd->used = true;
+	}
+	if (P == MLX5_DMA_PATH_DIRECT) {
+		mlx5_dma_write_mmo(vc, pi, saddr, rte_cpu_to_be_32(skey), daddr,
+				   rte_cpu_to_be_32(dkey), (uint32_t)total, wflags);
+		mlx5_dma_take_fence(vc, pi);
+	} else {
+		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, start, nbb);
+		vc->qpx->wr_flags = wflags ? IBV_SEND_FENCE : 0;
+		mlx5dv_wr_memcpy(vc->dvqp, dkey, daddr, skey, saddr, (uint32_t)total);
+	}
+	int idx = mlx5_dma_commit_op(vc, nbb);
+
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		mlx5_dma_submit_vchan(vc);
+	return idx;
+}
+
 template <enum mlx5_dma_path P>
 int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
 	    const struct rte_dma_sge *dst, uint16_t nb_src, uint16_t nb_dst, uint64_t flags)
@@ -143,6 +254,11 @@ int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
 	if (st != RTE_DMA_STATUS_SUCCESSFUL)
 		return mlx5_dma_enqueue_trapped(vc, st, flags);
 	nbb = count_pieces(src, dst, total);
+	if (vc->sg && total <= vc->max_len) {
+		ret = try_umr<P>(vc, src, dst, nb_src, nb_dst, &sk, &dk, total, nbb, flags);
+		if (ret != -EAGAIN)
+			return ret;
+	}
 	if (!mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;
 	vc->credits = 0; /* several WQEBBs: re-checked at the next enqueue */
@@ -193,4 +309,47 @@ void mlx5_dma_sg_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
 		fp->copy_sg = copy_sg<MLX5_DMA_PATH_DIRECT>;
 	else
 		fp->copy_sg = copy_sg<MLX5_DMA_PATH_VERBS>;
+}
+
+int mlx5_dma_sg_pool_create(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_dev *p = vc->dev;
+
+	if (vc->umr_max_list <= 2)
+		return 0; /* 2 entries: a chain of at most 3 WQEs is always cheaper */
+	vc->sg = (struct mlx5_dma_sg_pool *)rte_zmalloc(NULL, sizeof(*vc->sg), 0);
+	if (!vc->sg)
+		return -ENOMEM;
+	for (sg_mkey &k : vc->sg->m) {
+		struct mlx5dv_mkey_init_attr attr = {};
+
+		attr.pd = p->pd;
+		attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+		attr.max_entries = vc->umr_max_list;
+		k.mkey = p->glue->dv_create_mkey(&attr);
+		if (!k.mkey) {
+			MLX5_DMA_LOG(ERR, "%s vchan %u: copy_sg mkey: %s", p->name, vc->vchan_id,
+				     strerror(errno));
+			return errno ? -errno : -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void mlx5_dma_sg_pool_destroy(struct mlx5_dma_vchan *vc)
+{
+	if (!vc->sg)
+		return;
+	for (sg_mkey &k : vc->sg->m)
+		if (k.mkey)
+			vc->dev->glue->dv_destroy_mkey(k.mkey);
+	rte_free(vc->sg);
+	vc->sg = NULL;
+}
+
+void mlx5_dma_sg_pool_reset(struct mlx5_dma_vchan *vc)
+{
+	if (vc->sg)
+		for (sg_mkey &k : vc->sg->m)
+			k.used = false;
 }

@@ -82,12 +82,15 @@ bool op_data_ok(const sg_op &op)
 	return s == d && s.size() == op.total;
 }
 
-/* Every (nb_src, nb_dst) in 1..max_sges, random lengths and offsets, 8 ops a burst. */
-void test_all_shapes(void)
+/*
+ * Every (nb_src, nb_dst) in 1..max_sges, random lengths and offsets, 8 ops a burst;
+ * @p extra: devargs (umr_entries=16: long lists take the UMR path).
+ */
+void all_shapes(const char *extra)
 {
 	T_FOREACH_MODE (m) {
 		t_bufs b(kArea);
-		int id = t_open("dma_mlx5_sg", t_args(m, NULL), 1, 256);
+		int id = t_open("dma_mlx5_sg", t_args(m, extra), 1, 256);
 		struct rte_dma_info info;
 		unsigned seed = 7;
 
@@ -152,6 +155,103 @@ void test_all_shapes(void)
 		CU_ASSERT_EQUAL(stats.completed, ops.size());
 		CU_ASSERT_EQUAL(stats.errors, 0);
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_sg"), 0);
+	}
+}
+
+void test_all_shapes(void)
+{
+	all_shapes(NULL);
+}
+
+void test_all_shapes_umr(void)
+{
+	all_shapes("umr_entries=16");
+}
+
+/*
+ * umr_entries=16: 16 x 16 segments whose boundaries all differ (a 31-WQE chain) go as
+ * two list UMRs and one MMO through both mkeys (13 WQEBBs); a fault on the second
+ * UMR fails that op alone; short lists still take chains.
+ */
+void test_umr_path(void)
+{
+	T_FOREACH_MODE (m) {
+		t_bufs b(64 * 1024);
+		int id = t_open("dma_mlx5_sgu", t_args(m, "umr_entries=16"), 1, 64);
+		struct ibv_context *ctx = t_sim_ctx_open(m->sim);
+		struct rte_pmd_dma_mlx5_vchan_info vi;
+		struct mlx5_sim_fault f = {};
+		struct rte_dma_sge s[16], d[16];
+		enum rte_dma_status_code st[4];
+		const uint8_t *ring;
+		uint32_t wqebbs, cqn;
+		uint16_t last, wqe;
+
+		CU_ASSERT_TRUE_FATAL(id >= 0 && b.ok() && ctx);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info(id, 0, &vi), 0);
+		CU_ASSERT_TRUE(vi.sq_wqebbs > 64); /* larger slots: a larger SQ */
+		t_fill(b.src, 64 * 1024, 50);
+		for (int k = 0; k < 16; k++) {
+			s[k] = {t_iova(b.src + 1000 * k), 2};
+			d[k] = {t_iova(b.dst + 500 * k), k == 0 ? 1u : k == 15 ? 3u : 2u};
+		}
+		CU_ASSERT_EQUAL(rte_dma_copy_sg(id, 0, s, d, 16, 16, RTE_DMA_OP_FLAG_SUBMIT), 0);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 1, st, &last), 1);
+		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_SUCCESSFUL);
+		uint8_t want[32], got[32];
+
+		for (int k = 0; k < 16; k++)
+			memcpy(want + 2 * k, b.src + 1000 * k, 2);
+		for (int k = 0, at = 0; k < 16; k++) {
+			memcpy(got + at, b.dst + 500 * k, d[k].length);
+			at += d[k].length;
+		}
+		CU_ASSERT_EQUAL(memcmp(want, got, 32), 0);
+		CU_ASSERT_EQUAL_FATAL(test_hook_sq_ring(id, 0, &ring, &wqebbs), 0);
+		CU_ASSERT_EQUAL(mlx5_hw_ctrl_opcode((const struct mlx5_wqe_ctrl_seg *)ring),
+				MLX5_OPCODE_UMR);
+		CU_ASSERT_EQUAL(
+			mlx5_hw_ctrl_opcode((const struct mlx5_wqe_ctrl_seg *)(ring + 6 * 64)),
+			MLX5_OPCODE_UMR);
+		const auto *mmo = (const struct mlx5_hw_mmo_wqe *)(ring + 12 * 64);
+
+		CU_ASSERT_EQUAL(mlx5_hw_ctrl_opcode(&mmo->ctrl), MLX5_OPCODE_MMO);
+		CU_ASSERT_EQUAL(mlx5_hw_ld_be32(&mmo->src.byte_count), 32);
+		CU_ASSERT_EQUAL(mmo->ctrl.fm_ce_se & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE,
+				MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
+		/* a fault on the second UMR of the next such op: it fails, its neighbours not */
+		CU_ASSERT_EQUAL(test_hook_next_wqe(id, 0, &wqe, &cqn), 0);
+		f.kind = MLX5_SIM_FAULT_FAIL_WQE;
+		f.qpn = vi.qpn;
+		f.wqe_index = (uint16_t)(wqe + 1 + 6);
+		f.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		CU_ASSERT_EQUAL(mlx5_sim_inject_fault(ctx, &f), 0);
+		memset(b.dst, 0, 64 * 1024);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst + 20000), 64, 0),
+				1);
+		CU_ASSERT_EQUAL(rte_dma_copy_sg(id, 0, s, d, 16, 16, 0), 2);
+		CU_ASSERT_EQUAL(rte_dma_copy_sg(id, 0, s, d, 16, 16, 0), 3);
+		struct rte_dma_sge d2[2] = {{t_iova(b.dst + 30000), 3}, {t_iova(b.dst + 31000), 1}};
+
+		CU_ASSERT_EQUAL(rte_dma_copy_sg(id, 0, s, d2, 2, 2, RTE_DMA_OP_FLAG_SUBMIT), 4);
+		enum rte_dma_status_code st4[4];
+
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 4, st4, &last), 4);
+		CU_ASSERT_EQUAL(st4[0], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(st4[1], RTE_DMA_STATUS_INVALID_ADDR);
+		CU_ASSERT_EQUAL(st4[2], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(st4[3], RTE_DMA_STATUS_SUCCESSFUL);
+		for (int k = 0, at = 0; k < 16; k++) {
+			memcpy(got + at, b.dst + 500 * k, d[k].length);
+			at += d[k].length;
+		}
+		CU_ASSERT_EQUAL(memcmp(want, got, 32), 0);
+		CU_ASSERT_EQUAL(memcmp(b.dst + 20000, b.src, 64), 0);
+		CU_ASSERT_EQUAL(memcmp(b.dst + 30000, b.src, 2), 0);
+		CU_ASSERT_EQUAL(b.dst[30002], b.src[1000]);
+		CU_ASSERT_EQUAL(b.dst[31000], b.src[1001]);
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_sgu"), 0);
+		t_sim_ctx_close(ctx);
 	}
 }
 
@@ -458,7 +558,8 @@ void test_full_sq(void)
 }
 
 const struct cunit_test tests[] = {
-	{"full_sq", test_full_sq},         {"all_shapes", test_all_shapes},
+	{"full_sq", test_full_sq},         {"all_shapes_umr_entries_16", test_all_shapes_umr},
+	{"umr_path", test_umr_path},       {"all_shapes", test_all_shapes},
 	{"chain_bytes", test_chain_bytes}, {"bad_input", test_bad_input},
 	{"faults_in_chain", test_faults},  {"mixed_ring_wrap", test_mixed_wrap},
 };
