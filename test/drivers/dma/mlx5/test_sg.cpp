@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <initializer_list>
 #include <vector>
 
 #include "mlx5_hw.h"
@@ -252,6 +253,68 @@ void test_umr_path(void)
 		CU_ASSERT_EQUAL(b.dst[31000], b.src[1001]);
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_sgu"), 0);
 		t_sim_ctx_close(ctx);
+	}
+}
+
+/* Blank what names per-device objects in a UMR WQE of @p nbb WQEBBs with @p n KLMs. */
+void blank_umr(uint8_t *w, uint32_t n)
+{
+	memset(w + 4, 0, 3);  /* QPN */
+	memset(w + 12, 0, 4); /* imm: the mkey */
+	for (uint32_t k = 0; k < n; k++)
+		memset(w + 128 + 16 * k + 4, 0, 4); /* KLM key: the device's MR */
+}
+
+/* The UMR path's bytes (2 list UMRs + MMO) are the same on the direct and verbs paths. */
+void test_umr_direct_equals_verbs(void)
+{
+	for (int thread = 0; thread < 2; thread++) {
+		const struct t_mode *md = &t_modes[thread ? 2 : 0], *mv = &t_modes[thread ? 3 : 1];
+		t_bufs b(64 * 1024);
+		int id_d = t_open("dma_mlx5_sud", t_args(md, "umr_entries=16"), 1, 32);
+		int id_v = t_open("dma_mlx5_suv", t_args(mv, "umr_entries=16"), 1, 32);
+		struct rte_dma_sge s[16], d[16];
+		enum rte_dma_status_code st;
+		const uint8_t *rd, *rv;
+		uint32_t nd, nv;
+		uint16_t last;
+
+		CU_ASSERT_TRUE_FATAL(id_d >= 0 && id_v >= 0 && b.ok());
+		for (int k = 0; k < 16; k++) {
+			s[k] = {t_iova(b.src + 1000 * k), 2};
+			d[k] = {t_iova(b.dst + 500 * k), k == 0 ? 1u : k == 15 ? 3u : 2u};
+		}
+		for (int id : {id_d, id_v}) {
+			CU_ASSERT_EQUAL(
+				rte_dma_copy_sg(id, 0, s, d, 16, 16,
+						RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_SUBMIT),
+				0);
+			CU_ASSERT_EQUAL(t_wait_status(id, 0, 1, &st, &last), 1);
+			CU_ASSERT_EQUAL(st, RTE_DMA_STATUS_SUCCESSFUL);
+		}
+		CU_ASSERT_EQUAL_FATAL(test_hook_sq_ring(id_d, 0, &rd, &nd), 0);
+		CU_ASSERT_EQUAL_FATAL(test_hook_sq_ring(id_v, 0, &rv, &nv), 0);
+		std::vector<uint8_t> wd(rd, rd + 13 * 64), wv(rv, rv + 13 * 64);
+
+		for (auto *w : {&wd, &wv}) {
+			uint8_t *p = w->data();
+
+			blank_umr(p, 16);
+			blank_umr(p + 6 * 64, 16);
+			memset(p + 12 * 64 + 4, 0, 3);   /* MMO: QPN */
+			memset(p + 12 * 64 + 12, 0, 20); /* imm, metadata */
+			memset(p + 12 * 64 + 36, 0, 4);  /* source key (mkey) */
+			memset(p + 12 * 64 + 52, 0, 4);  /* destination key (mkey) */
+		}
+		for (size_t k = 0; k < wd.size(); k++)
+			if (wd[k] != wv[k]) {
+				fprintf(stderr, "UMR path byte %zu: direct 0x%02x, verbs 0x%02x\n",
+					k, wd[k], wv[k]);
+				CU_FAIL("direct and verbs UMR-path WQEs differ");
+				break;
+			}
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_sud"), 0);
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_suv"), 0);
 	}
 }
 
@@ -558,10 +621,15 @@ void test_full_sq(void)
 }
 
 const struct cunit_test tests[] = {
-	{"full_sq", test_full_sq},         {"all_shapes_umr_entries_16", test_all_shapes_umr},
-	{"umr_path", test_umr_path},       {"all_shapes", test_all_shapes},
-	{"chain_bytes", test_chain_bytes}, {"bad_input", test_bad_input},
-	{"faults_in_chain", test_faults},  {"mixed_ring_wrap", test_mixed_wrap},
+	{"full_sq", test_full_sq},
+	{"all_shapes_umr_entries_16", test_all_shapes_umr},
+	{"umr_path", test_umr_path},
+	{"umr_direct_equals_verbs", test_umr_direct_equals_verbs},
+	{"all_shapes", test_all_shapes},
+	{"chain_bytes", test_chain_bytes},
+	{"bad_input", test_bad_input},
+	{"faults_in_chain", test_faults},
+	{"mixed_ring_wrap", test_mixed_wrap},
 };
 
 } // namespace
