@@ -27,7 +27,10 @@
  *    DELAY_COMPLETIONS), rte_dma_stats errors count exactly the failed ops.
  * A mode stalls when nothing completes for 5 s: its ops in flight count as lost and
  * the device is reopened.
- *   test_pmd_campaign [--ops N] [--seed S] [--no-overrun] [--mode inline-direct,...]
+ * --umr-entries N opens the devices with umr_entries=N: long SG lists take the UMR
+ * path (list mkeys), so faults also hit its UMR WQEs and MMOs through mkeys.
+ *   test_pmd_campaign [--ops N] [--seed S] [--no-overrun] [--umr-entries N]
+ *                     [--mode inline-direct,...]
  * Prints a table per mode and ends with "N passed, N failed" (one check per mode).
  */
 #include <getopt.h>
@@ -56,6 +59,7 @@ constexpr size_t kSrcLen = 8 * 1024 * 1024; /**< source pool */
 constexpr uint16_t kNbDesc = 128;
 constexpr uint8_t kMark = 0xd7; /**< destination bytes before the op */
 const char *const kDev = "dma_mlx5_campaign";
+unsigned g_umr_entries; /**< --umr-entries: devarg umr_entries= (0: not given) */
 
 const uint8_t kSyndromes[] = {
 	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
@@ -219,8 +223,10 @@ private:
 	int open()
 	{
 		char args[256];
-		snprintf(args, sizeof(args), "dev=%s,sim_exec=%s,path=%s", m_.sim,
-			 m_.thread ? "thread" : "inline", m_.path);
+		int n = snprintf(args, sizeof(args), "dev=%s,sim_exec=%s,path=%s", m_.sim,
+				 m_.thread ? "thread" : "inline", m_.path);
+		if (g_umr_entries)
+			snprintf(args + n, sizeof(args) - n, ",umr_entries=%u", g_umr_entries);
 		int id = t_open(kDev, args, 1, kNbDesc);
 		if (id < 0) {
 			fprintf(stderr, "campaign %s: cannot open %s: %d\n", m_.name, args, id);
@@ -554,6 +560,7 @@ int main(int argc, char **argv)
 					     {"seed", required_argument, nullptr, 's'},
 					     {"mode", required_argument, nullptr, 'm'},
 					     {"no-overrun", no_argument, nullptr, 'o'},
+					     {"umr-entries", required_argument, nullptr, 'u'},
 					     {nullptr, 0, nullptr, 0}};
 	int c;
 
@@ -571,9 +578,13 @@ int main(int argc, char **argv)
 		case 'o':
 			overrun = false;
 			break;
+		case 'u':
+			g_umr_entries = (unsigned)strtoul(optarg, nullptr, 0);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [--ops N] [--seed S] [--mode a,b] [--no-overrun]\n",
+				"usage: %s [--ops N] [--seed S] [--mode a,b] [--no-overrun] "
+				"[--umr-entries N]\n",
 				argv[0]);
 			return 2;
 		}
