@@ -45,18 +45,33 @@ void test_list_gather_scatter(void)
 		struct rte_pmd_dma_mlx5_addr plain = {NULL, t_iova(b.dst)};
 
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_mkey_set_list(id, 0, gk, g, 2, 0), 0);
+		/* a capacity query between the layout op and the next must not lose the
+		 * small fence the next WQE carries */
+		CU_ASSERT_TRUE(rte_dma_burst_capacity(id, 0) > 0);
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_mkey_set_list(id, 0, sk, s, 2, 0), 1);
 		/* gather into plain memory, then mkey to mkey, then a window of each */
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &plain, 2048, 0), 2);
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &to_s, 2048, 0), 3);
+		CU_ASSERT_TRUE(rte_dma_burst_capacity(id, 0) > 0);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst + 50000), 8, 0), 2);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &plain, 2048, 0), 3);
+		const uint8_t *ring;
+		uint32_t wqebbs;
+
+		CU_ASSERT_EQUAL_FATAL(test_hook_sq_ring(id, 0, &ring, &wqebbs), 0);
+		/* UMR (3 WQEBBs), UMR (3, small fence), copy (small fence), ... */
+		CU_ASSERT_EQUAL(ring[3 * 64 + 11] & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE,
+				MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
+		CU_ASSERT_EQUAL(ring[6 * 64 + 11] & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE,
+				MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
+		CU_ASSERT_EQUAL(ring[7 * 64 + 11] & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE, 0);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &to_s, 2048, 0), 4);
 		struct rte_pmd_dma_mlx5_addr g_mid = {gk, 250},
 					     plain2 = {NULL, t_iova(b.dst + 20000)};
 
 		CU_ASSERT_EQUAL(
 			rte_pmd_dma_mlx5_copy(id, 0, &g_mid, &plain2, 100, RTE_DMA_OP_FLAG_SUBMIT),
-			4);
-		CU_ASSERT_EQUAL(t_wait_status(id, 0, 5, st, &last), 5);
-		for (int k = 0; k < 5; k++)
+			5);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 6, st, &last), 6);
+		for (int k = 0; k < 6; k++)
 			CU_ASSERT_EQUAL(st[k], RTE_DMA_STATUS_SUCCESSFUL);
 		uint8_t want[2048];
 
@@ -70,15 +85,15 @@ void test_list_gather_scatter(void)
 		/* beyond the layout: that op fails alone, before the device sees it */
 		struct rte_pmd_dma_mlx5_addr g_end = {gk, 2000};
 
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &g_end, &plain, 49, 0), 5);
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &to_s, 2049, 0), 6);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &g_end, &plain, 49, 0), 6);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &to_s, 2049, 0), 7);
 		/* invalidate: a copy through it fails; a new layout makes it work again */
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_mkey_invalidate(id, 0, gk, 0), 7);
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &plain, 16, 0), 8);
-		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_mkey_set_list(id, 0, gk, &g[2], 1, 0), 9);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_mkey_invalidate(id, 0, gk, 0), 8);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &plain, 16, 0), 9);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_mkey_set_list(id, 0, gk, &g[2], 1, 0), 10);
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_copy(id, 0, &from_g, &plain2, 1000,
 						      RTE_DMA_OP_FLAG_SUBMIT),
-				10);
+				11);
 		CU_ASSERT_EQUAL(t_wait_status(id, 0, 6, st, &last), 6);
 		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_SRC_ADDR);
 		CU_ASSERT_EQUAL(st[1], RTE_DMA_STATUS_INVALID_SRC_ADDR);
