@@ -174,17 +174,23 @@ int try_umr(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *src, const stru
 	    uint64_t total, uint32_t chain_nbb, uint64_t flags)
 {
 	struct mlx5_dma_xlat xs[MLX5_DMA_MAX_SGES], xd[MLX5_DMA_MAX_SGES];
-	uint16_t ns = side_xlat(src, nb_src, sk, xs), nd = side_xlat(dst, nb_dst, dk, xd);
+	uint16_t ns = 0, nd = 0;
 	uint32_t nbb = 1;
 	sg_mkey *ks = NULL, *kd = NULL;
 
+	for (uint16_t i = 0; i < nb_src; i++)
+		ns += src[i].length != 0;
+	for (uint16_t i = 0; i < nb_dst; i++)
+		nd += dst[i].length != 0;
 	if (ns > vc->umr_max_list || nd > vc->umr_max_list)
 		return -EAGAIN;
 	nbb += ns > 1 ? mlx5_dma_umr_list_wqebbs(ns) : 0;
 	nbb += nd > 1 ? mlx5_dma_umr_list_wqebbs(nd) : 0;
-	/* the rule: fewer WQEBBs (the device's UMR work is not counted: unmeasured) */
+	/* the rule: fewer WQEBBs (see the guide for the instructions each path costs) */
 	if (nbb >= chain_nbb)
 		return -EAGAIN;
+	side_xlat(src, nb_src, sk, xs);
+	side_xlat(dst, nb_dst, dk, xd);
 	if ((ns > 1 && !(ks = free_mkey(vc, NULL))) || (nd > 1 && !(kd = free_mkey(vc, ks))))
 		return -EAGAIN; /* every list mkey in flight: the chain still works */
 	if (!mlx5_dma_sq_fits(vc, nbb))
