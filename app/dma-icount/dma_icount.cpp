@@ -5,7 +5,11 @@
  * completions gathered 32 at a time, on any dmadev. Run natively it prints ops/s; under callgrind
  * the script divides the instructions spent inside the driver's fast-path functions by the ops.
  *
- *   dma-icount [EAL args] -- [--dev NAME] [--bursts N]
+ * --sg S: the ops are rte_dma_copy_sg() of S source and S destination segments whose
+ * boundaries all differ (16 B source pieces, destination shifted by 8 B: a chain of
+ * 2S - 1 WQEs, or UMR lists with the device's umr_entries), for the chain/UMR rule.
+ *
+ *   dma-icount [EAL args] -- [--dev NAME] [--bursts N] [--sg S]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,11 +26,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"dev", required_argument, nullptr, 'd'},
 		{"bursts", required_argument, nullptr, 'b'},
+		{"sg", required_argument, nullptr, 's'},
 		{nullptr, 0, nullptr, 0},
 	};
 	const char *dev = "dma_mlx5";
 	long bursts = 20000;
-	const unsigned burst = 32, size = 64;
+	const unsigned burst = 32;
+	unsigned size = 64, sg = 0;
 	int ret = rte_eal_init(argc, argv);
 
 	if (ret < 0) {
@@ -35,14 +41,20 @@ int main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	for (int opt; (opt = getopt_long(argc, argv, "d:b:", opts, nullptr)) != -1;) {
+	for (int opt; (opt = getopt_long(argc, argv, "d:b:s:", opts, nullptr)) != -1;) {
 		if (opt == 'd')
 			dev = optarg;
 		else if (opt == 'b')
 			bursts = atol(optarg);
+		else if (opt == 's')
+			sg = (unsigned)atoi(optarg);
 		else
 			return 2;
 	}
+	if (sg > 16)
+		return 2;
+	if (sg)
+		size = 16 * sg;
 	int16_t id = rte_dma_get_dev_id_by_name(dev);
 	struct rte_dma_conf conf = {};
 	struct rte_dma_vchan_conf vconf = {};
@@ -62,10 +74,26 @@ int main(int argc, char **argv)
 
 	uint64_t ops = 0, start = rte_rdtsc();
 	for (long b = 0; b < bursts; b++) {
-		for (unsigned i = 0; i < burst; i++)
-			if (rte_dma_copy(id, 0, (rte_iova_t)(uintptr_t)(src + i * size),
-					 (rte_iova_t)(uintptr_t)(dst + i * size), size, 0) < 0)
+		for (unsigned i = 0; i < burst; i++) {
+			uintptr_t s = (uintptr_t)(src + i * size), d = (uintptr_t)(dst + i * size);
+			struct rte_dma_sge ss[16], ds[16];
+
+			if (!sg) {
+				if (rte_dma_copy(id, 0, s, d, size, 0) < 0)
+					return 1;
+				continue;
+			}
+			for (unsigned k = 0; k < sg; k++) {
+				ss[k] = {s + 16 * k, 16};
+				ds[k] = {d + (k ? 16 * k - 8 : 0), k == 0        ? 8u
+								   : k + 1 == sg ? 24u
+										 : 16u};
+			}
+			if (sg == 1)
+				ds[0].length = 16;
+			if (rte_dma_copy_sg(id, 0, ss, ds, (uint16_t)sg, (uint16_t)sg, 0) < 0)
 				return 1;
+		}
 		rte_dma_submit(id, 0);
 		for (unsigned got = 0; got < burst;) {
 			uint16_t last;

@@ -92,6 +92,10 @@ int setup_dev(const perf_scenario *s, perf_worker *w, std::string *err)
 		       (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG ? "" : " and no COPY_SG");
 		return -ENOTSUP;
 	}
+	if (pc->fill && !(info.dev_capa & RTE_DMA_CAPA_OPS_FILL)) {
+		*err = w->dev_name + ": no fill (RTE_DMA_CAPA_OPS_FILL)";
+		return -ENOTSUP;
+	}
 	if (s->ring_size < info.min_desc || s->ring_size > info.max_desc) {
 		*err = w->dev_name + ": dma_ring_size " + std::to_string(s->ring_size) +
 		       " outside the device's " + std::to_string(info.min_desc) + ".." +
@@ -165,13 +169,17 @@ void teardown(perf_worker *w)
 	w->src = w->dst = nullptr;
 }
 
-/* Every byte of every buffer the worker copied must equal its source. */
+/* Every byte of every buffer the worker copied must equal its source (its pattern). */
 int verify(const perf_scenario *s, const perf_worker *w, std::string *err)
 {
 	uint64_t n = w->passes ? w->nr_buf : w->next_buf;
+	std::vector<uint8_t> pat(w->fill ? s->buf_size : 0);
 
+	for (uint32_t i = 0; i < pat.size(); i++)
+		pat[i] = (uint8_t)(PERF_FILL_PATTERN >> (8 * (i % 8)));
 	for (uint64_t b = 0; b < n; b++) {
-		const uint8_t *src = w->src + b * s->buf_size, *dst = w->dst + b * s->buf_size;
+		const uint8_t *src = w->fill ? pat.data() : w->src + b * s->buf_size;
+		const uint8_t *dst = w->dst + b * s->buf_size;
 
 		if (memcmp(src, dst, s->buf_size) == 0)
 			continue;
@@ -271,14 +279,23 @@ void describe(const perf_scenario *s, perf_result *res)
 	res->buf_size = s->buf_size;
 	res->mem_mb = s->mem_mb;
 	res->nr_buf = perf_nr_buf(s->mem_mb, s->buf_size, pc->workers.size());
+	/* what the op is, in the engine's name: ratios compare like with like */
+	res->op = pc->fill ? " fill"
+		  : pc->src_sge
+			  ? " sg" + std::to_string(pc->src_sge) + "x" + std::to_string(pc->dst_sge)
+			  : "";
 	for (const perf_worker_cfg &wc : pc->workers) {
-		std::string name = pc->type == PERF_TYPE_DMA ? wc.dev : "rte_memcpy";
+		std::string name = pc->type == PERF_TYPE_DMA ? wc.dev
+				   : pc->fill                ? "cpu"
+							     : "rte_memcpy";
 
 		res->lcores += (res->lcores.empty() ? "" : " ") + std::to_string(wc.lcore);
 		res->on_main |= wc.lcore == rte_get_main_lcore();
 		if (res->engine.find(name) == std::string::npos)
 			res->engine += (res->engine.empty() ? "" : "+") + name;
 	}
+	res->base = res->engine;
+	res->engine += res->op;
 }
 
 int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &ws, std::string *err)
@@ -298,6 +315,7 @@ int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &w
 		w->kick_batch = s->kick_batch;
 		w->src_sge = pc->src_sge;
 		w->dst_sge = pc->dst_sge;
+		w->fill = pc->fill;
 		w->nr_buf = perf_nr_buf(s->mem_mb, s->buf_size, pc->workers.size());
 		w->tsc_overhead = tsc_overhead;
 		w->drain_cycles = (uint64_t)(DRAIN_SECONDS * rte_get_tsc_hz());

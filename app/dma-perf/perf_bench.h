@@ -27,7 +27,9 @@ struct perf_result {
 	unsigned int case_id;      /**< N of [caseN] */
 	unsigned int scenario;     /**< 1-based scenario number */
 	enum perf_type type;       /**< engine type */
-	std::string engine;        /**< dmadev name(s), or "rte_memcpy" */
+	std::string engine;        /**< dmadev name(s), or "rte_memcpy", then op */
+	std::string base;          /**< engine without the op */
+	std::string op;            /**< "" (copy), " sg<S>x<D>" or " fill" */
 	std::string lcores;        /**< worker lcores, e.g. "1" or "1 2" */
 	bool on_main;              /**< a worker ran on the main lcore */
 	uint32_t ring_size;        /**< dma_ring_size (0 for CPU) */

@@ -251,12 +251,15 @@ int parse_case_key(ctx &c, perf_case &pc, case_state &st, const std::string &k,
 		return 0;
 	}
 	if (k == "type") {
-		if (v == "DMA_MEM_COPY")
+		pc.fill = v == "DMA_MEM_FILL" || v == "CPU_MEM_FILL";
+		if (v == "DMA_MEM_COPY" || v == "DMA_MEM_FILL")
 			pc.type = PERF_TYPE_DMA;
-		else if (v == "CPU_MEM_COPY")
+		else if (v == "CPU_MEM_COPY" || v == "CPU_MEM_FILL")
 			pc.type = PERF_TYPE_CPU;
 		else
-			return c.fail(pc.section, k, v, "expected DMA_MEM_COPY or CPU_MEM_COPY");
+			return c.fail(pc.section, k, v,
+				      "expected DMA_MEM_COPY, CPU_MEM_COPY, DMA_MEM_FILL or "
+				      "CPU_MEM_FILL");
 		st.have_type = true;
 	} else if (k == "main_lcore_worker") {
 		if (!parse_u32(v, 1, &x))
@@ -342,9 +345,10 @@ int check_case(ctx &c, perf_case &pc, const case_state &st)
 	if (st.have_src_sge != st.have_dst_sge)
 		return c.fail(pc.section, st.have_src_sge ? "dma_dst_sge" : "dma_src_sge", "",
 			      "missing: dma_src_sge and dma_dst_sge go together");
-	if (st.have_src_sge && !dma)
+	/* with CPU_MEM_COPY the same segments are gathered by rte_memcpy: the baseline */
+	if (st.have_src_sge && pc.fill)
 		return c.fail(pc.section, "dma_src_sge", std::to_string(pc.src_sge),
-			      "scatter-gather is for DMA_MEM_COPY only");
+			      "scatter-gather is for copies, not fills");
 	return 0;
 }
 

@@ -19,7 +19,7 @@
 /** Copy engine of a case. */
 enum perf_type {
 	PERF_TYPE_DMA, /**< DMA_MEM_COPY: rte_dma_copy on a dmadev */
-	PERF_TYPE_CPU, /**< CPU_MEM_COPY: rte_memcpy on the worker lcore */
+	PERF_TYPE_CPU, /**< CPU_MEM_COPY: rte_memcpy on the worker lcore (a gather with SG) */
 };
 
 /** Most values one range may expand to. */
@@ -50,16 +50,21 @@ struct perf_worker_cfg {
 
 /** One [caseN] section, with [GLOBAL] defaults already applied. */
 struct perf_case {
-	std::string section;                         /**< "case1", ... */
-	unsigned int id;                             /**< N of [caseN] */
-	bool skip;                                   /**< skip=1: not parsed further, not run */
-	enum perf_type type;                         /**< engine */
-	struct perf_range key[PERF_KEY_NUM];         /**< mem_size (MB), buf_size (B), ring, kick */
-	int var_key;                                 /**< the PERF_KEY_* holding a range, or -1 */
-	int src_numa;                                /**< NUMA node of the source buffers */
-	int dst_numa;                                /**< NUMA node of the destination buffers */
-	uint32_t src_sge;                            /**< dma_src_sge, 0 when no scatter-gather */
-	uint32_t dst_sge;                            /**< dma_dst_sge, 0 when no scatter-gather */
+	std::string section;                 /**< "case1", ... */
+	unsigned int id;                     /**< N of [caseN] */
+	bool skip;                           /**< skip=1: not parsed further, not run */
+	enum perf_type type;                 /**< engine */
+	struct perf_range key[PERF_KEY_NUM]; /**< mem_size (MB), buf_size (B), ring, kick */
+	int var_key;                         /**< the PERF_KEY_* holding a range, or -1 */
+	int src_numa;                        /**< NUMA node of the source buffers */
+	int dst_numa;                        /**< NUMA node of the destination buffers */
+	uint32_t src_sge;                    /**< dma_src_sge, 0 when no scatter-gather */
+	uint32_t dst_sge;                    /**< dma_dst_sge, 0 when no scatter-gather */
+	/**
+	 * type=DMA_MEM_FILL / CPU_MEM_FILL (extension): rte_dma_fill / an 8-byte pattern
+	 * store loop into the destination buffers instead of a copy.
+	 */
+	bool fill;
 	std::vector<struct perf_worker_cfg> workers; /**< in key order */
 	std::string eal_args;                        /**< normalised (single spaces) */
 	bool cache_flush;                            /**< clflush the buffers before the run */

@@ -97,13 +97,14 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 	if (!first)
 		return;
 	for (const perf_result *subject : engines) {
-		if (subject->type != PERF_TYPE_DMA || subject->engine != first->engine)
+		if (subject->type != PERF_TYPE_DMA || subject->base != first->base)
 			continue;
 		for (const perf_result *e : engines) {
 			bool cpu = e->type == PERF_TYPE_CPU;
 			bool common = false;
 
-			if (e->engine == subject->engine ||
+			/* copies with copies, fills with fills, SG with the same SG */
+			if (e->engine == subject->engine || e->op != subject->op ||
 			    (!cpu && e->on_main != subject->on_main))
 				continue;
 			for (uint32_t s : sizes)
@@ -154,10 +155,13 @@ int perf_report_csv(const char *path, const std::vector<perf_result> &res, uint6
 			"%u,%u,%s,%s,%s,%u,%u,%u,%" PRIu64 ",%u,%.1f,%.3f,%.3f,%.1f,%.1f,%" PRIu64
 			",%s\n",
 			r.case_id, r.scenario,
-			r.type == PERF_TYPE_DMA ? "DMA_MEM_COPY" : "CPU_MEM_COPY", r.lcores.c_str(),
-			r.type == PERF_TYPE_DMA ? r.engine.c_str() : "", r.ring_size, r.kick_batch,
-			r.buf_size, r.nr_buf, r.mem_mb, r.cycles_per_op, r.gbps, r.mops,
-			r.drv_cycles_per_op, r.idle_cycles_per_op, tsc_hz, r.ok ? "ok" : "FAILED");
+			r.op == " fill"
+				? (r.type == PERF_TYPE_DMA ? "DMA_MEM_FILL" : "CPU_MEM_FILL")
+				: (r.type == PERF_TYPE_DMA ? "DMA_MEM_COPY" : "CPU_MEM_COPY"),
+			r.lcores.c_str(), r.type == PERF_TYPE_DMA ? r.engine.c_str() : "",
+			r.ring_size, r.kick_batch, r.buf_size, r.nr_buf, r.mem_mb, r.cycles_per_op,
+			r.gbps, r.mops, r.drv_cycles_per_op, r.idle_cycles_per_op, tsc_hz,
+			r.ok ? "ok" : "FAILED");
 	if (fclose(f)) {
 		ret = -errno;
 		fprintf(stderr, "dma-perf: cannot write %s: %s\n", path, strerror(errno));

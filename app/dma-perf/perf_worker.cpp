@@ -44,6 +44,9 @@ inline int enqueue(const perf_worker *w, uint64_t b, sg_tables *sg)
 {
 	const uint64_t off = b * w->buf_size;
 
+	if (w->fill)
+		return rte_dma_fill(w->dev_id, 0, PERF_FILL_PATTERN, w->dst_iova + off, w->buf_size,
+				    0);
 	if (likely(!w->src_sge))
 		return rte_dma_copy(w->dev_id, 0, w->src_iova + off, w->dst_iova + off, w->buf_size,
 				    0);
@@ -120,7 +123,9 @@ int dma_loop(perf_worker *w)
 				continue;
 		} else if (ret != -ENOSPC) {
 			w->status = ret;
-			w->status_msg = w->dev_name + ": rte_dma_copy: " + strerror(-ret);
+			w->status_msg = w->dev_name +
+					(w->fill ? ": rte_dma_fill: " : ": rte_dma_copy: ") +
+					strerror(-ret);
 			break;
 		}
 		/* Kick: every kick_batch enqueues, and whenever the ring is full. */
@@ -146,17 +151,64 @@ int dma_loop(perf_worker *w)
 	return w->status;
 }
 
-/* CPU_MEM_COPY: rte_memcpy; timed per 64 copies, which is all the loop does. */
+/* The CPU's gather: rte_memcpy of each piece between the merged segment boundaries
+ * of the same segments the DMA case hands to rte_dma_copy_sg. */
+void cpu_gather(const perf_worker *w, uint8_t *dst, const uint8_t *src, sg_tables *sg)
+{
+	split_sge((uintptr_t)src, w->buf_size, w->src_sge, sg->src.data());
+	split_sge((uintptr_t)dst, w->buf_size, w->dst_sge, sg->dst.data());
+	uint32_t i = 0, j = 0, so = 0, dof = 0;
+
+	for (uint32_t done = 0; done < w->buf_size;) {
+		uint32_t n = RTE_MIN(sg->src[i].length - so, sg->dst[j].length - dof);
+
+		rte_memcpy((void *)(uintptr_t)(sg->dst[j].addr + dof),
+			   (const void *)(uintptr_t)(sg->src[i].addr + so), n);
+		so += n;
+		dof += n;
+		done += n;
+		if (so == sg->src[i].length) {
+			i++;
+			so = 0;
+		}
+		if (dof == sg->dst[j].length) {
+			j++;
+			dof = 0;
+		}
+	}
+}
+
+/* The CPU's fill: what memset does, with an 8-byte pattern. */
+void cpu_fill(uint8_t *dst, uint32_t len, uint64_t pattern)
+{
+	uint32_t i = 0;
+
+	for (; i + 8 <= len; i += 8)
+		memcpy(dst + i, &pattern, 8);
+	for (; i < len; i++)
+		dst[i] = ((const uint8_t *)&pattern)[i % 8];
+}
+
+/* CPU_MEM_COPY (or its gather, or CPU_MEM_FILL); timed per 64 ops, which is all the
+ * loop does. */
 int cpu_loop(perf_worker *w)
 {
 	const uint32_t len = w->buf_size;
 	uint64_t done = 0, cyc = 0, b = 0;
+	sg_tables sg;
 
+	sg.src.resize(w->src_sge);
+	sg.dst.resize(w->dst_sge);
 	while (!__atomic_load_n(&w->stop, __ATOMIC_RELAXED)) {
 		uint64_t t0 = rte_rdtsc();
 
 		for (int k = 0; k < 64; k++) {
-			rte_memcpy(w->dst + b * len, w->src + b * len, len);
+			if (w->fill)
+				cpu_fill(w->dst + b * len, len, PERF_FILL_PATTERN);
+			else if (w->src_sge)
+				cpu_gather(w, w->dst + b * len, w->src + b * len, &sg);
+			else
+				rte_memcpy(w->dst + b * len, w->src + b * len, len);
 			if (++b == w->nr_buf) {
 				b = 0;
 				w->passes++;

@@ -27,6 +27,7 @@ struct perf_worker {
 	uint32_t kick_batch;    /**< submit every this many enqueues */
 	uint32_t src_sge;       /**< SG segments per source (0: plain copy) */
 	uint32_t dst_sge;       /**< SG segments per destination */
+	bool fill;              /**< fill dst with PERF_FILL_PATTERN instead of copying */
 	uint64_t nr_buf;        /**< buffers in src/dst */
 	uint8_t *src = nullptr; /**< nr_buf * buf_size bytes */
 	uint8_t *dst = nullptr; /**< nr_buf * buf_size bytes */
@@ -49,6 +50,9 @@ struct perf_worker {
 	int status = 0;         /**< 0, or a negative errno */
 	std::string status_msg; /**< why status is not 0 */
 };
+
+/** The 8-byte pattern of fill cases (byte j of a buffer is byte j % 8 of it in memory). */
+#define PERF_FILL_PATTERN 0x8877665544332211ull
 
 /** rte_eal_remote_launch entry: @p arg is a struct perf_worker. */
 int perf_worker_main(void *arg);

@@ -51,6 +51,11 @@ struct mlx5_dma_devargs {
 	uint32_t min_desc;   /**< min_desc= (default 32) */
 	uint32_t max_desc;   /**< max_desc= (default 8192) */
 	bool sva;            /**< sva=1: implicit on-demand MR, any address */
+	/**
+	 * umr_entries=: list entries a UMR WQE must carry (raises the QPs'
+	 * max_inline_data, so SQ slots grow); 0 keeps one-WQEBB slots
+	 */
+	uint16_t umr_entries;
 };
 
 /** Per-WQE-slot bookkeeping: the op in the slot and where its WQE ends. */
@@ -83,7 +88,8 @@ struct mlx5_dma_dev;
 struct __rte_cache_aligned mlx5_dma_vchan {
 	/* ---- enqueue ---- */
 	uint8_t *sq;                      /**< SQ ring, slot 0 */
-	uint32_t sq_mask;                 /**< wqe_cnt - 1 */
+	uint32_t sq_mask;                 /**< SQ WQEBBs - 1 */
+	uint32_t sq_limit;                /**< WQEBBs in flight at most (see mlx5_dma_sq_fits) */
 	uint32_t pi;                      /**< producer counter in WQEBBs (free-running) */
 	uint32_t bb_ci;                   /**< WQEBBs the device has completed */
 	uint16_t ring_idx;                /**< next rte_dma ring index */
@@ -103,6 +109,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	bool multi_valid;     /**< multi_* describe a WQE of this burst */
 	bool dead;            /**< recovery failed: HALTED_ERROR until stop/start */
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
+	uint8_t fm_pending;     /**< direct path: fence bits a UMR left for the next WQE */
 	uint16_t submitted_idx; /**< ring index after the last submitted op */
 	uint16_t err_pending;   /**< unreported failed ops in op_status[] */
 	uint16_t idle_polls;    /**< polls that found nothing while ops were outstanding */
@@ -126,10 +133,18 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct mlx5_dma_dev *dev;
 	struct ibv_qp *qp;
 	uint16_t nb_desc;
+	uint32_t ops_cnt; /**< pow2(nb_desc): WQEs the QP was asked for */
 	uint16_t vchan_id;
-	uint8_t *scratch;  /**< wqe_cnt WQEBBs, for re-posting after recovery */
-	uint8_t *trap_buf; /**< target of ops whose address is not registered */
+	uint8_t *scratch;         /**< wqe_cnt WQEBBs, for re-posting after recovery */
+	uint16_t *scratch_op_end; /**< per scratch WQEBB: where its op ends (relative) */
+	uint8_t *trap_buf;        /**< target of ops whose address is not registered */
 	struct ibv_mr *trap_mr;
+	struct mlx5_dma_fill_pool *fill; /**< fill patterns and their mkeys (NULL: no fill) */
+	struct rte_pmd_dma_mlx5_mkey *user_mkeys; /**< mkeys the application created */
+	struct mlx5_dma_sg_pool *sg;              /**< list mkeys of copy_sg (NULL: chains) */
+	uint32_t err_gen;                         /**< bumped by every recovery: UMRs may be lost */
+	uint16_t umr_max_list;                    /**< list entries one UMR WQE of the QP takes */
+	uint16_t umr_max_interleaved;             /**< interleaved entries one UMR WQE takes */
 	struct mlx5_dma_err_info last_err;
 	struct mlx5_dma_vchan_stats stats;
 	bool configured;
@@ -145,6 +160,8 @@ struct mlx5_dma_dev {
 	struct mlx5_dma_mr_registry *mrs;
 	struct mlx5_dma_devargs args;
 	uint64_t max_wr_memcpy_length;
+	uint16_t max_sges; /**< rte_dma_info.max_sges: segments per side of a copy_sg */
+	bool has_mkey;     /**< indirect mkeys can be created (fill, UMR paths) */
 	uint16_t nb_vchans;
 	struct mlx5_dma_vchan *vchans; /**< args.max_vchans entries */
 	char name[RTE_DEV_NAME_MAX_LEN];
@@ -162,6 +179,14 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p);
 /* mlx5_dma_pmd_api.cpp: which dmadev ids are ours */
 void mlx5_dma_api_attach(int16_t dev_id, struct mlx5_dma_dev *p);
 void mlx5_dma_api_detach(struct mlx5_dma_dev *p);
+/** The set-up vchan @p vchan of dma_mlx5 device @p dev_id, or NULL. */
+struct mlx5_dma_vchan *mlx5_dma_api_vchan(int16_t dev_id, uint16_t vchan);
+
+/* mlx5_dma_mkey_api.cpp: the mkeys applications create on a vchan */
+/** Destroy every mkey of the vchan (vchan teardown). */
+void mlx5_dma_mkey_api_release(struct mlx5_dma_vchan *vc);
+/** Forget which ops used them (ring indices restart). */
+void mlx5_dma_mkey_api_reset(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_progress.cpp: where the device's own work runs (software backends) */
 /** After open: log the placement; register the progress service if one is needed. */
@@ -187,6 +212,29 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_fp.cpp */
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+
+/* mlx5_dma_fill.cpp: rte_dma_fill through an interleaved mkey over a pattern */
+struct mlx5_dma_fill_pool;
+/** Pattern buffers and mkeys of a vchan (device with mkeys); 0 or a negative errno. */
+int mlx5_dma_fill_pool_create(struct mlx5_dma_vchan *vc);
+void mlx5_dma_fill_pool_destroy(struct mlx5_dma_vchan *vc);
+/** Forget which patterns the slots hold and which mkeys are configured (restart). */
+void mlx5_dma_fill_pool_reset(struct mlx5_dma_vchan *vc);
+void mlx5_dma_fill_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+/** Whether the device creates indirect mkeys (one created and destroyed). */
+bool mlx5_dma_probe_mkey(struct mlx5_dma_dev *p);
+
+/* mlx5_dma_sg.cpp: rte_dma_copy_sg */
+/** Most segments per side of a copy_sg: a chain of MMO WQEs must fit any SQ. */
+#define MLX5_DMA_MAX_SGES 16
+/** max_sges of a device whose smallest ring is @p min_desc descriptors. */
+uint16_t mlx5_dma_sg_max_sges(uint32_t min_desc);
+void mlx5_dma_sg_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+struct mlx5_dma_sg_pool;
+/** List mkeys of a vchan whose UMR WQEs carry more than 2 entries; 0 or -errno. */
+int mlx5_dma_sg_pool_create(struct mlx5_dma_vchan *vc);
+void mlx5_dma_sg_pool_destroy(struct mlx5_dma_vchan *vc);
+void mlx5_dma_sg_pool_reset(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_err.cpp: slow paths of the completion side */
 void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe);

@@ -51,6 +51,10 @@ int apply(const char *key, const char *value, struct mlx5_dma_devargs *a)
 		if (!parse_uint(value, 2, 32768, &v))
 			goto bad;
 		a->max_desc = (uint32_t)v;
+	} else if (!strcmp(key, "umr_entries")) {
+		if (!parse_uint(value, 0, MLX5_DMA_MAX_SGES, &v))
+			goto bad;
+		a->umr_entries = (uint16_t)v;
 	} else if (!strcmp(key, "sva")) {
 		if (!parse_uint(value, 0, 1, &v))
 			goto bad;

@@ -19,6 +19,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
 enum rte_dma_status_code mlx5_dma_status_of_syndrome(uint8_t syndrome)
@@ -109,11 +110,15 @@ void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 
 namespace {
 
-/* Re-post one saved WQE at the producer slot, through the vchan's posting path. */
-void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
+/*
+ * Re-post one saved WQE of the op that starts at @p op_start and spans @p op_nbb
+ * WQEBBs, at producer counter @p pi, through the vchan's posting path. The op is
+ * committed by the caller once all its WQEs are in.
+ */
+void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb, uint32_t pi,
+		uint32_t op_start, uint32_t op_nbb)
 {
 	auto *ctrl = (const struct mlx5_wqe_ctrl_seg *)wqe;
-	uint32_t pi = vc->pi;
 
 	if (nbb > 1) {
 		vc->multi_start = pi;
@@ -132,9 +137,12 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
 			ibv_wr_start(vc->qpx);
 			vc->batch_open = true;
 		}
-		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, pi, nbb);
+		vc->qpx->wr_id = mlx5_dma_wr_id(vc->ring_idx, op_start, op_nbb);
+		/* an MMO behind a UMR keeps its small fence only as raw bytes: the
+		 * provider drops a pending small fence at a raw WQE */
 		if (mlx5_hw_ctrl_opcode(ctrl) == MLX5_OPCODE_MMO &&
-		    mlx5_hw_ctrl_opmod(ctrl) == MLX5_HW_OPC_MOD_MMO_DMA) {
+		    mlx5_hw_ctrl_opmod(ctrl) == MLX5_HW_OPC_MOD_MMO_DMA &&
+		    !(ctrl->fm_ce_se & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE)) {
 			auto *mmo = (const struct mlx5_hw_mmo_wqe *)wqe;
 			uint32_t len = rte_be_to_cpu_32(mmo->src.byte_count);
 
@@ -151,7 +159,6 @@ void repost_wqe(struct mlx5_dma_vchan *vc, const uint8_t *wqe, uint32_t nbb)
 			mlx5dv_wr_raw_wqe(vc->dvqp, wqe);
 		}
 	}
-	mlx5_dma_commit_op(vc, nbb);
 }
 
 /* Doorbell for the re-posted WQEs the application had already submitted. */
@@ -192,11 +199,16 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	bool was_open = vc->batch_open;
 	int ret;
 
-	/* the ring is the only copy of the ops to re-post: save it before the reset */
-	for (uint32_t i = 0; i < nbb; i++)
+	/* the ring is the only copy of the ops to re-post, and the slot table the only
+	 * record of where each op (one WQE, or several: SG chain, UMR + MMO) ends: save
+	 * both before the reset */
+	for (uint32_t i = 0; i < nbb; i++) {
 		memcpy(vc->scratch + i * MLX5_SEND_WQE_BB,
 		       vc->sq + (((start + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
 		       MLX5_SEND_WQE_BB);
+		vc->scratch_op_end[i] =
+			(uint16_t)(vc->slots[(start + i) & vc->sq_mask].end_pi - (uint16_t)start);
+	}
 	if (was_open)
 		ibv_wr_abort(vc->qpx); /* unsubmitted verbs batch: rebuilt below */
 	vc->batch_open = false;
@@ -210,6 +222,8 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	vc->pi = vc->bb_ci = vc->db_pi = 0;
 	vc->multi_valid = false;
 	vc->credits = 0; /* re-checked at the next enqueue */
+	vc->fm_pending = 0;
+	vc->err_gen++; /* a UMR may have failed: fills configure their mkeys again */
 	vc->stats.recoveries++;
 	if (ret) {
 		/* The QP is unusable: every op behind the failure ends NOT_ATTEMPTED (or
@@ -231,17 +245,27 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	}
 	vc->ring_idx = first_idx;
 	for (uint32_t off = 0; off < nbb;) {
-		uint8_t *wqe = vc->scratch + off * MLX5_SEND_WQE_BB;
-		uint32_t n = mlx5_hw_ds_to_wqebbs(
-			mlx5_hw_ctrl_ds((const struct mlx5_wqe_ctrl_seg *)wqe));
-		uint32_t *qpn_ds = (uint32_t *)wqe + 1;
+		uint32_t op_end = vc->scratch_op_end[off];
 
-		/* a new QP has a new number: the ctrl segment must name it */
-		*qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 |
-					   (rte_be_to_cpu_32(*qpn_ds) & 0x3f));
-		n = n ? n : 1;
-		repost_wqe(vc, wqe, n);
-		off += n;
+		/* a slot that does not end after its op's start: ring bookkeeping is
+		 * broken; the op is taken as one WQEBB rather than looping */
+		if (op_end <= off || op_end > nbb)
+			op_end = off + 1;
+		for (uint32_t w = off; w < op_end;) {
+			uint8_t *wqe = vc->scratch + w * MLX5_SEND_WQE_BB;
+			uint32_t n = mlx5_hw_ds_to_wqebbs(
+				mlx5_hw_ctrl_ds((const struct mlx5_wqe_ctrl_seg *)wqe));
+			uint32_t *qpn_ds = (uint32_t *)wqe + 1;
+
+			/* a new QP has a new number: the ctrl segment must name it */
+			*qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 |
+						   (rte_be_to_cpu_32(*qpn_ds) & 0x3f));
+			n = RTE_MIN(n ? n : 1, op_end - w);
+			repost_wqe(vc, wqe, n, w, off, op_end - off);
+			w += n;
+		}
+		mlx5_dma_commit_op(vc, op_end - off);
+		off = op_end;
 		if (off == nbb_sub)
 			ring_reposted(vc);
 	}
@@ -300,9 +324,15 @@ void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe_ptr)
 	}
 	if (cqe->syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR) {
 		/* the QP went to ERR without failing one of our WQEs (fatal event):
-		 * nothing failed, re-post from the flushed WQE on */
+		 * nothing failed, re-post from the flushed WQE's op on (all of it: a chain
+		 * flushed half-way runs again whole, writing the same bytes) */
+		uint16_t start = wqe_counter;
+
+		while (start != (uint16_t)vc->bb_ci &&
+		       vc->slots[(uint16_t)(start - 1) & vc->sq_mask].ring_idx == idx)
+			start--;
 		vc->done_upto = idx;
-		mlx5_dma_recover(vc, wqe_counter, idx);
+		mlx5_dma_recover(vc, start, idx);
 		return;
 	}
 	vc->last_err.ring_idx = idx;
@@ -351,11 +381,13 @@ int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code
 
 	vc->credits--; /* the caller made sure there is room */
 	/* one byte read just past the trap MR: every device rejects it (LOC_PROT) */
-	if (vc->path == MLX5_DMA_PATH_DIRECT)
+	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		mlx5_dma_write_mmo(vc, vc->pi, trap + MLX5_HW_OPAQUE_BUF_LEN, rte_cpu_to_be_32(key),
 				   trap, rte_cpu_to_be_32(key), 1, flags);
-	else
+		mlx5_dma_take_fence(vc, vc->pi);
+	} else {
 		mlx5_dma_build_mmo(vc, trap + MLX5_HW_OPAQUE_BUF_LEN, key, trap, key, 1, flags);
+	}
 	vc->op_status[vc->ring_idx & vc->sq_mask] = why;
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)

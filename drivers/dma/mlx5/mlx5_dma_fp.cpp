@@ -14,6 +14,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 
 namespace {
 
@@ -50,10 +51,12 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 		d = &vc->mr_cache.e[0];
 	}
 	vc->credits--;
-	if (P == MLX5_DMA_PATH_DIRECT)
+	if (P == MLX5_DMA_PATH_DIRECT) {
 		mlx5_dma_write_mmo(vc, vc->pi, src, skey_be, dst, d->lkey_be, len, flags);
-	else
+		mlx5_dma_take_fence(vc, vc->pi); /* after a UMR op (mkey API) */
+	} else {
 		mlx5_dma_build_mmo(vc, src, skey, dst, d->lkey, len, flags);
+	}
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
 		mlx5_dma_submit_vchan(vc);
@@ -141,8 +144,13 @@ uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls, ui
 uint16_t burst_capacity(const void *priv, uint16_t vchan)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint16_t n = (uint16_t)mlx5_dma_refill_credits(vc);
 
-	return (uint16_t)mlx5_dma_refill_credits(vc);
+	/* a UMR op left the small fence for the next WQE: keep that op on the slow path,
+	 * which sets it (the inline copy does not look) */
+	if (unlikely(vc->fm_pending))
+		vc->credits = 0;
+	return n;
 }
 
 } // namespace

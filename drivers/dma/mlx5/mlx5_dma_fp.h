@@ -21,13 +21,24 @@ int mlx5_dma_enqueue_trapped(struct mlx5_dma_vchan *vc, enum rte_dma_status_code
 			     uint64_t flags);
 
 /**
+ * Whether an op of @p nbb WQEBBs fits the SQ. One WQEBB always stays free: libmlx5
+ * refuses a batch that would fill the SQ with one-WQEBB WQEs (its limit counts work
+ * requests), and multi-WQE ops (SG chains) could otherwise reach it.
+ */
+static inline bool mlx5_dma_sq_fits(const struct mlx5_dma_vchan *vc, uint32_t nbb)
+{
+	return vc->pi - vc->bb_ci + nbb <= vc->sq_limit;
+}
+
+/**
  * Recompute how many one-WQEBB ops fit: the rte_dma ring (ops not yet reported) and
- * the SQ (WQEBBs not yet executed). Returns the new credit count.
+ * the SQ (WQEBBs not yet executed, one kept free). Returns the new credit count.
  */
 static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 {
 	uint32_t ops = (uint16_t)(vc->max_ops - (uint16_t)(vc->ring_idx - vc->reported));
-	uint32_t bbs = vc->sq_mask + 1 - (vc->pi - vc->bb_ci);
+	uint32_t used = vc->pi - vc->bb_ci;
+	uint32_t bbs = used < vc->sq_limit ? vc->sq_limit - used : 0;
 
 	vc->credits = bbs < ops ? bbs : ops;
 	return vc->credits;
@@ -81,15 +92,20 @@ static __rte_always_inline void mlx5_dma_write_mmo(const struct mlx5_dma_vchan *
 	mlx5_dma_st64(wqe + 56, rte_cpu_to_be_64(dst));
 }
 
-/** Record the op that starts at the producer slot, then advance. */
+/**
+ * Record the op whose @p nbb WQEBBs start at the producer slot, then advance. Every
+ * WQEBB of the op names it: a CQE (error or not) on any WQE of a multi-WQE op (an SG
+ * chain, a UMR and its MMO) finds the op and where it ends.
+ */
 static __rte_always_inline int mlx5_dma_commit_op(struct mlx5_dma_vchan *vc, uint32_t nbb)
 {
-	struct mlx5_dma_slot *slot = &vc->slots[vc->pi & vc->sq_mask];
+	uint32_t pi = vc->pi;
 	uint16_t idx = vc->ring_idx;
+	uint16_t end = (uint16_t)(pi + nbb);
 
-	vc->pi += nbb;
-	slot->ring_idx = idx;
-	slot->end_pi = (uint16_t)vc->pi;
+	for (uint32_t i = 0; i < nbb; i++)
+		vc->slots[(pi + i) & vc->sq_mask] = {idx, end};
+	vc->pi = pi + nbb;
 	vc->ring_idx = idx + 1;
 	return idx;
 }

@@ -22,13 +22,15 @@ int info_get(const struct rte_dma_dev *dev, struct rte_dma_info *info, uint32_t 
 	if (info_sz < sizeof(*info))
 		return -EINVAL;
 	info->dev_capa = RTE_DMA_CAPA_MEM_TO_MEM | RTE_DMA_CAPA_HANDLES_ERRORS |
-			 RTE_DMA_CAPA_OPS_COPY;
+			 RTE_DMA_CAPA_OPS_COPY | RTE_DMA_CAPA_OPS_COPY_SG;
 	if (p->sva)
 		info->dev_capa |= RTE_DMA_CAPA_SVA;
+	if (p->has_mkey)
+		info->dev_capa |= RTE_DMA_CAPA_OPS_FILL;
 	info->max_vchans = p->args.max_vchans;
 	info->min_desc = (uint16_t)p->args.min_desc;
 	info->max_desc = (uint16_t)RTE_MIN(p->args.max_desc, 32768u);
-	info->max_sges = 0;
+	info->max_sges = p->max_sges;
 	return 0;
 }
 

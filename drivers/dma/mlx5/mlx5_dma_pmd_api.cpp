@@ -15,7 +15,9 @@ namespace {
 /* dma_mlx5 devices by dmadev id (set at probe, cleared at release). */
 struct mlx5_dma_dev *g_devs[RTE_DMADEV_DEFAULT_MAX];
 
-struct mlx5_dma_vchan *vchan_of(int16_t dev_id, uint16_t vchan)
+} // namespace
+
+struct mlx5_dma_vchan *mlx5_dma_api_vchan(int16_t dev_id, uint16_t vchan)
 {
 	struct mlx5_dma_dev *p;
 
@@ -25,8 +27,6 @@ struct mlx5_dma_vchan *vchan_of(int16_t dev_id, uint16_t vchan)
 		return NULL;
 	return &p->vchans[vchan];
 }
-
-} // namespace
 
 void mlx5_dma_api_attach(int16_t dev_id, struct mlx5_dma_dev *p)
 {
@@ -59,7 +59,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_get_caps(int16_t dev_id, struct rte_pmd_dma
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
 						struct rte_pmd_dma_mlx5_vchan_info *info)
 {
-	struct mlx5_dma_vchan *vc = vchan_of(dev_id, vchan);
+	struct mlx5_dma_vchan *vc = mlx5_dma_api_vchan(dev_id, vchan);
 
 	if (!vc || !info)
 		return -EINVAL;
@@ -71,7 +71,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan,
 						     const void *wqe, uint64_t flags)
 {
-	struct mlx5_dma_vchan *vc = vchan_of(dev_id, vchan);
+	struct mlx5_dma_vchan *vc = mlx5_dma_api_vchan(dev_id, vchan);
 	uint8_t copy[MLX5_HW_WQE_MAX_DS * MLX5_HW_DS_BYTES];
 	uint32_t ds, nbb, pi;
 
@@ -95,7 +95,8 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vc
 	vc->multi_start = pi;
 	vc->multi_end = pi + nbb;
 	vc->multi_valid = true;
-	vc->credits = 0; /* re-checked at the next enqueue */
+	vc->credits = 0;    /* re-checked at the next enqueue */
+	vc->fm_pending = 0; /* libmlx5 drops a pending small fence at a raw WQE */
 	if (vc->path == MLX5_DMA_PATH_DIRECT) {
 		for (uint32_t off = 0; off < ds * MLX5_HW_DS_BYTES; off += MLX5_HW_DS_BYTES) {
 			uint32_t at = ((pi << MLX5_SEND_WQE_SHIFT) + off) &
@@ -122,7 +123,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vc
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_last_error(int16_t dev_id, uint16_t vchan,
 						struct rte_pmd_dma_mlx5_error *err)
 {
-	struct mlx5_dma_vchan *vc = vchan_of(dev_id, vchan);
+	struct mlx5_dma_vchan *vc = mlx5_dma_api_vchan(dev_id, vchan);
 
 	if (!vc || !err)
 		return -EINVAL;

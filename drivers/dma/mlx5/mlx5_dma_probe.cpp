@@ -47,6 +47,7 @@ int open_device(struct mlx5_dma_dev *p, const char *name)
 	if (ret)
 		return -ret;
 	p->max_wr_memcpy_length = dv.max_wr_memcpy_length;
+	p->max_sges = mlx5_dma_sg_max_sges(p->args.min_desc);
 	return 0;
 }
 
@@ -241,6 +242,8 @@ int probe(struct rte_vdev_device *vdev)
 		goto fail;
 	}
 	p->sva = p->args.sva;
+	/* a fill (UMR + MMO: 4 WQEBBs) must fit the smallest ring with one WQEBB free */
+	p->has_mkey = p->args.min_desc >= 8 && mlx5_dma_probe_mkey(p);
 	p->vchans = (struct mlx5_dma_vchan *)rte_zmalloc_socket(
 		name, p->args.max_vchans * sizeof(*p->vchans), RTE_CACHE_LINE_SIZE,
 		vdev->device.numa_node);
@@ -252,6 +255,9 @@ int probe(struct rte_vdev_device *vdev)
 	dev->dev_ops = &mlx5_dma_dev_ops;
 	dev->fp_obj->dev_private = p;
 	mlx5_dma_fp_install(dev->fp_obj, p->args.path);
+	mlx5_dma_sg_install(dev->fp_obj, p->args.path);
+	if (p->has_mkey)
+		mlx5_dma_fill_install(dev->fp_obj, p->args.path);
 	dev->state = RTE_DMA_DEV_READY;
 	mlx5_dma_api_attach(dev->data->dev_id, p);
 	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path", name,
@@ -328,6 +334,7 @@ RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5, "dev=<ibdev|PCI address|simN> "
 					"sim_core=<CPU list> "
 					"path=<direct|verbs> "
 					"max_vchans=<1-64> "
+					"umr_entries=<0-16> "
 					"min_desc=<power of 2> "
 					"max_desc=<power of 2> "
 					"sva=<0|1>");

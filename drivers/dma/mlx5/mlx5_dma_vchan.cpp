@@ -6,6 +6,7 @@
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
 namespace {
@@ -77,11 +78,18 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	qp_attr.recv_cq = ibv_cq_ex_to_cq(vc->cq_ex);
 	qp_attr.cap.max_send_wr = wqe_cnt;
 	qp_attr.cap.max_send_sge = 1;
+	/* UMR translations are inline: room for umr_entries list entries makes every SQ
+	 * slot larger (libmlx5 sizes the SQ for max_send_wr slots of the largest WQE) */
+	if (dev->args.umr_entries > 2)
+		qp_attr.cap.max_inline_data = dev->args.umr_entries * 16u - 4;
 	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	qp_attr.pd = dev->pd;
 	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
 	dv_attr.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
-	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY | MLX5DV_QP_EX_WITH_RAW_WQE;
+	/* MKEY_CONFIGURE: the UMR builders (fill, copy_sg, the mkey API); in libmlx5 v44
+	 * it adds nothing to the WQE size, so the SQ geometry stays one WQEBB per op */
+	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY | MLX5DV_QP_EX_WITH_RAW_WQE |
+				 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 	vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
 	if (!vc->qp) {
 		ret = neg_errno(ENOMEM);
@@ -89,6 +97,10 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 			     strerror(-ret));
 		return ret;
 	}
+	/* what a UMR WQE may carry inline (libmlx5's limits for the layout setters) */
+	vc->umr_max_list = (uint16_t)RTE_MIN((qp_attr.cap.max_inline_data + 4) / 16,
+					     (uint32_t)MLX5_DMA_UMR_MAX_XLAT);
+	vc->umr_max_interleaved = vc->umr_max_list ? vc->umr_max_list - 1 : 0;
 	vc->qpx = glue->qp_to_qp_ex(vc->qp);
 	vc->dvqp = vc->qpx ? glue->dv_qp_ex_from_ibv_qp_ex(vc->qpx) : NULL;
 	obj.qp.in = vc->qp;
@@ -96,8 +108,11 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	obj.cq.in = ibv_cq_ex_to_cq(vc->cq_ex);
 	obj.cq.out = &dvcq;
 	ret = glue->dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
-	if (ret || !vc->dvqp || dvqp.sq.wqe_cnt != wqe_cnt || dvqp.sq.stride != MLX5_SEND_WQE_BB ||
-	    dvcq.cqe_size != sizeof(struct mlx5_cqe64) || !dvqp.bf.reg) {
+	if (ret || !vc->dvqp || dvqp.sq.wqe_cnt < wqe_cnt ||
+	    (dvqp.sq.wqe_cnt & (dvqp.sq.wqe_cnt - 1)) || qp_attr.cap.max_send_wr < 2 ||
+	    (vc->sq_mask && dvqp.sq.wqe_cnt != vc->sq_mask + 1) ||
+	    dvqp.sq.stride != MLX5_SEND_WQE_BB || dvcq.cqe_size != sizeof(struct mlx5_cqe64) ||
+	    !dvqp.bf.reg) {
 		MLX5_DMA_LOG(ERR,
 			     "%s vchan %u: unexpected QP/CQ geometry (sq %u x %u, cqe %u, "
 			     "doorbell register %p)",
@@ -106,7 +121,10 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 		return -EPROTO;
 	}
 	vc->sq = (uint8_t *)dvqp.sq.buf;
-	vc->sq_mask = wqe_cnt - 1;
+	vc->sq_mask = dvqp.sq.wqe_cnt - 1;
+	/* libmlx5 refuses max_send_wr work requests in flight: with one or more WQEBBs
+	 * per request, keeping that many minus one WQEBBs stays below it */
+	vc->sq_limit = RTE_MIN(vc->sq_mask, qp_attr.cap.max_send_wr - 1);
 	vc->sq_dbrec = &dvqp.dbrec[MLX5_SND_DBR];
 	vc->bf_reg = dvqp.bf.reg;
 	vc->cq = (uint8_t *)dvcq.buf;
@@ -137,7 +155,7 @@ int mlx5_dma_vchan_replace_queues(struct mlx5_dma_vchan *vc)
 	/* build the new pair first: on failure the vchan keeps queues it can poll */
 	fresh.qp = NULL;
 	fresh.cq_ex = NULL;
-	ret = mlx5_dma_vchan_create_queues(&fresh, vc->sq_mask + 1);
+	ret = mlx5_dma_vchan_create_queues(&fresh, vc->ops_cnt);
 	if (ret) {
 		mlx5_dma_vchan_destroy_queues(&fresh);
 		return ret;
@@ -168,6 +186,7 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 {
 	const struct mlx5_glue *glue = dev->glue;
 	uint32_t wqe_cnt = rte_align32pow2(nb_desc);
+	uint32_t sq_bbs;
 	int ret;
 
 	memset(vc, 0, sizeof(*vc));
@@ -179,11 +198,9 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 			      ? MLX5_HW_DMA_MMO_MAX_SIZE
 			      : (uint32_t)dev->max_wr_memcpy_length;
 	vc->max_ops = (uint16_t)RTE_MIN(wqe_cnt - 1, (uint32_t)UINT16_MAX);
-	vc->slots = (struct mlx5_dma_slot *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->slots), 0);
-	vc->op_status = (uint16_t *)rte_zmalloc(NULL, wqe_cnt * sizeof(*vc->op_status), 0);
-	vc->scratch = (uint8_t *)rte_malloc(NULL, (size_t)wqe_cnt * MLX5_SEND_WQE_BB, 64);
+	vc->ops_cnt = wqe_cnt;
 	vc->trap_buf = (uint8_t *)rte_zmalloc(NULL, MLX5_HW_OPAQUE_BUF_LEN * 2, 64);
-	if (!vc->slots || !vc->op_status || !vc->scratch || !vc->trap_buf) {
+	if (!vc->trap_buf) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -197,6 +214,23 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	ret = mlx5_dma_vchan_create_queues(vc, wqe_cnt);
 	if (ret)
 		goto fail;
+	/* per SQ WQEBB (the SQ may be larger than wqe_cnt with umr_entries=) */
+	sq_bbs = vc->sq_mask + 1;
+	vc->slots = (struct mlx5_dma_slot *)rte_zmalloc(NULL, sq_bbs * sizeof(*vc->slots), 0);
+	vc->op_status = (uint16_t *)rte_zmalloc(NULL, sq_bbs * sizeof(*vc->op_status), 0);
+	vc->scratch = (uint8_t *)rte_malloc(NULL, (size_t)sq_bbs * MLX5_SEND_WQE_BB, 64);
+	vc->scratch_op_end = (uint16_t *)rte_malloc(NULL, sq_bbs * sizeof(*vc->scratch_op_end), 0);
+	if (!vc->slots || !vc->op_status || !vc->scratch || !vc->scratch_op_end) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (dev->has_mkey) {
+		ret = mlx5_dma_fill_pool_create(vc);
+		if (!ret)
+			ret = mlx5_dma_sg_pool_create(vc);
+		if (ret)
+			goto fail;
+	}
 	vc->configured = true;
 	return 0;
 fail:
@@ -210,11 +244,15 @@ void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc)
 
 	if (!glue)
 		return;
+	mlx5_dma_mkey_api_release(vc);
+	mlx5_dma_sg_pool_destroy(vc);
+	mlx5_dma_fill_pool_destroy(vc);
 	mlx5_dma_vchan_destroy_queues(vc);
 	if (vc->trap_mr)
 		glue->dereg_mr(vc->trap_mr);
 	rte_free(vc->trap_buf);
 	rte_free(vc->scratch);
+	rte_free(vc->scratch_op_end);
 	rte_free(vc->op_status);
 	rte_free(vc->slots);
 	memset(vc, 0, sizeof(*vc));
@@ -241,6 +279,11 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	vc->credits = 0;
 	vc->ring_idx = vc->reported = vc->done_upto = vc->submitted_idx = 0;
 	vc->err_pending = 0;
+	vc->fm_pending = 0;
+	vc->err_gen++;
+	mlx5_dma_fill_pool_reset(vc);
+	mlx5_dma_sg_pool_reset(vc);
+	mlx5_dma_mkey_api_reset(vc);
 	memset(vc->op_status, 0, (vc->sq_mask + 1) * sizeof(*vc->op_status));
 	memset(&vc->stats, 0, sizeof(vc->stats));
 	vc->last_err.valid = false;

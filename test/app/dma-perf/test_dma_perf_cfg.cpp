@@ -175,6 +175,31 @@ void test_old_format(void)
 	CU_ASSERT_EQUAL(b.dst_sge, 2);
 }
 
+/* The SG and fill cases the default run compares with the CPU. */
+void test_sg_and_fill(void)
+{
+	perf_config cfg;
+	std::string err;
+	const std::string text = "[GLOBAL]\neal_args=--no-pci\n"
+				 "[case1]\ntype=CPU_MEM_COPY\nmem_size=4\nbuf_size=4096\n"
+				 "lcore=1\ndma_src_sge=4\ndma_dst_sge=3\n"
+				 "[case2]\ntype=DMA_MEM_FILL\nmem_size=4\nbuf_size=64,4096,4,MUL\n"
+				 "dma_ring_size=256\nkick_batch=16\n"
+				 "lcore_dma0=lcore=1,dev=dma_mlx5,dir=mem2mem\n"
+				 "[case3]\ntype=CPU_MEM_FILL\nmem_size=4\nbuf_size=64\nlcore=1\n";
+
+	CU_ASSERT_EQUAL_FATAL(load(text, &cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg.cases.size(), 3);
+	CU_ASSERT_EQUAL(cfg.cases[0].type, PERF_TYPE_CPU);
+	CU_ASSERT_FALSE(cfg.cases[0].fill);
+	CU_ASSERT_EQUAL(cfg.cases[0].src_sge, 4);
+	CU_ASSERT_EQUAL(cfg.cases[0].dst_sge, 3);
+	CU_ASSERT_EQUAL(cfg.cases[1].type, PERF_TYPE_DMA);
+	CU_ASSERT_TRUE(cfg.cases[1].fill);
+	CU_ASSERT_EQUAL(cfg.cases[2].type, PERF_TYPE_CPU);
+	CU_ASSERT_TRUE(cfg.cases[2].fill);
+}
+
 void test_ranges(void)
 {
 	perf_range r;
@@ -296,10 +321,12 @@ void test_bad_values(void)
 	expect_bad(std::string("[case1]\n") + dma_case + "[case01]\n" + dma_case,
 		   {"[case01]", "twice"});
 	expect_bad(std::string("[case1]\n") + dma_case + "[case1x]\n", {"[case1x]"});
-	/* CPU case with SG or lcore_dma. */
-	expect_bad(std::string("[case1]\ntype=CPU_MEM_COPY\nmem_size=1\nbuf_size=64\nlcore=1\n"
+	/* SG with a fill, CPU case with lcore_dma. */
+	expect_bad(std::string("[case1]\ntype=CPU_MEM_FILL\nmem_size=1\nbuf_size=64\nlcore=1\n"
 			       "dma_src_sge=2\ndma_dst_sge=2\n"),
-		   {"[case1]", "DMA_MEM_COPY only"});
+		   {"[case1]", "not fills"});
+	expect_bad(std::string("[case1]\ntype=DMA_MEM_SET\nmem_size=1\nbuf_size=64\n"),
+		   {"[case1]", "type=DMA_MEM_SET", "DMA_MEM_FILL"});
 	expect_bad(std::string("[case1]\ntype=CPU_MEM_COPY\nmem_size=1\nbuf_size=64\n"
 			       "lcore_dma=lcore1@x\n"),
 		   {"[case1]", "lcore_dma"});
@@ -340,6 +367,7 @@ int main(void)
 		{"newest format ([GLOBAL])", test_newest_format},
 		{"23.07-25.07 per-case format", test_old_format},
 		{"ranges", test_ranges},
+		{"SG and fill cases", test_sg_and_fill},
 		{"main lcore worker", test_main_lcore_worker},
 		{"bad values", test_bad_values},
 		{"bad structure", test_bad_structure},

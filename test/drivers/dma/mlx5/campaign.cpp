@@ -2,8 +2,10 @@
 /**
  * @file
  * test_pmd_campaign: a fault campaign through the public rte_dma API. Per mode
- * (software HCA inline/thread x posting path direct/verbs): copies of random sizes
- * (1 B .. 64 KiB, log-uniform) between random offsets of a registered pool, source
+ * (software HCA inline/thread x posting path direct/verbs): ops of random sizes
+ * (1 B .. 64 KiB, log-uniform) between random offsets of a registered pool -- copies,
+ * scatter-gather copies (both sides cut into up to 8 random segments: a chain of
+ * WQEs) and fills (one of 12 patterns: the vchan's 8 pattern slots churn) -- source
  * pattern-filled, destination marked before each op, with about 1 % of the ops
  * accompanied by an injected fault of every kind the software HCA offers
  * (mlx5_sim.h): FAIL_WQE with every CQE syndrome (aimed at one op), QP_FATAL (ops in
@@ -25,7 +27,10 @@
  *    DELAY_COMPLETIONS), rte_dma_stats errors count exactly the failed ops.
  * A mode stalls when nothing completes for 5 s: its ops in flight count as lost and
  * the device is reopened.
- *   test_pmd_campaign [--ops N] [--seed S] [--no-overrun] [--mode inline-direct,...]
+ * --umr-entries N opens the devices with umr_entries=N: long SG lists take the UMR
+ * path (list mkeys), so faults also hit its UMR WQEs and MMOs through mkeys.
+ *   test_pmd_campaign [--ops N] [--seed S] [--no-overrun] [--umr-entries N]
+ *                     [--mode inline-direct,...]
  * Prints a table per mode and ends with "N passed, N failed" (one check per mode).
  */
 #include <getopt.h>
@@ -54,6 +59,7 @@ constexpr size_t kSrcLen = 8 * 1024 * 1024; /**< source pool */
 constexpr uint16_t kNbDesc = 128;
 constexpr uint8_t kMark = 0xd7; /**< destination bytes before the op */
 const char *const kDev = "dma_mlx5_campaign";
+unsigned g_umr_entries; /**< --umr-entries: devarg umr_entries= (0: not given) */
 
 const uint8_t kSyndromes[] = {
 	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
@@ -105,13 +111,34 @@ enum FaultKind {
 };
 const char *const kFaultName[F_NUM] = {"fail_wqe", "qp_fatal", "delay", "cq_overrun"};
 
+enum OpKind {
+	K_COPY,
+	K_SG,
+	K_FILL
+};
+
 struct Op {
 	uint16_t idx;
 	uint32_t slot;
 	uint32_t len;
 	size_t soff, doff;
 	enum rte_dma_status_code expect;
+	OpKind kind;
+	uint64_t pattern; /**< K_FILL */
 };
+
+/* Cut [addr, addr + len) into @p n segments of random lengths (some may be empty). */
+void cut(uint64_t addr, uint32_t len, uint16_t n, std::mt19937_64 &rng, struct rte_dma_sge *sge)
+{
+	uint32_t at = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		uint32_t piece = k + 1 == n ? len - at : (uint32_t)(rng() % (len - at + 1));
+
+		sge[k] = {addr + at, piece};
+		at += piece;
+	}
+}
 
 struct Mode {
 	const char *name, *sim, *path;
@@ -196,8 +223,10 @@ private:
 	int open()
 	{
 		char args[256];
-		snprintf(args, sizeof(args), "dev=%s,sim_exec=%s,path=%s", m_.sim,
-			 m_.thread ? "thread" : "inline", m_.path);
+		int n = snprintf(args, sizeof(args), "dev=%s,sim_exec=%s,path=%s", m_.sim,
+				 m_.thread ? "thread" : "inline", m_.path);
+		if (g_umr_entries)
+			snprintf(args + n, sizeof(args) - n, ",umr_entries=%u", g_umr_entries);
 		int id = t_open(kDev, args, 1, kNbDesc);
 		if (id < 0) {
 			fprintf(stderr, "campaign %s: cannot open %s: %d\n", m_.name, args, id);
@@ -233,11 +262,34 @@ private:
 			aim_next_ = false;
 		}
 		uint8_t *d = dst_.dst + op.doff;
+		uint64_t fl = submit ? RTE_DMA_OP_FLAG_SUBMIT : 0;
+		uint32_t dice = rng_() % 10;
+		struct rte_dma_sge s[8], dd[8];
+		uint16_t ns = 1 + rng_() % 8, nd = 1 + rng_() % 8;
+		int r;
+
+		op.kind = dice < 6 ? K_COPY : dice < 8 ? K_SG : K_FILL;
+		op.pattern = 0x0123456789abcdefull * (1 + rng_() % 12);
 		memset(d, kMark, op.len + 1);
-		int r = rte_dma_copy(id_, 0, t_iova(bufs_.src + op.soff), t_iova(d), op.len,
-				     submit ? RTE_DMA_OP_FLAG_SUBMIT : 0);
+		if (op.kind == K_SG) {
+			cut(t_iova(bufs_.src + op.soff), op.len, ns, rng_, s);
+			cut(t_iova(d), op.len, nd, rng_, dd);
+		}
+		for (;;) {
+			if (op.kind == K_COPY)
+				r = rte_dma_copy(id_, 0, t_iova(bufs_.src + op.soff), t_iova(d),
+						 op.len, fl);
+			else if (op.kind == K_SG)
+				r = rte_dma_copy_sg(id_, 0, s, dd, ns, nd, fl);
+			else
+				r = rte_dma_fill(id_, 0, op.pattern, t_iova(d), op.len, fl);
+			/* a chain longer than the free SQ, or every pattern slot busy */
+			if (r != -ENOSPC || !poll())
+				break;
+		}
 		if (r < 0) {
-			fprintf(stderr, "campaign %s: rte_dma_copy: %d\n", m_.name, r);
+			fprintf(stderr, "campaign %s: enqueue of kind %d: %d\n", m_.name, op.kind,
+				r);
 			c_->wrong++;
 			return;
 		}
@@ -312,6 +364,14 @@ private:
 	{
 		const uint8_t *d = dst_.dst + op.doff;
 		const uint8_t *s = bufs_.src + op.soff;
+		std::vector<uint8_t> pat;
+
+		if (op.kind == K_FILL) {
+			pat.resize(op.len);
+			for (uint32_t i = 0; i < op.len; i++)
+				pat[i] = ((const uint8_t *)&op.pattern)[i % 8];
+			s = pat.data();
+		}
 
 		if (st != op.expect) {
 			if (c_->wrong < 10)
@@ -500,6 +560,7 @@ int main(int argc, char **argv)
 					     {"seed", required_argument, nullptr, 's'},
 					     {"mode", required_argument, nullptr, 'm'},
 					     {"no-overrun", no_argument, nullptr, 'o'},
+					     {"umr-entries", required_argument, nullptr, 'u'},
 					     {nullptr, 0, nullptr, 0}};
 	int c;
 
@@ -517,9 +578,13 @@ int main(int argc, char **argv)
 		case 'o':
 			overrun = false;
 			break;
+		case 'u':
+			g_umr_entries = (unsigned)strtoul(optarg, nullptr, 0);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [--ops N] [--seed S] [--mode a,b] [--no-overrun]\n",
+				"usage: %s [--ops N] [--seed S] [--mode a,b] [--no-overrun] "
+				"[--umr-entries N]\n",
 				argv[0]);
 			return 2;
 		}

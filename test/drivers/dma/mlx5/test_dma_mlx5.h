@@ -158,5 +158,8 @@ extern const struct cunit_suite t_suite_status;
 extern const struct cunit_suite t_suite_quirks;
 extern const struct cunit_suite t_suite_sva;
 extern const struct cunit_suite t_suite_tiny;
+extern const struct cunit_suite t_suite_sg;
+extern const struct cunit_suite t_suite_fill;
+extern const struct cunit_suite t_suite_mkey;
 
 #endif /* TEST_DMA_MLX5_H */
