@@ -66,7 +66,13 @@ int query_sqd(SimQp *qp, uint32_t *idx)
 	if (err) {
 		if (err == EREMOTEIO)
 			err = cmd_status_errno(status);
-		return -err; /* status OK with EREMOTEIO gives 0, as in v44.0 */
+		/*
+		 * EREMOTEIO with status OK maps to 0: v44.0 then walks from an
+		 * uninitialised index; the model reports that nothing was cancelled.
+		 */
+		if (!err)
+			*idx = qp->sq.cur_post;
+		return -err;
 	}
 	if (qpc.state != MLX5_HW_QPC_STATE_SQDRAINED)
 		return -EINVAL;
