@@ -41,10 +41,26 @@ uint8_t bs_selector(uint32_t block_size)
 	return block_size < sizeof(sel) ? sel[block_size] : 0;
 }
 
+/**
+ * An enum member of the caller's attributes as the 32 bits it holds: the caller
+ * may store any value there, and loading an out-of-range enumerator is undefined.
+ */
+template <typename E>
+uint32_t raw_enum(const E &e)
+{
+	uint32_t v;
+
+	static_assert(sizeof(E) == sizeof(v), "32-bit enum");
+	memcpy(&v, &e, sizeof(v));
+	return v;
+}
+
 bool valid_t10dif(const struct mlx5dv_sig_t10dif *dif)
 {
+	uint32_t bg_type = raw_enum(dif->bg_type);
+
 	return (dif->bg == 0 || dif->bg == 0xffff) &&
-	       (dif->bg_type == MLX5DV_SIG_T10DIF_CRC || dif->bg_type == MLX5DV_SIG_T10DIF_CSUM) &&
+	       (bg_type == MLX5DV_SIG_T10DIF_CRC || bg_type == MLX5DV_SIG_T10DIF_CSUM) &&
 	       !(dif->flags &
 		 ~(uint32_t)(MLX5DV_SIG_T10DIF_FLAG_REF_REMAP | MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE |
 			     MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE));
@@ -52,7 +68,7 @@ bool valid_t10dif(const struct mlx5dv_sig_t10dif *dif)
 
 bool valid_crc(const struct mlx5dv_sig_crc *crc)
 {
-	switch (crc->type) {
+	switch (raw_enum(crc->type)) {
 	case MLX5DV_SIG_CRC_TYPE_CRC32:
 	case MLX5DV_SIG_CRC_TYPE_CRC32C:
 		return crc->seed == 0 || crc->seed == UINT32_MAX;
@@ -66,9 +82,9 @@ bool valid_crc(const struct mlx5dv_sig_crc *crc)
 /** mlx5_validate_sig_block_domain. */
 bool valid_domain(const struct mlx5dv_sig_block_domain *d)
 {
-	if ((uint32_t)d->block_size > MLX5DV_BLOCK_SIZE_4160 || d->comp_mask)
+	if (raw_enum(d->block_size) > MLX5DV_BLOCK_SIZE_4160 || d->comp_mask)
 		return false;
-	switch (d->sig_type) {
+	switch (raw_enum(d->sig_type)) {
 	case MLX5DV_SIG_TYPE_T10DIF:
 		return valid_t10dif(d->sig.dif);
 	case MLX5DV_SIG_TYPE_CRC:
@@ -87,8 +103,8 @@ void copy_domain(const struct mlx5dv_sig_block_domain *src, SimSigDomain *dst)
 	}
 	dst->present = true;
 	dst->comp_mask = src->comp_mask;
-	dst->block_size = (uint32_t)src->block_size;
-	if (src->sig_type == MLX5DV_SIG_TYPE_CRC) {
+	dst->block_size = raw_enum(src->block_size);
+	if (raw_enum(src->sig_type) == MLX5DV_SIG_TYPE_CRC) {
 		dst->sig_type = MLX5DV_SIG_TYPE_CRC;
 		dst->crc = *src->sig.crc;
 		memset(&dst->t10dif, 0, sizeof(dst->t10dif));

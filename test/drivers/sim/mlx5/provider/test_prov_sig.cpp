@@ -920,7 +920,7 @@ void test_device_psv_mkey_sig(void)
 	CU_ASSERT_NOT_EQUAL(a.sig.mem_psv_index, b.sig.mem_psv_index);
 	CU_ASSERT(a.sig.wire_psv_index <= 0xffffff && b.sig.wire_psv_index <= 0xffffff);
 	/* PSVs keep the PD busy */
-	CU_ASSERT_NOT_EQUAL(g->dealloc_pd(pd), 0);
+	CU_ASSERT_NOT_EQUAL_FATAL(g->dealloc_pd(pd), 0);
 	CU_ASSERT_EQUAL(sim_mkey_sig_destroy(ctx, &a), 0);
 	CU_ASSERT_FALSE(a.has_sig);
 	CU_ASSERT_EQUAL(sim_mkey_sig_destroy(ctx, &b), 0);
