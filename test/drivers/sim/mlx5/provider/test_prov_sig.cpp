@@ -933,6 +933,32 @@ void test_device_psv_mkey_sig(void)
 	close_instance(none, "sim46");
 }
 
+/* A failing second CREATE_PSV keeps nothing: the first PSV is destroyed again. */
+void test_psv_failure_keeps_nothing(void)
+{
+	HcaCaps caps;
+	SimCtxFull ctx{};
+	SimPd pd{};
+	SimMkey a{}, b{};
+	uint32_t extra, more;
+
+	caps.max_psv = 3;
+	ctx.hca = Hca::create("sigpsv", caps, ExecMode::Inline);
+	CU_ASSERT_FATAL(ctx.hca != nullptr);
+	ctx.sig_caps.block_prot = MLX5DV_SIG_PROT_CAP_T10DIF | MLX5DV_SIG_PROT_CAP_CRC;
+	CU_ASSERT_EQUAL_FATAL(ctx.hca->alloc_pd(&pd.pdn), 0);
+	CU_ASSERT_EQUAL(sim_mkey_sig_create(&ctx, &pd, &a), 0);
+	CU_ASSERT_EQUAL(sim_mkey_sig_create(&ctx, &pd, &b), ENOMEM);
+	CU_ASSERT_FALSE(b.has_sig);
+	/* exactly one PSV is left for others */
+	CU_ASSERT_EQUAL(ctx.hca->create_psv(pd.pdn, &extra), 0);
+	CU_ASSERT_EQUAL(ctx.hca->create_psv(pd.pdn, &more), -ENOMEM);
+	CU_ASSERT_EQUAL(ctx.hca->destroy_psv(extra), 0);
+	CU_ASSERT_EQUAL(sim_mkey_sig_destroy(&ctx, &a), 0);
+	CU_ASSERT_EQUAL(sim_mkey_sig_destroy(&ctx, &a), 0); /* nothing left: no-op */
+	CU_ASSERT_EQUAL(ctx.hca->dealloc_pd(pd.pdn), 0);
+}
+
 void test_sig_pipelining_qp(void)
 {
 	struct ibv_context *full = open_instance("sim47", MLX5_SIM_SIG_ALL);
@@ -1098,6 +1124,7 @@ int main(void)
 	static const struct cunit_test dev[] = {
 		{"signature caps per instance", test_device_caps},
 		{"PSVs of a signature mkey", test_device_psv_mkey_sig},
+		{"PSV failure keeps nothing", test_psv_failure_keeps_nothing},
 		{"SIG_PIPELINING QPs", test_sig_pipelining_qp},
 		{"cancel in SQD, NOP completions", test_device_cancel_in_sqd},
 	};
