@@ -778,7 +778,8 @@ uint64_t now_ms()
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-struct ibv_context *open_instance(const char *name, uint32_t sig_features)
+struct ibv_context *open_instance(const char *name, uint32_t sig_features,
+				  enum mlx5_sim_exec_mode mode = MLX5_SIM_EXEC_INLINE)
 {
 	struct mlx5_sim_device_attr attr;
 	struct ibv_context *ctx = nullptr;
@@ -786,7 +787,7 @@ struct ibv_context *open_instance(const char *name, uint32_t sig_features)
 	int n = 0;
 
 	mlx5_sim_device_attr_init(&attr);
-	attr.exec_mode = MLX5_SIM_EXEC_INLINE;
+	attr.exec_mode = mode;
 	attr.sig_features = sig_features;
 	if (mlx5_sim_device_add(name, &attr))
 		return nullptr;
@@ -1022,9 +1023,9 @@ int poll_n(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n)
  * by wr_id; SQD->RTS then completes them as NOPs reporting the original opcode.
  * The cancelled SEND would have waited for a receive WQE that never comes.
  */
-void test_device_cancel_in_sqd(void)
+void cancel_in_sqd(const char *name, enum mlx5_sim_exec_mode mode)
 {
-	struct ibv_context *ctx = open_instance("sim49", MLX5_SIM_SIG_ALL);
+	struct ibv_context *ctx = open_instance(name, MLX5_SIM_SIG_ALL, mode);
 	struct ibv_cq_init_attr_ex ca = {};
 	std::vector<uint8_t> buf(4096, 0x11);
 	struct ibv_wc wc[4];
@@ -1059,6 +1060,7 @@ void test_device_cancel_in_sqd(void)
 	ibv_wr_rdma_write(x, mr->rkey, (uintptr_t)buf.data() + 2048);
 	ibv_wr_set_sge(x, mr->lkey, (uintptr_t)buf.data(), 64);
 	CU_ASSERT_EQUAL(ibv_wr_complete(x), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_quiesce(ctx), 0); /* thread mode: executed for sure */
 	/* drain, then post what the device must not start */
 	qa.qp_state = IBV_QPS_SQD;
 	CU_ASSERT_EQUAL(g->modify_qp(qp, &qa, IBV_QP_STATE), 0);
@@ -1072,6 +1074,8 @@ void test_device_cancel_in_sqd(void)
 	ibv_wr_rdma_write(x, mr->rkey, (uintptr_t)buf.data() + 1024);
 	ibv_wr_set_sge(x, mr->lkey, (uintptr_t)buf.data(), 32);
 	CU_ASSERT_EQUAL(ibv_wr_complete(x), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_quiesce(ctx), 0); /* nothing runs in SQD, in any mode */
+	CU_ASSERT_EQUAL(poll_n(cq, wc, 1), 0);
 	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(dv, 3), 0);
 	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(dv, 1), 1); /* the SEND only */
 	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(dv, 1), -EINVAL);
@@ -1091,11 +1095,18 @@ void test_device_cancel_in_sqd(void)
 	qa.qp_state = IBV_QPS_SQD;
 	CU_ASSERT_EQUAL(g->modify_qp(qp, &qa, IBV_QP_STATE), 0);
 	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(dv, 2), 0);
+	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(dv, 1), 0);
 	CU_ASSERT_EQUAL(g->destroy_qp(qp), 0);
 	CU_ASSERT_EQUAL(g->dereg_mr(mr), 0);
 	CU_ASSERT_EQUAL(g->destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
 	CU_ASSERT_EQUAL(g->dealloc_pd(pd), 0);
-	close_instance(ctx, "sim49");
+	close_instance(ctx, name);
+}
+
+void test_device_cancel_in_sqd(void)
+{
+	cancel_in_sqd("sim49", MLX5_SIM_EXEC_INLINE);
+	cancel_in_sqd("sim50", MLX5_SIM_EXEC_THREAD);
 }
 
 } // namespace
