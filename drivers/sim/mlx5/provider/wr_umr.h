@@ -5,7 +5,7 @@
  * mr_list / mr_interleaved registration calls), as libmlx5 v44.0 writes them
  * (rdma-core providers/mlx5/qp.c, mlx5_send_wr_mkey_configure and its setters).
  * wr_umr.cpp holds the builders, wr_umr_layout.cpp the translation
- * area writers.
+ * area writers, wr_umr_sig.cpp the signature setter, BSF and SET_PSV WQEs.
  */
 #ifndef MLX5_SIM_WR_UMR_H
 #define MLX5_SIM_WR_UMR_H

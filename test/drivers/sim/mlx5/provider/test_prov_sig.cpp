@@ -392,6 +392,13 @@ void test_setter_einval_context(void)
 	CU_ASSERT_EQUAL(f.qp->sq.cur_post, 0);
 	/* the library does not roll the state back (man page: undefined until reset) */
 	CU_ASSERT(f.mkey.sig.state == SigState::UPDATED);
+	/* an mkey without a signature context */
+	f.mkey.has_sig = false;
+	f.start(kInl);
+	mlx5dv_wr_mkey_configure(f.dv(), &f.mkey.dv, 1, &attr);
+	mlx5dv_wr_set_mkey_sig_block(f.dv(), &sb);
+	CU_ASSERT_EQUAL(ibv_wr_complete(f.x()), EINVAL);
+	CU_ASSERT_EQUAL(f.qp->sq.cur_post, 0);
 	/* not checked against the device's caps: 4048 blocks and CRC64 accepted */
 	Fixture g;
 	struct mlx5dv_sig_crc c64 = {MLX5DV_SIG_CRC_TYPE_CRC64_XP10, ~0ull};
