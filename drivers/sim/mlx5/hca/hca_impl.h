@@ -150,6 +150,14 @@ struct PdEntry {
 	uint32_t refs; /**< MRs and QPs using it */
 };
 
+/** A signature PSV: the signature state of one domain, set by SET_PSV WQEs. */
+struct PsvEntry {
+	bool used;
+	uint32_t pdn;
+	uint64_t transient_signature; /**< last SET_PSV value */
+	bool error;                   /**< in error after a signature error, until re-armed */
+};
+
 /** A completion queue. */
 struct CqObj {
 	CqConfig cfg;
@@ -320,6 +328,8 @@ public:
 	int destroy_qp(uint32_t qpn) override;
 	void sq_doorbell(uint32_t qpn, uint64_t ctrl8) override;
 	void rq_notify(uint32_t qpn) override;
+	int create_psv(uint32_t pdn, uint32_t *psv_index) override;
+	int destroy_psv(uint32_t psv_index) override;
 	int get_async_event(AsyncEvent *event) override;
 	void quiesce() override;
 	int inject(const Fault &fault) override;
@@ -480,6 +490,8 @@ public:
 	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
 	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
+	std::vector<PsvEntry> psvs_; /**< index = PSV index; 0 unused */
+	uint32_t psv_count_ = 0;
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */

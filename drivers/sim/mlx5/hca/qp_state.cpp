@@ -190,6 +190,7 @@ int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
 	info->dest_qpn = qp->dest_qpn;
 	info->hw_sq_wqebb_counter = (uint16_t)qp->sq_ci;
 	info->access_flags = qp->access_flags;
+	info->drain_sigerr = qp->cfg.drain_sigerr;
 	return 0;
 }
 
