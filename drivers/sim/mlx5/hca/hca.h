@@ -69,6 +69,8 @@ struct HcaCaps {
 /** create_mkey() flags. */
 enum : uint32_t {
 	HCA_MKEY_REMOTE_INVALIDATE = 1u << 0, /**< en_rinval: SEND_INVAL may free it */
+	/** bsf_en with 4 BSF octowords: a signature mkey (UMRs may carry a BSF) */
+	HCA_MKEY_BSF = 1u << 1,
 };
 
 /** Indirect mkeys: properties of the model (ASSUMPTIONS.md). */

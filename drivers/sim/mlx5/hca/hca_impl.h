@@ -115,6 +115,7 @@ struct XlatEnt {
 struct MkeyObj {
 	uint32_t num_desc; /**< translation octowords it has room for */
 	bool rinval;       /**< en_rinval: SEND_INVAL may free it */
+	bool bsf_en;       /**< created with a BSF: a signature mkey */
 	bool free;         /**< invalid: every access fails */
 	bool repeat;       /**< layout is a repeat block (else a KLM list) */
 	uint32_t qpn;      /**< mkey context qpn (0xffffff: any) */

@@ -5,7 +5,7 @@
  * (rdma-core providers/mlx5/verbs.c, mlx5_create_sig_ctx / mlx5_destroy_sig_ctx):
  * refused without signature caps, two PSVs from the device (memory domain first,
  * then wire), the error counter at 1 and marked for the first UMR to push.
- * mlx5dv_create_mkey calls sim_mkey_sig_create() before it creates the device
+ * mlx5dv_create_mkey calls sim_mkey_sig_create() after it created the device
  * mkey; mlx5dv_destroy_mkey calls sim_mkey_sig_destroy() before destroying it.
  */
 #include <errno.h>

@@ -941,6 +941,57 @@ void test_device_psv_mkey_sig(void)
 	close_instance(none, "sim46");
 }
 
+/*
+ * mlx5dv_create_mkey with BLOCK_SIGNATURE: a device mkey with a BSF, two PSVs, the
+ * mkey in the context's table under lkey >> 8 (where SIG_ERR CQEs look it up, plain
+ * mkeys too); destroy takes all of it away. Without signature caps: EOPNOTSUPP.
+ */
+void test_create_sig_mkey(void)
+{
+	struct ibv_context *full = open_instance("sim47", MLX5_SIM_SIG_ALL);
+	struct ibv_context *none = open_instance("sim48", 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(none);
+	struct ibv_pd *pd = g->alloc_pd(full), *pd0 = g->alloc_pd(none);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd0);
+	struct mlx5dv_mkey_init_attr ma = {};
+	ma.pd = pd;
+	ma.max_entries = 3;
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+			  MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	struct mlx5dv_mkey *sig = g->dv_create_mkey(&ma);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sig);
+	CU_ASSERT_EQUAL(ma.max_entries, 4);
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+	struct mlx5dv_mkey *plain = g->dv_create_mkey(&ma);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+	SimCtxFull *ctx = to_ctx_full(full);
+	SimMkey *s = to_sim_mkey(sig);
+	CU_ASSERT(s->has_sig);
+	CU_ASSERT_EQUAL(s->sig.state, SigState::INIT);
+	CU_ASSERT(s->sig.mem_psv_index != 0 && s->sig.wire_psv_index != 0);
+	CU_ASSERT_PTR_EQUAL(ctx->mkey_by_idx.find(sig->lkey >> 8), s);
+	CU_ASSERT_PTR_EQUAL(ctx->mkey_by_idx.find(plain->lkey >> 8), to_sim_mkey(plain));
+	CU_ASSERT_FALSE(to_sim_mkey(plain)->has_sig);
+	/* PSVs keep the PD busy until the mkey is gone */
+	uint32_t lkey = sig->lkey;
+	CU_ASSERT_EQUAL(g->dv_destroy_mkey(sig), 0);
+	CU_ASSERT_PTR_NULL(ctx->mkey_by_idx.find(lkey >> 8));
+	CU_ASSERT_EQUAL(g->dv_destroy_mkey(plain), 0);
+	CU_ASSERT_EQUAL(g->dealloc_pd(pd), 0);
+	ma.pd = pd0;
+	ma.max_entries = 1;
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	errno = 0;
+	CU_ASSERT_PTR_NULL(g->dv_create_mkey(&ma));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_EQUAL(ma.max_entries, 1);
+	CU_ASSERT_EQUAL(g->dealloc_pd(pd0), 0);
+	close_instance(full, "sim47");
+	close_instance(none, "sim48");
+}
+
 /* A failing second CREATE_PSV keeps nothing: the first PSV is destroyed again. */
 void test_psv_failure_keeps_nothing(void)
 {
@@ -1142,6 +1193,7 @@ int main(void)
 	static const struct cunit_test dev[] = {
 		{"signature caps per instance", test_device_caps},
 		{"PSVs of a signature mkey", test_device_psv_mkey_sig},
+		{"create/destroy a BLOCK_SIGNATURE mkey", test_create_sig_mkey},
 		{"PSV failure keeps nothing", test_psv_failure_keeps_nothing},
 		{"SIG_PIPELINING QPs", test_sig_pipelining_qp},
 		{"cancel in SQD, NOP completions", test_device_cancel_in_sqd},
