@@ -97,8 +97,11 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 {
 	/* most WQEs of a burst are unsignaled and have no responder: no call */
-	if (__builtin_expect(!pl->signaled && !pl->resp_qp, 1))
+	if (__builtin_expect(!pl->signaled && !pl->resp_qp && !(pl->nsrc & HCA_NSRC_SPECIAL), 1))
 		return;
+	/* a signature error's CQE comes before the WQE's own completion */
+	if ((pl->nsrc & HCA_NSRC_SPECIAL) && (pl->xflags & XF_SIG))
+		complete_sig(qp, pl);
 	if (pl->signaled)
 		write_req_cqe(qp, pl);
 	if (pl->resp_qp)

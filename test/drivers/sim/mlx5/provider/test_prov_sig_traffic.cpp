@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Signature offload end to end through the sim backend: the signature scenarios
+ * of rdma-core v44.0 tests/test_mlx5_mkey.py (facts §11.3) on two RC QPs of one
+ * software HCA, posted with the provider's builders and executed by the device
+ * from the WQE bytes: t10dif, crc, sig_err and pipelining_good (data, CQE counts,
+ * mlx5dv_mkey_check), plus what the device reports on a signature error (one
+ * SIG_ERR CQE consumed silently, BAD_GUARD with expected and actual CRC, the mkey
+ * unusable until its next configure).
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <vector>
+
+#include <CUnit/Basic.h>
+
+#include "cunit_run.h"
+
+#include "mlx5_glue.h"
+#include "mlx5_sim.h"
+
+namespace {
+
+const struct mlx5_glue *g;
+
+uint64_t now_ms()
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/** Bitwise CRC-32 (IEEE, reflected, init = seed, final XOR all ones): the test's own. */
+uint32_t crc32_bitwise(const uint8_t *p, size_t n, uint32_t seed)
+{
+	uint32_t c = seed;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+	}
+	return c ^ 0xffffffffu;
+}
+
+/** One side of the scenario: QP, CQ, 1 KiB buffer and its signature mkey. */
+struct Player {
+	struct ibv_cq_ex *cq = nullptr;
+	struct ibv_qp *qp = nullptr;
+	struct ibv_qp_ex *x = nullptr;
+	struct mlx5dv_qp_ex *dv = nullptr;
+	struct ibv_mr *mr = nullptr;
+	struct mlx5dv_mkey *mkey = nullptr;
+	std::vector<uint8_t> buf = std::vector<uint8_t>(1024);
+};
+
+/** Two players on one instance, connected to each other (facts §11.3 resources). */
+struct Scenario {
+	const char *name;
+	struct ibv_context *ctx = nullptr;
+	struct ibv_pd *pd = nullptr;
+	Player c, s;
+
+	explicit Scenario(const char *n, uint32_t qp_flags = 0) : name(n)
+	{
+		struct mlx5_sim_device_attr attr;
+		mlx5_sim_device_attr_init(&attr);
+		attr.exec_mode = MLX5_SIM_EXEC_INLINE;
+		CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_add(name, &attr), 0);
+		int num = 0;
+		struct ibv_device **list = g->get_device_list(&num);
+		for (int i = 0; list && i < num; i++)
+			if (!strcmp(g->get_device_name(list[i]), name))
+				ctx = g->open_device(list[i]);
+		g->free_device_list(list);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+		pd = g->alloc_pd(ctx);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+		make(&c, qp_flags);
+		make(&s, 0);
+		connect(&c, &s);
+		connect(&s, &c);
+	}
+	~Scenario()
+	{
+		for (Player *p : {&c, &s}) {
+			CU_ASSERT_EQUAL(g->destroy_qp(p->qp), 0);
+			CU_ASSERT_EQUAL(g->dv_destroy_mkey(p->mkey), 0);
+			CU_ASSERT_EQUAL(g->dereg_mr(p->mr), 0);
+			CU_ASSERT_EQUAL(g->destroy_cq(ibv_cq_ex_to_cq(p->cq)), 0);
+		}
+		CU_ASSERT_EQUAL(g->dealloc_pd(pd), 0);
+		CU_ASSERT_EQUAL(g->close_device(ctx), 0);
+		CU_ASSERT_EQUAL(mlx5_sim_device_remove(name), 0);
+	}
+	void make(Player *p, uint32_t qp_flags)
+	{
+		struct ibv_cq_init_attr_ex ca = {};
+		ca.cqe = 64;
+		p->cq = g->create_cq_ex(ctx, &ca);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p->cq);
+		struct ibv_qp_init_attr_ex a = {};
+		struct mlx5dv_qp_init_attr dv = {};
+		a.qp_type = IBV_QPT_RC;
+		a.send_cq = a.recv_cq = ibv_cq_ex_to_cq(p->cq);
+		a.cap.max_send_wr = a.cap.max_recv_wr = 64;
+		a.cap.max_send_sge = a.cap.max_recv_sge = 1;
+		a.cap.max_inline_data = 512;
+		a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		a.pd = pd;
+		a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+		dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
+			       MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+		dv.create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | qp_flags;
+		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
+		p->qp = g->dv_create_qp(ctx, &a, &dv);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p->qp);
+		p->x = g->qp_to_qp_ex(p->qp);
+		p->dv = g->dv_qp_ex_from_ibv_qp_ex(p->x);
+		p->mr = g->reg_mr(pd, p->buf.data(), p->buf.size(),
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p->mr);
+		struct mlx5dv_mkey_init_attr ma = {};
+		ma.pd = pd;
+		ma.max_entries = 3;
+		ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+				  MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+		p->mkey = g->dv_create_mkey(&ma);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p->mkey);
+	}
+	void connect(Player *p, const Player *peer)
+	{
+		struct ibv_qp_attr a = {};
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+		CU_ASSERT_EQUAL(g->modify_qp(p->qp, &a,
+					     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						     IBV_QP_ACCESS_FLAGS),
+				0);
+		a = {};
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_4096;
+		a.dest_qp_num = peer->qp->qp_num;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		a.ah_attr.port_num = 1;
+		CU_ASSERT_EQUAL(g->modify_qp(p->qp, &a,
+					     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+						     IBV_QP_MAX_DEST_RD_ATOMIC |
+						     IBV_QP_MIN_RNR_TIMER),
+				0);
+		a = {};
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		CU_ASSERT_EQUAL(g->modify_qp(p->qp, &a,
+					     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+						     IBV_QP_MAX_QP_RD_ATOMIC),
+				0);
+	}
+	/** Poll up to @p n completions for a while; returns how many. */
+	static int poll(Player *p, struct ibv_wc *wc, int n)
+	{
+		uint64_t deadline = now_ms() + 500;
+		int got = 0;
+		while (got < n && now_ms() < deadline) {
+			int r = ibv_poll_cq(ibv_cq_ex_to_cq(p->cq), n - got, wc + got);
+			if (r < 0)
+				return r;
+			got += r;
+		}
+		return got;
+	}
+	/**
+	 * configure(2 or 3): access, one list SGE of @p len bytes over the buffer,
+	 * and the signature block when @p sb is given; one CQE (the UMR or the last PSV).
+	 */
+	static void configure(Player *p, uint32_t len, int access,
+			      const struct mlx5dv_sig_block_attr *sb)
+	{
+		struct mlx5dv_mkey_conf_attr attr = {};
+		struct ibv_sge sge = {(uintptr_t)p->buf.data(), len, p->mr->lkey};
+		ibv_wr_start(p->x);
+		p->x->wr_id = 0x55;
+		p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+		mlx5dv_wr_mkey_configure(p->dv, p->mkey, sb ? 3 : 2, &attr);
+		mlx5dv_wr_set_mkey_access_flags(p->dv, access);
+		mlx5dv_wr_set_mkey_layout_list(p->dv, 1, &sge);
+		if (sb)
+			mlx5dv_wr_set_mkey_sig_block(p->dv, sb);
+		CU_ASSERT_EQUAL(ibv_wr_complete(p->x), 0);
+		struct ibv_wc wc[2];
+		CU_ASSERT_EQUAL(poll(p, wc, 2), 1);
+		CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc[0].opcode, (enum ibv_wc_opcode)MLX5DV_WC_UMR);
+	}
+	/** Server receives @p len bytes into its mkey, client sends them from its mkey. */
+	void send_recv(uint32_t len)
+	{
+		struct ibv_sge rs = {0, len, s.mkey->lkey};
+		struct ibv_recv_wr rwr = {}, *bad_r;
+		rwr.wr_id = 2;
+		rwr.sg_list = &rs;
+		rwr.num_sge = 1;
+		CU_ASSERT_EQUAL(ibv_post_recv(s.qp, &rwr, &bad_r), 0);
+		ibv_wr_start(c.x);
+		c.x->wr_id = 1;
+		c.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(c.x);
+		ibv_wr_set_sge(c.x, c.mkey->lkey, 0, len);
+		CU_ASSERT_EQUAL(ibv_wr_complete(c.x), 0);
+	}
+	void fill()
+	{
+		memset(c.buf.data(), 'c', c.buf.size());
+		memset(s.buf.data(), 's', s.buf.size());
+	}
+	/** Server buffer = 'c' * 512 + 's' * 512. */
+	bool server_has_512() const
+	{
+		for (size_t i = 0; i < s.buf.size(); i++)
+			if (s.buf[i] != (i < 512 ? 'c' : 's'))
+				return false;
+		return true;
+	}
+};
+
+struct mlx5dv_sig_t10dif t10dif()
+{
+	struct mlx5dv_sig_t10dif d = {};
+	d.bg_type = MLX5DV_SIG_T10DIF_CRC;
+	d.bg = 0xffff;
+	d.app_tag = 0xabcd;
+	d.ref_tag = 0x01234567;
+	d.flags = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP | MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE |
+		  MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE;
+	return d;
+}
+
+uint32_t mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err)
+{
+	memset(err, 0, sizeof(*err));
+	CU_ASSERT_EQUAL(g->dv_mkey_check(mkey, err, sizeof(*err)), 0);
+	return err->err_type;
+}
+
+/** Both players: the same wire-domain signature, 10 SEND/RECV of 512 bytes, NO_ERR. */
+void wire_scenario(const char *name, struct mlx5dv_sig_block_domain *wire, uint8_t check)
+{
+	Scenario sc(name);
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.wire = wire;
+	sb.check_mask = check;
+	Scenario::configure(&sc.c, 512, IBV_ACCESS_LOCAL_WRITE, &sb);
+	Scenario::configure(&sc.s, 512, IBV_ACCESS_LOCAL_WRITE, &sb);
+	for (int it = 0; it < 10; it++) {
+		struct ibv_wc wc;
+		sc.fill();
+		sc.send_recv(512);
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc.byte_len, 512u);
+		CU_ASSERT(sc.server_has_512());
+	}
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+	CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+}
+
+/* test_mkey_sig_t10dif: wire T10-DIF CRC guard, all three flags, check 0xff. */
+void test_sig_t10dif(void)
+{
+	struct mlx5dv_sig_t10dif d = t10dif();
+	struct mlx5dv_sig_block_domain w = {};
+	w.sig_type = MLX5DV_SIG_TYPE_T10DIF;
+	w.sig.dif = &d;
+	w.block_size = MLX5DV_BLOCK_SIZE_512;
+	wire_scenario("sim61", &w, 0xff);
+}
+
+/* test_mkey_sig_crc: wire CRC32 seed all ones, check 0xf0. */
+void test_sig_crc(void)
+{
+	struct mlx5dv_sig_crc crc = {};
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	crc.seed = 0xffffffff;
+	struct mlx5dv_sig_block_domain w = {};
+	w.sig_type = MLX5DV_SIG_TYPE_CRC;
+	w.sig.crc = &crc;
+	w.block_size = MLX5DV_BLOCK_SIZE_512;
+	wire_scenario("sim62", &w, 0xf0);
+}
+
+/*
+ * test_mkey_sig_err: the client's mkey has a memory-domain CRC32 over 516 bytes
+ * ('c' data and 'cccc' as CRC); the SEND of 512 succeeds on both sides, a SIG_ERR
+ * CQE is consumed on the client's CQ and mkey_check reports BAD_GUARD once, with
+ * the CRC the device computed and the bytes it found. The mkey then refuses data
+ * until the next configure re-arms it.
+ */
+void test_sig_err(void)
+{
+	Scenario sc("sim63");
+	struct mlx5dv_sig_crc crc = {};
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	crc.seed = 0xffffffff;
+	struct mlx5dv_sig_block_domain m = {};
+	m.sig_type = MLX5DV_SIG_TYPE_CRC;
+	m.sig.crc = &crc;
+	m.block_size = MLX5DV_BLOCK_SIZE_512;
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.mem = &m;
+	sb.check_mask = 0xf0;
+	Scenario::configure(&sc.s, 512, IBV_ACCESS_LOCAL_WRITE, nullptr);
+	Scenario::configure(&sc.c, 516, IBV_ACCESS_LOCAL_WRITE, &sb);
+	sc.fill();
+	sc.send_recv(512);
+	struct ibv_wc wc;
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 1u);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT(sc.server_has_512());
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD);
+	uint32_t want = crc32_bitwise(sc.c.buf.data(), 512, 0xffffffff);
+	CU_ASSERT_EQUAL(err.err.sig.expected_value, want);
+	CU_ASSERT_EQUAL(err.err.sig.actual_value, 0x63636363u);
+	CU_ASSERT_EQUAL(err.err.sig.offset, 0u);
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR); /* reported once */
+	CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+
+	/* until re-armed, the mkey refuses data: a local protection error */
+	sc.send_recv(512);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR);
+}
+
+/* A correct CRC in memory passes: no SIG_ERR, NO_ERR; the re-armed mkey works. */
+void test_sig_mem_crc_good(void)
+{
+	Scenario sc("sim64");
+	struct mlx5dv_sig_crc crc = {};
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	crc.seed = 0;
+	struct mlx5dv_sig_block_domain m = {};
+	m.sig_type = MLX5DV_SIG_TYPE_CRC;
+	m.sig.crc = &crc;
+	m.block_size = MLX5DV_BLOCK_SIZE_512;
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.mem = &m;
+	sb.check_mask = 0xf0;
+	Scenario::configure(&sc.s, 512, IBV_ACCESS_LOCAL_WRITE, nullptr);
+	Scenario::configure(&sc.c, 516, IBV_ACCESS_LOCAL_WRITE, &sb);
+	sc.fill();
+	uint32_t v = crc32_bitwise(sc.c.buf.data(), 512, 0);
+	uint8_t be[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+	memcpy(sc.c.buf.data() + 512, be, 4);
+	sc.send_recv(512);
+	struct ibv_wc wc;
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+	CU_ASSERT(sc.server_has_512());
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+}
+
+/*
+ * test_mkey_sig_pipelining_good (without the SIG_PIPELINING QP flag): an
+ * unsignalled RDMA_WRITE of 512 through the client's memory-CRC32 mkey (seed 0,
+ * check mask 0: nothing checked) into the server's plain mkey, then a fenced
+ * SEND of 16 bytes from a plain MR: one CQE on each side.
+ */
+void test_sig_rdma_unchecked(void)
+{
+	Scenario sc("sim65");
+	struct mlx5dv_sig_crc crc = {};
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	crc.seed = 0;
+	struct mlx5dv_sig_block_domain m = {};
+	m.sig_type = MLX5DV_SIG_TYPE_CRC;
+	m.sig.crc = &crc;
+	m.block_size = MLX5DV_BLOCK_SIZE_512;
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.mem = &m;
+	sb.check_mask = 0;
+	Scenario::configure(&sc.c, 516, IBV_ACCESS_LOCAL_WRITE, &sb);
+	Scenario::configure(&sc.s, 512, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, nullptr);
+	memset(sc.c.buf.data(), 0, sc.c.buf.size());
+	memset(sc.s.buf.data(), 's', sc.s.buf.size());
+	struct ibv_sge rs = {(uintptr_t)sc.s.buf.data() + 600, 16, sc.s.mr->lkey};
+	struct ibv_recv_wr rwr = {}, *bad_r;
+	rwr.wr_id = 2;
+	rwr.sg_list = &rs;
+	rwr.num_sge = 1;
+	CU_ASSERT_EQUAL(ibv_post_recv(sc.s.qp, &rwr, &bad_r), 0);
+	ibv_wr_start(sc.c.x);
+	sc.c.x->wr_id = 1;
+	sc.c.x->wr_flags = 0;
+	ibv_wr_rdma_write(sc.c.x, sc.s.mkey->rkey, 0);
+	ibv_wr_set_sge(sc.c.x, sc.c.mkey->lkey, 0, 512);
+	sc.c.x->wr_id = 1;
+	sc.c.x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_send(sc.c.x);
+	ibv_wr_set_sge(sc.c.x, sc.c.mr->lkey, (uintptr_t)sc.c.buf.data() + 768, 16);
+	CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+	struct ibv_wc wc[2];
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, wc, 2), 1);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, wc, 2), 1);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	for (int i = 0; i < 512; i++)
+		if (sc.s.buf[i] != 0) {
+			CU_FAIL("RDMA_WRITE data");
+			break;
+		}
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+	CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+}
+
+} // namespace
+
+int main(void)
+{
+	static const struct cunit_test mkey_py[] = {
+		{"test_mkey_sig_t10dif", test_sig_t10dif},
+		{"test_mkey_sig_crc", test_sig_crc},
+		{"test_mkey_sig_err", test_sig_err},
+		{"memory CRC32 that matches", test_sig_mem_crc_good},
+		{"pipelining_good traffic, check mask 0", test_sig_rdma_unchecked},
+	};
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE("test_mlx5_mkey.py signature", mkey_py),
+	};
+
+	g = mlx5_glue_sim();
+	return CUNIT_RUN_SUITES(suites);
+}
