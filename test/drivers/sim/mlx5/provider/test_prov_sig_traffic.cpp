@@ -26,6 +26,9 @@ namespace {
 
 const struct mlx5_glue *g;
 
+/** Room for 3 blocks of 4160 bytes with 8 bytes of protection each. */
+constexpr size_t kBufBytes = 16384;
+
 uint64_t now_ms()
 {
 	struct timespec ts;
@@ -54,7 +57,7 @@ struct Player {
 	struct mlx5dv_qp_ex *dv = nullptr;
 	struct ibv_mr *mr = nullptr;
 	struct mlx5dv_mkey *mkey = nullptr;
-	std::vector<uint8_t> buf = std::vector<uint8_t>(1024);
+	std::vector<uint8_t> buf = std::vector<uint8_t>(kBufBytes);
 };
 
 /** Two players on one instance, connected to each other (facts §11.3 resources). */
@@ -181,13 +184,16 @@ struct Scenario {
 	}
 	/**
 	 * configure(2 or 3): access, one list SGE of @p len bytes over the buffer,
-	 * and the signature block when @p sb is given; one CQE (the UMR or the last PSV).
+	 * and the signature block when @p sb is given (else RESET_SIG_ATTR: a signature
+	 * stays in force otherwise); one CQE (the UMR or the last PSV).
 	 */
 	static void configure(Player *p, uint32_t len, int access,
 			      const struct mlx5dv_sig_block_attr *sb)
 	{
 		struct mlx5dv_mkey_conf_attr attr = {};
 		struct ibv_sge sge = {(uintptr_t)p->buf.data(), len, p->mr->lkey};
+		if (!sb)
+			attr.conf_flags = MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR;
 		ibv_wr_start(p->x);
 		p->x->wr_id = 0x55;
 		p->x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
@@ -198,9 +204,11 @@ struct Scenario {
 			mlx5dv_wr_set_mkey_sig_block(p->dv, sb);
 		CU_ASSERT_EQUAL(ibv_wr_complete(p->x), 0);
 		struct ibv_wc wc[2];
-		CU_ASSERT_EQUAL(poll(p, wc, 2), 1);
+		CU_ASSERT_EQUAL(poll(p, wc, 1), 1);
 		CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
 		CU_ASSERT_EQUAL(wc[0].opcode, (enum ibv_wc_opcode)MLX5DV_WC_UMR);
+		/* inline instance: everything executed; only the last WQE completed */
+		CU_ASSERT_EQUAL(ibv_poll_cq(ibv_cq_ex_to_cq(p->cq), 1, wc), 0);
 	}
 	/** Server receives @p len bytes into its mkey, client sends them from its mkey. */
 	void send_recv(uint32_t len)
@@ -223,7 +231,7 @@ struct Scenario {
 		memset(c.buf.data(), 'c', c.buf.size());
 		memset(s.buf.data(), 's', s.buf.size());
 	}
-	/** Server buffer = 'c' * 512 + 's' * 512. */
+	/** Server buffer = 'c' * 512 + 's' * the rest. */
 	bool server_has_512() const
 	{
 		for (size_t i = 0; i < s.buf.size(); i++)
@@ -431,6 +439,427 @@ void test_sig_rdma_unchecked(void)
 	CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
 }
 
+/* ---- the matrix: the test's own bitwise guards, independent of the model ---- */
+
+uint64_t reflected_crc(const uint8_t *p, size_t n, uint32_t poly, uint32_t seed)
+{
+	uint32_t c = seed;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ poly : c >> 1;
+	}
+	return c ^ 0xffffffffu;
+}
+
+uint64_t crc64_bitwise(const uint8_t *p, size_t n, uint64_t seed)
+{
+	uint64_t c = seed;
+	for (size_t i = 0; i < n; i++) {
+		c ^= (uint64_t)p[i] << 56;
+		for (int k = 0; k < 8; k++)
+			c = c >> 63 ? (c << 1) ^ 0x42F0E1EBA9EA3693ull : c << 1;
+	}
+	return c ^ seed;
+}
+
+uint16_t crc16_bitwise(const uint8_t *p, size_t n, uint16_t seed)
+{
+	uint16_t c = seed;
+	for (size_t i = 0; i < n; i++) {
+		c ^= (uint16_t)(p[i] << 8);
+		for (int k = 0; k < 8; k++)
+			c = c & 0x8000 ? (uint16_t)((c << 1) ^ 0x8BB7) : (uint16_t)(c << 1);
+	}
+	return c;
+}
+
+uint16_t ipcs_bitwise(const uint8_t *p, size_t n, uint16_t seed)
+{
+	uint32_t sum = seed;
+	for (size_t i = 0; i < n; i += 2) {
+		sum += (uint32_t)(p[i] << 8 | (i + 1 < n ? p[i + 1] : 0));
+		sum = (sum & 0xffff) + (sum >> 16);
+	}
+	return (uint16_t)~sum;
+}
+
+/** One signature kind of the matrix. */
+struct Kind {
+	const char *name;
+	uint32_t sig_type; /* MLX5DV_SIG_TYPE_* */
+	uint32_t sub;      /* T10-DIF bg_type or CRC type */
+	uint8_t pi;
+	uint8_t check; /* check mask covering every protection byte */
+};
+const Kind kKinds[] = {
+	{"T10-DIF CRC", MLX5DV_SIG_TYPE_T10DIF, MLX5DV_SIG_T10DIF_CRC, 8, 0xff},
+	{"T10-DIF CSUM", MLX5DV_SIG_TYPE_T10DIF, MLX5DV_SIG_T10DIF_CSUM, 8, 0xff},
+	{"CRC32", MLX5DV_SIG_TYPE_CRC, MLX5DV_SIG_CRC_TYPE_CRC32, 4, 0xf0},
+	{"CRC32C", MLX5DV_SIG_TYPE_CRC, MLX5DV_SIG_CRC_TYPE_CRC32C, 4, 0xf0},
+	{"CRC64_XP10", MLX5DV_SIG_TYPE_CRC, MLX5DV_SIG_CRC_TYPE_CRC64_XP10, 8, 0xff},
+};
+const struct {
+	uint32_t bytes;
+	enum mlx5dv_block_size sel;
+} kSizes[] = {{512, MLX5DV_BLOCK_SIZE_512},
+	      {520, MLX5DV_BLOCK_SIZE_520},
+	      {4048, MLX5DV_BLOCK_SIZE_4048},
+	      {4096, MLX5DV_BLOCK_SIZE_4096},
+	      {4160, MLX5DV_BLOCK_SIZE_4160}};
+
+/** A domain description and the attribute structures it points at. */
+struct Dom {
+	struct mlx5dv_sig_t10dif dif = {};
+	struct mlx5dv_sig_crc crc = {};
+	struct mlx5dv_sig_block_domain d = {};
+	const Kind *k = nullptr;
+	uint32_t bs = 0;
+	bool ones = false;
+
+	void set(const Kind &kind, uint32_t size_idx, bool seed_ones, uint16_t flags)
+	{
+		k = &kind;
+		bs = kSizes[size_idx].bytes;
+		ones = seed_ones;
+		d = {};
+		d.block_size = kSizes[size_idx].sel;
+		d.sig_type = (enum mlx5dv_sig_type)kind.sig_type;
+		if (kind.sig_type == MLX5DV_SIG_TYPE_T10DIF) {
+			dif = {};
+			dif.bg_type = (enum mlx5dv_sig_t10dif_bg_type)kind.sub;
+			dif.bg = seed_ones ? 0xffff : 0;
+			dif.app_tag = 0x5a5a;
+			dif.ref_tag = 0x1000;
+			dif.flags = flags;
+			d.sig.dif = &dif;
+		} else {
+			crc = {};
+			crc.type = (enum mlx5dv_sig_crc_type)kind.sub;
+			crc.seed = seed_ones ? (kind.sub == MLX5DV_SIG_CRC_TYPE_CRC64_XP10
+							? ~0ull
+							: 0xffffffffull)
+					     : 0;
+			d.sig.crc = &crc;
+		}
+	}
+	/** The protection bytes of block @p b (expected, big-endian). */
+	void pi(const uint8_t *data, uint64_t b, uint8_t *out) const
+	{
+		uint64_t v;
+		switch (k->sub | (k->sig_type << 8)) {
+		case MLX5DV_SIG_T10DIF_CRC | (MLX5DV_SIG_TYPE_T10DIF << 8):
+		case MLX5DV_SIG_T10DIF_CSUM | (MLX5DV_SIG_TYPE_T10DIF << 8): {
+			uint16_t gd = k->sub == MLX5DV_SIG_T10DIF_CRC
+					      ? crc16_bitwise(data, bs, dif.bg)
+					      : ipcs_bitwise(data, bs, dif.bg);
+			uint32_t ref = dif.flags & MLX5DV_SIG_T10DIF_FLAG_REF_REMAP
+					       ? dif.ref_tag + (uint32_t)b
+					       : dif.ref_tag;
+			uint8_t t[8] = {(uint8_t)(gd >> 8),          (uint8_t)gd,
+					(uint8_t)(dif.app_tag >> 8), (uint8_t)dif.app_tag,
+					(uint8_t)(ref >> 24),        (uint8_t)(ref >> 16),
+					(uint8_t)(ref >> 8),         (uint8_t)ref};
+			memcpy(out, t, 8);
+			return;
+		}
+		case MLX5DV_SIG_CRC_TYPE_CRC64_XP10 | (MLX5DV_SIG_TYPE_CRC << 8):
+			v = crc64_bitwise(data, bs, ones ? ~0ull : 0);
+			for (int i = 0; i < 8; i++)
+				out[i] = (uint8_t)(v >> (56 - 8 * i));
+			return;
+		default:
+			v = reflected_crc(data, bs,
+					  k->sub == MLX5DV_SIG_CRC_TYPE_CRC32 ? 0xEDB88320u
+									      : 0x82F63B78u,
+					  ones ? 0xffffffffu : 0);
+			for (int i = 0; i < 4; i++)
+				out[i] = (uint8_t)(v >> (24 - 8 * i));
+			return;
+		}
+	}
+};
+
+constexpr uint32_t kBlocks = 3;
+
+/** Fill @p p with @p nb blocks of data (pattern @p seed) each followed by @p d's PI. */
+void lay_out(uint8_t *p, const Dom &d, uint32_t nb, uint8_t seed)
+{
+	for (uint32_t b = 0; b < nb; b++) {
+		uint8_t *blk = p + b * (d.bs + d.k->pi);
+		for (uint32_t i = 0; i < d.bs; i++)
+			blk[i] = (uint8_t)(seed + b * 7 + i * 13 + (i >> 8));
+		d.pi(blk, b, blk + d.bs);
+	}
+}
+
+/** Data of block b of lay_out() at byte i. */
+uint8_t data_at(uint8_t seed, uint32_t b, uint32_t i)
+{
+	return (uint8_t)(seed + b * 7 + i * 13 + (i >> 8));
+}
+
+/**
+ * Every block size x every signature kind, 3 blocks per transfer, seeds
+ * alternating: insert (client: wire only) + verify on the wire and insert in
+ * memory (server: wire and memory) gives the server's memory as data + PI;
+ * strip (client: memory only, correct PI) gives plain data; convert (client:
+ * memory kind A, wire kind B; server: wire B verified, memory none).
+ */
+void test_matrix(void)
+{
+	Scenario sc("sim66");
+	uint32_t n = 0;
+	for (uint32_t si = 0; si < sizeof(kSizes) / sizeof(kSizes[0]); si++) {
+		for (uint32_t ki = 0; ki < sizeof(kKinds) / sizeof(kKinds[0]); ki++, n++) {
+			const Kind &k = kKinds[ki];
+			const Kind &k2 = kKinds[(ki + 2) % 5];
+			bool ones = n & 1;
+			uint16_t fl = MLX5DV_SIG_T10DIF_FLAG_REF_REMAP;
+			Dom a, b;
+			a.set(k, si, ones, fl);
+			b.set(k2, si, !ones, fl);
+			uint32_t bs = a.bs, wlen = kBlocks * (bs + k.pi);
+			struct mlx5dv_sig_block_attr sb = {};
+			struct mlx5dv_mkey_err err;
+			struct ibv_wc wc;
+			std::vector<uint8_t> want(kBufBytes);
+
+			/* insert: client wire A; server wire A (checked) + memory A */
+			sb = {};
+			sb.wire = &a.d;
+			sb.check_mask = k.check;
+			Scenario::configure(&sc.c, kBlocks * bs, IBV_ACCESS_LOCAL_WRITE, &sb);
+			sb.mem = &a.d;
+			Scenario::configure(&sc.s, wlen, IBV_ACCESS_LOCAL_WRITE, &sb);
+			sc.fill();
+			for (uint32_t bl = 0; bl < kBlocks; bl++)
+				for (uint32_t i = 0; i < bs; i++)
+					sc.c.buf[bl * bs + i] = data_at(0x21, bl, i);
+			lay_out(want.data(), a, kBlocks, 0x21);
+			sc.send_recv(wlen);
+			CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+			CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+			CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+			CU_ASSERT_EQUAL(wc.byte_len, wlen);
+			if (memcmp(sc.s.buf.data(), want.data(), wlen))
+				CU_FAIL("insert: server memory != data + PI");
+			CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+			CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+
+			/* strip: client memory A with correct PI; server plain */
+			sb = {};
+			sb.mem = &a.d;
+			sb.check_mask = k.check;
+			Scenario::configure(&sc.c, wlen, IBV_ACCESS_LOCAL_WRITE, &sb);
+			Scenario::configure(&sc.s, kBlocks * bs, IBV_ACCESS_LOCAL_WRITE, nullptr);
+			sc.fill();
+			lay_out(sc.c.buf.data(), a, kBlocks, 0x33);
+			sc.send_recv(kBlocks * bs);
+			CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+			CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+			CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+			for (uint32_t bl = 0; bl < kBlocks; bl++)
+				for (uint32_t i = 0; i < bs; i += 97)
+					if (sc.s.buf[bl * bs + i] != data_at(0x33, bl, i)) {
+						CU_FAIL("strip: data");
+						bl = kBlocks;
+						break;
+					}
+			CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+
+			/* convert: client memory A -> wire B; server verifies B, strips it */
+			sb = {};
+			sb.mem = &a.d;
+			sb.wire = &b.d;
+			sb.check_mask = k.check;
+			Scenario::configure(&sc.c, wlen, IBV_ACCESS_LOCAL_WRITE, &sb);
+			sb = {};
+			sb.wire = &b.d;
+			sb.check_mask = k2.check;
+			Scenario::configure(&sc.s, kBlocks * bs, IBV_ACCESS_LOCAL_WRITE, &sb);
+			sc.fill();
+			lay_out(sc.c.buf.data(), a, kBlocks, 0x44);
+			uint32_t blen = kBlocks * (bs + k2.pi);
+			sc.send_recv(blen);
+			CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+			CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+			CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+			CU_ASSERT_EQUAL(wc.byte_len, blen);
+			CU_ASSERT_EQUAL(sc.s.buf[2 * bs + 5], data_at(0x44, 2, 5));
+			CU_ASSERT_EQUAL(sc.s.buf[kBlocks * bs], 's');
+			CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+			CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+		}
+	}
+}
+
+/**
+ * Verify errors in the first, a middle and the last block, per kind: the
+ * corrupted protection byte gives exactly one syndrome (guard before app tag
+ * before ref tag), the expected value the test computed, the offset of the
+ * failing block in the memory layout; the data still moves; the next
+ * configure re-arms the mkey.
+ */
+void test_verify_errors(void)
+{
+	Scenario sc("sim67");
+	for (uint32_t ki = 0; ki < sizeof(kKinds) / sizeof(kKinds[0]); ki++) {
+		const Kind &k = kKinds[ki];
+		for (uint32_t bad = 0; bad < kBlocks; bad++) {
+			for (uint32_t byte : {0u, 2u, 4u}) {
+				if (byte >= k.pi)
+					continue;
+				Dom a;
+				a.set(k, 0, bad & 1, MLX5DV_SIG_T10DIF_FLAG_REF_REMAP);
+				uint32_t mblk = a.bs + k.pi, wlen = kBlocks * a.bs;
+				struct mlx5dv_sig_block_attr sb = {};
+				sb.mem = &a.d;
+				sb.check_mask = k.check;
+				Scenario::configure(&sc.c, kBlocks * mblk, IBV_ACCESS_LOCAL_WRITE,
+						    &sb);
+				Scenario::configure(&sc.s, wlen, IBV_ACCESS_LOCAL_WRITE, nullptr);
+				sc.fill();
+				lay_out(sc.c.buf.data(), a, kBlocks, 0x55);
+				uint8_t good[8];
+				memcpy(good, &sc.c.buf[bad * mblk + a.bs], 8);
+				sc.c.buf[bad * mblk + a.bs + byte] ^= 0x10;
+				sc.send_recv(wlen);
+				struct ibv_wc wc;
+				CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+				CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+				CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+				CU_ASSERT_EQUAL(sc.s.buf[(kBlocks - 1) * a.bs],
+						data_at(0x55, kBlocks - 1, 0));
+				struct mlx5dv_mkey_err err;
+				uint32_t type = mkey_check(sc.c.mkey, &err);
+				bool t10 = k.sig_type == MLX5DV_SIG_TYPE_T10DIF;
+				uint32_t want = !t10 || byte == 0 ? MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD
+						: byte == 2       ? MLX5DV_MKEY_SIG_BLOCK_BAD_APPTAG
+							    : MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG;
+				CU_ASSERT_EQUAL(type, want);
+				CU_ASSERT_EQUAL(err.err.sig.offset, (uint64_t)bad * mblk);
+				if (type == MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG)
+					CU_ASSERT_EQUAL(err.err.sig.expected_value, 0x1000u + bad);
+				if (type == MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD && !t10) {
+					uint64_t e = 0;
+					for (uint32_t i = 0; i < k.pi; i++)
+						e = e << 8 | good[i];
+					CU_ASSERT_EQUAL(err.err.sig.expected_value, e);
+				}
+			}
+		}
+	}
+}
+
+/**
+ * T10-DIF escapes: with APP_ESCAPE an app tag of 0xffff skips the block's
+ * check; with APP_REF_ESCAPE only, it takes app 0xffff and ref 0xffffffff.
+ */
+void test_escapes(void)
+{
+	Scenario sc("sim68");
+	const struct {
+		uint16_t flags;
+		uint32_t ref;
+		bool error;
+	} cases[] = {
+		{MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE, 0x1000, false},
+		{MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE, 0x1000, true},
+		{MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE, 0xffffffff, false},
+		{0, 0xffffffff, true},
+	};
+	for (const auto &c : cases) {
+		Dom a;
+		a.set(kKinds[0], 0, true, c.flags);
+		uint32_t mblk = a.bs + 8;
+		struct mlx5dv_sig_block_attr sb = {};
+		sb.mem = &a.d;
+		sb.check_mask = 0xff;
+		Scenario::configure(&sc.c, mblk, IBV_ACCESS_LOCAL_WRITE, &sb);
+		Scenario::configure(&sc.s, a.bs, IBV_ACCESS_LOCAL_WRITE, nullptr);
+		sc.fill();
+		lay_out(sc.c.buf.data(), a, 1, 0x66);
+		uint8_t esc[6] = {0xff,
+				  0xff,
+				  (uint8_t)(c.ref >> 24),
+				  (uint8_t)(c.ref >> 16),
+				  (uint8_t)(c.ref >> 8),
+				  (uint8_t)c.ref};
+		memcpy(&sc.c.buf[a.bs + 2], esc, 6);
+		sc.c.buf[a.bs] ^= 0xff; /* a bad guard too */
+		sc.send_recv(a.bs);
+		struct ibv_wc wc;
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+		struct mlx5dv_mkey_err err;
+		CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err),
+				c.error ? MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD : MLX5DV_MKEY_NO_ERR);
+	}
+}
+
+/**
+ * A BSF the device cannot execute (different block sizes in the two domains)
+ * fails the UMR with LOC_QP_OP and changes nothing; partial blocks move data
+ * without checks; a wire range past the memory layout is a protection error.
+ */
+void test_bad_bsf_and_edges(void)
+{
+	Scenario sc("sim69");
+	Dom a, b;
+	a.set(kKinds[2], 0, true, 0);
+	b.set(kKinds[2], 3, true, 0);
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.mem = &a.d;
+	sb.wire = &b.d;
+	sb.check_mask = 0xf0;
+	struct mlx5dv_mkey_conf_attr attr = {};
+	struct ibv_sge sge = {(uintptr_t)sc.c.buf.data(), 1032, sc.c.mr->lkey};
+	ibv_wr_start(sc.c.x);
+	sc.c.x->wr_id = 9;
+	sc.c.x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(sc.c.dv, sc.c.mkey, 3, &attr);
+	mlx5dv_wr_set_mkey_access_flags(sc.c.dv, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_layout_list(sc.c.dv, 1, &sge);
+	mlx5dv_wr_set_mkey_sig_block(sc.c.dv, &sb);
+	CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+	struct ibv_wc wc[4];
+	int got = Scenario::poll(&sc.c, wc, 4);
+	CU_ASSERT(got >= 1);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_LOC_QP_OP_ERR);
+	CU_ASSERT_EQUAL(wc[0].wr_id, 9u);
+}
+
+/* Partial blocks: data moves, nothing is checked; past the layout: LOC_PROT. */
+void test_partial_blocks(void)
+{
+	Scenario sc("sim70");
+	Dom a;
+	a.set(kKinds[2], 0, true, 0);
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.mem = &a.d;
+	sb.check_mask = 0xf0;
+	Scenario::configure(&sc.c, 2 * 516, IBV_ACCESS_LOCAL_WRITE, &sb);
+	Scenario::configure(&sc.s, 1024, IBV_ACCESS_LOCAL_WRITE, nullptr);
+	sc.fill();         /* 'cccc' as CRC of both blocks: wrong */
+	sc.send_recv(700); /* block 0 complete (checked), block 1 partial */
+	struct ibv_wc wc;
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.byte_len, 700u);
+	CU_ASSERT_EQUAL(sc.s.buf[699], 'c');
+	CU_ASSERT_EQUAL(sc.s.buf[700], 's');
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD);
+	CU_ASSERT_EQUAL(err.err.sig.offset, 0u);
+	/* re-armed by the next configure; 1025 wire bytes need 3 memory blocks */
+	Scenario::configure(&sc.c, 2 * 516, IBV_ACCESS_LOCAL_WRITE, &sb);
+	sc.send_recv(1025);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR);
+}
+
 } // namespace
 
 int main(void)
@@ -442,8 +871,16 @@ int main(void)
 		{"memory CRC32 that matches", test_sig_mem_crc_good},
 		{"pipelining_good traffic, check mask 0", test_sig_rdma_unchecked},
 	};
+	static const struct cunit_test matrix[] = {
+		{"block sizes x kinds: insert, strip, convert", test_matrix},
+		{"errors in first, middle, last block", test_verify_errors},
+		{"T10-DIF escapes", test_escapes},
+		{"BSF the device cannot execute", test_bad_bsf_and_edges},
+		{"partial blocks, past the layout", test_partial_blocks},
+	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("test_mlx5_mkey.py signature", mkey_py),
+		CUNIT_SUITE("signature matrix", matrix),
 	};
 
 	g = mlx5_glue_sim();
