@@ -52,6 +52,12 @@ enum mlx5_sim_sig_feature {
 	MLX5_SIM_SIG_CRC64_XP10 = 1 << 3, /**< CRC64_XP10 (needs OFFLOAD) */
 	MLX5_SIM_SIG_PIPELINING = 1 << 4, /**< SQD->RTS: MLX5DV_QP_CREATE_SIG_PIPELINING */
 	MLX5_SIM_SIG_ALL = (1 << 5) - 1,
+	/**
+	 * Not a feature but a model choice (not in MLX5_SIM_SIG_ALL): after a signature
+	 * error a SIG_PIPELINING QP stops in SQD right before the next WQE with FENCE
+	 * instead of right after the failing WQE; both are what the man page allows.
+	 */
+	MLX5_SIM_SIG_STOP_AT_FENCE = 1 << 5,
 };
 
 /** Capabilities of one instance (models a hardware generation). */

@@ -55,7 +55,12 @@ struct HcaCaps {
 	bool sig_block_4048 = true;          /**< 4048-byte blocks */
 	bool sig_crc32c = true;              /**< CRC32C */
 	bool sig_crc64_xp10 = true;          /**< CRC64_XP10 */
-	bool sqd2rts = true;      /**< the kernel moves SQD->RTS: SIG_PIPELINING QPs allowed */
+	bool sqd2rts = true; /**< the kernel moves SQD->RTS: SIG_PIPELINING QPs allowed */
+	/**
+	 * Where a drain_sigerr QP stops after a signature error: false, right after
+	 * the failing WQE; true, right before the next WQE with FENCE.
+	 */
+	bool sigerr_stop_at_fence = false;
 	uint8_t cqe_version = 1;  /**< 1: requester CQEs carry the user index */
 	bool odp_implicit = true; /**< implicit on-demand MR supported */
 	/**

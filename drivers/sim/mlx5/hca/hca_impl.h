@@ -216,6 +216,8 @@ struct QpObj {
 	uint8_t port_num;
 	uint16_t pkey_index;
 	bool sqd_notify;       /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	bool sig_stop;         /**< drain_sigerr: a signature error just completed */
+	bool sig_draining;     /**< drain_sigerr: run up to the next FENCE, then SQD */
 	uint32_t sq_ci;        /**< free-running WQEBB counter of the next WQE to fetch */
 	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
 	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
@@ -450,8 +452,10 @@ public:
 	/* ---- sig_exec.cpp ---- */
 	/** exec_special() of plans with XF_SIG: blocks through the signature engine. */
 	static uint64_t exec_sig(Plan *pl);
-	/** SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors. */
-	void complete_sig(QpObj *qp, const Plan *pl);
+	/** SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if any. */
+	bool complete_sig(QpObj *qp, const Plan *pl);
+	/** drain_sigerr: the SQ stops in SQD after a signature error (IBV_EVENT_SQ_DRAINED). */
+	void sig_drain(QpObj *qp);
 
 	/* ---- umr.cpp ---- */
 	/** Check a UMR WQE (under mu_); its effect waits for execution. */

@@ -311,12 +311,14 @@ uint64_t HcaImpl::exec_sig(Plan *pl)
 	return pl->total;
 }
 
-void HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
+bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 {
+	bool any = false;
 	for (uint32_t i = 0; i < pl->nsig; i++) {
 		const SigXfer &x = pl->sigs[i];
 		if (!x.failed)
 			continue;
+		any = true;
 		/* the mkey and the failing domain's PSV stay in error until re-armed */
 		x.mk->sig_err = true;
 		const SigDomain &dom = x.fail.domain == MLX5_HW_SIGERR_DOMAIN_MEMORY ? x.cfg.mem
@@ -345,6 +347,18 @@ void HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 		c.op_own = MLX5_CQE_SIG_ERR << MLX5_HW_CQE_OPCODE_SHIFT;
 		put_cqe(cq, owner, reinterpret_cast<const uint8_t *>(&c));
 	}
+	return any;
+}
+
+void HcaImpl::sig_drain(QpObj *qp)
+{
+	qp->sig_stop = false;
+	qp->sig_draining = false;
+	if (qp->state != IBV_QPS_RTS)
+		return;
+	qp->state = IBV_QPS_SQD;
+	qp->sqd_notify = false;
+	push_event(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
 }
 
 } // namespace mlx5sim

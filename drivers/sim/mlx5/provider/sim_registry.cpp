@@ -96,7 +96,7 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 		return false;
 	if (!a.max_qp || !a.max_cq || !a.max_mr || !a.max_pd || a.cqe_version > 1)
 		return false;
-	if (a.sig_features & ~(uint32_t)MLX5_SIM_SIG_ALL)
+	if (a.sig_features & ~(uint32_t)(MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE))
 		return false;
 	caps->max_wr_memcpy_length = a.max_wr_memcpy_length;
 	caps->max_sq_desc_sz = a.max_sq_desc_sz;
@@ -116,6 +116,7 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->sig_crc32c = a.sig_features & MLX5_SIM_SIG_CRC32C;
 	caps->sig_crc64_xp10 = a.sig_features & MLX5_SIM_SIG_CRC64_XP10;
 	caps->sqd2rts = a.sig_features & MLX5_SIM_SIG_PIPELINING;
+	caps->sigerr_stop_at_fence = a.sig_features & MLX5_SIM_SIG_STOP_AT_FENCE;
 	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE   ? ExecMode::Inline
 		: a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled
 						      : ExecMode::Thread;

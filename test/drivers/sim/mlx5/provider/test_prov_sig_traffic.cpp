@@ -67,11 +67,12 @@ struct Scenario {
 	struct ibv_pd *pd = nullptr;
 	Player c, s;
 
-	explicit Scenario(const char *n, uint32_t qp_flags = 0) : name(n)
+	explicit Scenario(const char *n, uint32_t qp_flags = 0, uint32_t sig_extra = 0) : name(n)
 	{
 		struct mlx5_sim_device_attr attr;
 		mlx5_sim_device_attr_init(&attr);
 		attr.exec_mode = MLX5_SIM_EXEC_INLINE;
+		attr.sig_features |= sig_extra;
 		CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_add(name, &attr), 0);
 		int num = 0;
 		struct ibv_device **list = g->get_device_list(&num);
@@ -860,6 +861,145 @@ void test_partial_blocks(void)
 	CU_ASSERT_EQUAL(wc.status, IBV_WC_LOC_PROT_ERR);
 }
 
+/* ---- signature pipelining (test_mkey_sig_pipelining_good / _bad) ---- */
+
+/** Client memory CRC32 seed 0 over {buf, 516}; server LW|RW {buf, 512}; recv 16 B. */
+void pipeline_setup(Scenario &sc, uint8_t check)
+{
+	struct mlx5dv_sig_crc crc = {};
+	crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+	crc.seed = 0;
+	struct mlx5dv_sig_block_domain m = {};
+	m.sig_type = MLX5DV_SIG_TYPE_CRC;
+	m.sig.crc = &crc;
+	m.block_size = MLX5DV_BLOCK_SIZE_512;
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.mem = &m;
+	sb.check_mask = check;
+	Scenario::configure(&sc.c, 516, IBV_ACCESS_LOCAL_WRITE, &sb);
+	Scenario::configure(&sc.s, 512, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, nullptr);
+	memset(sc.c.buf.data(), 0, sc.c.buf.size());
+	memset(sc.s.buf.data(), 's', sc.s.buf.size());
+	struct ibv_sge rs = {(uintptr_t)sc.s.buf.data() + 600, 16, sc.s.mr->lkey};
+	struct ibv_recv_wr rwr = {}, *bad_r;
+	rwr.wr_id = 2;
+	rwr.sg_list = &rs;
+	rwr.num_sge = 1;
+	CU_ASSERT_EQUAL(ibv_post_recv(sc.s.qp, &rwr, &bad_r), 0);
+}
+
+/** RDMA_WRITE wr 1 (512 B through the client mkey, unsignalled) [+ @p mid] + SEND wr 1 FENCE. */
+void pipeline_post(Scenario &sc, bool mid)
+{
+	ibv_wr_start(sc.c.x);
+	sc.c.x->wr_id = 1;
+	sc.c.x->wr_flags = 0;
+	ibv_wr_rdma_write(sc.c.x, sc.s.mkey->rkey, 0);
+	ibv_wr_set_sge(sc.c.x, sc.c.mkey->lkey, 0, 512);
+	if (mid) { /* an unfenced WQE between the failing one and the fence */
+		sc.c.x->wr_id = 3;
+		sc.c.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(sc.c.x, sc.s.mr->rkey, (uintptr_t)sc.s.buf.data() + 800);
+		ibv_wr_set_sge(sc.c.x, sc.c.mr->lkey, (uintptr_t)sc.c.buf.data() + 900, 8);
+	}
+	sc.c.x->wr_id = 1;
+	sc.c.x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_send(sc.c.x);
+	ibv_wr_set_sge(sc.c.x, sc.c.mr->lkey, (uintptr_t)sc.c.buf.data() + 768, 16);
+	CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+}
+
+/** Pending async events of @p type for @p qp (acked). */
+int drained_events(Scenario &sc, struct ibv_qp *qp)
+{
+	struct ibv_async_event ev;
+	int n = 0;
+	while (g->get_async_event(sc.ctx, &ev) == 0) {
+		if (ev.event_type == IBV_EVENT_SQ_DRAINED && ev.element.qp == qp)
+			n++;
+		g->ack_async_event(&ev);
+	}
+	return n;
+}
+
+void test_pipelining_good(void)
+{
+	Scenario sc("sim71", MLX5DV_QP_CREATE_SIG_PIPELINING);
+	pipeline_setup(sc, 0);
+	pipeline_post(sc, false);
+	struct ibv_wc wc[2];
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, wc, 2), 1);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, wc, 2), 1);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(drained_events(sc, sc.c.qp), 0);
+}
+
+/**
+ * pipelining_bad: SQ_DRAINED on the client; its poll gives 0 (only the SIG_ERR
+ * CQE, consumed); BAD_GUARD on the client, NO_ERR on the server; cancel(1) = 1
+ * (the executed RDMA_WRITE is not cancelled, the fenced SEND is); the SEND is
+ * posted again while in SQD; SQD->RTS: the NOP'd SEND completes as IBV_WC_SEND,
+ * the new SEND with it, and the server gets one receive. With @p mid and a
+ * device that stops at the fence, the WQE between ran; one that stops at once
+ * left it for the cancel.
+ */
+void pipelining_bad(const char *name, bool at_fence, bool mid)
+{
+	Scenario sc(name, MLX5DV_QP_CREATE_SIG_PIPELINING,
+		    at_fence ? MLX5_SIM_SIG_STOP_AT_FENCE : 0);
+	pipeline_setup(sc, 0xf0);
+	pipeline_post(sc, mid);
+	struct ibv_wc wc[4];
+	bool mid_ran = mid && at_fence;
+	CU_ASSERT_EQUAL(drained_events(sc, sc.c.qp), 1);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, wc, 4), mid_ran ? 1 : 0);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, wc, 4), 0);
+	struct ibv_qp_attr qa = {};
+	struct ibv_qp_init_attr qi = {};
+	CU_ASSERT_EQUAL(g->query_qp(sc.c.qp, &qa, IBV_QP_STATE, &qi), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_SQD);
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD);
+	CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(sc.c.dv, 1), 1);
+	if (mid)
+		CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(sc.c.dv, 3), mid_ran ? 0 : 1);
+	/* post the SEND again (QP still in SQD), then resume */
+	ibv_wr_start(sc.c.x);
+	sc.c.x->wr_id = 4;
+	sc.c.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(sc.c.x);
+	ibv_wr_set_sge(sc.c.x, sc.c.mr->lkey, (uintptr_t)sc.c.buf.data() + 768, 16);
+	CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+	qa = {};
+	qa.qp_state = IBV_QPS_RTS;
+	qa.cur_qp_state = IBV_QPS_SQD;
+	CU_ASSERT_EQUAL(g->modify_qp(sc.c.qp, &qa, IBV_QP_STATE | IBV_QP_CUR_STATE), 0);
+	int want = mid && !mid_ran ? 3 : 2;
+	int got = Scenario::poll(&sc.c, wc, want);
+	CU_ASSERT_EQUAL(got, want);
+	for (int i = 0; i < got; i++)
+		CU_ASSERT_EQUAL(wc[i].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].opcode, mid && !mid_ran ? IBV_WC_RDMA_WRITE : IBV_WC_SEND);
+	CU_ASSERT_EQUAL(wc[got - 1].wr_id, 4u);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, wc, 2), 1);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(sc.s.buf[800], mid_ran ? 0 : 's'); /* a cancelled write did not run */
+}
+
+void test_pipelining_bad(void)
+{
+	pipelining_bad("sim72", false, false);
+	pipelining_bad("sim73", true, false);
+}
+
+void test_pipelining_stop_points(void)
+{
+	pipelining_bad("sim74", false, true);
+	pipelining_bad("sim75", true, true);
+}
+
 } // namespace
 
 int main(void)
@@ -870,6 +1010,9 @@ int main(void)
 		{"test_mkey_sig_err", test_sig_err},
 		{"memory CRC32 that matches", test_sig_mem_crc_good},
 		{"pipelining_good traffic, check mask 0", test_sig_rdma_unchecked},
+		{"test_mkey_sig_pipelining_good", test_pipelining_good},
+		{"test_mkey_sig_pipelining_bad (both stop points)", test_pipelining_bad},
+		{"pipelining: after the failing WQE or at the FENCE", test_pipelining_stop_points},
 	};
 	static const struct cunit_test matrix[] = {
 		{"block sizes x kinds: insert, strip, convert", test_matrix},
