@@ -5,7 +5,7 @@
  * section, 16 reserved bytes, wire and memory inline T10-DIF sections) and the
  * SET_PSV WQE (opcode 0x20) that arms a domain's PSV. parse_bsf() accepts only
  * what the model's signature engine executes; anything else makes the UMR a
- * malformed WQE (ASSUMPTIONS.md 59-60).
+ * malformed WQE (ASSUMPTIONS.md 59, 66).
  */
 #include <string.h>
 

@@ -7,7 +7,7 @@
  * the product cross-checks its ISA-L results against the model, so the two must
  * be separate codes.
  *
- * Parameters (ASSUMPTIONS.md 43-45): a seed selects the initial register, all
+ * Parameters (ASSUMPTIONS.md 54-56): a seed selects the initial register, all
  * zeros or all ones, as the BSF/PSV encode it.
  * - CRC16 T10-DIF: not reflected, init = seed, no final XOR (seed 0: CRC-16/T10-DIF).
  * - IP checksum: 16-bit ones'-complement sum of big-endian words (a trailing odd

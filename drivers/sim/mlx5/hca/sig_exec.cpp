@@ -11,7 +11,7 @@
  * data plus wire protection, generated or copied per copy_byte_mask. Writing
  * (scatter) verifies the wire protection of each complete block and writes data
  * plus memory protection. Insert, strip, verify, convert and pass-through all
- * follow from which domains carry protection (ASSUMPTIONS.md 59-64). Guards
+ * follow from which domains carry protection (ASSUMPTIONS.md 60-65). Guards
  * come from the model's own reference (sig_crc.h). Only spans checked at plan
  * time are touched; blocks pass through fixed buffers, nothing is allocated.
  */
