@@ -67,11 +67,13 @@ struct Scenario {
 	struct ibv_pd *pd = nullptr;
 	Player c, s;
 
-	explicit Scenario(const char *n, uint32_t qp_flags = 0, uint32_t sig_extra = 0) : name(n)
+	explicit Scenario(const char *n, uint32_t qp_flags = 0, uint32_t sig_extra = 0,
+			  enum mlx5_sim_exec_mode mode = MLX5_SIM_EXEC_INLINE)
+		: name(n)
 	{
 		struct mlx5_sim_device_attr attr;
 		mlx5_sim_device_attr_init(&attr);
-		attr.exec_mode = MLX5_SIM_EXEC_INLINE;
+		attr.exec_mode = mode;
 		attr.sig_features |= sig_extra;
 		CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_add(name, &attr), 0);
 		int num = 0;
@@ -208,7 +210,7 @@ struct Scenario {
 		CU_ASSERT_EQUAL(poll(p, wc, 1), 1);
 		CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
 		CU_ASSERT_EQUAL(wc[0].opcode, (enum ibv_wc_opcode)MLX5DV_WC_UMR);
-		/* inline instance: everything executed; only the last WQE completed */
+		/* everything executed (the last WQE completed); only that one completes */
 		CU_ASSERT_EQUAL(ibv_poll_cq(ibv_cq_ex_to_cq(p->cq), 1, wc), 0);
 	}
 	/** Server receives @p len bytes into its mkey, client sends them from its mkey. */
@@ -914,6 +916,7 @@ int drained_events(Scenario &sc, struct ibv_qp *qp)
 {
 	struct ibv_async_event ev;
 	int n = 0;
+	CU_ASSERT_EQUAL(mlx5_sim_quiesce(sc.ctx), 0); /* thread mode: the engine is done */
 	while (g->get_async_event(sc.ctx, &ev) == 0) {
 		if (ev.event_type == IBV_EVENT_SQ_DRAINED && ev.element.qp == qp)
 			n++;
@@ -944,10 +947,11 @@ void test_pipelining_good(void)
  * device that stops at the fence, the WQE between ran; one that stops at once
  * left it for the cancel.
  */
-void pipelining_bad(const char *name, bool at_fence, bool mid)
+void pipelining_bad(const char *name, bool at_fence, bool mid,
+		    enum mlx5_sim_exec_mode mode = MLX5_SIM_EXEC_INLINE)
 {
 	Scenario sc(name, MLX5DV_QP_CREATE_SIG_PIPELINING,
-		    at_fence ? MLX5_SIM_SIG_STOP_AT_FENCE : 0);
+		    at_fence ? MLX5_SIM_SIG_STOP_AT_FENCE : 0, mode);
 	pipeline_setup(sc, 0xf0);
 	pipeline_post(sc, mid);
 	struct ibv_wc wc[4];
@@ -1000,6 +1004,72 @@ void test_pipelining_stop_points(void)
 	pipelining_bad("sim75", true, true);
 }
 
+/* The same on a thread-mode instance: the engine thread stops the SQ. */
+void test_pipelining_thread(void)
+{
+	pipelining_bad("sim76", false, true, MLX5_SIM_EXEC_THREAD);
+	pipelining_bad("sim77", true, true, MLX5_SIM_EXEC_THREAD);
+}
+
+/* Drained after a signature error, then to ERR instead of RTS: the rest flushes. */
+void test_pipelining_err(void)
+{
+	Scenario sc("sim78", MLX5DV_QP_CREATE_SIG_PIPELINING);
+	pipeline_setup(sc, 0xf0);
+	pipeline_post(sc, false);
+	CU_ASSERT_EQUAL(drained_events(sc, sc.c.qp), 1);
+	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(sc.c.dv, 1), 1);
+	struct ibv_qp_attr qa = {};
+	qa.qp_state = IBV_QPS_ERR;
+	CU_ASSERT_EQUAL(g->modify_qp(sc.c.qp, &qa, IBV_QP_STATE), 0);
+	struct ibv_wc wc[4];
+	int got = Scenario::poll(&sc.c, wc, 4);
+	CU_ASSERT(got >= 1);
+	for (int i = 0; i < got; i++)
+		CU_ASSERT_EQUAL(wc[i].status, IBV_WC_WR_FLUSH_ERR);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, wc, 4), 0);
+}
+
+/*
+ * A wire-domain check at the responder: an RDMA_WRITE of 520 bytes from a plain MR
+ * (bad T10-DIF guard) into the server's wire-T10-DIF mkey by rkey. The client's
+ * write succeeds; the SIG_ERR CQE goes to the server's CQ (its poll gives 0) and the
+ * server's mkey reports BAD_GUARD in the wire domain at offset 0; the 512 data bytes
+ * are in its memory.
+ */
+void test_remote_wire_check(void)
+{
+	Scenario sc("sim79");
+	struct mlx5dv_sig_t10dif d = t10dif();
+	struct mlx5dv_sig_block_domain w = {};
+	w.sig_type = MLX5DV_SIG_TYPE_T10DIF;
+	w.sig.dif = &d;
+	w.block_size = MLX5DV_BLOCK_SIZE_512;
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.wire = &w;
+	sb.check_mask = 0xff;
+	Scenario::configure(&sc.s, 512, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &sb);
+	sc.fill();
+	ibv_wr_start(sc.c.x);
+	sc.c.x->wr_id = 7;
+	sc.c.x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(sc.c.x, sc.s.mkey->rkey, 0);
+	ibv_wr_set_sge(sc.c.x, sc.c.mr->lkey, (uintptr_t)sc.c.buf.data(), 520);
+	CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+	struct ibv_wc wc;
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 7u);
+	CU_ASSERT_EQUAL(Scenario::poll(&sc.s, &wc, 1), 0);
+	CU_ASSERT(sc.server_has_512());
+	struct mlx5dv_mkey_err err;
+	CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD);
+	CU_ASSERT_EQUAL(err.err.sig.offset, 0u);
+	CU_ASSERT_EQUAL(err.err.sig.actual_value, 0x6363u); /* 'cc' */
+	CU_ASSERT_EQUAL(err.err.sig.expected_value, crc16_bitwise(sc.c.buf.data(), 512, 0xffff));
+	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+}
+
 } // namespace
 
 int main(void)
@@ -1013,6 +1083,8 @@ int main(void)
 		{"test_mkey_sig_pipelining_good", test_pipelining_good},
 		{"test_mkey_sig_pipelining_bad (both stop points)", test_pipelining_bad},
 		{"pipelining: after the failing WQE or at the FENCE", test_pipelining_stop_points},
+		{"pipelining on a thread-mode instance", test_pipelining_thread},
+		{"pipelining: SQD then ERR flushes", test_pipelining_err},
 	};
 	static const struct cunit_test matrix[] = {
 		{"block sizes x kinds: insert, strip, convert", test_matrix},
@@ -1020,6 +1092,7 @@ int main(void)
 		{"T10-DIF escapes", test_escapes},
 		{"BSF the device cannot execute", test_bad_bsf_and_edges},
 		{"partial blocks, past the layout", test_partial_blocks},
+		{"wire check at the responder (rkey)", test_remote_wire_check},
 	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("test_mlx5_mkey.py signature", mkey_py),
