@@ -121,7 +121,7 @@ struct Scenario {
 		dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
 			       MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
 		dv.create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | qp_flags;
-		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
+		dv.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE | MLX5DV_QP_EX_WITH_MEMCPY;
 		p->qp = g->dv_create_qp(ctx, &a, &dv);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p->qp);
 		p->x = g->qp_to_qp_ex(p->qp);
@@ -1011,6 +1011,52 @@ void test_pipelining_thread(void)
 	pipelining_bad("sim77", true, true, MLX5_SIM_EXEC_THREAD);
 }
 
+/**
+ * memcpy MMO through signature mkeys on one QP: out of a memory-T10-DIF mkey (strip,
+ * verified) into one with memory CRC32C (insert): the destination holds the data
+ * with the CRC32C the test computes; a corrupted ref tag then gives BAD_REFTAG.
+ */
+void test_mmo_convert(void)
+{
+	Scenario sc("sim80");
+	Dom a, b;
+	a.set(kKinds[0], 3, true, MLX5DV_SIG_T10DIF_FLAG_REF_REMAP);
+	b.set(kKinds[3], 3, false, 0);
+	uint32_t bs = a.bs, n = 2 * bs;
+	struct mlx5dv_sig_block_attr sa = {}, sb = {};
+	sa.mem = &a.d;
+	sa.check_mask = 0xff;
+	sb.mem = &b.d;
+	sb.check_mask = 0xf0;
+	for (int round = 0; round < 2; round++) {
+		Scenario::configure(&sc.c, 2 * (bs + 8), IBV_ACCESS_LOCAL_WRITE, &sa);
+		Scenario::configure(&sc.s, 2 * (bs + 4), IBV_ACCESS_LOCAL_WRITE, &sb);
+		sc.fill();
+		lay_out(sc.c.buf.data(), a, 2, 0x77);
+		if (round)
+			sc.c.buf[2 * bs + 8 + 7] ^= 1; /* ref tag of block 1 */
+		ibv_wr_start(sc.c.x);
+		sc.c.x->wr_id = 11;
+		sc.c.x->wr_flags = IBV_SEND_SIGNALED;
+		mlx5dv_wr_memcpy(sc.c.dv, sc.s.mkey->lkey, 0, sc.c.mkey->lkey, 0, n);
+		CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+		struct ibv_wc wc;
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		std::vector<uint8_t> want(kBufBytes);
+		lay_out(want.data(), b, 2, 0x77);
+		CU_ASSERT(memcmp(sc.s.buf.data(), want.data(), 2 * (bs + 4)) == 0);
+		struct mlx5dv_mkey_err err;
+		CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err),
+				round ? MLX5DV_MKEY_SIG_BLOCK_BAD_REFTAG : MLX5DV_MKEY_NO_ERR);
+		if (round) {
+			CU_ASSERT_EQUAL(err.err.sig.offset, (uint64_t)bs + 8);
+			CU_ASSERT_EQUAL(err.err.sig.expected_value, 0x1001u);
+		}
+		CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+	}
+}
+
 /* Drained after a signature error, then to ERR instead of RTS: the rest flushes. */
 void test_pipelining_err(void)
 {
@@ -1093,6 +1139,7 @@ int main(void)
 		{"BSF the device cannot execute", test_bad_bsf_and_edges},
 		{"partial blocks, past the layout", test_partial_blocks},
 		{"wire check at the responder (rkey)", test_remote_wire_check},
+		{"memcpy MMO: T10-DIF memory to CRC32C memory", test_mmo_convert},
 	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("test_mlx5_mkey.py signature", mkey_py),
