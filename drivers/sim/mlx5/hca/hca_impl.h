@@ -452,7 +452,10 @@ public:
 	/* ---- sig_exec.cpp ---- */
 	/** exec_special() of plans with XF_SIG: blocks through the signature engine. */
 	static uint64_t exec_sig(Plan *pl);
-	/** SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if any. */
+	/**
+	 * SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if one
+	 * was on an mkey the requester named locally (drain_sigerr stops its SQ).
+	 */
 	bool complete_sig(QpObj *qp, const Plan *pl);
 	/** drain_sigerr: the SQ stops in SQD after a signature error (IBV_EVENT_SQ_DRAINED). */
 	void sig_drain(QpObj *qp);

@@ -318,7 +318,7 @@ bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 		const SigXfer &x = pl->sigs[i];
 		if (!x.failed)
 			continue;
-		any = true;
+		any |= !x.resp; /* the requester's own mkey: its SQ may have to stop */
 		/* the mkey and the failing domain's PSV stay in error until re-armed */
 		x.mk->sig_err = true;
 		const SigDomain &dom = x.fail.domain == MLX5_HW_SIGERR_DOMAIN_MEMORY ? x.cfg.mem

@@ -1081,11 +1081,11 @@ void test_pipelining_err(void)
  * (bad T10-DIF guard) into the server's wire-T10-DIF mkey by rkey. The client's
  * write succeeds; the SIG_ERR CQE goes to the server's CQ (its poll gives 0) and the
  * server's mkey reports BAD_GUARD in the wire domain at offset 0; the 512 data bytes
- * are in its memory.
+ * are in its memory; the client's SIG_PIPELINING QP stays in RTS.
  */
 void test_remote_wire_check(void)
 {
-	Scenario sc("sim79");
+	Scenario sc("sim79", MLX5DV_QP_CREATE_SIG_PIPELINING);
 	struct mlx5dv_sig_t10dif d = t10dif();
 	struct mlx5dv_sig_block_domain w = {};
 	w.sig_type = MLX5DV_SIG_TYPE_T10DIF;
@@ -1114,6 +1114,12 @@ void test_remote_wire_check(void)
 	CU_ASSERT_EQUAL(err.err.sig.actual_value, 0x6363u); /* 'cc' */
 	CU_ASSERT_EQUAL(err.err.sig.expected_value, crc16_bitwise(sc.c.buf.data(), 512, 0xffff));
 	CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+	/* the responder's mkey failed: the requester's pipelining QP does not stop */
+	CU_ASSERT_EQUAL(drained_events(sc, sc.c.qp), 0);
+	struct ibv_qp_attr qa = {};
+	struct ibv_qp_init_attr qi = {};
+	CU_ASSERT_EQUAL(g->query_qp(sc.c.qp, &qa, IBV_QP_STATE, &qi), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_RTS);
 }
 
 } // namespace
