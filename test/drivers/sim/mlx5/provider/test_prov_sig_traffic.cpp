@@ -117,7 +117,8 @@ struct Scenario {
 		a.cap.max_inline_data = 512;
 		a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		a.pd = pd;
-		a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+		a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
+				   IBV_QP_EX_WITH_RDMA_READ;
 		dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
 			       MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
 		dv.create_flags = MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | qp_flags;
@@ -127,7 +128,8 @@ struct Scenario {
 		p->x = g->qp_to_qp_ex(p->qp);
 		p->dv = g->dv_qp_ex_from_ibv_qp_ex(p->x);
 		p->mr = g->reg_mr(pd, p->buf.data(), p->buf.size(),
-				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					  IBV_ACCESS_REMOTE_READ);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p->mr);
 		struct mlx5dv_mkey_init_attr ma = {};
 		ma.pd = pd;
@@ -142,7 +144,8 @@ struct Scenario {
 		struct ibv_qp_attr a = {};
 		a.qp_state = IBV_QPS_INIT;
 		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ;
 		CU_ASSERT_EQUAL(g->modify_qp(p->qp, &a,
 					     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 						     IBV_QP_ACCESS_FLAGS),
@@ -1057,6 +1060,47 @@ void test_mmo_convert(void)
 	}
 }
 
+/**
+ * RDMA_READ into a signature mkey (local scatter): two wire blocks of CRC64 read
+ * from the server's plain MR are verified and stripped into the client's memory;
+ * a bad CRC64 in the second block gives BAD_GUARD in the wire domain at 520.
+ */
+void test_rdma_read_strip(void)
+{
+	Scenario sc("sim81");
+	Dom a;
+	a.set(kKinds[4], 0, true, 0);
+	struct mlx5dv_sig_block_attr sb = {};
+	sb.wire = &a.d;
+	sb.check_mask = 0xff;
+	for (int round = 0; round < 2; round++) {
+		Scenario::configure(&sc.c, 1024, IBV_ACCESS_LOCAL_WRITE, &sb);
+		sc.fill();
+		lay_out(sc.s.buf.data(), a, 2, 0x99);
+		if (round)
+			sc.s.buf[520 + 512] ^= 0x80;
+		ibv_wr_start(sc.c.x);
+		sc.c.x->wr_id = 12;
+		sc.c.x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_read(sc.c.x, sc.s.mr->rkey, (uintptr_t)sc.s.buf.data());
+		ibv_wr_set_sge(sc.c.x, sc.c.mkey->lkey, 0, 1040);
+		CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+		struct ibv_wc wc;
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		CU_ASSERT_EQUAL(wc.byte_len, 1040u);
+		CU_ASSERT_EQUAL(sc.c.buf[511], data_at(0x99, 0, 511));
+		CU_ASSERT_EQUAL(sc.c.buf[512], data_at(0x99, 1, 0));
+		CU_ASSERT_EQUAL(sc.c.buf[1023], data_at(0x99, 1, 511));
+		CU_ASSERT_EQUAL(sc.c.buf[1024], 'c');
+		struct mlx5dv_mkey_err err;
+		CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err),
+				round ? MLX5DV_MKEY_SIG_BLOCK_BAD_GUARD : MLX5DV_MKEY_NO_ERR);
+		if (round)
+			CU_ASSERT_EQUAL(err.err.sig.offset, 520u);
+	}
+}
+
 /* Drained after a signature error, then to ERR instead of RTS: the rest flushes. */
 void test_pipelining_err(void)
 {
@@ -1146,6 +1190,7 @@ int main(void)
 		{"partial blocks, past the layout", test_partial_blocks},
 		{"wire check at the responder (rkey)", test_remote_wire_check},
 		{"memcpy MMO: T10-DIF memory to CRC32C memory", test_mmo_convert},
+		{"RDMA_READ into a wire-CRC64 mkey", test_rdma_read_strip},
 	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("test_mlx5_mkey.py signature", mkey_py),
