@@ -43,6 +43,16 @@ uint32_t drain(Env &e, bool sane, uint32_t *ci, uint32_t *err_cqes, uint16_t *la
 		memcpy(&cqe, c, sizeof(cqe));
 		uint8_t op = op_own >> 4;
 		uint32_t qpn = be32toh(cqe.sop_drop_qpn) & 0xffffff;
+		if (op == MLX5_CQE_SIG_ERR) {
+			/* names the signature mkey, not the QP */
+			auto *sc = reinterpret_cast<const struct mlx5_hw_sigerr_cqe *>(&cqe);
+			if (be32toh(sc->mkey) >> 8 != e.mkey[0] >> 8)
+				fail("SIG_ERR CQE of another mkey", be32toh(sc->mkey));
+			(*ci)++;
+			e.dbrec_cq[0] = htobe32(*ci & 0xffffff);
+			n++;
+			continue;
+		}
 		if (qpn != e.qpn)
 			fail("CQE of another QP", qpn, e.qpn);
 		if (op == MLX5_CQE_REQ_ERR || op == MLX5_CQE_RESP_ERR) {
@@ -182,6 +192,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < kMkeys; i++)
 		if (e.hca->destroy_mkey(e.mkey[i]))
 			fail("destroy_mkey", i);
+	for (uint32_t psv : e.psv)
+		if (e.hca->destroy_psv(psv))
+			fail("destroy_psv", psv);
 	if (e.hca->dealloc_pd(e.pdn) || e.hca->dealloc_pd(e.other_pdn))
 		fail("dealloc_pd");
 	return 0;

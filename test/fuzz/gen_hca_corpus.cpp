@@ -4,10 +4,9 @@
  * Writes the seed corpus of fuzz_hca_sq (hca_fuzz_env.h format) into a directory:
  * valid WQEs with the keys a fresh software HCA hands out (NOP, memcpy MMO, RDMA
  * write/read, SEND into a posted receive, atomics), batches, a ring wrap, a stale and
- * a foreign-PD key, UMR WQEs (KLM list, stride-0 repeat block, LOCAL_INV) and the
- * WQEs that use their mkeys. Each seed is executed once here and must pass the
- * target's checks.
- *   gen_hca_corpus <dir>
+ * a foreign-PD key, UMR WQEs (KLM list, stride-0 repeat block, LOCAL_INV, a BSF
+ * with SET_PSV) and the WQEs that use their mkeys. Each seed is executed once here and must pass
+ * the target's checks. gen_hca_corpus <dir>
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -274,10 +273,72 @@ int main(int argc, char **argv)
 		s.post(m2);
 		s.write(d, "umr_fill_inv");
 	}
+	{
+		/*
+		 * The signature mkey: a UMR with a BSF (memory domain CRC32, seed 0, 512-byte
+		 * blocks, check mask 0xf0) over 516 bytes of MR1, SET_PSV, an MMO of 512 wire
+		 * bytes out of it (the 0xa5 fill fails the check: a SIG_ERR CQE), then a
+		 * re-arming UMR and a T10-DIF wire-domain BSF with an MMO that inserts.
+		 */
+		Seed s;
+		const uint64_t sig_mask = layout_mask | MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE |
+					  MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR;
+		for (int round = 0; round < 2; round++) {
+			W u(s.idx(), MLX5_OPCODE_UMR, s.qpn(), 0, round ? small_fence : 0,
+			    htobe32(s.env.mkey[0]));
+			u.umr_ctrl(0x80, 4, sig_mask);
+			mlx5_hw_st_be16(u.b + 16 + 6, MLX5_HW_BSF_OCTOWORDS);
+			u.mkey_ctx(0, 0x08, round ? 512 : 516)
+				.klm(round ? 512 : 516, s.k(1), s.a(1, 4096))
+				.pad64();
+			mlx5_hw_st_be32(u.b + 64 + 12, 1u << 30 | 1u << 26); /* BSF on, err cnt */
+			struct mlx5_hw_bsf bsf = {};
+			bsf.basic.bsf_size_sbs = MLX5_HW_BSF_SIZE_WITH_INLINE
+						 << MLX5_HW_BSF_SIZE_SHIFT;
+			bsf.basic.raw_data_size = htobe32(0xffffffff);
+			if (!round) {
+				bsf.basic.check_byte_mask = 0xf0;
+				bsf.basic.mem_bs_selector = 1;
+				bsf.basic.m_bfs_psv = htobe32((MLX5_HW_BFS_CRC32_BASE |
+							       MLX5_HW_BFS_CRC_REPEAT_BIT |
+							       MLX5_HW_BFS_CRC_SEED_BIT)
+								      << MLX5_HW_BFS_SHIFT |
+							      s.env.psv[0]);
+			} else {
+				bsf.basic.check_byte_mask = 0xff;
+				bsf.basic.wire_byte = 1;
+				bsf.basic.w_bfs_psv = htobe32(s.env.psv[1]);
+				bsf.w_inl.vld_refresh = htobe16(MLX5_HW_BSF_INL_VALID |
+								MLX5_HW_BSF_REFRESH_DIF);
+				bsf.w_inl.dif_apptag = htobe16(0xabcd);
+				bsf.w_inl.dif_reftag = htobe32(0x01234567);
+				bsf.w_inl.sig_type = MLX5_HW_T10DIF_CRC;
+				bsf.w_inl.rp_inv_seed = MLX5_HW_BSF_REPEAT_BLOCK | MLX5_HW_BSF_SEED;
+				bsf.w_inl.dif_inc_ref_guard_check = MLX5_HW_BSF_INC_REFTAG;
+				bsf.w_inl.dif_app_bitmask_check = htobe16(0xffff);
+			}
+			memcpy(u.b + u.off, &bsf, sizeof(bsf));
+			u.off += sizeof(bsf);
+			s.post(u);
+			W p(s.idx(), MLX5_OPCODE_SET_PSV, s.qpn(), 0, small_fence);
+			struct mlx5_hw_set_psv_seg psv = {};
+			psv.psv_index = htobe32(s.env.psv[round]);
+			psv.transient_signature = htobe64(round ? 0xffffabcd01234567ull : 0);
+			memcpy(p.b + p.off, &psv, sizeof(psv));
+			p.off += sizeof(psv);
+			s.post(p);
+			W m(s.idx(), MLX5_OPCODE_MMO, s.qpn(), mmo, small_fence);
+			uint32_t wire = round ? 520 : 512; /* wire-domain bytes */
+			m.meta(s.k(1), s.a(1, 8192)).data(wire, s.env.mkey[0], nullptr);
+			m.data(wire, s.k(1), s.a(1, 10240));
+			s.post(m);
+		}
+		s.write(d, "umr_sig");
+	}
 	/* every seed passes the target's oracle */
-	for (const char *n :
-	     {"nop", "mmo", "rdma_write", "rdma_read", "send", "atomics", "batch_unsignaled",
-	      "stale_key_flush", "foreign_pd", "ring_wrap", "umr_list", "umr_fill_inv"}) {
+	for (const char *n : {"nop", "mmo", "rdma_write", "rdma_read", "send", "atomics",
+			      "batch_unsignaled", "stale_key_flush", "foreign_pd", "ring_wrap",
+			      "umr_list", "umr_fill_inv", "umr_sig"}) {
 		std::string p = d + "/" + n;
 		FILE *f = fopen(p.c_str(), "rb");
 		std::vector<uint8_t> buf(65536);

@@ -11,7 +11,8 @@
  * the QP and one other, up to four MRs, each in its own 16 KiB slot between PROT_NONE
  * pages at a fixed address (so seeds can name real addresses), some registered in the
  * other PD, some deregistered again (stale keys), two indirect mkeys of the QP's PD
- * (free until a UMR WQE of the batch fills them; the second with remote
+ * (free until a UMR WQE of the batch fills them; the first a signature mkey with a
+ * BSF, PSVs 1 and 2 of the same PD for its domains; the second with remote
  * invalidation), and a CQ and SQ between PROT_NONE pages too. Keys are
  * deterministic: a fresh instance hands them out in order.
  */
@@ -124,6 +125,7 @@ struct Env {
 	uint32_t sq_cnt = 0;
 	uint32_t key[kSlots] = {}; /**< 0: registration refused */
 	uint32_t mkey[kMkeys] = {};
+	uint32_t psv[2] = {};   /**< memory and wire PSV of mkey 0 */
 	bool live[kSlots] = {}; /**< registered and not deregistered */
 	uint8_t *mr_addr[kSlots] = {};
 	uint32_t mr_len[kSlots] = {};
@@ -163,9 +165,12 @@ struct Env {
 			}
 		}
 		for (int i = 0; i < kMkeys; i++)
-			if (hca->create_mkey(pdn, kMkeyDesc, i ? HCA_MKEY_REMOTE_INVALIDATE : 0,
+			if (hca->create_mkey(pdn, kMkeyDesc,
+					     i ? HCA_MKEY_REMOTE_INVALIDATE : HCA_MKEY_BSF,
 					     &mkey[i]))
 				return -1;
+		if (hca->create_psv(pdn, &psv[0]) || hca->create_psv(pdn, &psv[1]))
+			return -1;
 		cq = std::make_unique<Guarded>(kNcqe * 64);
 		for (uint32_t i = 0; i < kNcqe; i++)
 			cq->p[i * 64 + 63] = MLX5_CQE_INVALID << 4;

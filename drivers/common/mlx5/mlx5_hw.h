@@ -66,6 +66,50 @@ enum {
 	MLX5_HW_SIGERR_GUARD = 1u << 13,
 };
 
+/** Signature BSF encodings (libmlx5 wqe.h): basic section, block format selectors, inline section.
+ */
+enum {
+	MLX5_HW_BSF_SIZE_WITH_INLINE = 2, /**< bsf_size_sbs bits 7:6: basic + inline sections */
+	MLX5_HW_BSF_SIZE_SIG_AND_CRYPTO = 3,
+	MLX5_HW_BSF_SIZE_SHIFT = 6,
+	MLX5_HW_BSF_SBS_SHIFT = 4, /**< same block structure in both domains */
+	MLX5_HW_BFS_CRC32_BASE = 0x20,
+	MLX5_HW_BFS_CRC32C_BASE = 0x40,
+	MLX5_HW_BFS_CRC64_XP10_BASE = 0x50,
+	MLX5_HW_BFS_CRC_REPEAT_BIT = 0x2,
+	MLX5_HW_BFS_CRC_SEED_BIT = 0x1, /**< set when the seed is 0 */
+	MLX5_HW_BFS_SHIFT = 24,
+	MLX5_HW_BSF_PSV_INDEX_MASK = 0xffffff,
+	MLX5_HW_BSF_INL_VALID = 1 << 15,
+	MLX5_HW_BSF_REFRESH_DIF = 1 << 14,
+	MLX5_HW_BSF_REPEAT_BLOCK = 1 << 7,
+	MLX5_HW_BSF_INC_REFTAG = 1 << 6,
+	MLX5_HW_BSF_SEED = 1 << 3, /**< T10-DIF guard seed 0xffff */
+	MLX5_HW_BSF_APPTAG_ESCAPE = 0x1,
+	MLX5_HW_BSF_APPREF_ESCAPE = 0x2,
+	MLX5_HW_T10DIF_CRC = 0x1,  /**< inline sig_type: CRC16 guard */
+	MLX5_HW_T10DIF_IPCS = 0x2, /**< inline sig_type: IP-checksum guard */
+	MLX5_HW_BSF_OCTOWORDS = 4, /**< a signature BSF is 64 bytes */
+};
+
+/** Signature-error CQE sig_type / domain values. */
+enum {
+	MLX5_HW_SIGERR_SIG_TYPE_BLOCK = 0,
+	MLX5_HW_SIGERR_DOMAIN_WIRE = 0,
+	MLX5_HW_SIGERR_DOMAIN_MEMORY = 1,
+};
+
+/** QPC state values of QUERY_QP (qpc.state). */
+enum {
+	MLX5_HW_QPC_STATE_RST = 0,
+	MLX5_HW_QPC_STATE_INIT = 1,
+	MLX5_HW_QPC_STATE_RTR = 2,
+	MLX5_HW_QPC_STATE_RTS = 3,
+	MLX5_HW_QPC_STATE_SQER = 4,
+	MLX5_HW_QPC_STATE_SQDRAINED = 5,
+	MLX5_HW_QPC_STATE_ERR = 6,
+};
+
 /* ---- private layouts ---- */
 
 /** MMO metadata segment (second octoword of a memcpy MMO WQE). */

@@ -44,6 +44,22 @@ enum mlx5_sim_exec_mode {
 	MLX5_SIM_EXEC_POLLED = 2,
 };
 
+/** Signature features of an instance (mlx5_sim_device_attr.sig_features). */
+enum mlx5_sim_sig_feature {
+	MLX5_SIM_SIG_OFFLOAD = 1 << 0,    /**< T10-DIF and CRC32 signature offload */
+	MLX5_SIM_SIG_BLOCK_4048 = 1 << 1, /**< 4048-byte blocks (needs OFFLOAD) */
+	MLX5_SIM_SIG_CRC32C = 1 << 2,     /**< CRC32C (needs OFFLOAD) */
+	MLX5_SIM_SIG_CRC64_XP10 = 1 << 3, /**< CRC64_XP10 (needs OFFLOAD) */
+	MLX5_SIM_SIG_PIPELINING = 1 << 4, /**< SQD->RTS: MLX5DV_QP_CREATE_SIG_PIPELINING */
+	MLX5_SIM_SIG_ALL = (1 << 5) - 1,
+	/**
+	 * Not a feature but a model choice (not in MLX5_SIM_SIG_ALL): after a signature
+	 * error a SIG_PIPELINING QP stops in SQD right before the next WQE with FENCE
+	 * instead of right after the failing WQE; both are what the man page allows.
+	 */
+	MLX5_SIM_SIG_STOP_AT_FENCE = 1 << 5,
+};
+
 /** Capabilities of one instance (models a hardware generation). */
 struct mlx5_sim_device_attr {
 	enum mlx5_sim_exec_mode exec_mode;
@@ -80,6 +96,8 @@ struct mlx5_sim_device_attr {
 	 */
 	uint8_t engine_cpus_set;
 	cpu_set_t engine_cpus;
+	/** MLX5_SIM_SIG_* bits (default: all, a ConnectX-7-like device); 0 = none. */
+	uint32_t sig_features;
 };
 
 /** The software HCA's table of the seam (registered as backend "sim" at load). */

@@ -45,6 +45,22 @@ struct HcaCaps {
 	uint32_t max_cq = 4096;
 	uint32_t max_mr = 1u << 16;
 	uint32_t max_pd = 1024;
+	uint32_t max_psv = 1u << 16; /**< signature PSVs (two per signature mkey) */
+	/*
+	 * Signature offload: the cmd_hca_cap bits libmlx5 reads (get_hca_sig_caps).
+	 * Default: a ConnectX-7-like device with every signature feature.
+	 */
+	bool sig_sho = true;                 /**< sho: signature handover offload */
+	bool sig_domain_and_sig_type = true; /**< sigerr_domain_and_sig_type */
+	bool sig_block_4048 = true;          /**< 4048-byte blocks */
+	bool sig_crc32c = true;              /**< CRC32C */
+	bool sig_crc64_xp10 = true;          /**< CRC64_XP10 */
+	bool sqd2rts = true; /**< the kernel moves SQD->RTS: SIG_PIPELINING QPs allowed */
+	/**
+	 * Where a drain_sigerr QP stops after a signature error: false, right after
+	 * the failing WQE; true, right before the next WQE with FENCE.
+	 */
+	bool sigerr_stop_at_fence = false;
 	uint8_t cqe_version = 1;  /**< 1: requester CQEs carry the user index */
 	bool odp_implicit = true; /**< implicit on-demand MR supported */
 	/**
@@ -58,6 +74,8 @@ struct HcaCaps {
 /** create_mkey() flags. */
 enum : uint32_t {
 	HCA_MKEY_REMOTE_INVALIDATE = 1u << 0, /**< en_rinval: SEND_INVAL may free it */
+	/** bsf_en with 4 BSF octowords: a signature mkey (UMRs may carry a BSF) */
+	HCA_MKEY_BSF = 1u << 1,
 };
 
 /** Indirect mkeys: properties of the model (ASSUMPTIONS.md). */
@@ -108,6 +126,12 @@ struct QpConfig {
 	uint32_t *dbrec;       /**< [MLX5_RCV_DBR] RQ counter, [MLX5_SND_DBR] SQ counter */
 	uint32_t send_cqn;
 	uint32_t recv_cqn;
+	/**
+	 * qpc.drain_sigerr (signature pipelining): stop in SQD after a signature
+	 * error. libmlx5 sets it with INIT2INIT right after RESET->INIT; the model
+	 * takes it at creation.
+	 */
+	bool drain_sigerr;
 };
 
 /** What QUERY_QP returns. */
@@ -116,6 +140,7 @@ struct QpInfo {
 	uint32_t dest_qpn;
 	uint16_t hw_sq_wqebb_counter; /**< first WQEBB the device has not executed */
 	uint32_t access_flags;
+	bool drain_sigerr; /**< qpc.drain_sigerr */
 };
 
 /** An affiliated or unaffiliated asynchronous event, by object number. */
@@ -205,6 +230,15 @@ public:
 	 * the model is told so that a SEND waiting for a receive WQE can proceed.
 	 */
 	virtual void rq_notify(uint32_t qpn) = 0;
+
+	/* signature PSVs (protection signature values) */
+	/**
+	 * CREATE_PSV with num_psv 1: a PSV of PD @p pdn, index 1..0xffffff in
+	 * @p psv_index. -EINVAL: bad PD; -ENOMEM: caps.max_psv reached or no memory.
+	 */
+	virtual int create_psv(uint32_t pdn, uint32_t *psv_index) = 0;
+	/** DESTROY_PSV. -EINVAL unless @p psv_index is a live PSV. */
+	virtual int destroy_psv(uint32_t psv_index) = 0;
 
 	/** Next async event; -EAGAIN when none is pending. */
 	virtual int get_async_event(AsyncEvent *event) = 0;

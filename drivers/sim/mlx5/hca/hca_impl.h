@@ -29,6 +29,7 @@
 
 #include "hca.h"
 #include "mlx5_hw.h"
+#include "sig_crc.h"
 
 namespace mlx5sim {
 
@@ -93,6 +94,8 @@ enum {
 constexpr uint32_t HCA_NSRC_SPECIAL = 1u << 31;
 /** Span::len bit: the span is a repeat block; Span::p points at its Pattern. */
 constexpr uint64_t HCA_SPAN_PATTERN = 1ull << 63;
+/** Span::len bit: the span is wire-domain bytes of a signature mkey; Span::p is its SigXfer. */
+constexpr uint64_t HCA_SPAN_SIG = 1ull << 62;
 
 /** IB message size limit, also what a data segment byte_count of 0 means. */
 constexpr uint64_t HCA_MAX_MSG = 1ull << 31;
@@ -111,13 +114,46 @@ struct XlatEnt {
 	uint32_t stride; /**< repeat block: address step per repetition */
 };
 
+/** Signature of one domain, as a BSF describes it (sig_bsf.cpp). */
+struct SigDomain {
+	enum Kind : uint8_t {
+		NONE,
+		T10DIF,
+		CRC
+	} kind;
+	GuardKind guard;
+	bool seed_ones;     /**< guard register starts all ones */
+	uint32_t bs;        /**< data bytes per block */
+	uint8_t pi;         /**< protection bytes after each block (0: none) */
+	uint32_t psv;       /**< PSV index of the domain */
+	bool inc_ref;       /**< T10-DIF: ref tag + 1 per block (REF_REMAP) */
+	bool app_escape;    /**< T10-DIF: app tag 0xffff skips the check */
+	bool appref_escape; /**< T10-DIF: app 0xffff and ref 0xffffffff skip it */
+	uint16_t app_tag;
+	uint32_t ref_tag;
+};
+
+/** The signature configuration of an mkey (BSF of its last UMR). */
+struct SigCfg {
+	bool enabled; /**< a BSF is in force */
+	bool sbs;     /**< same block structure: copy_mask applies */
+	uint8_t check_mask;
+	uint8_t copy_mask;
+	SigDomain mem;
+	SigDomain wire;
+};
+
 /** What an indirect mkey adds to its MrEntry (addr = start address, len = length). */
 struct MkeyObj {
-	uint32_t num_desc; /**< translation octowords it has room for */
-	bool rinval;       /**< en_rinval: SEND_INVAL may free it */
-	bool free;         /**< invalid: every access fails */
-	bool repeat;       /**< layout is a repeat block (else a KLM list) */
-	uint32_t qpn;      /**< mkey context qpn (0xffffff: any) */
+	uint32_t num_desc;   /**< translation octowords it has room for */
+	bool rinval;         /**< en_rinval: SEND_INVAL may free it */
+	bool bsf_en;         /**< created with a BSF: a signature mkey */
+	bool sig_err;        /**< a signature error happened: unusable until a UMR re-arms it */
+	uint8_t sig_err_cnt; /**< sig_err_cnt of the last UMR with the SIG_ERR mask */
+	SigCfg sig;          /**< BSF in force */
+	bool free;           /**< invalid: every access fails */
+	bool repeat;         /**< layout is a repeat block (else a KLM list) */
+	uint32_t qpn;        /**< mkey context qpn (0xffffff: any) */
 	uint32_t nent;
 	uint64_t rep_bytes;       /**< repeat block: bytes per repetition */
 	uint32_t repeat_count;    /**< repeat block: repetitions */
@@ -150,6 +186,14 @@ struct PdEntry {
 	uint32_t refs; /**< MRs and QPs using it */
 };
 
+/** A signature PSV: the signature state of one domain, set by SET_PSV WQEs. */
+struct PsvEntry {
+	bool used;
+	uint32_t pdn;
+	uint64_t transient_signature; /**< last SET_PSV value */
+	bool error;                   /**< in error after a signature error, until re-armed */
+};
+
 /** A completion queue. */
 struct CqObj {
 	CqConfig cfg;
@@ -172,6 +216,8 @@ struct QpObj {
 	uint8_t port_num;
 	uint16_t pkey_index;
 	bool sqd_notify;       /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	bool sig_stop;         /**< drain_sigerr: a signature error just completed */
+	bool sig_draining;     /**< drain_sigerr: run up to the next FENCE, then SQD */
 	uint32_t sq_ci;        /**< free-running WQEBB counter of the next WQE to fetch */
 	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
 	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
@@ -231,6 +277,40 @@ enum : uint8_t {
 	XF_UMR = 1u << 0,     /**< apply the UMR in Plan::wqe to Plan::target */
 	XF_PATTERN = 1u << 1, /**< a span is a repeat block */
 	XF_INVAL = 1u << 2,   /**< free Plan::target (SEND_INVAL) after the data */
+	XF_SIG = 1u << 3,     /**< a span goes through a signature mkey */
+	XF_PSV = 1u << 4,     /**< SET_PSV: update Plan::psv */
+};
+
+/** Model limit: signature mkeys one WQE may name (both sides together). */
+constexpr uint32_t HCA_MAX_SIG_XFER = 2;
+
+/** A first signature error found while moving data (a SIG_ERR CQE). */
+struct SigFail {
+	uint16_t syndrome; /**< exactly one MLX5_HW_SIGERR_* bit */
+	uint8_t domain;    /**< MLX5_HW_SIGERR_DOMAIN_* */
+	uint32_t expected_sig, actual_sig;
+	uint32_t expected_ref, actual_ref;
+	uint64_t offset; /**< first byte of the failing block in that domain's layout */
+};
+
+/**
+ * Data through a signature mkey, resolved at plan time: the wire-domain range
+ * [woff, woff + wlen) of the mkey and the checked memory-domain spans of the
+ * blocks it touches, from the start of block first_block.
+ */
+struct SigXfer {
+	SigCfg cfg;           /**< snapshot of the mkey's BSF */
+	MkeyObj *mk;          /**< the mkey (error state at completion) */
+	uint32_t key;         /**< its key, for the SIG_ERR CQE */
+	bool scatter;         /**< wire bytes come in (written to memory) */
+	bool resp;            /**< named by the responder (its CQ gets the SIG_ERR) */
+	uint64_t woff, wlen;  /**< wire-domain range */
+	uint64_t first_block; /**< block of woff */
+	uint64_t mlen;        /**< memory bytes the spans hold */
+	uint32_t nmem;
+	bool failed; /**< fail is valid */
+	SigFail fail;
+	Span mem[HCA_MAX_GATHER];
 };
 
 /** Result of checking or planning: 0 or a CQE syndrome plus vendor syndrome. */
@@ -276,6 +356,14 @@ struct Plan {
 	MkeyObj *target_mk; /**< ... and its translation state */
 	uint32_t npat;      /**< pats in use */
 	Pattern pats[HCA_MAX_PATTERNS];
+	uint32_t nsig; /**< sigs in use */
+	SigXfer sigs[HCA_MAX_SIG_XFER];
+	SigCfg umr_sig;    /**< XF_UMR with a BSF: the parsed BSF */
+	bool umr_has_bsf;  /**< the UMR sets BSF_ENABLE (umr_sig valid when enabled) */
+	bool umr_sig_err;  /**< the UMR carries the SIG_ERR mask: re-arm */
+	uint32_t psv;      /**< XF_PSV: the PSV index */
+	uint64_t psv_ts;   /**< XF_PSV: transient signature */
+	PsvEntry *psv_ent; /**< XF_PSV: its entry */
 };
 
 /** Why planning a WQE stopped. */
@@ -320,6 +408,8 @@ public:
 	int destroy_qp(uint32_t qpn) override;
 	void sq_doorbell(uint32_t qpn, uint64_t ctrl8) override;
 	void rq_notify(uint32_t qpn) override;
+	int create_psv(uint32_t pdn, uint32_t *psv_index) override;
+	int destroy_psv(uint32_t psv_index) override;
 	int get_async_event(AsyncEvent *event) override;
 	void quiesce() override;
 	int inject(const Fault &fault) override;
@@ -352,6 +442,23 @@ public:
 	/** The same for responder memory named by @p rkey (REM_ACCESS on failure). */
 	Verdict xlat_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len, int need,
 			    Plan *pl, bool dst) const;
+
+	/* ---- sig_bsf.cpp ---- */
+	/** Parse a 64-byte signature BSF; false if the device cannot execute it. */
+	static bool parse_bsf(const uint8_t *bsf, SigCfg *cfg);
+	/** Check a SET_PSV WQE (under mu_). */
+	Verdict plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds);
+
+	/* ---- sig_exec.cpp ---- */
+	/** exec_special() of plans with XF_SIG: blocks through the signature engine. */
+	static uint64_t exec_sig(Plan *pl);
+	/**
+	 * SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if one
+	 * was on an mkey the requester named locally (drain_sigerr stops its SQ).
+	 */
+	bool complete_sig(QpObj *qp, const Plan *pl);
+	/** drain_sigerr: the SQ stops in SQD after a signature error (IBV_EVENT_SQ_DRAINED). */
+	void sig_drain(QpObj *qp);
 
 	/* ---- umr.cpp ---- */
 	/** Check a UMR WQE (under mu_); its effect waits for execution. */
@@ -480,6 +587,8 @@ public:
 	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
 	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
+	std::vector<PsvEntry> psvs_; /**< index = PSV index; 0 unused */
+	uint32_t psv_count_ = 0;
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */

@@ -21,6 +21,7 @@ struct Out {
 	Span *spans;
 	uint32_t *n;
 	Verdict bad; /**< LOC_PROT (local) or REM_ACCESS (remote) */
+	bool resp;   /**< the responder's memory (a receive WQE or an rkey) */
 };
 
 bool push_span(const Out &o, uint8_t *p, uint64_t len)
@@ -80,6 +81,80 @@ static Verdict xlat_repeat(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, 
 	return Verdict{0, 0};
 }
 
+static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len,
+		    int need, const Out &o, uint32_t depth);
+
+/** The layout of @p mk at [off, off + len) into o's spans (entries need @p inner). */
+static Verdict xlat_layout(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, uint64_t off,
+			   uint64_t len, int inner, const Out &o, uint32_t depth)
+{
+	if (mk.repeat)
+		return xlat_repeat(hca, pdn, mk, off, len, inner, o);
+	uint64_t pos = 0; /* layout offset of entry i */
+	for (uint32_t i = 0; i < mk.nent && len; i++) {
+		const XlatEnt &e = mk.ent[i];
+		if (off < pos + e.bc) {
+			uint64_t in = off - pos;
+			uint64_t n = e.bc - in < len ? e.bc - in : len;
+			Verdict v = xlat(hca, pdn, e.key, e.va + in, n, inner, o, depth + 1);
+			if (v.syndrome)
+				return v;
+			off += n;
+			len -= n;
+		}
+		pos += e.bc;
+	}
+	return len ? o.bad : Verdict{0, 0}; /* beyond the layout */
+}
+
+/**
+ * Data through a signature mkey: [off, off + len) counts wire-domain bytes. The
+ * memory bytes of every block it touches (from the block's start; the protection
+ * bytes of the last block only when its data is complete) must lie in the layout;
+ * they are resolved into a SigXfer and one span stands for the wire bytes.
+ */
+static Verdict xlat_sig(const HcaImpl *hca, uint32_t pdn, uint32_t key, const MrEntry &mr,
+			const MkeyObj &mk, uint64_t off, uint64_t len, int inner, const Out &o)
+{
+	Plan *pl = o.pl;
+	const SigCfg &c = mk.sig;
+	uint64_t wblk = c.wire.bs + c.wire.pi, mblk = c.mem.bs + c.mem.pi;
+	if (pl->nsig >= HCA_MAX_SIG_XFER || len == 0)
+		return o.bad;
+	uint64_t last, mstart, mend;
+	if (__builtin_add_overflow(off, len - 1, &last))
+		return o.bad;
+	uint64_t b0 = off / wblk, b1 = last / wblk;
+	uint64_t e = last + 1 - b1 * wblk; /* wire bytes of the last block, 1..wblk */
+	if (__builtin_mul_overflow(b1, mblk, &mend) ||
+	    __builtin_add_overflow(mend, e >= c.wire.bs ? mblk : e, &mend))
+		return o.bad;
+	mstart = b0 * mblk;
+	if (mend > mr.len)
+		return o.bad; /* memory-domain bytes beyond the mkey's length */
+	SigXfer &x = pl->sigs[pl->nsig];
+	x.cfg = c;
+	x.mk = const_cast<MkeyObj *>(&mk);
+	x.key = key;
+	x.scatter = o.spans == pl->dst;
+	x.resp = o.resp;
+	x.woff = off;
+	x.wlen = len;
+	x.first_block = b0;
+	x.mlen = mend - mstart;
+	x.nmem = 0;
+	x.failed = false;
+	Out mo = {pl, x.mem, &x.nmem, o.bad, o.resp};
+	Verdict v = xlat_layout(hca, pdn, mk, mstart, mend - mstart, inner, mo, 0);
+	if (v.syndrome)
+		return v;
+	if (!push_span(o, reinterpret_cast<uint8_t *>(&x), len | HCA_SPAN_SIG))
+		return o.bad;
+	pl->nsig++;
+	pl->xflags |= XF_SIG;
+	return Verdict{0, 0};
+}
+
 /** Resolve [addr, addr + len) of @p key (PD @p pdn, rights @p need) into o's spans. */
 static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len,
 		    int need, const Out &o, uint32_t depth)
@@ -103,36 +178,24 @@ static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t add
 	if (!mr.used || mr.variant != (key & 0xff) || mr.pdn != pdn || mk.free ||
 	    (mr.access & need) != need || depth >= HCA_MKEY_DEPTH)
 		return o.bad;
-	if (addr < mr.addr || len > mr.len || addr - mr.addr > mr.len - len)
-		return o.bad;
-	uint64_t off = addr - mr.addr;
 	/* the entries are checked for the local right the access implies */
 	int inner = need & kWrites ? IBV_ACCESS_LOCAL_WRITE : 0;
-	if (mk.repeat)
-		return xlat_repeat(hca, pdn, mk, off, len, inner, o);
-
-	uint64_t pos = 0; /* layout offset of entry i */
-	for (uint32_t i = 0; i < mk.nent && len; i++) {
-		const XlatEnt &e = mk.ent[i];
-		if (off < pos + e.bc) {
-			uint64_t in = off - pos;
-			uint64_t n = e.bc - in < len ? e.bc - in : len;
-			Verdict v = xlat(hca, pdn, e.key, e.va + in, n, inner, o, depth + 1);
-			if (v.syndrome)
-				return v;
-			off += n;
-			len -= n;
-		}
-		pos += e.bc;
+	if (mk.bsf_en && mk.sig.enabled) {
+		/* named directly only; after a signature error, until a UMR re-arms it */
+		if (depth > 0 || mk.sig_err || addr < mr.addr)
+			return o.bad;
+		return xlat_sig(hca, pdn, key, mr, mk, addr - mr.addr, len, inner, o);
 	}
-	return len ? o.bad : Verdict{0, 0}; /* beyond the layout */
+	if (addr < mr.addr || len > mr.len || addr - mr.addr > mr.len - len)
+		return o.bad;
+	return xlat_layout(hca, pdn, mk, addr - mr.addr, len, inner, o, depth);
 }
 
 Verdict HcaImpl::xlat_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
 			    bool scatter, Plan *pl) const
 {
 	Out o = {pl, scatter ? pl->dst : pl->src, scatter ? &pl->ndst : &pl->nsrc,
-		 Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0}};
+		 Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0}, pl->resp_qp == qp};
 	return xlat(this, qp->cfg.pdn, key, addr, len, scatter ? IBV_ACCESS_LOCAL_WRITE : 0, o, 0);
 }
 
@@ -140,7 +203,7 @@ Verdict HcaImpl::xlat_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, ui
 			     int need, Plan *pl, bool dst) const
 {
 	Out o = {pl, dst ? pl->dst : pl->src, dst ? &pl->ndst : &pl->nsrc,
-		 Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0}};
+		 Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, 0}, true};
 	return xlat(this, resp->cfg.pdn, rkey, addr, len, need, o, 0);
 }
 

@@ -93,7 +93,8 @@ size_t HcaImpl::free_key_index(bool mkey)
 
 int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key)
 {
-	if (!key || num_desc > HCA_MAX_MKEY_DESC || (flags & ~(uint32_t)HCA_MKEY_REMOTE_INVALIDATE))
+	if (!key || num_desc > HCA_MAX_MKEY_DESC ||
+	    (flags & ~(uint32_t)(HCA_MKEY_REMOTE_INVALIDATE | HCA_MKEY_BSF)))
 		return -EINVAL;
 	MkeyObj *mk = new (std::nothrow) MkeyObj{};
 	if (!mk)
@@ -106,6 +107,7 @@ int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32
 	}
 	mk->num_desc = num_desc;
 	mk->rinval = flags & HCA_MKEY_REMOTE_INVALIDATE;
+	mk->bsf_en = flags & HCA_MKEY_BSF;
 	mk->free = true;
 	mk->qpn = 0xffffff;
 

@@ -190,6 +190,7 @@ int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
 	info->dest_qpn = qp->dest_qpn;
 	info->hw_sq_wqebb_counter = (uint16_t)qp->sq_ci;
 	info->access_flags = qp->access_flags;
+	info->drain_sigerr = qp->cfg.drain_sigerr;
 	return 0;
 }
 
@@ -198,6 +199,7 @@ void HcaImpl::enter_err(QpObj *qp)
 	qp->state = IBV_QPS_ERR;
 	qp->stalled = false;
 	qp->sqd_notify = false;
+	qp->sig_stop = qp->sig_draining = false;
 	flush_sq(qp);
 	flush_rq(qp);
 }
@@ -248,6 +250,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->rq_ci = 0;
 		qp->stalled = false;
 		qp->sqd_notify = false;
+		qp->sig_stop = qp->sig_draining = false;
 		qp->access_flags = 0;
 		qp->dest_qpn = 0;
 		qp->fail_armed = false;

@@ -97,8 +97,12 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 {
 	/* most WQEs of a burst are unsignaled and have no responder: no call */
-	if (__builtin_expect(!pl->signaled && !pl->resp_qp, 1))
+	if (__builtin_expect(!pl->signaled && !pl->resp_qp && !(pl->nsrc & HCA_NSRC_SPECIAL), 1))
 		return;
+	/* a signature error's CQE comes before the WQE's own completion */
+	if ((pl->nsrc & HCA_NSRC_SPECIAL) && (pl->xflags & XF_SIG) && complete_sig(qp, pl) &&
+	    qp->cfg.drain_sigerr)
+		qp->sig_stop = true;
 	if (pl->signaled)
 		write_req_cqe(qp, pl);
 	if (pl->resp_qp)
@@ -153,8 +157,10 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 	uint32_t n = 0;
 	*end = PlanResult::Ok;
 	while (n < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
-		bool fence;
-		n = plan_fast_mmo(qp, pi, n, limit, &fence);
+		bool fence = false;
+		/* draining after a signature error: every WQE is checked for FENCE below */
+		if (!qp->sig_draining)
+			n = plan_fast_mmo(qp, pi, n, limit, &fence);
 		if (fence || n == limit || !(uint16_t)(pi - (uint16_t)qp->sq_ci))
 			break;
 		/* the general path: one WQE the fast path declined */
@@ -172,6 +178,10 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		}
 		if (pl->fenced && n > 0)
 			break; /* fetched again as the head of the next group */
+		if (qp->sig_draining && (pl->wqe[11] & MLX5_WQE_CTRL_FENCE)) {
+			sig_drain(qp); /* stops before the fenced WQE, which stays posted */
+			break;
+		}
 		PlanResult r = plan_wqe(qp, pl, err);
 		if (r == PlanResult::Stall) {
 			if (!rnr_spent(qp)) {
@@ -194,6 +204,9 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		qp->stalled = false;
 		qp->sq_ci += wqebbs;
 		n++;
+		/* drain_sigerr: a signature WQE ends its group, so the SQ can stop after it */
+		if (qp->cfg.drain_sigerr && (pl->xflags & XF_SIG))
+			break;
 	}
 	return n;
 }
@@ -257,6 +270,13 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 			did = true;
 		}
 		drain_overrun_errors();
+		if (qp->sig_stop && qp->state == IBV_QPS_RTS) {
+			qp->sig_stop = false;
+			if (caps_.sigerr_stop_at_fence)
+				qp->sig_draining = true;
+			else
+				sig_drain(qp);
+		}
 		if (end != PlanResult::Ok || qp->stalled || sqd || qp->state != IBV_QPS_RTS ||
 		    n == 0)
 			break;

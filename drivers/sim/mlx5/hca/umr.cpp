@@ -18,7 +18,14 @@ constexpr uint8_t kKnownFlags = MLX5_WQE_UMR_CTRL_FLAG_INLINE | MLX5_WQE_UMR_CTR
 				MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET |
 				MLX5_WQE_UMR_CTRL_FLAG_CHECK_QPN;
 
-/** What a plain mkey's UMR may change (no BSF, no signature: no such engine). */
+/** Mask bits only a signature (BSF-enabled) mkey accepts. */
+constexpr uint64_t kSigMask = MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE |
+			      MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR;
+/** mkey context flags_pd bits: BSF enabled, sig_err_cnt. */
+constexpr uint32_t kFlagsPdBsfEn = 1u << 30;
+constexpr uint32_t kFlagsPdSigErrCnt = 1u << 26;
+
+/** What a plain mkey's UMR may change. */
 constexpr uint64_t kKnownMask = MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
 				MLX5_WQE_UMR_CTRL_MKEY_MASK_START_ADDR |
 				MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY | MLX5_WQE_UMR_CTRL_MKEY_MASK_QPN |
@@ -71,7 +78,7 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	uint32_t oct = mlx5_hw_ld_be16(umr + 4);
 	uint64_t mask = mlx5_hw_ld_be64(umr + 8);
 	/* a WQE the device cannot parse: malformed, like an unknown opcode */
-	if ((flags & ~kKnownFlags) || (mask & ~kKnownMask) ||
+	if ((flags & ~kKnownFlags) || (mask & ~(kKnownMask | kSigMask)) ||
 	    (oct && !(flags & MLX5_WQE_UMR_CTRL_FLAG_INLINE)) ||
 	    ((flags & MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET) && mlx5_hw_ld_be16(umr + 6)) ||
 	    oct > ds - MLX5_HW_UMR_HDR_DS)
@@ -100,6 +107,27 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 		return prot;
 	if (oct > mk->num_desc) /* more translations than it was created for */
 		return prot;
+	pl->umr_has_bsf = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE;
+	pl->umr_sig_err = mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR;
+	pl->umr_sig.enabled = false;
+	if (mask & kSigMask) {
+		if (!mk->bsf_en) /* a signature field of an mkey without a BSF */
+			return op_err;
+		uint32_t flags_pd = mlx5_hw_ld_be32(pl->wqe + kMkeyCtx + 12);
+		if (pl->umr_has_bsf && (flags_pd & kFlagsPdBsfEn)) {
+			/* the BSF follows the translation area; malformed: nothing changes */
+			if (mlx5_hw_ld_be16(umr + 6) != MLX5_HW_BSF_OCTOWORDS ||
+			    (flags & MLX5_WQE_UMR_CTRL_FLAG_TRNSLATION_OFFSET) ||
+			    oct + MLX5_HW_BSF_OCTOWORDS > ds - MLX5_HW_UMR_HDR_DS ||
+			    !parse_bsf(xl + 16 * oct, &pl->umr_sig))
+				return op_err;
+			for (const SigDomain *d : {&pl->umr_sig.mem, &pl->umr_sig.wire})
+				if (d->kind != SigDomain::NONE &&
+				    (d->psv >= psvs_.size() || !psvs_[d->psv].used ||
+				     psvs_[d->psv].pdn != qp->cfg.pdn))
+					return prot;
+		}
+	}
 	pl->xflags |= XF_UMR;
 	pl->target = &mr;
 	pl->target_mk = mk;
@@ -128,6 +156,13 @@ void HcaImpl::apply_umr(const Plan *pl)
 		mr.addr = mlx5_hw_ld_be64(ctx + 16);
 	if (mask & MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN)
 		mr.len = mlx5_hw_ld_be64(ctx + 24);
+	if (pl->umr_has_bsf)
+		mk.sig = pl->umr_sig; /* enabled = false: the BSF is switched off */
+	if (pl->umr_sig_err) {
+		/* a new error count re-arms an mkey that had a signature error */
+		mk.sig_err = false;
+		mk.sig_err_cnt = (mlx5_hw_ld_be32(ctx + 12) & kFlagsPdSigErrCnt) ? 1 : 0;
+	}
 	if (oct == 0)
 		return; /* the layout stays */
 

@@ -242,6 +242,9 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	pl->target = nullptr;
 	pl->target_mk = nullptr;
 	pl->npat = 0;
+	pl->nsig = 0;
+	pl->umr_has_bsf = false;
+	pl->umr_sig_err = false;
 	PlanResult r = plan_checked(qp, pl, err);
 	/* exec_plan() sends it to exec_general() without looking at xflags */
 	if (r == PlanResult::Ok && pl->xflags)
@@ -310,7 +313,10 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		case MLX5_OPCODE_UMR:
 			v = plan_umr(qp, pl, ds);
 			break;
-		default: /* SET_PSV, masked atomics, ...: not modelled yet */
+		case MLX5_OPCODE_SET_PSV:
+			v = plan_set_psv(qp, pl, ds);
+			break;
+		default: /* masked atomics, ...: not modelled yet */
 			v = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 			break;
 		}

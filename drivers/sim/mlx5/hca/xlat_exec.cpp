@@ -11,79 +11,11 @@
 #include <string.h>
 
 #include "hca_impl.h"
+#include "span_cursor.h"
 
 namespace mlx5sim {
 
 namespace {
-
-/** A position in a list of spans (plain or repeat block). */
-struct Cursor {
-	const Span *s;
-	uint32_t n;
-	uint32_t i;
-	uint64_t off; /**< bytes consumed of span i */
-};
-
-inline bool is_pattern(const Span &s)
-{
-	return s.len & HCA_SPAN_PATTERN;
-}
-
-inline uint64_t span_len(const Span &s)
-{
-	return s.len & ~HCA_SPAN_PATTERN;
-}
-
-inline const Pattern *pattern_of(const Span &s)
-{
-	return reinterpret_cast<const Pattern *>(s.p);
-}
-
-/** The contiguous bytes at the cursor: their address and *avail, how many. */
-uint8_t *piece(const Cursor &c, uint64_t *avail)
-{
-	const Span &s = c.s[c.i];
-	uint64_t left = span_len(s) - c.off;
-	if (!is_pattern(s)) {
-		*avail = left;
-		return s.p + c.off;
-	}
-	const Pattern *pt = pattern_of(s);
-	uint64_t pos = pt->start + c.off;
-	uint64_t rep = pos / pt->rep_bytes, in = pos % pt->rep_bytes;
-	for (uint32_t e = 0; e < pt->nent; e++) {
-		const PatEnt &pe = pt->ent[e];
-		if (in < pe.bc) {
-			uint64_t n = pe.bc - in;
-			*avail = n < left ? n : left;
-			return pe.p + rep * pe.stride + in;
-		}
-		in -= pe.bc;
-	}
-	*avail = 0; /* not reached: rep_bytes is the sum of the entries' bytes */
-	return nullptr;
-}
-
-void advance(Cursor *c, uint64_t n)
-{
-	c->off += n;
-	if (c->off == span_len(c->s[c->i])) {
-		c->i++;
-		c->off = 0;
-	}
-}
-
-/** memmove, or through the kernel for on-demand memory; 0 or the side that faulted. */
-inline int move(uint8_t *dst, const uint8_t *src, uint64_t n, bool safe)
-{
-	if (dst == src)
-		return 0; /* a copy onto itself changes nothing: no page is touched for it */
-	if (!safe) {
-		memmove(dst, src, n);
-		return 0;
-	}
-	return mem::safe_move(dst, src, n);
-}
 
 /** Move @p n bytes piece by piece. */
 int copy_pieces(Cursor *s, Cursor *d, uint64_t n, bool safe)
@@ -147,6 +79,14 @@ uint64_t HcaImpl::exec_special(Plan *pl)
 		apply_umr(pl);
 		return 0;
 	}
+	if (pl->xflags & XF_PSV) {
+		/* armed: a PSV in error takes part again */
+		pl->psv_ent->transient_signature = pl->psv_ts;
+		pl->psv_ent->error = false;
+		return 0;
+	}
+	if (pl->xflags & XF_SIG)
+		return exec_sig(pl);
 	uint64_t total = pl->total;
 	Cursor s = {pl->src, pl->nsrc & ~HCA_NSRC_SPECIAL, 0, 0};
 	Cursor d = {pl->dst, pl->ndst, 0, 0};

@@ -140,12 +140,19 @@ inline int parse_err(SimCq *cq, struct mlx5_cqe64 *cqe, uint32_t qpn, uint8_t op
 	return CQ_OK;
 }
 
-/** One CQE into @p wc (mlx5_parse_cqe, non-lazy). */
+/**
+ * One CQE into @p wc (mlx5_parse_cqe, non-lazy). A SIG_ERR CQE is consumed and
+ * parsing goes on with the next one; CQ_POLL_NODATA when there is none.
+ */
 inline int parse_cqe(SimCq *cq, struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 {
-	uint32_t qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
-	uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
+	uint32_t qpn;
+	uint8_t opcode;
+	int err;
 
+again:
+	qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+	opcode = mlx5dv_get_cqe_opcode(cqe);
 	wc->wc_flags = 0;
 	wc->qp_num = qpn;
 	switch (opcode) {
@@ -162,7 +169,12 @@ inline int parse_cqe(SimCq *cq, struct mlx5_cqe64 *cqe, struct ibv_wc *wc)
 	case MLX5_CQE_NO_PACKET:
 		return CQ_POLL_ERR; /* tag matching only: no TM SRQ exists in the model */
 	case MLX5_CQE_SIG_ERR:
-		return sim_cq_sigerr(cq, cqe);
+		err = sim_cq_sigerr(cq, cqe);
+		if (SIM_UNLIKELY(err))
+			return err;
+		if (sim_cq_next_cqe(cq, &cqe) == CQ_EMPTY)
+			return CQ_POLL_NODATA;
+		goto again;
 	case MLX5_CQE_RESIZE_CQ:
 	default:
 		return CQ_OK; /* consumed and reported with only qp_num and wc_flags set */

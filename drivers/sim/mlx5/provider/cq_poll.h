@@ -13,6 +13,7 @@
 
 #include "mlx5_hw.h"
 #include "provider.h"
+#include "sim_mkey.h"
 
 #define SIM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -164,18 +165,35 @@ static inline uint64_t sim_cq_rq_retire(SimQp *qp)
 }
 
 /**
- * A SIG_ERR CQE (opcode 12). libmlx5 looks the mkey up by (mkey >> 8) and fails
- * the poll with CQ_POLL_ERR when it is unknown. The mkey table belongs to a later
- * issue, so every mkey is unknown for now: the CQE is consumed (the consumer
- * counter already moved) and the poll fails with -2, exactly as libmlx5 does for
- * an unknown mkey. When mkeys arrive, a known mkey records the error and moves on
- * to the next CQE (CQ_POLL_NODATA when there is none).
+ * A SIG_ERR CQE (opcode 12), libmlx5's MLX5_CQE_SIG_ERR case: the mkey is found
+ * by (mkey >> 8); an unknown one fails the poll (CQ_POLL_ERR). Otherwise the error
+ * is recorded on the mkey for mlx5dv_mkey_check (err_exists, err_count + 1, a
+ * counter the next UMR pushes) and the caller moves on to the next CQE. v44.0
+ * stores sig_type and domain unmasked. An mkey without a signature context is
+ * treated as unknown (libmlx5 would dereference a NULL context there).
  */
 static inline int sim_cq_sigerr(SimCq *cq, const struct mlx5_cqe64 *cqe)
 {
-	(void)cq;
-	(void)cqe;
-	return CQ_POLL_ERR;
+	const auto *se = reinterpret_cast<const struct mlx5_hw_sigerr_cqe *>(cqe);
+	SimMkey *mkey = cq->ctx->mkey_by_idx.find(be32toh(se->mkey) >> 8);
+	SimMkeySig *sig;
+
+	if (SIM_UNLIKELY(!mkey || !mkey->has_sig))
+		return CQ_POLL_ERR;
+	sig = &mkey->sig;
+	sig->err_exists = true;
+	sig->err_count++;
+	sig->err_count_updated = true;
+	sig->has_last_error = true;
+	sig->last_error.syndrome = be16toh(se->syndrome);
+	sig->last_error.expected = (uint64_t)be32toh(se->expected_trans_sig) << 32 |
+				   be32toh(se->expected_ref_tag);
+	sig->last_error.actual = (uint64_t)be32toh(se->actual_trans_sig) << 32 |
+				 be32toh(se->actual_ref_tag);
+	sig->last_error.offset = be64toh(se->sig_err_offset);
+	sig->last_error.sig_type = se->sig_type;
+	sig->last_error.domain = se->domain;
+	return CQ_OK;
 }
 
 /**

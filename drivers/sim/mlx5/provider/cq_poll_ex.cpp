@@ -73,9 +73,13 @@ inline int lazy_err(SimCq *cq, struct mlx5_cqe64 *cqe, uint32_t qpn, uint8_t opc
 /** mlx5_parse_lazy_cqe: remember the CQE, resolve wr_id/status, retire the WQE. */
 inline int parse_lazy(SimCq *cq, struct mlx5_cqe64 *cqe)
 {
-	uint32_t qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
-	uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
+	uint32_t qpn;
+	uint8_t opcode;
+	int err;
 
+again:
+	qpn = be32toh(cqe->sop_drop_qpn) & 0xffffff;
+	opcode = mlx5dv_get_cqe_opcode(cqe);
 	cq->cur_cqe = cqe;
 	cq->cur_flags = 0;
 	switch (opcode) {
@@ -92,7 +96,13 @@ inline int parse_lazy(SimCq *cq, struct mlx5_cqe64 *cqe)
 	case MLX5_CQE_NO_PACKET:
 		return CQ_POLL_ERR; /* tag matching only: no TM SRQ exists in the model */
 	case MLX5_CQE_SIG_ERR:
-		return sim_cq_sigerr(cq, cqe);
+		/* consumed internally; ENOENT (CQ_POLL_NODATA) when nothing follows */
+		err = sim_cq_sigerr(cq, cqe);
+		if (SIM_UNLIKELY(err))
+			return err;
+		if (sim_cq_next_cqe(cq, &cqe) == CQ_EMPTY)
+			return CQ_POLL_NODATA;
+		goto again;
 	case MLX5_CQE_RESIZE_CQ:
 	default:
 		return CQ_OK; /* reported; wr_id and status keep their previous values */

@@ -96,6 +96,26 @@ private:
 	T **pages_[1u << (24 - kShift)] = {};
 };
 
+/** The qpc fields of a DEVX QUERY_QP answer that libmlx5 reads. */
+struct QpcInfo {
+	uint8_t state;                /**< MLX5_HW_QPC_STATE_* */
+	uint16_t hw_sq_wqebb_counter; /**< first WQEBB the device has not executed */
+};
+
+/**
+ * Where the provider's DEVX commands go: the device for a real context, a canned
+ * answer in the vector replay.
+ */
+class DevxCmd {
+public:
+	virtual ~DevxCmd() = default;
+	/**
+	 * QUERY_QP (0x50b) of @p qp. Returns 0, EREMOTEIO with the firmware status in
+	 * @p status (the command reached firmware and failed), or another errno.
+	 */
+	virtual int query_qp(SimQp *qp, uint8_t *status, QpcInfo *out) = 0;
+};
+
 /** A device context: libmlx5's mlx5_context. */
 struct SimContext {
 	struct ibv_context ibctx;  /**< ops.poll_cq / post_send / post_recv filled */
@@ -108,6 +128,10 @@ struct SimContext {
 	NumTable<SimQp> qp_by_uidx; /**< CQE version 1 */
 	NumTable<SimQp> qp_by_qpn;  /**< CQE version 0 */
 	uint32_t next_uidx;
+	NumTable<SimMkey> mkey_by_idx;   /**< indirect mkeys by lkey >> 8 (SIG_ERR lookup) */
+	struct mlx5dv_sig_caps sig_caps; /**< all 0: no signature offload */
+	bool sqd2rts_supported;          /**< kernel SQD2RTS: SIG_PIPELINING QPs allowed */
+	DevxCmd *devx;                   /**< DEVX commands (cancel's QUERY_QP) */
 };
 
 /** A protection domain, with the per-PD MMO opaque buffer libmlx5 registers once. */
@@ -284,6 +308,19 @@ int sim_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 
 /** ibv_req_notify_cq (ibv_context ops). */
 int sim_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/* ---- signature offload and pipelining (mkey_check.cpp, sq_cancel.cpp) ---- */
+
+/** mlx5dv_mkey_check: signature error of a BLOCK_SIGNATURE mkey, reported once. */
+int sim_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
+		      size_t err_info_size);
+
+/**
+ * mlx5dv_qp_cancel_posted_send_wrs: in SQD (checked with QUERY_QP), turn every
+ * not yet executed WQE carrying @p wr_id into a NOP. Returns the number cancelled
+ * or a negative errno.
+ */
+int sim_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id);
 
 } // namespace mlx5sim
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cq_poll.h"
+#include "mlx5_hw.h"
 #include "sim_internal.h"
 
 namespace mlx5sim {
@@ -22,6 +23,72 @@ void *sim_zalloc(size_t align, size_t size)
 	memset(p, 0, size ? size : align);
 	return p;
 }
+
+namespace {
+
+/** ibv_qp_state to qpc.state (the PRM numbers SQD as SQDRAINED 5, SQE as SQER 4). */
+uint8_t qpc_state(enum ibv_qp_state s)
+{
+	switch (s) {
+	case IBV_QPS_RESET:
+		return MLX5_HW_QPC_STATE_RST;
+	case IBV_QPS_INIT:
+		return MLX5_HW_QPC_STATE_INIT;
+	case IBV_QPS_RTR:
+		return MLX5_HW_QPC_STATE_RTR;
+	case IBV_QPS_RTS:
+		return MLX5_HW_QPC_STATE_RTS;
+	case IBV_QPS_SQD:
+		return MLX5_HW_QPC_STATE_SQDRAINED;
+	case IBV_QPS_SQE:
+		return MLX5_HW_QPC_STATE_SQER;
+	default:
+		return MLX5_HW_QPC_STATE_ERR;
+	}
+}
+
+/** DEVX commands of a sim context: answered by the device. */
+class HcaDevx final : public DevxCmd {
+public:
+	int query_qp(SimQp *qp, uint8_t *status, QpcInfo *out) override
+	{
+		QpInfo info;
+		int ret = qp->ctx->hca->query_qp(qp->qpn, &info);
+
+		if (ret) {
+			*status = 0x2; /* BAD_OP: firmware refuses the command */
+			return EREMOTEIO;
+		}
+		out->state = qpc_state(info.state);
+		out->hw_sq_wqebb_counter = info.hw_sq_wqebb_counter;
+		return 0;
+	}
+};
+
+HcaDevx g_devx; /* stateless: one for all contexts */
+
+/** libmlx5's get_hca_sig_caps from the device's capability bits. */
+struct mlx5dv_sig_caps sig_caps_of(const HcaCaps &caps)
+{
+	struct mlx5dv_sig_caps c = {};
+
+	if (!caps.sig_sho || !caps.sig_domain_and_sig_type)
+		return c;
+	c.block_prot = MLX5DV_SIG_PROT_CAP_T10DIF | MLX5DV_SIG_PROT_CAP_CRC;
+	c.block_size = MLX5DV_BLOCK_SIZE_CAP_512 | MLX5DV_BLOCK_SIZE_CAP_520 |
+		       MLX5DV_BLOCK_SIZE_CAP_4096 | MLX5DV_BLOCK_SIZE_CAP_4160;
+	c.t10dif_bg = MLX5DV_SIG_T10DIF_BG_CAP_CRC | MLX5DV_SIG_T10DIF_BG_CAP_CSUM;
+	c.crc_type = MLX5DV_SIG_CRC_TYPE_CAP_CRC32;
+	if (caps.sig_block_4048)
+		c.block_size |= MLX5DV_BLOCK_SIZE_CAP_4048;
+	if (caps.sig_crc32c)
+		c.crc_type |= MLX5DV_SIG_CRC_TYPE_CAP_CRC32C;
+	if (caps.sig_crc64_xp10)
+		c.crc_type |= MLX5DV_SIG_CRC_TYPE_CAP_CRC64_XP10;
+	return c;
+}
+
+} // namespace
 
 bool sim_is_sim_context(const struct ibv_context *ctx)
 {
@@ -51,6 +118,9 @@ struct ibv_context *sim_open_device(struct ibv_device *device)
 		ctx->max_send_wqebb = caps.max_send_wqebb;
 		ctx->mkey_update_tag_supported = false;
 		ctx->next_uidx = 1;
+		ctx->sig_caps = sig_caps_of(caps);
+		ctx->sqd2rts_supported = caps.sqd2rts;
+		ctx->devx = &g_devx;
 	}
 	ctx->ibctx.device = &dev->ibdev;
 	ctx->ibctx.ops.poll_cq = sim_poll_cq;
@@ -217,7 +287,12 @@ int sim_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attr
 		attrs->max_wr_memcpy_length = ctx->dma_mmo_max_size;
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
 	}
-	/* no clock, no LAG, no signature offload yet: those bits are cleared */
+	/* as libmlx5: echoed whenever asked; all zeros when the device has none */
+	if (in & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD) {
+		attrs->sig_caps = ctx->sig_caps;
+		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD;
+	}
+	/* no clock, no LAG: those bits are cleared */
 	return 0;
 }
 

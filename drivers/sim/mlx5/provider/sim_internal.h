@@ -149,15 +149,22 @@ int sim_dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type);
 void sim_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8);
 int sim_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags);
 
+/* ---- signature mkeys (sim_mkey_sig.cpp) ---- */
+/**
+ * The signature context of a BLOCK_SIGNATURE mkey on @p pd: EOPNOTSUPP without
+ * signature caps, else two device PSVs; 0 or a positive errno, nothing kept on
+ * failure. Called by mlx5dv_create_mkey before the device mkey is created.
+ */
+int sim_mkey_sig_create(SimCtxFull *ctx, const SimPd *pd, SimMkey *mkey);
+/** Destroy the PSVs of @p mkey (0 or a positive errno); before the device mkey. */
+int sim_mkey_sig_destroy(SimCtxFull *ctx, SimMkey *mkey);
+
 /* ---- later issues (sim_later.cpp) ---- */
-int sim_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id);
 int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id);
 int sim_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn);
 int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn);
 struct mlx5dv_mkey *sim_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
 int sim_dv_destroy_mkey(struct mlx5dv_mkey *mkey);
-int sim_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
-		      size_t err_info_size);
 
 } // namespace mlx5sim
 

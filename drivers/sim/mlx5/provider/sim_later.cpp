@@ -11,14 +11,6 @@
 
 namespace mlx5sim {
 
-/* Cancel of posted send WRs (SQD recovery with signature pipelining): later issue. */
-int sim_dv_qp_cancel_posted_send_wrs(struct mlx5dv_qp_ex *mqp, uint64_t wr_id)
-{
-	(void)mqp;
-	(void)wr_id;
-	return -EOPNOTSUPP;
-}
-
 /* DCI streams (DC transport): later issue. */
 int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 {
@@ -40,16 +32,6 @@ int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
 {
 	(void)context;
 	(void)qpn;
-	return EOPNOTSUPP;
-}
-
-/* Signature error check of an mkey: later issue (with the mkey table). */
-int sim_dv_mkey_check(struct mlx5dv_mkey *mkey, struct mlx5dv_mkey_err *err_info,
-		      size_t err_info_size)
-{
-	(void)mkey;
-	(void)err_info;
-	(void)err_info_size;
 	return EOPNOTSUPP;
 }
 

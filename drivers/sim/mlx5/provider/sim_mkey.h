@@ -7,9 +7,9 @@
  * providers/mlx5/verbs.c, _mlx5dv_create_mkey; providers/mlx5/mlx5.h, enum
  * mlx5_mkey_bsf_state; test/vectors/FORMAT.md §4).
  *
- * Only plain-mkey configuration is implemented today. The signature fields are
- * stored so the state transitions of mkey_configure work; the signature setter,
- * the BSF and the PSVs are a later issue.
+ * The signature context is set up by sim_mkey_sig_create(), configured by the UMR
+ * builders (wr_umr_sig.cpp), updated by SIG_ERR CQEs (cq_poll.h) and read by
+ * mlx5dv_mkey_check (mkey_check.cpp).
  */
 #ifndef MLX5_SIM_MKEY_H
 #define MLX5_SIM_MKEY_H

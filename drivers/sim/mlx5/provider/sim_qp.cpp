@@ -64,6 +64,7 @@ struct QpPlan {
 	uint32_t rq_wqe_cnt;
 	uint32_t rq_wqe_shift;
 	uint32_t rq_max_gs;
+	bool drain_sigerr; /**< MLX5DV_QP_CREATE_SIG_PIPELINING */
 };
 
 /** Type, masks and objects; 0 or a positive errno (mlx5_qp_fill_wr_pfns rules). */
@@ -85,10 +86,21 @@ int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
 		return EOPNOTSUPP;
-	/* only "never scatter to CQE" is accepted: the model never does it anyway */
-	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) &&
-	    (dv->create_flags & ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE))
-		return EOPNOTSUPP;
+	/*
+	 * Only "never scatter to CQE" (the model never does it anyway) and signature
+	 * pipelining, which needs the kernel's SQD->RTS support, as in libmlx5.
+	 */
+	p->drain_sigerr = false;
+	if (dv && (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS)) {
+		if (dv->create_flags & ~(uint32_t)(MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE |
+						   MLX5DV_QP_CREATE_SIG_PIPELINING))
+			return EOPNOTSUPP;
+		if (dv->create_flags & MLX5DV_QP_CREATE_SIG_PIPELINING) {
+			if (!ctx->sqd2rts_supported)
+				return EOPNOTSUPP;
+			p->drain_sigerr = true;
+		}
+	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != &ctx->ibctx)
 		return EINVAL;
@@ -237,11 +249,11 @@ bool take_uidx(SimCtxFull *ctx, SimQpFull *qp)
 }
 
 /** Device QP, tables and counts; 0 or a positive errno (nothing kept on failure). */
-int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp)
+int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp, bool drain_sigerr)
 {
 	SimPdFull *pd = static_cast<SimPdFull *>(qp->pd);
 	std::lock_guard<std::mutex> g(ctx->lock);
-	QpConfig cfg;
+	QpConfig cfg{};
 	int ret;
 
 	if (memcpy_qp) {
@@ -262,6 +274,7 @@ int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp)
 	cfg.dbrec = qp->dbrec;
 	cfg.send_cqn = qp->send_cq->cqn;
 	cfg.recv_cqn = qp->recv_cq->cqn;
+	cfg.drain_sigerr = drain_sigerr;
 	ret = -ctx->hca->create_qp(cfg, &qp->qpn);
 	if (ret)
 		goto err_uidx;
@@ -327,7 +340,7 @@ struct ibv_qp *sim_dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 		goto err;
 	}
 	fill_qp(ctx, qp, attr, plan);
-	ret = attach_qp(ctx, qp, plan.dv_ops & MLX5DV_QP_EX_WITH_MEMCPY);
+	ret = attach_qp(ctx, qp, plan.dv_ops & MLX5DV_QP_EX_WITH_MEMCPY, plan.drain_sigerr);
 	if (ret) {
 		pthread_cond_destroy(&qp->qpx.qp_base.cond);
 		pthread_mutex_destroy(&qp->qpx.qp_base.mutex);

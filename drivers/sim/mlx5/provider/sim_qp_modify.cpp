@@ -4,9 +4,10 @@
  * ibv_modify_qp / ibv_query_qp of the sim backend. The device runs the state
  * machine; the provider then applies libmlx5's own effects: on RESET its CQEs
  * are cleaned out of the CQs and the SQ/RQ counters and doorbell record go back
- * to zero; wr_complete works only while the QP is in RTS as last set by
- * modify_qp (a state the device reaches on its own, SQD or ERR, does not
- * change that).
+ * to zero. Posting works from the first modify to RTS until the next modify to
+ * RESET, as libmlx5's set_qp_operational_state: a modify to SQD (signature
+ * pipelining re-posts there) or ERR keeps it, like any state the device reaches
+ * on its own.
  */
 #include <errno.h>
 #include <string.h>
@@ -88,7 +89,10 @@ int sim_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		if (attr->qp_state == IBV_QPS_RESET)
 			provider_reset(qp);
 		ibqp->state = attr->qp_state;
-		qp->operational = attr->qp_state == IBV_QPS_RTS;
+		if (attr->qp_state == IBV_QPS_RTS)
+			qp->operational = true;
+		else if (attr->qp_state == IBV_QPS_RESET)
+			qp->operational = false;
 	}
 	shadow_update(&qp->shadow, attr, attr_mask);
 	return 0;

@@ -96,6 +96,8 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 		return false;
 	if (!a.max_qp || !a.max_cq || !a.max_mr || !a.max_pd || a.cqe_version > 1)
 		return false;
+	if (a.sig_features & ~(uint32_t)(MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE))
+		return false;
 	caps->max_wr_memcpy_length = a.max_wr_memcpy_length;
 	caps->max_sq_desc_sz = a.max_sq_desc_sz;
 	caps->max_send_wqebb = a.max_send_wqebb;
@@ -109,6 +111,12 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->cqe_version = a.cqe_version;
 	caps->odp_implicit = a.odp_implicit != 0;
 	caps->reorder_unfenced = a.reorder_unfenced != 0;
+	caps->sig_sho = caps->sig_domain_and_sig_type = a.sig_features & MLX5_SIM_SIG_OFFLOAD;
+	caps->sig_block_4048 = a.sig_features & MLX5_SIM_SIG_BLOCK_4048;
+	caps->sig_crc32c = a.sig_features & MLX5_SIM_SIG_CRC32C;
+	caps->sig_crc64_xp10 = a.sig_features & MLX5_SIM_SIG_CRC64_XP10;
+	caps->sqd2rts = a.sig_features & MLX5_SIM_SIG_PIPELINING;
+	caps->sigerr_stop_at_fence = a.sig_features & MLX5_SIM_SIG_STOP_AT_FENCE;
 	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE   ? ExecMode::Inline
 		: a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled
 						      : ExecMode::Thread;
@@ -282,6 +290,7 @@ extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
 	attr->cqe_version = caps.cqe_version;
 	attr->odp_implicit = caps.odp_implicit;
 	attr->reorder_unfenced = caps.reorder_unfenced;
+	attr->sig_features = MLX5_SIM_SIG_ALL;
 }
 
 extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr)

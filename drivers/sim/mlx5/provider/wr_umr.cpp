@@ -39,21 +39,6 @@ constexpr uint64_t kAccessMask = MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE 
 				 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
 constexpr uint32_t kAccessFlags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-constexpr uint32_t kFlagsPdBsfEnable = 1u << 30;
-constexpr uint32_t kFlagsPdSigErrShift = 26;
-
-struct mlx5_wqe_umr_ctrl_seg *umr_ctrl(SimQp *qp)
-{
-	return reinterpret_cast<struct mlx5_wqe_umr_ctrl_seg *>(
-		reinterpret_cast<uint8_t *>(qp->wr.cur_ctrl) + kCtrlBytes);
-}
-
-/** The mkey context follows the UMR ctrl segment, possibly in slot 0. */
-struct mlx5_wqe_mkey_context_seg *mkey_ctx(SimQp *qp)
-{
-	return reinterpret_cast<struct mlx5_wqe_mkey_context_seg *>(
-		wr_wrap(qp, reinterpret_cast<uint8_t *>(umr_ctrl(qp)) + kUmrCtrlBytes));
-}
 
 /** ibv access flags to mkey-context access bits. */
 uint8_t mkey_access_bits(uint32_t flags)
@@ -71,51 +56,33 @@ uint8_t mkey_access_bits(uint32_t flags)
 	return a;
 }
 
-/**
- * Signature bookkeeping of a finalised UMR on a BLOCK_SIGNATURE mkey, for the
- * states that write no BSF (INIT/RESET: BSF disabled by mask; a refreshed error
- * counter is pushed). Writing the BSF (UPDATED) and the PSVs is a later issue;
- * the signature setter never moves an mkey to UPDATED yet.
- */
-void umr_finalize_sig(SimQp *qp, SimMkey *mkey)
-{
-	struct mlx5_wqe_umr_ctrl_seg *umr = umr_ctrl(qp);
-	struct mlx5_wqe_mkey_context_seg *mk = mkey_ctx(qp);
-	SimMkeySig &sig = mkey->sig;
-	uint64_t mask = be64toh(umr->mkey_mask);
-	uint32_t flags_pd = be32toh(mk->flags_pd);
-
-	if (sig.state != SigState::UPDATED && sig.state != SigState::SET) {
-		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE;
-		flags_pd &= ~kFlagsPdBsfEnable;
-	}
-	if (sig.err_count_updated) {
-		mask |= MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR;
-		flags_pd |= (sig.err_count & 1) << kFlagsPdSigErrShift;
-		sig.err_count_updated = false;
-	}
-	umr->mkey_mask = htobe64(mask);
-	mk->flags_pd = htobe32(flags_pd);
-}
-
 /** The last announced setter ran (or none was announced): post the UMR. */
 void umr_finalize(SimQp *qp)
 {
 	SimMkey *mkey = qp->wr.cur_mkey;
 
 	if (mkey->has_sig)
-		umr_finalize_sig(qp, mkey);
-	qp->wr.cur_mkey = nullptr;
-	qp->wr.nreq++;
-	wr_finish(qp);
+		umr_sig_finalize(qp, mkey);
+	else
+		umr_finalize_common(qp);
 }
 
-/** One more setter done; finalise when it was the last one announced. */
+} // namespace
+
+void umr_finalize_common(SimQp *qp)
+{
+	qp->wr.nreq++;
+	wr_finish(qp);
+	qp->wr.cur_mkey = nullptr;
+}
+
 void umr_setter_done(SimQp *qp)
 {
 	if (++qp->wr.mkey_setters_done == qp->wr.mkey_setters)
 		umr_finalize(qp);
 }
+
+namespace {
 
 /**
  * Apply RESET_SIG_ATTR or move the signature state on (rdma-core providers/mlx5/mlx5.h,
@@ -167,7 +134,7 @@ void sim_wr_mkey_configure(struct mlx5dv_qp_ex *dv, struct mlx5dv_mkey *dv_mkey,
 	umr->flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
 	umr->mkey_mask = htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE |
 				 MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY);
-	mk = mkey_ctx(qp);
+	mk = umr_mkey_ctx(qp);
 	memset(mk, 0, sizeof(*mk));
 	mk->qpn_mkey = htobe32(0xffffff00u | tag);
 	qp->wr.cur_data = wr_wrap(qp, reinterpret_cast<uint8_t *>(mk) + kMkeyCtxBytes);
@@ -199,7 +166,7 @@ void sim_wr_set_mkey_access_flags(struct mlx5dv_qp_ex *dv, uint32_t access_flags
 		return;
 	}
 	umr->mkey_mask |= htobe64(kAccessMask);
-	mkey_ctx(qp)->access_flags = mkey_access_bits(access_flags);
+	umr_mkey_ctx(qp)->access_flags = mkey_access_bits(access_flags);
 	umr_setter_done(qp);
 }
 
@@ -240,7 +207,7 @@ void umr_set_layout(SimQp *qp, uint32_t repeat_count, uint16_t num_entries,
 	else
 		l = umr_write_klm_list(qp, static_cast<uint8_t *>(qp->wr.cur_data), num_entries,
 				       sge);
-	mkey_ctx(qp)->len = htobe64(l.length);
+	umr_mkey_ctx(qp)->len = htobe64(l.length);
 	umr->mkey_mask |= htobe64(MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN);
 	umr->klm_octowords = htobe16((uint16_t)(((l.xlat_bytes + 63) & ~63u) / 16));
 	qp->wr.cur_size += l.wqe_bytes / MLX5_HW_DS_BYTES;
@@ -259,24 +226,6 @@ void sim_wr_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *dv, uint32_t repeat
 					const struct mlx5dv_mr_interleaved *data)
 {
 	umr_set_layout(to_sim_qp(dv), repeat_count, num_interleaved, data, nullptr);
-}
-
-/**
- * Only the checks that reject a plain mkey: the signature setter itself (BSF
- * attributes, validation) is a later issue, so a BLOCK_SIGNATURE mkey is refused
- * with EOPNOTSUPP rather than half-configured.
- */
-void sim_wr_set_mkey_sig_block(struct mlx5dv_qp_ex *dv, const struct mlx5dv_sig_block_attr *attr)
-{
-	SimQp *qp = to_sim_qp(dv);
-
-	(void)attr;
-	if (qp->wr.err)
-		return;
-	if (!qp->wr.cur_mkey || !qp->wr.cur_mkey->has_sig)
-		qp->wr.err = EINVAL;
-	else
-		qp->wr.err = EOPNOTSUPP;
 }
 
 /** Old API: configure with two setters, access then layout. */

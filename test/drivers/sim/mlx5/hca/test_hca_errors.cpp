@@ -113,9 +113,9 @@ static void malformed_case(int which)
 	case 7: {
 		op = MLX5_OPCODE_SET_PSV;
 		Wqe w(f.q, op);
-		w.post(f.q, 2);
+		w.post(f.q, 1);
 		break;
-	}
+	}         /* SET_PSV without its segment */
 	case 8: { /* inline length beyond ds */
 		static const uint8_t data[40] = {1};
 		op = MLX5_OPCODE_SEND;

@@ -82,6 +82,17 @@ struct QpBox {
 	uint32_t dbrec[2] = {};
 };
 
+/** QUERY_QP answered from a record's `query_qp` (FORMAT.md §7). */
+class CannedDevx : public DevxCmd {
+public:
+	int query_qp(SimQp *qp, uint8_t *status, QpcInfo *out) override;
+	int ret = 0;
+	uint8_t status = 0;
+	QpcInfo qpc = {};
+	uint32_t queries = 0;   /**< commands issued */
+	bool wrong_qpn = false; /**< a command named another QP */
+};
+
 /** Everything a record describes. */
 struct Env {
 	std::unique_ptr<SimContext> ctx;
@@ -90,6 +101,7 @@ struct Env {
 	RecordingUar uar;
 	std::vector<std::unique_ptr<SimMkey>> mkeys;
 	std::vector<int> mkey_handles; /* parallel to mkeys */
+	CannedDevx devx;
 	std::unique_ptr<SimCq> cq;
 	AlignedBuf cq_buf;
 	uint32_t cq_dbrec[2] = {};
@@ -99,6 +111,25 @@ struct Env {
 void run_sizing(const Json &rec, Checker &chk);
 void run_send(const Json &rec, Checker &chk);
 void run_poll(const Json &rec, Checker &chk);
+void run_cancel(const Json &rec, Checker &chk);
+
+/* ---- post-send calls (replay_send.cpp) ---- */
+
+/** Table entry a post-send call needs; NULL when the harness does not replay it. */
+const void *send_call_target(SimQp *qp, const std::string &op);
+/** Perform one post-send call on QP 0 of @p env; false if @p c is not one. */
+bool send_do_call(QpBox &box, Env &env, const Json &c, Checker &chk);
+
+/* ---- signature and cancel calls (replay_sig.cpp) ---- */
+
+/** True for the calls replay_sig.cpp performs. */
+bool sig_call(const std::string &op);
+/** mlx5dv_mkey_check or mlx5dv_qp_cancel_posted_send_wrs with its expectations. */
+void do_sig_call(Env &env, const Json &c, Checker &chk);
+/** Answer QUERY_QP with the record's `query_qp` (when it has one). */
+void env_load_query_qp(const Json &rec, Env &env);
+/** Register every loaded mkey by lkey >> 8 (poll records, FORMAT.md §10 step 4). */
+bool env_register_mkeys(Env &env, Checker &chk);
 
 /* ---- environment (replay_env.cpp) ---- */
 
@@ -119,8 +150,6 @@ uint32_t env_dbrec_sq(const QpBox &box);
 bool env_load_mkeys(const Json &rec, Env &env, Checker &chk);
 /** The mkey of @p handle, or NULL. */
 SimMkey *env_mkey(Env &env, int handle);
-/** True when a loaded mkey has a signature context. */
-bool env_has_sig_mkey(const Env &env);
 /** expect.mkeys (FORMAT.md §4.2). */
 void env_check_mkeys(const Json &rec, Env &env, Checker &chk);
 /** Table entry a UMR call needs; NULL when @p op is not a UMR call. */

@@ -217,16 +217,31 @@ bool do_call(Env &env, const Json &c, Checker &chk)
 		check_cq_state(c["expect"], env, chk);
 	} else if (op == "hw_write_cqe") {
 		do_hw_write_cqe(env, c, chk);
+	} else if (sig_call(op)) {
+		do_sig_call(env, c, chk);
 	} else {
-		return false;
+		return send_do_call(*env.qps[0], env, c, chk);
 	}
 	return true;
 }
 
-bool replayable(const std::string &op)
+bool replayable(Env &env, const std::string &op)
 {
 	return op == "ibv_poll_cq" || op == "ibv_start_poll" || op == "ibv_next_poll" ||
-	       op == "ibv_end_poll" || op == "hw_write_cqe";
+	       op == "ibv_end_poll" || op == "hw_write_cqe" || sig_call(op) ||
+	       send_call_target(env.qps[0]->qp.get(), op);
+}
+
+/** Post-send calls (recovery scenarios) need the QP's builders. */
+bool needs_wr_ops(const Json &rec)
+{
+	for (const Json &c : rec["calls"].items()) {
+		const std::string &op = c["op"].str();
+
+		if (op == "wr_start")
+			return true;
+	}
+	return false;
 }
 
 } // namespace
@@ -236,19 +251,24 @@ void run_poll(const Json &rec, Checker &chk)
 	Env env;
 	size_t i = 0;
 
+	if (!env_build(rec, env, chk) || !env_load_mkeys(rec, env, chk) ||
+	    !env_register_mkeys(env, chk) || !register_qps(env, chk) || !build_cq(rec, env, chk))
+		return;
+	env_load_query_qp(rec, env);
+	if (needs_wr_ops(rec) && !env_install_wr_ops(*env.qps[0], chk))
+		return;
 	for (const Json &c : rec["calls"].items()) {
-		if (!replayable(c["op"].str())) {
+		if (!replayable(env, c["op"].str())) {
 			chk.skip_reason = "needs " + c["op"].str() + " (not implemented yet)";
 			return;
 		}
 	}
-	if (!env_build(rec, env, chk) || !register_qps(env, chk) || !build_cq(rec, env, chk))
-		return;
 	for (const Json &c : rec["calls"].items()) {
 		chk.where("call " + std::to_string(i++) + " " + c["op"].str());
 		do_call(env, c, chk);
 	}
 	env_check_qps(rec, env, chk);
+	env_check_mkeys(rec, env, chk);
 	chk.where("final cq");
 	if (rec["expect"].has("cq"))
 		check_cq_state(rec["expect"]["cq"], env, chk);

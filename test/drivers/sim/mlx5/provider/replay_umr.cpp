@@ -112,6 +112,80 @@ void interleaved_list(Args list, std::vector<struct mlx5dv_mr_interleaved> *out)
 	out->reserve(1);
 }
 
+/** A signature-domain object of the vectors (FORMAT.md §5.3) with its storage. */
+struct DomainBox {
+	struct mlx5dv_sig_block_domain d = {};
+	struct mlx5dv_sig_t10dif dif = {};
+	struct mlx5dv_sig_crc crc = {};
+	uint8_t zero[16] = {}; /* what an invalid sig_type points to */
+};
+
+/** mlx5dv_sig_block_attr with the domains it points to. */
+struct SigAttrBox {
+	struct mlx5dv_sig_block_attr attr = {};
+	DomainBox mem, wire;
+};
+
+/** Fill @p b from @p j; NULL (no signature in that domain) when @p j is null. */
+const struct mlx5dv_sig_block_domain *sig_domain(Args j, DomainBox *b)
+{
+	if (j.is_null())
+		return nullptr;
+	b->d.sig_type = (enum mlx5dv_sig_type)j["sig_type"].u64();
+	b->d.block_size = (enum mlx5dv_block_size)j["block_size"].u64();
+	b->d.comp_mask = j["comp_mask"].u64();
+	if (j.has("t10dif")) {
+		Args t = j["t10dif"];
+
+		b->dif.bg_type = (enum mlx5dv_sig_t10dif_bg_type)t["bg_type"].u64();
+		b->dif.bg = (uint16_t)t["bg"].u64();
+		b->dif.app_tag = (uint16_t)t["app_tag"].u64();
+		b->dif.ref_tag = (uint32_t)t["ref_tag"].u64();
+		b->dif.flags = (uint16_t)t["flags"].u64();
+		b->d.sig.dif = &b->dif;
+	} else if (j.has("crc")) {
+		b->crc.type = (enum mlx5dv_sig_crc_type)j["crc"]["type"].u64();
+		b->crc.seed = j["crc"]["seed"].u64();
+		b->d.sig.crc = &b->crc;
+	} else {
+		b->d.sig.dif = reinterpret_cast<struct mlx5dv_sig_t10dif *>(b->zero);
+	}
+	return &b->d;
+}
+
+void sig_attr(Args j, SigAttrBox *a)
+{
+	a->attr.mem = sig_domain(j["mem"], &a->mem);
+	a->attr.wire = sig_domain(j["wire"], &a->wire);
+	a->attr.flags = (uint32_t)j["flags"].u64();
+	a->attr.check_mask = (uint8_t)j["check_mask"].u64();
+	a->attr.copy_mask = (uint8_t)j["copy_mask"].u64();
+	a->attr.comp_mask = j["comp_mask"].u64();
+}
+
+/** Stored domain attributes against the record (FORMAT.md §5.3 encoding). */
+void check_domain(const std::string &w, Args e, const SimSigDomain &d, Checker &chk)
+{
+	chk.eq(w + " present", !e.is_null(), d.present);
+	if (e.is_null() || !d.present)
+		return;
+	chk.eq(w + " sig_type", e["sig_type"].u64(), d.sig_type);
+	chk.eq(w + " block_size", e["block_size"].u64(), d.block_size);
+	if (e.has("t10dif")) {
+		Args t = e["t10dif"];
+
+		chk.eq(w + " bg_type", t["bg_type"].u64(), (uint64_t)d.t10dif.bg_type);
+		chk.eq(w + " bg", t["bg"].u64(), d.t10dif.bg);
+		chk.eq(w + " app_tag", t["app_tag"].u64(), d.t10dif.app_tag);
+		chk.eq(w + " ref_tag", t["ref_tag"].u64(), d.t10dif.ref_tag, true);
+		chk.eq(w + " t10 flags", t["flags"].u64(), d.t10dif.flags);
+	}
+	if (e.has("crc")) {
+		chk.eq(w + " crc type", e["crc"]["type"].u64(), (uint64_t)d.crc.type);
+		chk.eq(w + " crc seed", e["crc"]["seed"].u64(), d.crc.seed, true);
+	}
+}
+
 struct mlx5dv_mkey *mkey_arg(Env &env, Args c, Checker &chk)
 {
 	SimMkey *mk = env_mkey(env, (int)c["mkey"].u64());
@@ -148,14 +222,6 @@ bool env_load_mkeys(const Json &rec, Env &env, Checker &chk)
 	return true;
 }
 
-bool env_has_sig_mkey(const Env &env)
-{
-	for (const auto &mk : env.mkeys)
-		if (mk->has_sig)
-			return true;
-	return false;
-}
-
 void env_check_mkeys(const Json &rec, Env &env, Checker &chk)
 {
 	chk.where("final mkeys");
@@ -184,8 +250,23 @@ void env_check_mkeys(const Json &rec, Env &env, Checker &chk)
 		chk.eq(w + " err_count_updated", s["err_count_updated"].boolean(),
 		       sig.err_count_updated);
 		chk.eq(w + " err_exists", s["err_exists"].boolean(), sig.err_exists);
-		chk.eq(w + " mem present", !s["mem"].is_null(), sig.mem.present);
-		chk.eq(w + " wire present", !s["wire"].is_null(), sig.wire.present);
+		check_domain(w + " mem", s["mem"], sig.mem, chk);
+		check_domain(w + " wire", s["wire"], sig.wire, chk);
+		chk.eq(w + " flags", s["flags"].u64(), sig.flags);
+		chk.eq(w + " check_mask", s["check_mask"].u64(), sig.check_mask);
+		chk.eq(w + " copy_mask", s["copy_mask"].u64(), sig.copy_mask);
+		if (s.has("last_error") && !s["last_error"].is_null()) {
+			Args le = s["last_error"];
+			const SimSigError &ge = sig.last_error;
+
+			chk.eq(w + " has last_error", 1, sig.has_last_error);
+			chk.eq(w + " syndrome", le["syndrome"].u64(), ge.syndrome, true);
+			chk.eq(w + " expected", le["expected"].u64(), ge.expected, true);
+			chk.eq(w + " actual", le["actual"].u64(), ge.actual, true);
+			chk.eq(w + " offset", le["offset"].u64(), ge.offset, true);
+			chk.eq(w + " err sig_type", le["sig_type"].u64(), ge.sig_type);
+			chk.eq(w + " err domain", le["domain"].u64(), ge.domain);
+		}
 	}
 	chk.where("");
 }
@@ -258,10 +339,10 @@ bool do_umr_call(QpBox &box, Env &env, const Json &c, Checker &chk)
 						      (uint16_t)c["num_interleaved"].u64(),
 						      d.data());
 	} else if (op == "mlx5dv_wr_set_mkey_sig_block") {
-		/* only reached for plain mkeys (sig mkeys are skipped): attr is not read */
-		struct mlx5dv_sig_block_attr attr = {};
+		SigAttrBox a;
 
-		mlx5dv_wr_set_mkey_sig_block(dv, &attr);
+		sig_attr(c["attr"], &a);
+		mlx5dv_wr_set_mkey_sig_block(dv, &a.attr);
 	} else {
 		return false;
 	}

@@ -521,7 +521,7 @@ void test_sigerr_and_no_packet(void)
 	Fixture f(1);
 	struct ibv_wc wc[2];
 
-	/* SIG_ERR with no mkey table: consumed, -2 (libmlx5 with an unknown mkey) */
+	/* SIG_ERR naming an unknown mkey: consumed, -2, as libmlx5 (test_prov_sig: the rest) */
 	f.put(0, MLX5_CQE_SIG_ERR, 0, 0, 0, 0);
 	CU_ASSERT_EQUAL(f.poll(2, wc), -2);
 	CU_ASSERT_EQUAL(f.cq->cons_index, 1);

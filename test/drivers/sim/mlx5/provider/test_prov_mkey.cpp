@@ -543,8 +543,6 @@ void test_create_mkey_checks(void)
 	ma.max_entries = 1;
 	const uint32_t refused[] = {0, MLX5DV_MKEY_INIT_ATTR_FLAGS_UPDATE_TAG,
 				    MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT | 0x100,
-				    MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
-					    MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE,
 				    MLX5DV_MKEY_INIT_ATTR_FLAGS_CRYPTO};
 	for (uint32_t f : refused) {
 		ma.create_flags = f;
