@@ -536,8 +536,13 @@ void engine_vs_cpu(struct rte_reasm_engine *e)
 	CU_ASSERT_EQUAL(sa.reassembled, sb.reassembled);
 	CU_ASSERT_EQUAL(memcmp(sa.drop_frags, sb.drop_frags, sizeof(sa.drop_frags)), 0);
 	CU_ASSERT_EQUAL(sb.drop_frags[RTE_REASM_DROP_ENGINE_ERROR], 0);
-	printf("[%s: %" PRIu64 " gathers, %" PRIu64 " on the CPU] ", rte_reasm_engine_kind(e),
-	       sb.gathers, sb.cpu_fallbacks);
+	printf("[%s: %" PRIu64 " gathers, %" PRIu64 " split in %" PRIu64 " ops, %" PRIu64
+	       " on the CPU] ",
+	       rte_reasm_engine_kind(e), sb.gathers, sb.split_gathers, sb.gather_ops,
+	       sb.cpu_fallbacks);
+	/* the 41..52-fragment datagrams are over any SG device's max_sges here: split */
+	if (e->max_sges() < 41)
+		CU_ASSERT(sb.split_gathers > 0);
 	/* linearize through the engine too */
 	std::vector<frame> lin_in, lin_out;
 	for (int i = 0; i < 20; i++) {
@@ -590,8 +595,9 @@ void t_engine_mlx5_sg(void)
 
 /*
  * A scripted engine (white box, reasm_engine.h): few pieces per gather, a small ring,
- * completions only when polled, every Nth gather failed. It drives the context's paths
- * no dmadev here takes: CPU fallback past max_sges, a full ring, late completions.
+ * completions only when polled, every Nth op failed. It drives the context's paths no
+ * dmadev here takes: a gather split in more parts than the ring holds, a full ring in the
+ * middle of a split, late completions, a failed part among good ones.
  */
 struct fake_engine final : rte_reasm_engine {
 	struct job {
@@ -600,7 +606,7 @@ struct fake_engine final : rte_reasm_engine {
 	};
 	std::vector<job> queued;
 	uint32_t fail_every = 0, seen = 0;
-	uint64_t too_big = 0, full = 0;
+	uint64_t too_big = 0, full = 0, failed_parts = 0;
 
 	const char *kind() const override { return "fake"; }
 	uint32_t max_sges() const override { return 4; }
@@ -626,6 +632,7 @@ struct fake_engine final : rte_reasm_engine {
 			reasm_cpu_gather(&g);
 			cookies[k] = queued[k].cookie;
 			ok[k] = !fail_every || ++seen % fail_every != 0;
+			failed_parts += !ok[k];
 		}
 		queued.erase(queued.begin(), queued.begin() + k);
 		return k;
@@ -637,8 +644,8 @@ void t_fake_engine(void)
 	fake_engine e;
 
 	engine_vs_cpu(&e);
-	CU_ASSERT(e.too_big > 0); /* gathers over 4 pieces went to the CPU */
-	CU_ASSERT(e.full > 0);    /* and the ring filled up */
+	CU_ASSERT_EQUAL(e.too_big, 0); /* gathers over 4 pieces were split, never refused */
+	CU_ASSERT(e.full > 0);         /* and the ring filled up */
 	CU_ASSERT(e.queued.empty());
 
 	std::vector<frame> in, whole;
@@ -654,6 +661,58 @@ void t_fake_engine(void)
 	CU_ASSERT(std::includes(sw.begin(), sw.end(), so.begin(), so.end()));
 	rte_reasm_free(c);
 	CU_ASSERT(pools_idle());
+}
+
+/*
+ * 60 KB datagrams of 41 fragments on the scripted engine (4 pieces per op, 8 ops in the
+ * ring): every datagram is about 11 ops, more than the ring holds. Without faults all are
+ * delivered intact by the engine alone; with every 7th op failed, a datagram with one or
+ * more failed ops is dropped once (its mbufs freed once: the pools end idle).
+ */
+void t_split_gathers(void)
+{
+	std::vector<frame> in, whole;
+
+	for (uint32_t i = 0; i < 12; i++) {
+		one o = make_one(i & 1, 60000, 41, 190 + i, 6000 + i);
+		std::mt19937 rng(i);
+
+		std::shuffle(o.frags.begin(), o.frags.end(), rng);
+		in.insert(in.end(), o.frags.begin(), o.frags.end());
+		whole.push_back(o.whole);
+	}
+	for (uint32_t fail_every : {0u, 7u, 1u}) {
+		fake_engine e;
+
+		e.fail_every = fail_every;
+		struct rte_reasm_ctx *c = ctx_create(&e, {});
+		auto out = run(c, in);
+		auto st = stats_of(c);
+		auto so = sorted(out), sw = sorted(whole);
+		uint64_t drops = st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR];
+
+		CU_ASSERT_EQUAL(st.split_gathers, whole.size());
+		CU_ASSERT(st.gather_ops >= 10 * whole.size());
+		CU_ASSERT_EQUAL(st.cpu_fallbacks, 0);
+		CU_ASSERT_EQUAL(e.too_big, 0);
+		CU_ASSERT(e.full > 0);
+		CU_ASSERT_EQUAL(st.reassembled + drops, whole.size());
+		CU_ASSERT_EQUAL(st.reassembled, out.size());
+		CU_ASSERT(std::includes(sw.begin(), sw.end(), so.begin(), so.end()));
+		CU_ASSERT_EQUAL(st.drop_frags[RTE_REASM_DROP_ENGINE_ERROR], drops * 41);
+		if (fail_every == 0) {
+			CU_ASSERT(so == sw);
+		} else { /* several failed ops per datagram, still one drop each */
+			CU_ASSERT(drops > 0 && drops < e.failed_parts);
+		}
+		if (fail_every == 1) {
+			CU_ASSERT_EQUAL(drops, whole.size());
+		}
+		CU_ASSERT_EQUAL(rte_reasm_pending(c), 0);
+		rte_reasm_free(c);
+		CU_ASSERT(e.queued.empty());
+		CU_ASSERT(pools_idle());
+	}
 }
 
 #ifdef REASM_TEST_SIM
@@ -794,6 +853,7 @@ int main(void)
 	};
 	static const struct cunit_test engines[] = {
 		{"scripted engine", t_fake_engine},
+		{"split gathers (scripted)", t_split_gathers},
 		{"dma_skeleton (copy)", t_engine_skeleton},
 		{"dma_mlx5 (copy)", t_engine_mlx5_copy},
 		{"dma_mlx5 (sg)", t_engine_mlx5_sg},
