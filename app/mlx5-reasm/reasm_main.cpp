@@ -165,8 +165,9 @@ void print_stats(struct rte_reasm_ctx *ctx, const counters &c, const char *engin
 	       s.trimmed);
 	printf("  linearized      %" PRIu64 "\n  split           %" PRIu64 "\n", s.linearized,
 	       s.split);
-	printf("  gathers         %" PRIu64 "\n  cpu fallbacks   %" PRIu64 "\n", s.gathers,
-	       s.cpu_fallbacks);
+	printf("  gathers         %" PRIu64 "\n  split gathers   %" PRIu64
+	       "\n  gather ops      %" PRIu64 "\n  cpu fallbacks   %" PRIu64 "\n",
+	       s.gathers, s.split_gathers, s.gather_ops, s.cpu_fallbacks);
 	for (int r = 0; r < RTE_REASM_DROP_MAX; r++)
 		printf("  drop %-14s packets %" PRIu64 " datagrams %" PRIu64 "\n",
 		       rte_reasm_drop_name((enum rte_reasm_drop)r), s.drop_frags[r],

@@ -39,6 +39,8 @@ struct opts {
 };
 
 struct rte_mempool *in_pool, *out_pool;
+/* of the last reasm_run(): how the engine took the gathers (split, CPU fallbacks) */
+struct rte_reasm_stats last_stats;
 
 /* The fragments of an Ethernet + IPv4 + UDP datagram of ip_len bytes, nf pieces. */
 std::vector<std::vector<uint8_t>> make_frags(uint32_t ip_len, uint32_t nf, uint16_t id)
@@ -160,6 +162,7 @@ double reasm_run(struct rte_reasm_engine *engine, uint32_t ip_len, uint32_t nf, 
 		if (i == in.size() && !got && rte_reasm_pending(c) == 0)
 			break;
 	}
+	rte_reasm_stats_get(c, &last_stats);
 	rte_reasm_free(c);
 	return *done ? (double)cycles / *done : 0;
 }
@@ -320,6 +323,7 @@ int main(int argc, char **argv)
 				      : 0;
 		double rc = reasm_run(cpu, k.ip_len, k.nf, o.dgrams, &d_cpu);
 		double rd = reasm_run(dma, k.ip_len, k.nf, o.dgrams, &d_dma);
+		struct rte_reasm_stats sd = last_stats;
 		/* the CPU path: librte_ip_frag where it can, librte_reasm's CPU engine beyond */
 		double base = frag > 0 ? frag : rc, ratio = base > 0 ? rd / base : 0;
 		char name[32];
@@ -329,6 +333,9 @@ int main(int argc, char **argv)
 		       k.target, ratio <= k.target ? "met" : "NOT met");
 		if (d_cpu != o.dgrams || d_dma != o.dgrams)
 			printf("  (delivered: cpu %u, dma %u of %u)\n", d_cpu, d_dma, o.dgrams);
+		printf("  (dma: %" PRIu64 " gathers in %" PRIu64 " ops, %" PRIu64 " split, %" PRIu64
+		       " on the CPU)\n",
+		       sd.gathers, sd.gather_ops, sd.split_gathers, sd.cpu_fallbacks);
 	}
 	double c_cpu, g_cpu, c_dma, g_dma, c_loop, g_loop;
 

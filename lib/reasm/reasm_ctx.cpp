@@ -129,21 +129,130 @@ static void op_finish(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
 	c->free_ops[c->nb_free_ops++] = idx;
 }
 
+/* One engine op of gather @p idx ended; the gather ends with its last op. */
+static void op_part_done(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
+{
+	struct reasm_op *op = &c->ops[idx];
+
+	op->part_failed |= !ok;
+	if (--op->parts_left == 0)
+		op_finish(c, idx, !op->part_failed);
+}
+
 static void poll_engine(struct rte_reasm_ctx *c)
 {
 	uint16_t n;
 
 	do {
 		n = c->engine->poll(c->poll_cookies, c->poll_ok, RTE_DIM(c->poll_cookies));
+		c->parts_inflight -= n;
 		for (uint16_t i = 0; i < n; i++)
-			op_finish(c, c->poll_cookies[i], c->poll_ok[i]);
+			op_part_done(c, c->poll_cookies[i], c->poll_ok[i]);
 	} while (n == RTE_DIM(c->poll_cookies));
+}
+
+/*
+ * Queue one engine op of gather @p idx, waiting a little for room when the ring is full
+ * (bounded: a gather larger than the whole ring never fits). REASM_GATHER_QUEUED,
+ * REASM_GATHER_DONE, or a negative errno when the engine refused it.
+ */
+static int part_queue(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx)
+{
+	int rc = c->engine->gather(g, idx);
+
+	if (rc == -ENOSPC) {
+		uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 10000;
+
+		c->engine->submit();
+		do {
+			poll_engine(c);
+			rc = c->engine->gather(g, idx);
+		} while (rc == -ENOSPC && c->parts_inflight > 0 && rte_get_tsc_cycles() < deadline);
+	}
+	if (rc == REASM_GATHER_QUEUED) {
+		c->ops[idx].parts_left++;
+		c->parts_inflight++;
+		c->st.gather_ops++;
+	}
+	return rc;
+}
+
+/* Where a split gather stands: the next byte of each side. */
+struct gather_cursor {
+	uint16_t si, di;
+	uint32_t soff, doff;
+};
+
+/*
+ * The next part of @p g from @p cur into c->part_src/part_dst: as many bytes as fit in
+ * @p max pieces on each side (a piece cut where the other side's piece ends).
+ */
+static struct reasm_gather gather_part(struct rte_reasm_ctx *c, const struct reasm_gather *g,
+				       struct gather_cursor *cur, uint32_t max)
+{
+	struct reasm_sge *ps = c->part_src, *pd = c->part_dst;
+	uint16_t ns = 0, nd = 0;
+	int32_t last_si = -1, last_di = -1;
+
+	while (cur->si < g->nb_src && cur->di < g->nb_dst) {
+		const struct reasm_sge *s = &g->src[cur->si], *d = &g->dst[cur->di];
+		uint32_t len = RTE_MIN(s->len - cur->soff, d->len - cur->doff);
+		bool new_s = last_si != cur->si, new_d = last_di != cur->di;
+
+		if ((new_s && ns == max) || (new_d && nd == max))
+			break;
+		if (new_s)
+			ps[ns++] = {(uint8_t *)s->va + cur->soff, s->iova + cur->soff, 0};
+		if (new_d)
+			pd[nd++] = {(uint8_t *)d->va + cur->doff, d->iova + cur->doff, 0};
+		ps[ns - 1].len += len;
+		pd[nd - 1].len += len;
+		last_si = cur->si;
+		last_di = cur->di;
+		cur->soff += len;
+		cur->doff += len;
+		if (cur->soff == s->len) {
+			cur->si++;
+			cur->soff = 0;
+		}
+		if (cur->doff == d->len) {
+			cur->di++;
+			cur->doff = 0;
+		}
+	}
+	return {ps, pd, ns, nd};
+}
+
+/*
+ * A gather with more pieces than the engine takes in one op: parts of at most max_sges
+ * pieces per side, each its own op. A part the engine refuses, and every part after it,
+ * is copied by the CPU (the parts already queued write other bytes of the output).
+ */
+static void gather_split(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx)
+{
+	uint32_t max = c->engine->max_sges();
+	struct gather_cursor cur = {};
+	bool cpu = max == 0;
+
+	c->st.split_gathers++;
+	while (cur.si < g->nb_src && cur.di < g->nb_dst) {
+		struct reasm_gather part = gather_part(c, g, &cur, cpu ? RTE_REASM_MAX_SGES : max);
+		int rc = cpu ? -EAGAIN : part_queue(c, &part, idx);
+
+		if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
+			continue;
+		if (!cpu)
+			c->st.cpu_fallbacks++;
+		cpu = true;
+		reasm_cpu_gather(&part);
+	}
 }
 
 void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
 			uint32_t out_off, const struct reasm_op *op)
 {
 	uint32_t idx = c->free_ops[--c->nb_free_ops];
+	uint32_t max = c->engine->max_sges();
 	struct reasm_gather g;
 	uint16_t nb_dst = 0;
 	int rc;
@@ -151,35 +260,35 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 	c->ops[idx] = *op;
 	c->ops[idx].out = out;
 	c->ops[idx].fail_reason = RTE_REASM_DROP_ENGINE_ERROR;
+	/* Held open while its parts are queued: a part completing meanwhile cannot end it. */
+	c->ops[idx].parts_left = 1;
+	c->ops[idx].part_failed = false;
 	/* the output chain has at most RTE_REASM_MAX_SGES segments (reasm_out_alloc) */
 	reasm_sge_add(c->dst, &nb_dst, out, out_off, out->pkt_len - out_off);
 	g = {c->src, c->dst, nb_src, nb_dst};
 	c->st.gathers++;
 	if (nb_src == 0) { /* nothing to move: the headers were all of it */
-		op_finish(c, idx, true);
+		op_part_done(c, idx, true);
 		return;
 	}
 	rc = c->engine->gather_umr_mkey(&g, idx);
-	if (rc == -ENOTSUP)
-		rc = c->engine->gather(&g, idx);
-	if (rc == -ENOSPC) {
-		/* Ring full: let the device drain what is in flight (bounded: a gather larger
-		 * than the whole ring never fits and goes to the CPU). */
-		uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 10000;
-
-		c->engine->submit();
-		do {
-			poll_engine(c);
-			rc = c->engine->gather(&g, idx);
-		} while (rc == -ENOSPC && ops_inflight(c) > 1 && rte_get_tsc_cycles() < deadline);
+	if (rc == REASM_GATHER_QUEUED) {
+		c->ops[idx].parts_left++;
+		c->parts_inflight++;
+		c->st.gather_ops++;
+	} else if (rc != REASM_GATHER_DONE) {
+		if (nb_src > max || nb_dst > max) {
+			gather_split(c, &g, idx);
+		} else {
+			rc = part_queue(c, &g, idx);
+			if (rc != REASM_GATHER_QUEUED && rc != REASM_GATHER_DONE) {
+				/* too many pieces for the device after all, or still full */
+				reasm_cpu_gather(&g);
+				c->st.cpu_fallbacks++;
+			}
+		}
 	}
-	if (rc == REASM_GATHER_QUEUED)
-		return;
-	if (rc != REASM_GATHER_DONE) { /* too many pieces for the device, or still full */
-		reasm_cpu_gather(&g);
-		c->st.cpu_fallbacks++;
-	}
-	op_finish(c, idx, true);
+	op_part_done(c, idx, true);
 }
 
 /* ---- the API ---- */

@@ -59,6 +59,9 @@ struct reasm_op {
 	struct rte_mbuf *in; /* OP_PACKET: the source packet */
 	struct rte_mbuf *out;
 	uint64_t *done_counter;
+	/* engine ops of this gather not yet completed, +1 while it is being queued */
+	uint32_t parts_left;
+	bool part_failed; /* one of them failed: the gather fails once, at the last */
 };
 
 struct rte_reasm_ctx {
@@ -80,6 +83,7 @@ struct rte_reasm_ctx {
 	struct reasm_op *ops;
 	uint32_t *free_ops;
 	uint32_t nb_free_ops;
+	uint32_t parts_inflight; /* engine ops queued and not yet completed */
 
 	/* results ring */
 	struct rte_mbuf **results;
@@ -88,6 +92,9 @@ struct rte_reasm_ctx {
 	/* scratch of one gather */
 	struct reasm_sge src[RTE_REASM_MAX_SGES];
 	struct reasm_sge dst[RTE_REASM_MAX_SGES];
+	/* one part of a gather split at the engine's max_sges */
+	struct reasm_sge part_src[RTE_REASM_MAX_SGES];
+	struct reasm_sge part_dst[RTE_REASM_MAX_SGES];
 	uint32_t poll_cookies[64];
 	bool poll_ok[64];
 

@@ -53,6 +53,8 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		TEL_U64(split);
 		TEL_U64(gathers);
 		TEL_U64(cpu_fallbacks);
+		TEL_U64(split_gathers);
+		TEL_U64(gather_ops);
 		TEL_U64(dgrams_in_table);
 		TEL_U64(bytes_held);
 #undef TEL_U64

@@ -66,7 +66,9 @@ __rte_experimental struct rte_reasm_engine *rte_reasm_engine_cpu_create(void);
  *
  * A dmadev engine over vchan @p vchan of @p dev_id, which the caller has configured
  * (mem-to-mem) and started, and which no one else uses. A gather with more pieces than
- * the device's max_sges is done by the CPU instead (counted as cpu_fallbacks).
+ * the device's max_sges is split into several SG ops of at most max_sges pieces per side
+ * (counted as split_gathers); it completes when its last op does, and fails (once) if any
+ * of them failed.
  *
  * @param dev_id  dmadev id.
  * @param vchan   virtual channel.
@@ -278,7 +280,9 @@ struct rte_reasm_stats {
 	uint64_t linearized;      /**< Packets linearized. */
 	uint64_t split;           /**< Packets split or merged. */
 	uint64_t gathers;         /**< Gathers submitted to the engine. */
-	uint64_t cpu_fallbacks;   /**< Gathers done by the CPU (too many pieces for it). */
+	uint64_t cpu_fallbacks;   /**< Gathers done by the CPU (the engine refused them). */
+	uint64_t split_gathers;   /**< Gathers split into several engine ops (max_sges). */
+	uint64_t gather_ops;      /**< Engine ops queued for gathers (split parts count). */
 	uint64_t dgrams_in_table; /**< Incomplete datagrams now held (a gauge). */
 	uint64_t bytes_held;      /**< Bytes of fragments now held (a gauge). */
 	uint64_t drop_frags[RTE_REASM_DROP_MAX];  /**< Packets freed, by reason. */

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 
 #include <rte_cycles.h>
 #include <rte_dmadev.h>
@@ -31,6 +32,9 @@ using namespace harness;
 namespace {
 
 struct rte_reasm_engine *cpu;
+/* dma_mlx5 executes inline: held-back CQEs come out only at a doorbell (model assumption
+ * 35), so the fault campaign, which waits idle for them, does not hold them back. */
+bool sim_inline;
 
 struct rte_reasm_stats stats_of(struct rte_reasm_ctx *c)
 {
@@ -536,8 +540,13 @@ void engine_vs_cpu(struct rte_reasm_engine *e)
 	CU_ASSERT_EQUAL(sa.reassembled, sb.reassembled);
 	CU_ASSERT_EQUAL(memcmp(sa.drop_frags, sb.drop_frags, sizeof(sa.drop_frags)), 0);
 	CU_ASSERT_EQUAL(sb.drop_frags[RTE_REASM_DROP_ENGINE_ERROR], 0);
-	printf("[%s: %" PRIu64 " gathers, %" PRIu64 " on the CPU] ", rte_reasm_engine_kind(e),
-	       sb.gathers, sb.cpu_fallbacks);
+	printf("[%s: %" PRIu64 " gathers, %" PRIu64 " split in %" PRIu64 " ops, %" PRIu64
+	       " on the CPU] ",
+	       rte_reasm_engine_kind(e), sb.gathers, sb.split_gathers, sb.gather_ops,
+	       sb.cpu_fallbacks);
+	/* the 41..52-fragment datagrams are over any SG device's max_sges here: split */
+	if (e->max_sges() < 41)
+		CU_ASSERT(sb.split_gathers > 0);
 	/* linearize through the engine too */
 	std::vector<frame> lin_in, lin_out;
 	for (int i = 0; i < 20; i++) {
@@ -590,8 +599,9 @@ void t_engine_mlx5_sg(void)
 
 /*
  * A scripted engine (white box, reasm_engine.h): few pieces per gather, a small ring,
- * completions only when polled, every Nth gather failed. It drives the context's paths
- * no dmadev here takes: CPU fallback past max_sges, a full ring, late completions.
+ * completions only when polled, every Nth op failed. It drives the context's paths no
+ * dmadev here takes: a gather split in more parts than the ring holds, a full ring in the
+ * middle of a split, late completions, a failed part among good ones.
  */
 struct fake_engine final : rte_reasm_engine {
 	struct job {
@@ -600,7 +610,7 @@ struct fake_engine final : rte_reasm_engine {
 	};
 	std::vector<job> queued;
 	uint32_t fail_every = 0, seen = 0;
-	uint64_t too_big = 0, full = 0;
+	uint64_t too_big = 0, full = 0, failed_parts = 0;
 
 	const char *kind() const override { return "fake"; }
 	uint32_t max_sges() const override { return 4; }
@@ -626,6 +636,7 @@ struct fake_engine final : rte_reasm_engine {
 			reasm_cpu_gather(&g);
 			cookies[k] = queued[k].cookie;
 			ok[k] = !fail_every || ++seen % fail_every != 0;
+			failed_parts += !ok[k];
 		}
 		queued.erase(queued.begin(), queued.begin() + k);
 		return k;
@@ -637,8 +648,8 @@ void t_fake_engine(void)
 	fake_engine e;
 
 	engine_vs_cpu(&e);
-	CU_ASSERT(e.too_big > 0); /* gathers over 4 pieces went to the CPU */
-	CU_ASSERT(e.full > 0);    /* and the ring filled up */
+	CU_ASSERT_EQUAL(e.too_big, 0); /* gathers over 4 pieces were split, never refused */
+	CU_ASSERT(e.full > 0);         /* and the ring filled up */
 	CU_ASSERT(e.queued.empty());
 
 	std::vector<frame> in, whole;
@@ -656,13 +667,65 @@ void t_fake_engine(void)
 	CU_ASSERT(pools_idle());
 }
 
+/*
+ * 60 KB datagrams of 41 fragments on the scripted engine (4 pieces per op, 8 ops in the
+ * ring): every datagram is about 11 ops, more than the ring holds. Without faults all are
+ * delivered intact by the engine alone; with every 7th op failed, a datagram with one or
+ * more failed ops is dropped once (its mbufs freed once: the pools end idle).
+ */
+void t_split_gathers(void)
+{
+	std::vector<frame> in, whole;
+
+	for (uint32_t i = 0; i < 12; i++) {
+		one o = make_one(i & 1, 60000, 41, 190 + i, 6000 + i);
+		std::mt19937 rng(i);
+
+		std::shuffle(o.frags.begin(), o.frags.end(), rng);
+		in.insert(in.end(), o.frags.begin(), o.frags.end());
+		whole.push_back(o.whole);
+	}
+	for (uint32_t fail_every : {0u, 7u, 1u}) {
+		fake_engine e;
+
+		e.fail_every = fail_every;
+		struct rte_reasm_ctx *c = ctx_create(&e, {});
+		auto out = run(c, in);
+		auto st = stats_of(c);
+		auto so = sorted(out), sw = sorted(whole);
+		uint64_t drops = st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR];
+
+		CU_ASSERT_EQUAL(st.split_gathers, whole.size());
+		CU_ASSERT(st.gather_ops >= 10 * whole.size());
+		CU_ASSERT_EQUAL(st.cpu_fallbacks, 0);
+		CU_ASSERT_EQUAL(e.too_big, 0);
+		CU_ASSERT(e.full > 0);
+		CU_ASSERT_EQUAL(st.reassembled + drops, whole.size());
+		CU_ASSERT_EQUAL(st.reassembled, out.size());
+		CU_ASSERT(std::includes(sw.begin(), sw.end(), so.begin(), so.end()));
+		CU_ASSERT_EQUAL(st.drop_frags[RTE_REASM_DROP_ENGINE_ERROR], drops * 41);
+		if (fail_every == 0) {
+			CU_ASSERT(so == sw);
+		} else { /* several failed ops per datagram, still one drop each */
+			CU_ASSERT(drops > 0 && drops < e.failed_parts);
+		}
+		if (fail_every == 1) {
+			CU_ASSERT_EQUAL(drops, whole.size());
+		}
+		CU_ASSERT_EQUAL(rte_reasm_pending(c), 0);
+		rte_reasm_free(c);
+		CU_ASSERT(e.queued.empty());
+		CU_ASSERT(pools_idle());
+	}
+}
+
 #ifdef REASM_TEST_SIM
 /*
  * Device faults under the dmadev engine (dma_mlx5 on the software HCA): completions held
  * back, the QP moved to error while gathers are in flight, and WQEs failed. Every datagram is
  * either delivered intact or counted as an engine_error drop; no mbuf is lost or freed twice.
  */
-void t_engine_faults(void)
+void engine_faults(enum rte_reasm_dma_mode mode)
 {
 	int dev = rte_dma_get_dev_id_by_name("dma_mlx5");
 	const struct mlx5_glue *glue;
@@ -679,20 +742,30 @@ void t_engine_faults(void)
 	ib = glue->open_device(ibdev);
 	mlx5_glue_put_device(glue, ibdev);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ib);
-	struct rte_reasm_engine *e = rte_reasm_engine_dma_create((int16_t)dev, 0,
-								 RTE_REASM_DMA_COPY);
+	struct rte_reasm_engine *e = rte_reasm_engine_dma_create((int16_t)dev, 0, mode);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	struct rte_reasm_ctx *c = ctx_create(e, {});
 
 	benign_traffic(false, 200, 171, &in, &whole);
 	benign_traffic(true, 200, 172, &in, &whole);
+	if (mode == RTE_REASM_DMA_SG) { /* 60 KB of 41 fragments: split over max_sges */
+		std::mt19937 rng(173);
+
+		for (uint32_t i = 0; i < 40; i++) {
+			one o = make_one(i & 1, 60000, 41, 174 + i, 7000 + i);
+
+			std::shuffle(o.frags.begin(), o.frags.end(), rng);
+			in.insert(in.begin() + rng() % in.size(), o.frags.begin(), o.frags.end());
+			whole.push_back(o.whole);
+		}
+	}
 	for (size_t i = 0; i < in.size(); i++) {
 		struct rte_mbuf *m = to_mbuf(in[i]);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 		while (rte_reasm_enqueue(c, &m, 1, 1) == 0)
 			drain(c, &out);
-		if (i % 300 == 100) { /* hold completions back: gathers pile up in flight */
+		if (i % 300 == 100 && !sim_inline) { /* hold completions back: gathers pile up */
 			struct mlx5_sim_fault f = {};
 
 			CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info((int16_t)dev, 0, &vi), 0);
@@ -731,8 +804,10 @@ void t_engine_faults(void)
 	auto st = stats_of(c);
 	auto so = sorted(out), sw = sorted(whole);
 
-	printf("[%zu delivered, %" PRIu64 " engine errors from %u failed WQEs] ", out.size(),
-	       st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR], fails);
+	printf("[%zu delivered, %" PRIu64 " engine errors from %u failed WQEs, %" PRIu64 " split] ",
+	       out.size(), st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR], fails, st.split_gathers);
+	if (mode == RTE_REASM_DMA_SG)
+		CU_ASSERT(st.split_gathers >= 20);
 	CU_ASSERT(std::includes(sw.begin(), sw.end(), so.begin(), so.end()));
 	CU_ASSERT_EQUAL(st.reassembled + st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR], whole.size());
 	CU_ASSERT_EQUAL(st.reassembled, out.size());
@@ -743,8 +818,23 @@ void t_engine_faults(void)
 	mlx5_glue_sim()->close_device(ib);
 	CU_ASSERT(pools_idle());
 }
+
+void t_engine_faults(void)
+{
+	engine_faults(RTE_REASM_DMA_COPY);
+}
+
+void t_engine_faults_sg(void)
+{
+	engine_faults(RTE_REASM_DMA_SG);
+}
 #else
 void t_engine_faults(void)
+{
+	printf("[built without the software HCA: skipped] ");
+}
+
+void t_engine_faults_sg(void)
 {
 	printf("[built without the software HCA: skipped] ");
 }
@@ -752,8 +842,15 @@ void t_engine_faults(void)
 
 } // namespace
 
-int main(void)
+/* argv[1], optional: more dma_mlx5 devargs (sim_exec=inline, umr_entries=64, ...). */
+int main(int argc, char **argv)
 {
+	std::string mlx5_vdev = "--vdev=dma_mlx5,dev=sim1";
+
+	if (argc > 1) {
+		mlx5_vdev = mlx5_vdev + "," + argv[1];
+		sim_inline = strstr(argv[1], "sim_exec=inline") != NULL;
+	}
 	char *eal[] = {(char *)"test_lib_reasm",
 		       (char *)"--no-huge",
 		       (char *)"-m",
@@ -765,7 +862,7 @@ int main(void)
 		       (char *)"--log-level=lib.eal:warning",
 		       (char *)"--vdev=dma_skeleton,lcore=1",
 #ifdef REASM_TEST_SIM
-		       (char *)"--vdev=dma_mlx5,dev=sim1",
+		       (char *)mlx5_vdev.c_str(),
 #endif
 		       NULL};
 	static const struct cunit_test rfc[] = {
@@ -794,10 +891,12 @@ int main(void)
 	};
 	static const struct cunit_test engines[] = {
 		{"scripted engine", t_fake_engine},
+		{"split gathers (scripted)", t_split_gathers},
 		{"dma_skeleton (copy)", t_engine_skeleton},
 		{"dma_mlx5 (copy)", t_engine_mlx5_copy},
 		{"dma_mlx5 (sg)", t_engine_mlx5_sg},
 		{"dma_mlx5 device faults", t_engine_faults},
+		{"dma_mlx5 device faults (sg, split)", t_engine_faults_sg},
 	};
 	const struct cunit_suite suites[] = {
 		CUNIT_SUITE("rfc", rfc),
@@ -816,6 +915,12 @@ int main(void)
 		fprintf(stderr, "pools or CPU engine: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+#ifdef REASM_TEST_SIM
+	if (argc > 1 && rte_dma_get_dev_id_by_name("dma_mlx5") < 0) {
+		fprintf(stderr, "dma_mlx5 with %s did not probe\n", argv[1]);
+		return 1;
+	}
+#endif
 	for (const char *d : {"dma_skeleton", "dma_mlx5"})
 		if (rte_dma_get_dev_id_by_name(d) >= 0 && dma_start(d) < 0) {
 			fprintf(stderr, "cannot start %s\n", d);
