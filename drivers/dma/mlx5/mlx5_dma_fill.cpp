@@ -88,11 +88,9 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 	bool need_umr;
 	int idx;
 
-	if (unlikely(vc->dead))
-		return -EIO; /* see mlx5_dma_recover() */
-	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
-		return -ENOSPC;
-	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	int admit = mlx5_dma_admit_op(vc);
+	if (admit)
+		return admit;
 	if (len - 1 >= vc->max_len)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
 	d = mlx5_dma_mr_lookup(&vc->mr_cache, dst, len);

@@ -28,11 +28,9 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 	const struct mlx5_dma_mr_range *s, *d;
 	int idx;
 
-	if (unlikely(vc->dead))
-		return -EIO; /* see mlx5_dma_recover() */
-	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
-		return -ENOSPC;
-	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	int admit = mlx5_dma_admit_op(vc);
+	if (admit)
+		return admit;
 	if (len - 1 >= vc->max_len)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
 	s = mlx5_dma_mr_lookup(&vc->mr_cache, src, len);

@@ -45,6 +45,21 @@ static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 }
 
 /**
+ * What every enqueue outside the copy fast path checks first: the vchan is alive (-EIO,
+ * see mlx5_dma_recover()) and has room for an op (-ENOSPC); then the MR cache is
+ * revalidated once for the op's lookups. Returns 0 when the op may go on.
+ */
+static inline int mlx5_dma_admit_op(struct mlx5_dma_vchan *vc)
+{
+	if (unlikely(vc->dead))
+		return -EIO;
+	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
+		return -ENOSPC;
+	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	return 0;
+}
+
+/**
  * Store a doorbell-record word (SQ producer or CQ consumer counter). A release store:
  * the device (or the software HCA's engine thread) reads it concurrently, so a plain
  * store is a data race; on x86 it compiles to the same single mov.

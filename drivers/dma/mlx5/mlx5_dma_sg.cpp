@@ -247,11 +247,9 @@ int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
 	ret = check_args(vc, src, dst, nb_src, nb_dst, &total);
 	if (ret)
 		return ret;
-	if (unlikely(vc->dead))
-		return -EIO; /* see mlx5_dma_recover() */
-	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
-		return -ENOSPC;
-	mlx5_dma_mr_cache_check(&vc->mr_cache);
+	int admit = mlx5_dma_admit_op(vc);
+	if (admit)
+		return admit;
 	if (total == 0)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
 	st = lookup_side(vc, src, nb_src, &sk, RTE_DMA_STATUS_INVALID_SRC_ADDR);
