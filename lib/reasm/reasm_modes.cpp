@@ -12,9 +12,12 @@
 
 namespace {
 
-/* Gather c->src[0..nb_src) into a fresh packet of @p len bytes; @p in freed after. */
+/*
+ * Gather c->src[0..nb_src) into a fresh packet of @p len bytes; @p in freed after.
+ * @p strided: the same as records (its output filled in here), or NULL.
+ */
 void packet_gather(struct rte_reasm_ctx *c, struct rte_mbuf *in, uint16_t nb_src, uint32_t len,
-		   bool one_segment, uint64_t *done)
+		   bool one_segment, uint64_t *done, struct reasm_strided *strided = NULL)
 {
 	enum rte_reasm_drop why = RTE_REASM_DROP_TOO_BIG;
 	struct reasm_op op = {};
@@ -29,7 +32,11 @@ void packet_gather(struct rte_reasm_ctx *c, struct rte_mbuf *in, uint16_t nb_src
 	op.kind = OP_PACKET;
 	op.in = in;
 	op.done_counter = done;
-	reasm_gather_start(c, nb_src, out, 0, &op);
+	if (strided && out->nb_segs == 1)
+		strided->out = {rte_pktmbuf_mtod(out, void *), rte_mbuf_data_iova(out), len};
+	else
+		strided = NULL; /* records over several segments: pieces only */
+	reasm_gather_start(c, nb_src, out, 0, &op, strided);
 }
 
 void linearize_one(struct rte_reasm_ctx *c, struct rte_mbuf *m)
@@ -84,6 +91,19 @@ void split_one(struct rte_reasm_ctx *c, struct rte_mbuf *m, const struct rte_rea
 		reasm_result_push(c, m);
 		return;
 	}
+	if (rte_pktmbuf_is_contiguous(m) && l->hdr_len && nrec) {
+		struct reasm_strided st = {};
+
+		st.in = {rte_pktmbuf_mtod(m, void *), rte_mbuf_data_iova(m), m->pkt_len};
+		st.offset = l->offset;
+		st.hdr_len = l->hdr_len;
+		st.pay_len = l->pay_len;
+		st.nrec = nrec;
+		st.keep_headers = keep;
+		st.reverse = l->reverse;
+		packet_gather(c, m, n, len, false, &c->st.split, &st);
+		return;
+	}
 	packet_gather(c, m, n, len, false, &c->st.split);
 }
 
@@ -93,6 +113,8 @@ uint16_t rte_reasm_linearize_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **
 {
 	uint16_t i;
 
+	if (reasm_pending_count(c))
+		reasm_progress(c);
 	for (i = 0; i < n && reasm_has_room(c); i++) {
 		c->st.pkts_in++;
 		linearize_one(c, pkts[i]);
@@ -115,6 +137,8 @@ uint16_t rte_reasm_split_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts
 		rte_errno = EINVAL;
 		return 0;
 	}
+	if (reasm_pending_count(c))
+		reasm_progress(c);
 	for (i = 0; i < n && reasm_has_room(c); i++) {
 		c->st.pkts_in++;
 		split_one(c, pkts[i], layout);
