@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 
 #include "reasm_engine_dma.h"
@@ -19,21 +20,42 @@ namespace reasm_dma {
 namespace {
 
 template <typename F>
-bool lookup(F *f, const char *name)
+bool lookup(void *handle, F *f, const char *name)
 {
-	*f = (F)dlsym(RTLD_DEFAULT, name);
+	*f = (F)dlsym(handle, name);
 	return *f != nullptr;
 }
 
+bool lookup_in(void *h, struct umr_api *a)
+{
+	return lookup(h, &a->get_caps, "rte_pmd_dma_mlx5_get_caps") &&
+	       lookup(h, &a->limits, "rte_pmd_dma_mlx5_mkey_limits") &&
+	       lookup(h, &a->create, "rte_pmd_dma_mlx5_mkey_create") &&
+	       lookup(h, &a->destroy, "rte_pmd_dma_mlx5_mkey_destroy") &&
+	       lookup(h, &a->set_list, "rte_pmd_dma_mlx5_mkey_set_list") &&
+	       lookup(h, &a->set_interleaved, "rte_pmd_dma_mlx5_mkey_set_interleaved") &&
+	       lookup(h, &a->copy, "rte_pmd_dma_mlx5_copy");
+}
+
+/* A loaded shared dma_mlx5 (EAL loads PMD plugins without RTLD_GLOBAL). */
+int find_pmd(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	RTE_SET_USED(size);
+	if (!strstr(info->dlpi_name, "librte_dma_mlx5.so"))
+		return 0;
+	*(void **)arg = dlopen(info->dlpi_name, RTLD_NOLOAD | RTLD_LAZY);
+	return *(void **)arg != nullptr;
+}
+
+/* The PMD linked in or loaded globally, else a PMD plugin EAL loaded (kept open). */
 bool lookup_api(struct umr_api *a)
 {
-	return lookup(&a->get_caps, "rte_pmd_dma_mlx5_get_caps") &&
-	       lookup(&a->limits, "rte_pmd_dma_mlx5_mkey_limits") &&
-	       lookup(&a->create, "rte_pmd_dma_mlx5_mkey_create") &&
-	       lookup(&a->destroy, "rte_pmd_dma_mlx5_mkey_destroy") &&
-	       lookup(&a->set_list, "rte_pmd_dma_mlx5_mkey_set_list") &&
-	       lookup(&a->set_interleaved, "rte_pmd_dma_mlx5_mkey_set_interleaved") &&
-	       lookup(&a->copy, "rte_pmd_dma_mlx5_copy");
+	void *h = nullptr;
+
+	if (lookup_in(RTLD_DEFAULT, a))
+		return true;
+	dl_iterate_phdr(find_pmd, &h);
+	return h && lookup_in(h, a);
 }
 
 /* One copy of a split: each side an IOVA, or an interleaved layout repeated nrec times. */
