@@ -139,16 +139,20 @@ static void op_part_done(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
 		op_finish(c, idx, !op->part_failed);
 }
 
-static void poll_engine(struct rte_reasm_ctx *c)
+/* Completions of the engine; how many of our ops ended. */
+static uint32_t poll_engine(struct rte_reasm_ctx *c)
 {
+	uint32_t total = 0;
 	uint16_t n;
 
 	do {
 		n = c->engine->poll(c->poll_cookies, c->poll_ok, RTE_DIM(c->poll_cookies));
 		c->parts_inflight -= n;
+		total += n;
 		for (uint16_t i = 0; i < n; i++)
 			op_part_done(c, c->poll_cookies[i], c->poll_ok[i]);
 	} while (n == RTE_DIM(c->poll_cookies));
+	return total;
 }
 
 /* Account for one engine op of gather @p idx the engine took. */
@@ -360,8 +364,10 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 /* Completions, then the pending gathers they made room for. */
 void reasm_progress(struct rte_reasm_ctx *c)
 {
-	poll_engine(c);
-	if (reasm_pending_count(c)) {
+	/* A pending gather was refused for want of room while ops of ours were in flight:
+	 * only their completions make room, so retrying before any would only cost the
+	 * application core the device's argument checks again. */
+	if (poll_engine(c) && reasm_pending_count(c)) {
 		pending_flush(c);
 		c->engine->submit();
 	}
