@@ -104,7 +104,8 @@ __rte_experimental const char *rte_reasm_engine_kind(const struct rte_reasm_engi
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Free an engine no context uses any more. NULL is allowed.
+ * Free an engine no context uses any more, before its dmadev vchan is reconfigured or
+ * closed (a UMR engine's mkeys belong to the vchan). NULL is allowed.
  */
 __rte_experimental void rte_reasm_engine_free(struct rte_reasm_engine *engine);
 
@@ -189,8 +190,10 @@ __rte_experimental void rte_reasm_free(struct rte_reasm_ctx *ctx);
  * @param now   current TSC (rte_rdtsc()); drives the timeouts.
  * @return
  *   Number of packets accepted (from the start of @p pkts); fewer than @p n when the
- *   results not yet dequeued and the gathers in flight fill the context: dequeue, then
- *   give the rest again.
+ *   results not yet dequeued and the gathers in flight fill the context, or when
+ *   gathers already wait for room on a full device ring (back-pressure: they are
+ *   queued again as completions come, never dropped): dequeue, then give the rest
+ *   again.
  */
 __rte_experimental uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts,
 					      uint16_t n, uint64_t now);
