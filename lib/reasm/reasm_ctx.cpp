@@ -259,27 +259,55 @@ static bool gather_parts(struct rte_reasm_ctx *c, const struct reasm_gather *g, 
 }
 
 /*
+ * A split described by its records only: through interleaved mkeys when the engine
+ * can, else its pieces are listed into @p g now (on the engine's refusal, not before:
+ * the list costs the core as much as a CPU copy). REASM_GATHER_QUEUED or _DONE, -ENOSPC
+ * (wait for room), or -ENOTSUP (@p g has the pieces now).
+ */
+static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
+		       struct reasm_pending *p)
+{
+	int rc = c->engine->gather_strided(&p->strided, idx);
+
+	if (rc == REASM_GATHER_QUEUED) {
+		c->st.interleaved_splits++;
+		part_queued(c, idx);
+		return rc;
+	}
+	if (will_have_room(c, rc))
+		return rc;
+	if (rc == -ENOSPC || !reasm_split_pieces(c->ops[idx].in, &p->strided,
+						 (struct reasm_sge *)g->src, &g->nb_src)) {
+		/* never fits the ring, or over RTE_REASM_MAX_SGES pieces */
+		reasm_split_cpu(&p->strided);
+		c->st.cpu_fallbacks++;
+		return REASM_GATHER_DONE;
+	}
+	p->nb_src = g->nb_src;
+	p->strided.nrec = 0; /* listed: from now on an ordinary gather */
+	return -ENOTSUP;
+}
+
+/*
  * Move gather @p idx (pieces @p g, or @p p's state when it was pending) onto the engine.
  * False when the engine is full for now: nothing of it queued beyond what @p p records.
  */
-static bool gather_advance(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx,
+static bool gather_advance(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
 			   struct reasm_pending *p)
 {
 	uint32_t max = c->engine->max_sges();
-	int rc;
+	int rc = -ENOTSUP;
 
 	if (!p->in_parts) {
-		rc = p->strided.nrec ? c->engine->gather_strided(&p->strided, idx) : -ENOTSUP;
-		if (rc == REASM_GATHER_QUEUED) {
-			c->st.interleaved_splits++;
-			part_queued(c, idx);
-			return true;
+		if (p->strided.nrec) {
+			rc = strided_try(c, g, idx, p);
+			if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
+				return true;
+			if (rc == -ENOSPC)
+				return false;
 		}
-		/* no interleaved path for it, or no mkey free now: the pieces */
-		if ((rc == -ENOTSUP || rc == -EBUSY) && g->nb_src <= max && g->nb_dst <= max)
+		if (g->nb_src <= max && g->nb_dst <= max)
 			rc = part_queue(c, g, idx);
-		else if (rc == -EBUSY)
-			rc = -ENOTSUP;
 		if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
 			return true;
 		if (will_have_room(c, rc))
@@ -336,7 +364,7 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 	reasm_sge_add(c->dst, &nb_dst, out, out_off, out->pkt_len - out_off);
 	g = {c->src, c->dst, nb_src, nb_dst};
 	c->st.gathers++;
-	if (nb_src == 0) { /* nothing to move: the headers were all of it */
+	if (nb_src == 0 && !strided) { /* nothing to move: the headers were all of it */
 		op_part_done(c, idx, true);
 		return;
 	}
@@ -351,9 +379,9 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 		p->in_parts = now.in_parts;
 		p->cur = now.cur;
 		p->strided = now.strided;
-		p->nb_src = nb_src;
+		p->nb_src = g.nb_src; /* a split's pieces may have been listed meanwhile */
 		p->nb_dst = nb_dst;
-		memcpy(p->src, c->src, nb_src * sizeof(c->src[0]));
+		memcpy(p->src, c->src, g.nb_src * sizeof(c->src[0]));
 		memcpy(p->dst, c->dst, nb_dst * sizeof(c->dst[0]));
 		c->st.deferred++;
 		return;

@@ -143,7 +143,8 @@ void reasm_copy_meta(struct rte_mbuf *to, const struct rte_mbuf *from);
  * after. The op completes now (CPU) or later (dequeue). Never fails: a gather waits in a
  * pending slot while the engine's ring is full, and one the engine cannot take at all is
  * done by the CPU. @p strided: the same gather as fixed-stride records, for engines that
- * move it in one interleaved-mkey op (else NULL).
+ * move it in one interleaved-mkey op (else NULL); with it @p nb_src may be 0 (the
+ * pieces are then listed only if the engine does not take the records).
  */
 void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
 			uint32_t out_off, const struct reasm_op *op,
@@ -153,6 +154,16 @@ uint32_t reasm_pending_count(const struct rte_reasm_ctx *c);
 /** Poll the engine, then queue the pending gathers it made room for. */
 void reasm_progress(struct rte_reasm_ctx *c);
 void reasm_drop(struct rte_reasm_ctx *c, struct rte_mbuf *m, enum rte_reasm_drop why);
+
+/* reasm_modes.cpp */
+/**
+ * The pieces of split @p s of packet @p m (any segments) into @p src; false when over
+ * RTE_REASM_MAX_SGES.
+ */
+bool reasm_split_pieces(const struct rte_mbuf *m, const struct reasm_strided *s,
+			struct reasm_sge *src, uint16_t *n);
+/** Split @p s (one segment in, one out) by the CPU. */
+void reasm_split_cpu(const struct reasm_strided *s);
 
 /* reasm_table.cpp: IP reassembly */
 int reasm_table_init(struct rte_reasm_ctx *c);
