@@ -3,8 +3,9 @@
  * reasm-bench: application-core TSC cycles per reassembled datagram, librte_reasm on a
  * dmadev engine against the CPU path, in one run; and the header-data split gather's
  * throughput against a CPU copy loop. Not a test: run it on an otherwise idle machine.
- * Counted: cycles in the enqueue calls and in the dequeue calls that returned packets
- * (an empty poll while the engine works is time the application has for other work).
+ * Counted: the passes (one enqueue and one dequeue call) that gave or got packets; a
+ * pass that did neither (the context full, the engine busy) is time the application has
+ * for other work.
  *   reasm-bench <EAL args> -- [--engine DMADEV] [--dma-mode all|auto|umr|sg|copy]
  *               [--dgrams N]
  * (all, the default: each of sg and umr the device can do, one after the other).
@@ -155,13 +156,14 @@ double reasm_run(struct rte_reasm_engine *engine, uint32_t ip_len, uint32_t nf, 
 		uint16_t k = 0, got;
 
 		if (i < in.size()) {
-			k = (uint16_t)std::min<size_t>(32, in.size() - i);
-			i += rte_reasm_enqueue(c, &in[i], k, t0);
+			k = rte_reasm_enqueue(c, &in[i],
+					      (uint16_t)std::min<size_t>(32, in.size() - i), t0);
+			i += k;
 		}
 		got = rte_reasm_dequeue(c, res, 32);
 		rte_pktmbuf_free_bulk(res, got); /* the application would send them */
-		/* A poll that found nothing while waiting for the engine is time the
-		 * application has for other work: not counted. */
+		/* A pass that neither gave nor got a packet (the context full, the engine
+		 * busy) is time the application has for other work: not counted. */
 		if (k || got)
 			cycles += rte_rdtsc() - t0;
 		*done += got;
@@ -199,12 +201,15 @@ void split_run(struct rte_reasm_engine *engine, uint32_t n, double *cyc, double 
 		uint64_t t0 = rte_rdtsc();
 		uint16_t got;
 
+		uint16_t k = 0;
+
 		if (given < n)
-			given += rte_reasm_split_enqueue(
+			k = rte_reasm_split_enqueue(
 				c, &in[given], (uint16_t)std::min<uint32_t>(32, n - given), &l);
+		given += k;
 		got = rte_reasm_dequeue(c, res, 32);
 		rte_pktmbuf_free_bulk(res, got);
-		if (given < n || got) /* idle polls not counted, as above */
+		if (k || got) /* idle passes not counted, as above */
 			cycles += rte_rdtsc() - t0;
 		done += got;
 		if (given == n && !got && rte_reasm_pending(c) == 0)
