@@ -168,6 +168,9 @@ void print_stats(struct rte_reasm_ctx *ctx, const counters &c, const char *engin
 	printf("  gathers         %" PRIu64 "\n  split gathers   %" PRIu64
 	       "\n  gather ops      %" PRIu64 "\n  cpu fallbacks   %" PRIu64 "\n",
 	       s.gathers, s.split_gathers, s.gather_ops, s.cpu_fallbacks);
+	printf("  umr gathers     %" PRIu64 "\n  interleaved splits %" PRIu64
+	       "\n  deferred        %" PRIu64 "\n",
+	       s.umr_gathers, s.interleaved_splits, s.deferred);
 	for (int r = 0; r < RTE_REASM_DROP_MAX; r++)
 		printf("  drop %-14s packets %" PRIu64 " datagrams %" PRIu64 "\n",
 		       rte_reasm_drop_name((enum rte_reasm_drop)r), s.drop_frags[r],
@@ -232,8 +235,9 @@ int main(int argc, char **argv)
 		if (!engine && rte_errno == ENOTSUP) {
 			fprintf(stderr, "mlx5-reasm: dmadev %s cannot do this (%s)\n",
 				o.engine.c_str(),
-				o.dma_mode == RTE_REASM_DMA_SG ? "no RTE_DMA_CAPA_OPS_COPY_SG"
-							       : "no mem-to-mem copy");
+				o.dma_mode == RTE_REASM_DMA_SG    ? "no RTE_DMA_CAPA_OPS_COPY_SG"
+				: o.dma_mode == RTE_REASM_DMA_UMR ? "no dma_mlx5 indirect mkeys"
+								  : "no mem-to-mem copy");
 			status = exit_unsupported;
 			goto out_dma;
 		}

@@ -53,7 +53,8 @@ void reasm_app_usage(const char *prog)
 	       "results on another; with net_pcap vdevs it turns a pcap into a pcap:\n"
 	       "  %s --vdev net_pcap0,rx_pcap=in.pcap --vdev net_pcap1,tx_pcap=out.pcap -- ...\n"
 	       "  --engine cpu|DMADEV     copy engine: the CPU (default) or a dmadev by name\n"
-	       "  --dma-mode auto|sg|copy how a dmadev gathers (default auto)\n"
+	       "  --dma-mode auto|umr|sg|copy  how a dmadev gathers (default auto: umr on\n"
+	       "                          dma_mlx5, else sg when the device has COPY_SG)\n"
 	       "  --mode reassemble|linearize|split   (default reassemble)\n"
 	       "  --split OFF,H,P[,reverse]  split layout: OFF bytes, then records of H+P\n"
 	       "  --keep-headers          split: keep the headers after the payloads\n"
@@ -129,6 +130,8 @@ int reasm_app_parse(int argc, char **argv, struct reasm_app_opts *o)
 				o->dma_mode = RTE_REASM_DMA_SG;
 			else if (!strcmp(optarg, "copy"))
 				o->dma_mode = RTE_REASM_DMA_COPY;
+			else if (!strcmp(optarg, "umr"))
+				o->dma_mode = RTE_REASM_DMA_UMR;
 			else
 				ok = false;
 			break;

@@ -3,9 +3,12 @@
  * reasm-bench: application-core TSC cycles per reassembled datagram, librte_reasm on a
  * dmadev engine against the CPU path, in one run; and the header-data split gather's
  * throughput against a CPU copy loop. Not a test: run it on an otherwise idle machine.
- * Counted: cycles in the enqueue calls and in the dequeue calls that returned packets
- * (an empty poll while the engine works is time the application has for other work).
- *   reasm-bench <EAL args> -- [--engine DMADEV] [--dma-mode auto|sg|copy] [--dgrams N]
+ * Counted: the passes (one enqueue and one dequeue call) that gave or got packets; a
+ * pass that did neither (the context full, the engine busy) is time the application has
+ * for other work.
+ *   reasm-bench <EAL args> -- [--engine DMADEV] [--dma-mode all|auto|umr|sg|copy]
+ *               [--dgrams N]
+ * (all, the default: each of sg and umr the device can do, one after the other).
  * CPU paths: librte_ip_frag 22.11 + a copy into one fresh mbuf (what linearize does for a
  * chain larger than its first segment) where librte_ip_frag can (<= 8 fragments), and
  * librte_reasm on its CPU engine always.
@@ -34,9 +37,13 @@ namespace {
 
 struct opts {
 	std::string engine = "dma_mlx5";
-	enum rte_reasm_dma_mode mode = RTE_REASM_DMA_AUTO;
+	std::vector<enum rte_reasm_dma_mode> modes = {RTE_REASM_DMA_SG, RTE_REASM_DMA_UMR};
 	uint32_t dgrams = 1000;
 };
+
+/* Input packets of the split runs: they come from the output pool, which must keep room
+ * for the outputs. */
+constexpr uint32_t split_pkts_max = 400;
 
 struct rte_mempool *in_pool, *out_pool;
 /* of the last reasm_run(): how the engine took the gathers (split, CPU fallbacks) */
@@ -149,13 +156,14 @@ double reasm_run(struct rte_reasm_engine *engine, uint32_t ip_len, uint32_t nf, 
 		uint16_t k = 0, got;
 
 		if (i < in.size()) {
-			k = (uint16_t)std::min<size_t>(32, in.size() - i);
-			i += rte_reasm_enqueue(c, &in[i], k, t0);
+			k = rte_reasm_enqueue(c, &in[i],
+					      (uint16_t)std::min<size_t>(32, in.size() - i), t0);
+			i += k;
 		}
 		got = rte_reasm_dequeue(c, res, 32);
 		rte_pktmbuf_free_bulk(res, got); /* the application would send them */
-		/* A poll that found nothing while waiting for the engine is time the
-		 * application has for other work: not counted. */
+		/* A pass that neither gave nor got a packet (the context full, the engine
+		 * busy) is time the application has for other work: not counted. */
 		if (k || got)
 			cycles += rte_rdtsc() - t0;
 		*done += got;
@@ -182,6 +190,7 @@ void split_run(struct rte_reasm_engine *engine, uint32_t n, double *cyc, double 
 	struct rte_reasm_ctx *c = rte_reasm_create(&conf);
 	std::vector<struct rte_mbuf *> in;
 
+	n = std::min(n, split_pkts_max);
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(out_pool);
 
@@ -192,17 +201,25 @@ void split_run(struct rte_reasm_engine *engine, uint32_t n, double *cyc, double 
 		uint64_t t0 = rte_rdtsc();
 		uint16_t got;
 
+		uint16_t k = 0;
+
 		if (given < n)
-			given += rte_reasm_split_enqueue(
+			k = rte_reasm_split_enqueue(
 				c, &in[given], (uint16_t)std::min<uint32_t>(32, n - given), &l);
+		given += k;
 		got = rte_reasm_dequeue(c, res, 32);
 		rte_pktmbuf_free_bulk(res, got);
-		if (given < n || got) /* idle polls not counted, as above */
+		if (k || got) /* idle passes not counted, as above */
 			cycles += rte_rdtsc() - t0;
 		done += got;
+		if (given == n && !got && rte_reasm_pending(c) == 0)
+			break; /* the rest was dropped (counted in the stats) */
 	}
-	*cyc = (double)cycles / n;
-	*gbps = (double)n * 32 * 1024 / ((double)(rte_rdtsc() - start) / rte_get_tsc_hz()) / 1e9;
+	rte_reasm_stats_get(c, &last_stats);
+	*cyc = done ? (double)cycles / done : 0;
+	*gbps = (double)done * 32 * 1024 / ((double)(rte_rdtsc() - start) / rte_get_tsc_hz()) / 1e9;
+	if (done != n)
+		printf("  (split: %u of %u packets delivered)\n", done, n);
 	rte_reasm_free(c);
 }
 
@@ -212,6 +229,7 @@ void split_cpu_loop(uint32_t n, double *cyc, double *gbps)
 	std::vector<uint8_t> src(32 * (64 + 1024), 1), dst(32 * 1024);
 	uint64_t t0 = rte_rdtsc();
 
+	n = std::min(n, split_pkts_max);
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t r = 0; r < 32; r++)
 			rte_memcpy(&dst[r * 1024], &src[r * 1088 + 64], 1024);
@@ -260,9 +278,18 @@ int parse(int argc, char **argv, opts *o)
 		if (c == 'e') {
 			o->engine = optarg;
 		} else if (c == 'm') {
-			o->mode = !strcmp(optarg, "sg")     ? RTE_REASM_DMA_SG
-				  : !strcmp(optarg, "copy") ? RTE_REASM_DMA_COPY
-							    : RTE_REASM_DMA_AUTO;
+			if (!strcmp(optarg, "all"))
+				o->modes = {RTE_REASM_DMA_SG, RTE_REASM_DMA_UMR};
+			else if (!strcmp(optarg, "sg"))
+				o->modes = {RTE_REASM_DMA_SG};
+			else if (!strcmp(optarg, "umr"))
+				o->modes = {RTE_REASM_DMA_UMR};
+			else if (!strcmp(optarg, "copy"))
+				o->modes = {RTE_REASM_DMA_COPY};
+			else if (!strcmp(optarg, "auto"))
+				o->modes = {RTE_REASM_DMA_AUTO};
+			else
+				return -1;
 		} else if (c == 'n') {
 			o->dgrams = (uint32_t)strtoul(optarg, nullptr, 0);
 			if (o->dgrams == 0 || o->dgrams > 1400)
@@ -274,15 +301,64 @@ int parse(int argc, char **argv, opts *o)
 	return 0;
 }
 
+/* The CPU paths of one case, measured once for every mode's comparison. */
+struct cpu_case {
+	double frag, reasm_cpu;
+};
+
+void bench_mode(struct rte_reasm_engine *dma, const opts &o, const cpu_case *cc, double c_loop)
+{
+	static const struct {
+		uint32_t ip_len, nf;
+		double target;
+	} cases[] = {{9000, 7, 0.5}, {60000, 41, 0.25}};
+
+	printf("\nengine %s (%s): app-core TSC cycles per reassembled datagram, %u datagrams\n",
+	       o.engine.c_str(), rte_reasm_engine_kind(dma), o.dgrams);
+	printf("%-14s %12s %12s %12s %9s %8s\n", "case", "ip_frag+copy", "reasm cpu", "reasm dma",
+	       "ratio", "target");
+	for (size_t k = 0; k < RTE_DIM(cases); k++) {
+		uint32_t d_dma;
+
+		reasm_run(dma, cases[k].ip_len, cases[k].nf, o.dgrams, &d_dma); /* warm-up */
+		double rd = reasm_run(dma, cases[k].ip_len, cases[k].nf, o.dgrams, &d_dma);
+		struct rte_reasm_stats sd = last_stats;
+		/* the CPU path: librte_ip_frag where it can, librte_reasm's CPU engine beyond */
+		double base = cc[k].frag > 0 ? cc[k].frag : cc[k].reasm_cpu;
+		double ratio = base > 0 ? rd / base : 0;
+		char name[32];
+
+		snprintf(name, sizeof(name), "%u B / %u", cases[k].ip_len, cases[k].nf);
+		printf("%-14s %12.0f %12.0f %12.0f %8.2fx %7.2fx %s\n", name, cc[k].frag,
+		       cc[k].reasm_cpu, rd, ratio, cases[k].target,
+		       ratio <= cases[k].target ? "met" : "NOT met");
+		if (d_dma != o.dgrams)
+			printf("  (delivered: dma %u of %u)\n", d_dma, o.dgrams);
+		printf("  (dma: %" PRIu64 " gathers in %" PRIu64 " ops, %" PRIu64
+		       " through UMR mkeys, %" PRIu64 " split, %" PRIu64 " deferred, %" PRIu64
+		       " on the CPU)\n",
+		       sd.gathers, sd.gather_ops, sd.umr_gathers, sd.split_gathers, sd.deferred,
+		       sd.cpu_fallbacks);
+	}
+	double c_dma, g_dma;
+
+	split_run(dma, o.dgrams, &c_dma, &g_dma);
+	printf("header-data split, 32 x (64 + 1024) B per packet: reasm dma %.0f cycles/packet "
+	       "(%.2f GB/s; %" PRIu64 " of %" PRIu64 " through interleaved mkeys), %.2fx the copy "
+	       "loop's cycles\n",
+	       c_dma, g_dma, last_stats.interleaved_splits, last_stats.split,
+	       c_loop > 0 ? c_dma / c_loop : 0);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	struct {
+	static const struct {
 		uint32_t ip_len, nf;
-		double target;
-	} cases[] = {{9000, 7, 0.5}, {60000, 41, 0.25}};
-	struct rte_reasm_engine *cpu, *dma;
+	} cases[] = {{9000, 7}, {60000, 41}};
+	cpu_case cc[RTE_DIM(cases)] = {};
+	struct rte_reasm_engine *cpu;
 	opts o;
 	int ret = rte_eal_init(argc, argv), dev;
 
@@ -290,7 +366,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (parse(argc - ret, argv + ret, &o)) {
 		fprintf(stderr, "usage: reasm-bench <EAL> -- [--engine DMADEV] "
-				"[--dma-mode auto|sg|copy] [--dgrams N (<= 1400)]\n");
+				"[--dma-mode all|auto|umr|sg|copy] [--dgrams N (<= 1400)]\n");
 		return 2;
 	}
 	in_pool = rte_pktmbuf_pool_create("bench_in", 65535, 256, 0, 2048 + 128, SOCKET_ID_ANY);
@@ -301,53 +377,46 @@ int main(int argc, char **argv)
 	}
 	dev = dma_setup(o.engine.c_str());
 	cpu = rte_reasm_engine_cpu_create();
-	dma = dev >= 0 ? rte_reasm_engine_dma_create((int16_t)dev, 0, o.mode) : NULL;
-	if (!in_pool || !out_pool || !cpu || !dma) {
+	if (!in_pool || !out_pool || !cpu || dev < 0) {
 		fprintf(stderr, "reasm-bench: pools, CPU engine or dmadev %s: %s\n",
 			o.engine.c_str(), rte_strerror(rte_errno));
 		return 1;
 	}
-	printf("app-core TSC cycles per reassembled datagram (%u datagrams), engine %s (%s)\n",
-	       o.dgrams, o.engine.c_str(), rte_reasm_engine_kind(dma));
-	printf("%-14s %12s %12s %12s %9s %8s\n", "case", "ip_frag+copy", "reasm cpu", "reasm dma",
-	       "ratio", "target");
-	for (auto &k : cases) {
-		uint32_t d_frag, d_cpu, d_dma;
-		/* a first pass of each path warms its memory (page faults, caches) */
-		if (k.nf <= RTE_LIBRTE_IP_FRAG_MAX_FRAG)
-			cpu_ip_frag(k.ip_len, k.nf, o.dgrams, &d_frag);
-		reasm_run(cpu, k.ip_len, k.nf, o.dgrams, &d_cpu);
-		reasm_run(dma, k.ip_len, k.nf, o.dgrams, &d_dma);
-		double frag = k.nf <= RTE_LIBRTE_IP_FRAG_MAX_FRAG
-				      ? cpu_ip_frag(k.ip_len, k.nf, o.dgrams, &d_frag)
-				      : 0;
-		double rc = reasm_run(cpu, k.ip_len, k.nf, o.dgrams, &d_cpu);
-		double rd = reasm_run(dma, k.ip_len, k.nf, o.dgrams, &d_dma);
-		struct rte_reasm_stats sd = last_stats;
-		/* the CPU path: librte_ip_frag where it can, librte_reasm's CPU engine beyond */
-		double base = frag > 0 ? frag : rc, ratio = base > 0 ? rd / base : 0;
-		char name[32];
+	printf("CPU paths, app-core TSC cycles per datagram (%u datagrams)\n", o.dgrams);
+	for (size_t k = 0; k < RTE_DIM(cases); k++) {
+		uint32_t d_frag, d_cpu;
+		bool frag_ok = cases[k].nf <= RTE_LIBRTE_IP_FRAG_MAX_FRAG;
 
-		snprintf(name, sizeof(name), "%u B / %u", k.ip_len, k.nf);
-		printf("%-14s %12.0f %12.0f %12.0f %8.2fx %7.2fx %s\n", name, frag, rc, rd, ratio,
-		       k.target, ratio <= k.target ? "met" : "NOT met");
-		if (d_cpu != o.dgrams || d_dma != o.dgrams)
-			printf("  (delivered: cpu %u, dma %u of %u)\n", d_cpu, d_dma, o.dgrams);
-		printf("  (dma: %" PRIu64 " gathers in %" PRIu64 " ops, %" PRIu64 " split, %" PRIu64
-		       " on the CPU)\n",
-		       sd.gathers, sd.gather_ops, sd.split_gathers, sd.cpu_fallbacks);
+		/* a first pass of each path warms its memory (page faults, caches) */
+		if (frag_ok)
+			cpu_ip_frag(cases[k].ip_len, cases[k].nf, o.dgrams, &d_frag);
+		reasm_run(cpu, cases[k].ip_len, cases[k].nf, o.dgrams, &d_cpu);
+		cc[k].frag = frag_ok ? cpu_ip_frag(cases[k].ip_len, cases[k].nf, o.dgrams, &d_frag)
+				     : 0;
+		cc[k].reasm_cpu = reasm_run(cpu, cases[k].ip_len, cases[k].nf, o.dgrams, &d_cpu);
+		printf("  %u B / %u: ip_frag+copy %.0f%s, reasm cpu %.0f\n", cases[k].ip_len,
+		       cases[k].nf, cc[k].frag, frag_ok ? "" : " (over 8 fragments: cannot)",
+		       cc[k].reasm_cpu);
 	}
-	double c_cpu, g_cpu, c_dma, g_dma, c_loop, g_loop;
+	double c_cpu, g_cpu, c_loop, g_loop;
 
 	split_run(cpu, o.dgrams, &c_cpu, &g_cpu); /* warm-up */
 	split_run(cpu, o.dgrams, &c_cpu, &g_cpu);
-	split_run(dma, o.dgrams, &c_dma, &g_dma);
 	split_cpu_loop(o.dgrams, &c_loop, &g_loop);
-	printf("header-data split, 32 x (64 + 1024) B per packet: app-core cycles/packet and "
-	       "payload GB/s\n  copy loop %.0f (%.2f GB/s), reasm cpu %.0f (%.2f GB/s), "
-	       "reasm dma %.0f (%.2f GB/s)\n",
-	       c_loop, g_loop, c_cpu, g_cpu, c_dma, g_dma);
-	rte_reasm_engine_free(dma);
+	printf("header-data split, 32 x (64 + 1024) B per packet: copy loop %.0f cycles/packet "
+	       "(%.2f GB/s), reasm cpu %.0f (%.2f GB/s)\n",
+	       c_loop, g_loop, c_cpu, g_cpu);
+	for (auto mode : o.modes) {
+		struct rte_reasm_engine *dma = rte_reasm_engine_dma_create((int16_t)dev, 0, mode);
+
+		if (!dma) {
+			printf("\nengine %s, dma mode %d: not available here (%s)\n",
+			       o.engine.c_str(), (int)mode, rte_strerror(rte_errno));
+			continue;
+		}
+		bench_mode(dma, o, cc, c_loop);
+		rte_reasm_engine_free(dma);
+	}
 	rte_reasm_engine_free(cpu);
 	rte_dma_stop((int16_t)dev);
 	rte_dma_close((int16_t)dev);

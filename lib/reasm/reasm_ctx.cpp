@@ -29,7 +29,7 @@ static uint32_t ops_inflight(const struct rte_reasm_ctx *c)
 
 bool reasm_has_room(const struct rte_reasm_ctx *c)
 {
-	return c->nb_free_ops > 0 &&
+	return c->nb_free_ops > 0 && c->pend_head - c->pend_tail < REASM_PENDING_SLOTS &&
 	       reasm_results_count(c) + ops_inflight(c) + 1 <= c->res_mask + 1;
 }
 
@@ -139,49 +139,52 @@ static void op_part_done(struct rte_reasm_ctx *c, uint32_t idx, bool ok)
 		op_finish(c, idx, !op->part_failed);
 }
 
-static void poll_engine(struct rte_reasm_ctx *c)
+/* Completions of the engine; how many of our ops ended. */
+static uint32_t poll_engine(struct rte_reasm_ctx *c)
 {
+	uint32_t total = 0;
 	uint16_t n;
 
 	do {
 		n = c->engine->poll(c->poll_cookies, c->poll_ok, RTE_DIM(c->poll_cookies));
 		c->parts_inflight -= n;
+		total += n;
 		for (uint16_t i = 0; i < n; i++)
 			op_part_done(c, c->poll_cookies[i], c->poll_ok[i]);
 	} while (n == RTE_DIM(c->poll_cookies));
+	return total;
+}
+
+/* Account for one engine op of gather @p idx the engine took. */
+static void part_queued(struct rte_reasm_ctx *c, uint32_t idx)
+{
+	c->ops[idx].parts_left++;
+	c->parts_inflight++;
+	c->st.gather_ops++;
 }
 
 /*
- * Queue one engine op of gather @p idx, waiting a little for room when the ring is full
- * (bounded: a gather larger than the whole ring never fits). REASM_GATHER_QUEUED,
- * REASM_GATHER_DONE, or a negative errno when the engine refused it.
+ * Queue one engine op of gather @p idx: through a list mkey when the engine has them,
+ * else a plain gather. REASM_GATHER_QUEUED, REASM_GATHER_DONE, or a negative errno.
  */
 static int part_queue(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx)
 {
-	int rc = c->engine->gather(g, idx);
+	int rc = c->engine->gather_umr_mkey(g, idx);
 
-	if (rc == -ENOSPC) {
-		uint64_t deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 10000;
-
-		c->engine->submit();
-		do {
-			poll_engine(c);
-			rc = c->engine->gather(g, idx);
-		} while (rc == -ENOSPC && c->parts_inflight > 0 && rte_get_tsc_cycles() < deadline);
-	}
-	if (rc == REASM_GATHER_QUEUED) {
-		c->ops[idx].parts_left++;
-		c->parts_inflight++;
-		c->st.gather_ops++;
-	}
+	if (rc == REASM_GATHER_QUEUED)
+		c->st.umr_gathers++;
+	else if (rc == -ENOTSUP || rc == -EBUSY) /* no UMR path for it, or no mkey free now */
+		rc = c->engine->gather(g, idx);
+	if (rc == REASM_GATHER_QUEUED)
+		part_queued(c, idx);
 	return rc;
 }
 
-/* Where a split gather stands: the next byte of each side. */
-struct gather_cursor {
-	uint16_t si, di;
-	uint32_t soff, doff;
-};
+/* Full now, but completions will free room: something of ours is on the engine. */
+static bool will_have_room(const struct rte_reasm_ctx *c, int rc)
+{
+	return rc == -ENOSPC && c->parts_inflight > 0;
+}
 
 /*
  * The next part of @p g from @p cur into c->part_src/part_dst: as many bytes as fit in
@@ -225,37 +228,131 @@ static struct reasm_gather gather_part(struct rte_reasm_ctx *c, const struct rea
 
 /*
  * A gather with more pieces than the engine takes in one op: parts of at most max_sges
- * pieces per side, each its own op. A part the engine refuses, and every part after it,
- * is copied by the CPU (the parts already queued write other bytes of the output).
+ * pieces per side, each its own op, from @p cur on. False when the ring filled up
+ * (@p cur at the first part not queued: the caller retries later). A part the engine
+ * cannot take at all, and every part after it, is copied by the CPU (the parts already
+ * queued write other bytes of the output).
  */
-static void gather_split(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx)
+static bool gather_parts(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx,
+			 struct gather_cursor *cur)
 {
 	uint32_t max = c->engine->max_sges();
-	struct gather_cursor cur = {};
 	bool cpu = max == 0;
 
-	c->st.split_gathers++;
-	while (cur.si < g->nb_src && cur.di < g->nb_dst) {
-		struct reasm_gather part = gather_part(c, g, &cur, cpu ? RTE_REASM_MAX_SGES : max);
+	while (cur->si < g->nb_src && cur->di < g->nb_dst) {
+		struct gather_cursor at = *cur;
+		struct reasm_gather part = gather_part(c, g, cur, cpu ? RTE_REASM_MAX_SGES : max);
 		int rc = cpu ? -EAGAIN : part_queue(c, &part, idx);
 
 		if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
 			continue;
+		if (will_have_room(c, rc)) {
+			*cur = at;
+			return false;
+		}
 		if (!cpu)
 			c->st.cpu_fallbacks++;
 		cpu = true;
 		reasm_cpu_gather(&part);
 	}
+	return true;
+}
+
+/*
+ * A split described by its records only: through interleaved mkeys when the engine
+ * can, else its pieces are listed into @p g now (on the engine's refusal, not before:
+ * the list costs the core as much as a CPU copy). REASM_GATHER_QUEUED or _DONE, -ENOSPC
+ * (wait for room), or -ENOTSUP (@p g has the pieces now).
+ */
+static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
+		       struct reasm_pending *p)
+{
+	int rc = c->engine->gather_strided(&p->strided, idx);
+
+	if (rc == REASM_GATHER_QUEUED) {
+		c->st.interleaved_splits++;
+		part_queued(c, idx);
+		return rc;
+	}
+	if (will_have_room(c, rc))
+		return rc;
+	if (rc == -ENOSPC || !reasm_split_pieces(c->ops[idx].in, &p->strided,
+						 (struct reasm_sge *)g->src, &g->nb_src)) {
+		/* never fits the ring, or over RTE_REASM_MAX_SGES pieces */
+		reasm_split_cpu(&p->strided);
+		c->st.cpu_fallbacks++;
+		return REASM_GATHER_DONE;
+	}
+	p->nb_src = g->nb_src;
+	p->strided.nrec = 0; /* listed: from now on an ordinary gather */
+	return -ENOTSUP;
+}
+
+/*
+ * Move gather @p idx (pieces @p g, or @p p's state when it was pending) onto the engine.
+ * False when the engine is full for now: nothing of it queued beyond what @p p records.
+ */
+static bool gather_advance(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
+			   struct reasm_pending *p)
+{
+	uint32_t max = c->engine->max_sges();
+	int rc = -ENOTSUP;
+
+	if (!p->in_parts) {
+		if (p->strided.nrec) {
+			rc = strided_try(c, g, idx, p);
+			if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
+				return true;
+			if (rc == -ENOSPC)
+				return false;
+		}
+		if (g->nb_src <= max && g->nb_dst <= max)
+			rc = part_queue(c, g, idx);
+		if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
+			return true;
+		if (will_have_room(c, rc))
+			return false;
+		if (rc == -ENOSPC) { /* larger than the whole ring: never fits */
+			reasm_cpu_gather(g);
+			c->st.cpu_fallbacks++;
+			return true;
+		}
+		/* too many pieces for one op: in parts */
+		p->in_parts = true;
+		p->cur = {};
+		c->st.split_gathers++;
+	}
+	return gather_parts(c, g, idx, &p->cur);
+}
+
+uint32_t reasm_pending_count(const struct rte_reasm_ctx *c)
+{
+	return c->pend_head - c->pend_tail;
+}
+
+/* Retry the pending gathers in order; true when none is left. */
+static bool pending_flush(struct rte_reasm_ctx *c)
+{
+	while (reasm_pending_count(c)) {
+		struct reasm_pending *p = &c->pending[c->pend_tail % REASM_PENDING_SLOTS];
+		struct reasm_gather g = {p->src, p->dst, p->nb_src, p->nb_dst};
+
+		if (!gather_advance(c, &g, p->op, p))
+			return false;
+		c->pend_tail++;
+		op_part_done(c, p->op, true); /* its hold: queued in full now */
+	}
+	return true;
 }
 
 void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
-			uint32_t out_off, const struct reasm_op *op)
+			uint32_t out_off, const struct reasm_op *op,
+			const struct reasm_strided *strided)
 {
 	uint32_t idx = c->free_ops[--c->nb_free_ops];
-	uint32_t max = c->engine->max_sges();
+	struct reasm_pending now = {}, *p;
 	struct reasm_gather g;
 	uint16_t nb_dst = 0;
-	int rc;
 
 	c->ops[idx] = *op;
 	c->ops[idx].out = out;
@@ -267,28 +364,41 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 	reasm_sge_add(c->dst, &nb_dst, out, out_off, out->pkt_len - out_off);
 	g = {c->src, c->dst, nb_src, nb_dst};
 	c->st.gathers++;
-	if (nb_src == 0) { /* nothing to move: the headers were all of it */
+	if (nb_src == 0 && !strided) { /* nothing to move: the headers were all of it */
 		op_part_done(c, idx, true);
 		return;
 	}
-	rc = c->engine->gather_umr_mkey(&g, idx);
-	if (rc == REASM_GATHER_QUEUED) {
-		c->ops[idx].parts_left++;
-		c->parts_inflight++;
-		c->st.gather_ops++;
-	} else if (rc != REASM_GATHER_DONE) {
-		if (nb_src > max || nb_dst > max) {
-			gather_split(c, &g, idx);
-		} else {
-			rc = part_queue(c, &g, idx);
-			if (rc != REASM_GATHER_QUEUED && rc != REASM_GATHER_DONE) {
-				/* too many pieces for the device after all, or still full */
-				reasm_cpu_gather(&g);
-				c->st.cpu_fallbacks++;
-			}
-		}
+	if (strided)
+		now.strided = *strided;
+	/* behind the pending ones (they keep their order; progress() retries them), else
+	 * straight to the engine */
+	if (reasm_pending_count(c) || !gather_advance(c, &g, idx, &now)) {
+		/* reasm_has_room() kept a slot free for this one */
+		p = &c->pending[c->pend_head++ % REASM_PENDING_SLOTS];
+		p->op = idx;
+		p->in_parts = now.in_parts;
+		p->cur = now.cur;
+		p->strided = now.strided;
+		p->nb_src = g.nb_src; /* a split's pieces may have been listed meanwhile */
+		p->nb_dst = nb_dst;
+		memcpy(p->src, c->src, g.nb_src * sizeof(c->src[0]));
+		memcpy(p->dst, c->dst, nb_dst * sizeof(c->dst[0]));
+		c->st.deferred++;
+		return;
 	}
 	op_part_done(c, idx, true);
+}
+
+/* Completions, then the pending gathers they made room for. */
+void reasm_progress(struct rte_reasm_ctx *c)
+{
+	/* A pending gather was refused for want of room while ops of ours were in flight:
+	 * only their completions make room, so retrying before any would only cost the
+	 * application core the device's argument checks again. */
+	if (poll_engine(c) && reasm_pending_count(c)) {
+		pending_flush(c);
+		c->engine->submit();
+	}
 }
 
 /* ---- the API ---- */
@@ -370,7 +480,9 @@ struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
 		"reasm_ops", c->conf.max_inflight * sizeof(*c->ops), 0, conf->socket_id);
 	c->free_ops = (uint32_t *)rte_zmalloc_socket(
 		"reasm_ops", c->conf.max_inflight * sizeof(*c->free_ops), 0, conf->socket_id);
-	if (!c->results || !c->ops || !c->free_ops || reasm_table_init(c) != 0)
+	c->pending = (struct reasm_pending *)rte_zmalloc_socket(
+		"reasm_pending", REASM_PENDING_SLOTS * sizeof(*c->pending), 0, conf->socket_id);
+	if (!c->results || !c->ops || !c->free_ops || !c->pending || reasm_table_init(c) != 0)
 		goto nomem;
 	for (uint32_t i = 0; i < c->conf.max_inflight; i++)
 		c->free_ops[c->nb_free_ops++] = c->conf.max_inflight - 1 - i;
@@ -390,6 +502,7 @@ nomem:
 	rte_free(c->results);
 	rte_free(c->ops);
 	rte_free(c->free_ops);
+	rte_free(c->pending);
 	rte_free(c);
 	rte_errno = ENOMEM;
 	return NULL;
@@ -405,7 +518,7 @@ void rte_reasm_free(struct rte_reasm_ctx *c)
 	c->engine->submit();
 	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz();
 	while (ops_inflight(c) && rte_get_tsc_cycles() < deadline)
-		poll_engine(c);
+		reasm_progress(c);
 	if (ops_inflight(c))
 		REASM_LOG(ERR,
 			  "context %s: %u gathers still on the engine after 1 s; their "
@@ -418,6 +531,7 @@ void rte_reasm_free(struct rte_reasm_ctx *c)
 	rte_free(c->results);
 	rte_free(c->ops);
 	rte_free(c->free_ops);
+	rte_free(c->pending);
 	rte_free(c);
 }
 
@@ -426,6 +540,8 @@ uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts, uint
 {
 	uint16_t i;
 
+	if (reasm_pending_count(c))
+		reasm_progress(c);
 	for (i = 0; i < n && reasm_has_room(c); i++) {
 		c->st.pkts_in++;
 		reasm_ip_input(c, pkts[i], now);
@@ -438,7 +554,7 @@ uint16_t rte_reasm_dequeue(struct rte_reasm_ctx *c, struct rte_mbuf **out, uint1
 {
 	uint16_t i;
 
-	poll_engine(c);
+	reasm_progress(c);
 	for (i = 0; i < n && reasm_results_count(c); i++)
 		out[i] = c->results[c->res_tail++ & c->res_mask];
 	return i;

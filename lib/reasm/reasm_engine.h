@@ -22,6 +22,20 @@ struct reasm_gather {
 	uint16_t nb_dst;
 };
 
+/**
+ * A header-data split (rte_reasm_split) of one contiguous packet into one contiguous
+ * packet, described by its records rather than its pieces: @c offset bytes copied as
+ * they are, then @c nrec records of @c hdr_len + @c pay_len bytes (see rte_reasm.h for
+ * the output layout and the reverse).
+ */
+struct reasm_strided {
+	struct reasm_sge in;
+	struct reasm_sge out;
+	uint32_t offset, hdr_len, pay_len, nrec;
+	bool keep_headers;
+	bool reverse;
+};
+
 /** reasm_engine::gather() results besides a negative errno. */
 enum {
 	REASM_GATHER_QUEUED = 0,
@@ -50,13 +64,24 @@ struct rte_reasm_engine {
 		return 0;
 	}
 	/**
-	 * Hook for dma_mlx5's UMR list/interleaved mkeys: a gather described to the device as
-	 * one mkey over the pieces and one MMO copy. Not available until dma_mlx5 exposes
-	 * its UMR mkey API (rte_pmd_dma_mlx5.h); returns -ENOTSUP and the caller uses gather().
+	 * A gather described to the device as one list mkey over the pieces of each side
+	 * that has several, and one copy (dma_mlx5's UMR mkeys, rte_pmd_dma_mlx5.h). As
+	 * gather(); -ENOTSUP when the engine has no such path or not for this gather (too many
+	 * pieces, too long): the caller uses gather().
 	 */
 	virtual int gather_umr_mkey(const struct reasm_gather *g, uint32_t cookie)
 	{
 		RTE_SET_USED(g);
+		RTE_SET_USED(cookie);
+		return -ENOTSUP;
+	}
+	/**
+	 * A header-data split through interleaved mkeys (a repeat count over the records)
+	 * and one copy per stream. As gather_umr_mkey().
+	 */
+	virtual int gather_strided(const struct reasm_strided *s, uint32_t cookie)
+	{
+		RTE_SET_USED(s);
 		RTE_SET_USED(cookie);
 		return -ENOTSUP;
 	}

@@ -2,7 +2,9 @@
 /*
  * The dmadev engine: a gather is one rte_dma_copy_sg on devices with COPY_SG, else one
  * rte_dma_copy per contiguous piece with the gather's cookie on the last one (a vchan
- * completes in order, so the last completion closes the gather).
+ * completes in order, so the last completion closes the gather). On dma_mlx5 a gather
+ * may instead be one list mkey per side with several pieces and one copy through them,
+ * and a header-data split interleaved mkeys with a repeat count (reasm_engine_umr.cpp).
  */
 #include <errno.h>
 #include <new>
@@ -10,39 +12,11 @@
 #include <rte_dmadev.h>
 #include <rte_errno.h>
 
-#include "reasm_engine.h"
+#include "reasm_engine_dma.h"
 #include "reasm_log.h"
 #include "rte_reasm.h"
 
-namespace {
-
-constexpr uint32_t no_cookie = UINT32_MAX;
-/* On a cookie: its gather failed at enqueue after some of its copies were queued. */
-constexpr uint32_t cookie_failed = 1u << 31;
-/* ring_idx is 16 bits and wraps: one slot per possible index. */
-constexpr uint32_t ring_slots = 65536;
-constexpr uint16_t poll_batch = 64;
-
-struct dma_engine final : rte_reasm_engine {
-	int16_t dev;
-	uint16_t vchan;
-	bool sg;
-	uint16_t sges;
-	uint32_t cookies[ring_slots];
-	bool failed_since_cookie = false; /* copy mode: an earlier piece of this gather failed */
-	struct rte_dma_sge src[RTE_REASM_MAX_SGES];
-	struct rte_dma_sge dst[RTE_REASM_MAX_SGES];
-
-	const char *kind() const override { return sg ? "dma-sg" : "dma-copy"; }
-	uint32_t max_sges() const override { return sg ? sges : RTE_REASM_MAX_SGES; }
-	int gather(const struct reasm_gather *g, uint32_t cookie) override;
-	void submit() override { rte_dma_submit(dev, vchan); }
-	uint16_t poll(uint32_t *out, bool *ok, uint16_t n) override;
-
-private:
-	int gather_sg(const struct reasm_gather *g, uint32_t cookie);
-	int gather_copies(const struct reasm_gather *g, uint32_t cookie);
-};
+namespace reasm_dma {
 
 int dma_engine::gather(const struct reasm_gather *g, uint32_t cookie)
 {
@@ -67,7 +41,8 @@ int dma_engine::gather_sg(const struct reasm_gather *g, uint32_t cookie)
 }
 
 /* The pieces both lists agree on: a copy never crosses a src or a dst boundary. */
-static uint32_t count_copies(const struct reasm_gather *g)
+namespace {
+uint32_t count_copies(const struct reasm_gather *g)
 {
 	uint32_t n = 0, soff = 0, doff = 0;
 	uint16_t si = 0, di = 0;
@@ -89,6 +64,8 @@ static uint32_t count_copies(const struct reasm_gather *g)
 	}
 	return n;
 }
+
+} // namespace
 
 int dma_engine::gather_copies(const struct reasm_gather *g, uint32_t cookie)
 {
@@ -143,9 +120,15 @@ uint16_t dma_engine::poll(uint32_t *out, bool *ok, uint16_t n)
 			uint16_t idx = (uint16_t)(last - (c - 1 - i));
 			uint32_t ck = cookies[idx];
 
+			if (mk_head != mk_tail)
+				mkeys_complete(idx);
 			failed_since_cookie |= st[i] != RTE_DMA_STATUS_SUCCESSFUL;
 			if (ck == no_cookie)
 				continue;
+			if (ck == cookie_orphan) { /* a refused gather's ops: nobody to tell */
+				failed_since_cookie = false;
+				continue;
+			}
 			out[got] = ck & ~cookie_failed;
 			ok[got] = !failed_since_cookie && !(ck & cookie_failed);
 			failed_since_cookie = false;
@@ -157,7 +140,9 @@ uint16_t dma_engine::poll(uint32_t *out, bool *ok, uint16_t n)
 	return got;
 }
 
-} // namespace
+} // namespace reasm_dma
+
+using reasm_dma::dma_engine;
 
 struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan,
 						     enum rte_reasm_dma_mode mode)
@@ -177,7 +162,7 @@ struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vc
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (mode > RTE_REASM_DMA_COPY) {
+	if (mode > RTE_REASM_DMA_UMR) {
 		REASM_LOG(ERR, "dma mode %d unknown", (int)mode);
 		rte_errno = EINVAL;
 		return NULL;
@@ -203,5 +188,12 @@ struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vc
 	e->vchan = vchan;
 	e->sg = has_sg && mode != RTE_REASM_DMA_COPY;
 	e->sges = (uint16_t)RTE_MIN(info.max_sges, (uint16_t)RTE_REASM_MAX_SGES);
+	if ((mode == RTE_REASM_DMA_AUTO || mode == RTE_REASM_DMA_UMR) &&
+	    e->umr_setup(info.dev_name, mode == RTE_REASM_DMA_UMR) != 0 &&
+	    mode == RTE_REASM_DMA_UMR) {
+		delete e;
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
 	return e;
 }

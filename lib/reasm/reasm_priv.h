@@ -64,6 +64,29 @@ struct reasm_op {
 	bool part_failed; /* one of them failed: the gather fails once, at the last */
 };
 
+/* Where a gather stands: the next byte of each side (a gather queued in parts). */
+struct gather_cursor {
+	uint16_t si, di;
+	uint32_t soff, doff;
+};
+
+/*
+ * A gather the engine had no room for (ring full, mkeys all in flight): its pieces and
+ * how far it got, retried at the next enqueue or dequeue after completions. A context
+ * has REASM_PENDING_SLOTS; it accepts no packet while they are all taken (one packet
+ * starts at most one gather), so they never overflow.
+ */
+#define REASM_PENDING_SLOTS 4
+struct reasm_pending {
+	uint32_t op;
+	uint16_t nb_src, nb_dst;
+	bool in_parts; /* being queued part by part (from cur) */
+	struct gather_cursor cur;
+	struct reasm_strided strided; /* strided.nrec == 0: none */
+	struct reasm_sge src[RTE_REASM_MAX_SGES];
+	struct reasm_sge dst[RTE_REASM_MAX_SGES];
+};
+
 struct rte_reasm_ctx {
 	char name[64];
 	struct rte_reasm_conf conf;
@@ -83,7 +106,9 @@ struct rte_reasm_ctx {
 	struct reasm_op *ops;
 	uint32_t *free_ops;
 	uint32_t nb_free_ops;
-	uint32_t parts_inflight; /* engine ops queued and not yet completed */
+	uint32_t parts_inflight;       /* engine ops queued and not yet completed */
+	struct reasm_pending *pending; /* REASM_PENDING_SLOTS, FIFO */
+	uint32_t pend_head, pend_tail;
 
 	/* results ring */
 	struct rte_mbuf **results;
@@ -115,12 +140,30 @@ bool reasm_sge_add(struct reasm_sge *l, uint16_t *n, const struct rte_mbuf *m, u
 void reasm_copy_meta(struct rte_mbuf *to, const struct rte_mbuf *from);
 /**
  * Gather src[0..nb_src) into @p out from byte @p out_off; op carries what to release
- * after. The op completes now (CPU) or later (dequeue). Never fails: a gather the engine
- * refuses is done by the CPU.
+ * after. The op completes now (CPU) or later (dequeue). Never fails: a gather waits in a
+ * pending slot while the engine's ring is full, and one the engine cannot take at all is
+ * done by the CPU. @p strided: the same gather as fixed-stride records, for engines that
+ * move it in one interleaved-mkey op (else NULL); with it @p nb_src may be 0 (the
+ * pieces are then listed only if the engine does not take the records).
  */
 void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
-			uint32_t out_off, const struct reasm_op *op);
+			uint32_t out_off, const struct reasm_op *op,
+			const struct reasm_strided *strided = NULL);
+/** Gathers waiting for room on the engine. */
+uint32_t reasm_pending_count(const struct rte_reasm_ctx *c);
+/** Poll the engine, then queue the pending gathers it made room for. */
+void reasm_progress(struct rte_reasm_ctx *c);
 void reasm_drop(struct rte_reasm_ctx *c, struct rte_mbuf *m, enum rte_reasm_drop why);
+
+/* reasm_modes.cpp */
+/**
+ * The pieces of split @p s of packet @p m (any segments) into @p src; false when over
+ * RTE_REASM_MAX_SGES.
+ */
+bool reasm_split_pieces(const struct rte_mbuf *m, const struct reasm_strided *s,
+			struct reasm_sge *src, uint16_t *n);
+/** Split @p s (one segment in, one out) by the CPU. */
+void reasm_split_cpu(const struct reasm_strided *s);
 
 /* reasm_table.cpp: IP reassembly */
 int reasm_table_init(struct rte_reasm_ctx *c);

@@ -55,6 +55,9 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		TEL_U64(cpu_fallbacks);
 		TEL_U64(split_gathers);
 		TEL_U64(gather_ops);
+		TEL_U64(deferred);
+		TEL_U64(umr_gathers);
+		TEL_U64(interleaved_splits);
 		TEL_U64(dgrams_in_table);
 		TEL_U64(bytes_held);
 #undef TEL_U64

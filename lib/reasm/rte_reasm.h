@@ -40,13 +40,24 @@ struct rte_reasm_ctx;
 
 /** How a dmadev engine moves a gather. */
 enum rte_reasm_dma_mode {
-	/** rte_dma_copy_sg when the device has RTE_DMA_CAPA_OPS_COPY_SG, else one copy per piece.
+	/**
+	 * UMR mkeys when the device is a dma_mlx5 one with its mkey API, then
+	 * rte_dma_copy_sg when the device has RTE_DMA_CAPA_OPS_COPY_SG, else one copy per
+	 * piece.
 	 */
 	RTE_REASM_DMA_AUTO = 0,
 	/** rte_dma_copy_sg only: engine creation fails with -ENOTSUP without COPY_SG. */
 	RTE_REASM_DMA_SG,
 	/** One rte_dma_copy per contiguous piece, completion on the last one. */
 	RTE_REASM_DMA_COPY,
+	/**
+	 * dma_mlx5's indirect mkeys (rte_pmd_dma_mlx5.h, looked up at run time): a gather
+	 * is one list mkey per side with several pieces and one copy; a header-data split
+	 * an interleaved mkey with a repeat count per stream and one copy each. Gathers
+	 * beyond the mkey limits (rte_pmd_dma_mlx5_mkey_limits(), devarg umr_entries) take
+	 * the COPY_SG path. Engine creation fails with ENOTSUP on other devices.
+	 */
+	RTE_REASM_DMA_UMR,
 };
 
 /**
@@ -75,7 +86,8 @@ __rte_experimental struct rte_reasm_engine *rte_reasm_engine_cpu_create(void);
  * @param mode    see enum rte_reasm_dma_mode.
  * @return
  *   The engine, or NULL with rte_errno set: EINVAL (bad device, vchan or mode), ENOTSUP
- *   (no MEM_TO_MEM, or RTE_REASM_DMA_SG without COPY_SG), ENOMEM.
+ *   (no MEM_TO_MEM, RTE_REASM_DMA_SG without COPY_SG, RTE_REASM_DMA_UMR on a device
+ *   that is not dma_mlx5 or has no indirect mkeys), ENOMEM.
  */
 __rte_experimental struct rte_reasm_engine *
 rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan, enum rte_reasm_dma_mode mode);
@@ -84,7 +96,7 @@ rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan, enum rte_reasm_dma_m
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Name of the engine's mechanism: "cpu", "dma-sg" or "dma-copy".
+ * Name of the engine's mechanism: "cpu", "dma-umr", "dma-sg" or "dma-copy".
  */
 __rte_experimental const char *rte_reasm_engine_kind(const struct rte_reasm_engine *engine);
 
@@ -92,7 +104,8 @@ __rte_experimental const char *rte_reasm_engine_kind(const struct rte_reasm_engi
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Free an engine no context uses any more. NULL is allowed.
+ * Free an engine no context uses any more, before its dmadev vchan is reconfigured or
+ * closed (a UMR engine's mkeys belong to the vchan). NULL is allowed.
  */
 __rte_experimental void rte_reasm_engine_free(struct rte_reasm_engine *engine);
 
@@ -177,8 +190,10 @@ __rte_experimental void rte_reasm_free(struct rte_reasm_ctx *ctx);
  * @param now   current TSC (rte_rdtsc()); drives the timeouts.
  * @return
  *   Number of packets accepted (from the start of @p pkts); fewer than @p n when the
- *   results not yet dequeued and the gathers in flight fill the context: dequeue, then
- *   give the rest again.
+ *   results not yet dequeued and the gathers in flight fill the context, or when
+ *   gathers already wait for room on a full device ring (back-pressure: they are
+ *   queued again as completions come, never dropped): dequeue, then give the rest
+ *   again.
  */
 __rte_experimental uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *ctx, struct rte_mbuf **pkts,
 					      uint16_t n, uint64_t now);
@@ -270,21 +285,24 @@ enum rte_reasm_drop {
 
 /** Counters of a context (since creation or the last rte_reasm_stats_reset()). */
 struct rte_reasm_stats {
-	uint64_t pkts_in;         /**< Packets accepted by any enqueue call. */
-	uint64_t frags_in;        /**< Of them, IP fragments (atomic ones included). */
-	uint64_t passthrough;     /**< Returned unchanged. */
-	uint64_t reassembled;     /**< Datagrams reassembled and returned. */
-	uint64_t atomic;          /**< Of them, IPv6 atomic fragments. */
-	uint64_t duplicates;      /**< Exact duplicate fragments freed (datagram kept). */
-	uint64_t trimmed;         /**< IPv4 fragments trimmed (RTE_REASM_F_IPV4_OVERLAP_TRIM). */
-	uint64_t linearized;      /**< Packets linearized. */
-	uint64_t split;           /**< Packets split or merged. */
-	uint64_t gathers;         /**< Gathers submitted to the engine. */
-	uint64_t cpu_fallbacks;   /**< Gathers done by the CPU (the engine refused them). */
-	uint64_t split_gathers;   /**< Gathers split into several engine ops (max_sges). */
-	uint64_t gather_ops;      /**< Engine ops queued for gathers (split parts count). */
-	uint64_t dgrams_in_table; /**< Incomplete datagrams now held (a gauge). */
-	uint64_t bytes_held;      /**< Bytes of fragments now held (a gauge). */
+	uint64_t pkts_in;            /**< Packets accepted by any enqueue call. */
+	uint64_t frags_in;           /**< Of them, IP fragments (atomic ones included). */
+	uint64_t passthrough;        /**< Returned unchanged. */
+	uint64_t reassembled;        /**< Datagrams reassembled and returned. */
+	uint64_t atomic;             /**< Of them, IPv6 atomic fragments. */
+	uint64_t duplicates;         /**< Exact duplicate fragments freed (datagram kept). */
+	uint64_t trimmed;            /**< IPv4 fragments trimmed (RTE_REASM_F_IPV4_OVERLAP_TRIM). */
+	uint64_t linearized;         /**< Packets linearized. */
+	uint64_t split;              /**< Packets split or merged. */
+	uint64_t gathers;            /**< Gathers submitted to the engine. */
+	uint64_t cpu_fallbacks;      /**< Gathers done by the CPU (the engine refused them). */
+	uint64_t split_gathers;      /**< Gathers split into several engine ops (max_sges). */
+	uint64_t gather_ops;         /**< Engine ops queued for gathers (split parts count). */
+	uint64_t deferred;           /**< Gathers that waited for room on a full engine. */
+	uint64_t umr_gathers;        /**< Engine ops through a UMR list mkey (dma_mlx5). */
+	uint64_t interleaved_splits; /**< Split packets moved through interleaved mkeys. */
+	uint64_t dgrams_in_table;    /**< Incomplete datagrams now held (a gauge). */
+	uint64_t bytes_held;         /**< Bytes of fragments now held (a gauge). */
 	uint64_t drop_frags[RTE_REASM_DROP_MAX];  /**< Packets freed, by reason. */
 	uint64_t drop_dgrams[RTE_REASM_DROP_MAX]; /**< Datagrams discarded, by reason. */
 };

@@ -5,6 +5,7 @@
 # generator's; with --mode linearize, compared with the input. Exit 77 (skip) when the
 # engine cannot do the asked mode on this device.
 # Usage: run_reasm.sh <reasm-pcapgen> <mlx5-reasm> <workdir> <name> <engine> [tool options]
+# <engine> dma_mlx5 may carry more devargs: dma_mlx5,umr_entries=16.
 set -u
 gen=$1 tool=$2 dir=$3 name=$4 engine=$5
 shift 5
@@ -15,7 +16,10 @@ echo "generated: $counts"
 rm -f "$out"
 vdevs="--vdev=net_pcap0,rx_pcap=$in --vdev=net_pcap1,tx_pcap=$out"
 case $engine in
-dma_mlx5) vdevs="$vdevs --vdev=dma_mlx5,dev=sim1" ;;
+dma_mlx5*)
+	vdevs="$vdevs --vdev=dma_mlx5,dev=sim1${engine#dma_mlx5}"
+	engine=dma_mlx5
+	;;
 esac
 # shellcheck disable=SC2086
 "$tool" --no-huge -m 512 --no-pci --no-shconf -l 0 --log-level=lib.eal:warning $vdevs -- \
@@ -48,4 +52,9 @@ check "drop timeout +packets [0-9]+ datagrams" "$(want timeout)"
 for r in too_many_frags too_big table_full bad_header no_buffer mem_limit engine_error; do
 	check "drop $r +packets" 0
 done
+case " $* " in
+*" --dma-mode umr "*) # the gathers within the mkey limits went through UMR mkeys
+	grep -Eq "^  umr gathers +[1-9]" "$dir/log_$name.txt" || { echo "no UMR gather"; exit 1; }
+	;;
+esac
 echo "ok: $name"

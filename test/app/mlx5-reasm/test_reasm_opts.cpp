@@ -89,6 +89,14 @@ void t_all(void)
 	CU_ASSERT_EQUAL(o.idle_ms, 0);
 	CU_ASSERT_EQUAL(o.mbuf_size, 256);
 	CU_ASSERT_EQUAL(o.progress_ms, 0);
+	for (auto m :
+	     {std::make_pair("umr", RTE_REASM_DMA_UMR), std::make_pair("copy", RTE_REASM_DMA_COPY),
+	      std::make_pair("auto", RTE_REASM_DMA_AUTO)}) {
+		reasm_app_opts u;
+
+		CU_ASSERT_EQUAL(parse({"--dma-mode", m.first}, &u), 0);
+		CU_ASSERT_EQUAL(u.dma_mode, m.second);
+	}
 }
 
 void t_bad(void)

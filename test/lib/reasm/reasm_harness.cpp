@@ -25,13 +25,13 @@ int pools_create(void)
 	return in_pool && out_pool ? 0 : -1;
 }
 
-struct rte_mbuf *to_mbuf(const pktgen::frame &f, uint32_t seg)
+struct rte_mbuf *to_mbuf(const pktgen::frame &f, uint32_t seg, struct rte_mempool *pool)
 {
 	struct rte_mbuf *head = NULL, *tail = NULL;
 	uint32_t off = 0;
 
 	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(in_pool);
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool ? pool : in_pool);
 		uint32_t n = std::min<uint32_t>(seg, (uint32_t)f.size() - off);
 
 		if (!m) {
@@ -183,7 +183,7 @@ std::vector<pktgen::frame> sorted(std::vector<pktgen::frame> v)
 	return v;
 }
 
-int dma_start(const char *name)
+int dma_start(const char *name, uint16_t nb_desc)
 {
 	int dev = rte_dma_get_dev_id_by_name(name);
 	struct rte_dma_conf conf = {};
@@ -194,7 +194,7 @@ int dma_start(const char *name)
 		return -1;
 	conf.nb_vchans = 1;
 	vc.direction = RTE_DMA_DIR_MEM_TO_MEM;
-	vc.nb_desc = std::clamp<uint16_t>(1024, info.min_desc, info.max_desc);
+	vc.nb_desc = std::clamp<uint16_t>(nb_desc, info.min_desc, info.max_desc);
 	if (rte_dma_stop(dev) != 0 || rte_dma_configure(dev, &conf) != 0 ||
 	    rte_dma_vchan_setup(dev, 0, &vc) != 0 || rte_dma_start(dev) != 0)
 		return -1;

@@ -18,8 +18,12 @@ extern struct rte_mempool *in_pool;  /* fragments: 2 KiB segments, multi-seg bey
 extern struct rte_mempool *out_pool; /* results: 9 KiB segments */
 
 int pools_create(void);
-/** A packet of @p f in segments of at most @p seg bytes, l2_len and packet_type set. */
-struct rte_mbuf *to_mbuf(const pktgen::frame &f, uint32_t seg = 2048);
+/**
+ * A packet of @p f in segments of at most @p seg bytes (from @p pool, in_pool by
+ * default), l2_len and packet_type set.
+ */
+struct rte_mbuf *to_mbuf(const pktgen::frame &f, uint32_t seg = 2048,
+			 struct rte_mempool *pool = NULL);
 pktgen::frame from_mbuf(const struct rte_mbuf *m);
 
 /** A context on @p engine (conf fields left 0 take defaults). */
@@ -40,8 +44,8 @@ bool pools_idle(void);
 /** Sorted copies, to compare outputs as multisets. */
 std::vector<pktgen::frame> sorted(std::vector<pktgen::frame> v);
 
-/** A started dmadev with one mem-to-mem vchan, or -1. */
-int dma_start(const char *name);
+/** A (re)started dmadev with one mem-to-mem vchan of @p nb_desc descriptors, or -1. */
+int dma_start(const char *name, uint16_t nb_desc = 1024);
 
 } // namespace harness
 

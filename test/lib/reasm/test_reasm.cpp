@@ -547,6 +547,9 @@ void engine_vs_cpu(struct rte_reasm_engine *e)
 	/* the 41..52-fragment datagrams are over any SG device's max_sges here: split */
 	if (e->max_sges() < 41)
 		CU_ASSERT(sb.split_gathers > 0);
+	/* UMR: the gathers within the list limit went through mkeys */
+	if (!strcmp(rte_reasm_engine_kind(e), "dma-umr"))
+		CU_ASSERT(sb.umr_gathers > 0);
 	/* linearize through the engine too */
 	std::vector<frame> lin_in, lin_out;
 	for (int i = 0; i < 20; i++) {
@@ -577,6 +580,10 @@ void t_engine_dma(const char *dev_name, enum rte_reasm_dma_mode mode)
 		printf("[%s lacks RTE_DMA_CAPA_OPS_COPY_SG: SG engine skipped] ", dev_name);
 		return;
 	}
+	if (!e && rte_errno == ENOTSUP && mode == RTE_REASM_DMA_UMR) {
+		printf("[%s has no UMR mkeys: skipped] ", dev_name);
+		return;
+	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	engine_vs_cpu(e);
 	rte_reasm_engine_free(e);
@@ -595,6 +602,244 @@ void t_engine_mlx5_copy(void)
 void t_engine_mlx5_sg(void)
 {
 	t_engine_dma("dma_mlx5", RTE_REASM_DMA_SG);
+}
+
+void t_engine_mlx5_umr(void)
+{
+	t_engine_dma("dma_mlx5", RTE_REASM_DMA_UMR);
+	/* not on a device without dma_mlx5's mkey API */
+	int dev = rte_dma_get_dev_id_by_name("dma_skeleton");
+
+	if (dev >= 0) {
+		CU_ASSERT_PTR_NULL(rte_reasm_engine_dma_create((int16_t)dev, 0, RTE_REASM_DMA_UMR));
+		CU_ASSERT_EQUAL(rte_errno, ENOTSUP);
+	}
+}
+
+/*
+ * Feed @p in in bursts of 32, taking back what enqueue refused after a dequeue (the
+ * caller's side of back-pressure), and collect everything.
+ */
+std::vector<frame> run_bursts(struct rte_reasm_ctx *c, const std::vector<frame> &in,
+			      uint64_t *refused)
+{
+	std::vector<frame> out;
+	std::vector<struct rte_mbuf *> m;
+
+	for (const auto &f : in)
+		m.push_back(to_mbuf(f));
+	for (size_t i = 0; i < m.size();) {
+		uint16_t k = (uint16_t)std::min<size_t>(32, m.size() - i);
+		uint16_t took = rte_reasm_enqueue(c, &m[i], k, 1);
+		struct rte_mbuf *res[32];
+		uint16_t got = rte_reasm_dequeue(c, res, 32);
+
+		*refused += k - took;
+		i += took;
+		for (uint16_t j = 0; j < got; j++) {
+			out.push_back(from_mbuf(res[j]));
+			rte_pktmbuf_free(res[j]);
+		}
+	}
+	drain(c, &out);
+	return out;
+}
+
+/*
+ * Back-pressure: dma_mlx5 with a 32-entry ring and hundreds of datagrams given in
+ * bursts. Gathers that find the ring full wait in the context (deferred) and go out after
+ * completions; none is done by the CPU, none is lost, the outputs are the CPU engine's.
+ */
+void backpressure(enum rte_reasm_dma_mode mode)
+{
+	std::vector<frame> in, whole;
+	std::mt19937 rng(203);
+	uint64_t refused = 0;
+	int dev = dma_start("dma_mlx5", 32);
+
+	if (dev < 0) {
+		printf("[dma_mlx5 not present: skipped] ");
+		return;
+	}
+	benign_traffic(false, 300, 201, &in, &whole);
+	benign_traffic(true, 300, 202, &in, &whole);
+	for (uint32_t i = 0; i < 20; i++) { /* split gathers in more parts than the ring */
+		one o = make_one(i & 1, 60000, 41, 204 + i, 8000 + i);
+
+		std::shuffle(o.frags.begin(), o.frags.end(), rng);
+		in.insert(in.begin() + rng() % in.size(), o.frags.begin(), o.frags.end());
+		whole.push_back(o.whole);
+	}
+	struct rte_reasm_engine *e = rte_reasm_engine_dma_create((int16_t)dev, 0, mode);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	struct rte_reasm_ctx *c = ctx_create(e, {}), *a = ctx_create(cpu, {});
+	auto ref = run(a, in);
+	auto out = run_bursts(c, in, &refused);
+	auto st = stats_of(c);
+
+	printf("[%s: %" PRIu64 " deferred, %" PRIu64 " refused at enqueue, %" PRIu64
+	       " UMR, %" PRIu64 " on the CPU] ",
+	       rte_reasm_engine_kind(e), st.deferred, refused, st.umr_gathers, st.cpu_fallbacks);
+	CU_ASSERT_EQUAL(ref.size(), whole.size());
+	CU_ASSERT(sorted(out) == sorted(ref));
+	CU_ASSERT_EQUAL(st.reassembled, whole.size());
+	CU_ASSERT(st.deferred > 0);
+	CU_ASSERT_EQUAL(st.cpu_fallbacks, 0);
+	CU_ASSERT_EQUAL(rte_reasm_pending(c), 0);
+	rte_reasm_free(c);
+	rte_reasm_free(a);
+	rte_reasm_engine_free(e); /* before the vchan goes (its mkeys) */
+	CU_ASSERT(pools_idle());
+	CU_ASSERT(dma_start("dma_mlx5") >= 0);
+}
+
+void t_backpressure_sg(void)
+{
+	backpressure(RTE_REASM_DMA_SG);
+}
+
+void t_backpressure_umr(void)
+{
+	backpressure(RTE_REASM_DMA_UMR);
+}
+
+/*
+ * Header-data split through interleaved mkeys on dma_mlx5: split (with and without
+ * headers) and reverse, several offsets / H / P / N, byte for byte against the CPU engine
+ * and the expected layout; one WQE failed (the packet dropped as engine_error, its
+ * mbuf freed once); bad layouts refused with EINVAL.
+ */
+void t_split_umr(void)
+{
+	int dev = rte_dma_get_dev_id_by_name("dma_mlx5");
+	static const struct rte_reasm_split layouts[] = {
+		{42, 16, 240, 0}, {0, 64, 1024, 0}, {14, 1, 7, 0}, {8, 200, 56, 0}, {3, 5, 3, 0},
+	};
+	std::mt19937 rng(211);
+	struct rte_reasm_conf keep = {};
+
+	if (dev < 0) {
+		printf("[dma_mlx5 not present: skipped] ");
+		return;
+	}
+	struct rte_reasm_engine *e = rte_reasm_engine_dma_create((int16_t)dev, 0,
+								 RTE_REASM_DMA_UMR);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	keep.flags = RTE_REASM_F_SPLIT_KEEP_HEADERS;
+	struct rte_reasm_ctx *c = ctx_create(e, keep), *nc = ctx_create(e, {});
+	struct rte_reasm_ctx *ref = ctx_create(cpu, keep);
+	uint32_t pkts = 0;
+
+	for (const auto &l : layouts) {
+		struct rte_reasm_split r = l;
+		uint32_t stride = l.hdr_len + l.pay_len;
+
+		r.reverse = 1;
+		for (int i = 0; i < 6; i++) {
+			uint32_t nrec = 1 +
+					rng() % std::min<uint32_t>(40, (9000 - l.offset) / stride);
+			frame f(l.offset + nrec * stride);
+			std::vector<frame> a, b, d, x;
+
+			for (auto &v : f)
+				v = (uint8_t)rng();
+			struct rte_mbuf *m = to_mbuf(f, 9216, out_pool);
+			struct rte_mbuf *m2 = to_mbuf(f, 9216, out_pool);
+			struct rte_mbuf *m3 = to_mbuf(f, 9216, out_pool);
+			CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &l), 1);
+			drain(c, &a);
+			CU_ASSERT_EQUAL(rte_reasm_split_enqueue(nc, &m2, 1, &l), 1);
+			drain(nc, &d);
+			CU_ASSERT_EQUAL(rte_reasm_split_enqueue(ref, &m3, 1, &l), 1);
+			drain(ref, &x);
+			CU_ASSERT_EQUAL_FATAL(a.size() + d.size() + x.size(), 3);
+			CU_ASSERT(a[0] == split_expect(f, l, true));
+			CU_ASSERT(a[0] == x[0]);
+			CU_ASSERT(d[0] == split_expect(f, l, false));
+			m = to_mbuf(a[0], 9216, out_pool);
+			CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &r), 1);
+			drain(c, &b);
+			CU_ASSERT_EQUAL_FATAL(b.size(), 1);
+			CU_ASSERT(b[0] == f);
+			pkts += 2;
+		}
+	}
+	/* 1000 records of 2 + 6 bytes: 2001 pieces, over RTE_REASM_MAX_SGES, yet one
+	 * interleaved copy (and the CPU engine's fallback copies the records directly) */
+	{
+		struct rte_reasm_split tiny = {0, 2, 6, 0};
+		frame f(8000);
+		std::vector<frame> a, x;
+
+		for (auto &v : f)
+			v = (uint8_t)rng();
+		struct rte_mbuf *m = to_mbuf(f, 9216, out_pool), *m2 = to_mbuf(f, 9216, out_pool);
+		CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &tiny), 1);
+		drain(c, &a);
+		CU_ASSERT_EQUAL(rte_reasm_split_enqueue(ref, &m2, 1, &tiny), 1);
+		drain(ref, &x);
+		CU_ASSERT_EQUAL_FATAL(a.size() + x.size(), 2);
+		CU_ASSERT(a[0] == split_expect(f, tiny, true));
+		CU_ASSERT(x[0] == a[0]);
+		CU_ASSERT_EQUAL(stats_of(ref).cpu_fallbacks, 1);
+		pkts++;
+	}
+	auto sc = stats_of(c), sn = stats_of(nc);
+	printf("[%" PRIu64 " + %" PRIu64 " of %u split through interleaved mkeys] ",
+	       sc.interleaved_splits, sn.interleaved_splits, pkts + (pkts - 1) / 2);
+	CU_ASSERT_EQUAL(sc.interleaved_splits, pkts);
+	CU_ASSERT_EQUAL(sn.interleaved_splits, (pkts - 1) / 2);
+	CU_ASSERT_EQUAL(sc.cpu_fallbacks + sn.cpu_fallbacks, 0);
+#ifdef REASM_TEST_SIM
+	{ /* a failed WQE in the middle of a split's ops: the packet is an engine error */
+		const struct mlx5_glue *glue;
+		struct ibv_device *ibdev;
+		struct rte_pmd_dma_mlx5_vchan_info vi;
+		struct mlx5_sim_fault f = {};
+		uint32_t cqn;
+		frame fr(42 + 20 * 256, 7);
+		std::vector<frame> none;
+
+		if (mlx5_glue_find_device("sim1", &glue, &ibdev) == 0) {
+			struct ibv_context *ib = glue->open_device(ibdev);
+
+			mlx5_glue_put_device(glue, ibdev);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(ib);
+			CU_ASSERT_EQUAL(test_hook_next_wqe((int16_t)dev, 0, &f.wqe_index, &cqn), 0);
+			CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info((int16_t)dev, 0, &vi), 0);
+			f.wqe_index =
+				(uint16_t)(f.wqe_index + 1); /* the copy after the first UMR */
+			f.kind = MLX5_SIM_FAULT_FAIL_WQE;
+			f.qpn = vi.qpn;
+			f.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			CU_ASSERT_EQUAL(mlx5_sim_inject_fault(ib, &f), 0);
+			struct rte_mbuf *m = to_mbuf(fr, 9216, out_pool);
+			CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &layouts[0]), 1);
+			drain(c, &none);
+			CU_ASSERT(none.empty());
+			CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_ENGINE_ERROR], 1);
+			mlx5_glue_sim()->close_device(ib);
+		}
+	}
+#endif
+	/* bad layouts: nothing taken, EINVAL (and a log line) */
+	static const struct rte_reasm_split bad[] = {
+		{0, 16, 0, 0}, {0, 40000, 30000, 0}, {0, 16, 240, 2}};
+	frame small(256, 1);
+	for (const auto &l : bad) {
+		struct rte_mbuf *m = to_mbuf(small, 9216, out_pool);
+
+		rte_errno = 0;
+		CU_ASSERT_EQUAL(rte_reasm_split_enqueue(c, &m, 1, &l), 0);
+		CU_ASSERT_EQUAL(rte_errno, EINVAL);
+		rte_pktmbuf_free(m);
+	}
+	CU_ASSERT_EQUAL(rte_reasm_pending(c), 0);
+	rte_reasm_free(c);
+	rte_reasm_free(nc);
+	rte_reasm_free(ref);
+	rte_reasm_engine_free(e);
+	CU_ASSERT(pools_idle());
 }
 
 /*
@@ -698,6 +943,7 @@ void t_split_gathers(void)
 		CU_ASSERT_EQUAL(st.split_gathers, whole.size());
 		CU_ASSERT(st.gather_ops >= 10 * whole.size());
 		CU_ASSERT_EQUAL(st.cpu_fallbacks, 0);
+		CU_ASSERT(st.deferred > 0); /* the full ring made gathers wait, not the CPU */
 		CU_ASSERT_EQUAL(e.too_big, 0);
 		CU_ASSERT(e.full > 0);
 		CU_ASSERT_EQUAL(st.reassembled + drops, whole.size());
@@ -748,7 +994,7 @@ void engine_faults(enum rte_reasm_dma_mode mode)
 
 	benign_traffic(false, 200, 171, &in, &whole);
 	benign_traffic(true, 200, 172, &in, &whole);
-	if (mode == RTE_REASM_DMA_SG) { /* 60 KB of 41 fragments: split over max_sges */
+	if (mode != RTE_REASM_DMA_COPY) { /* 60 KB of 41 fragments: split over max_sges */
 		std::mt19937 rng(173);
 
 		for (uint32_t i = 0; i < 40; i++) {
@@ -806,8 +1052,10 @@ void engine_faults(enum rte_reasm_dma_mode mode)
 
 	printf("[%zu delivered, %" PRIu64 " engine errors from %u failed WQEs, %" PRIu64 " split] ",
 	       out.size(), st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR], fails, st.split_gathers);
-	if (mode == RTE_REASM_DMA_SG)
+	if (mode != RTE_REASM_DMA_COPY)
 		CU_ASSERT(st.split_gathers >= 20);
+	if (mode == RTE_REASM_DMA_UMR)
+		CU_ASSERT(st.umr_gathers > 0);
 	CU_ASSERT(std::includes(sw.begin(), sw.end(), so.begin(), so.end()));
 	CU_ASSERT_EQUAL(st.reassembled + st.drop_dgrams[RTE_REASM_DROP_ENGINE_ERROR], whole.size());
 	CU_ASSERT_EQUAL(st.reassembled, out.size());
@@ -828,6 +1076,11 @@ void t_engine_faults_sg(void)
 {
 	engine_faults(RTE_REASM_DMA_SG);
 }
+
+void t_engine_faults_umr(void)
+{
+	engine_faults(RTE_REASM_DMA_UMR);
+}
 #else
 void t_engine_faults(void)
 {
@@ -835,6 +1088,11 @@ void t_engine_faults(void)
 }
 
 void t_engine_faults_sg(void)
+{
+	printf("[built without the software HCA: skipped] ");
+}
+
+void t_engine_faults_umr(void)
 {
 	printf("[built without the software HCA: skipped] ");
 }
@@ -897,6 +1155,11 @@ int main(int argc, char **argv)
 		{"dma_mlx5 (sg)", t_engine_mlx5_sg},
 		{"dma_mlx5 device faults", t_engine_faults},
 		{"dma_mlx5 device faults (sg, split)", t_engine_faults_sg},
+		{"dma_mlx5 (umr)", t_engine_mlx5_umr},
+		{"dma_mlx5 device faults (umr)", t_engine_faults_umr},
+		{"dma_mlx5 split through interleaved mkeys", t_split_umr},
+		{"back-pressure, small ring (sg)", t_backpressure_sg},
+		{"back-pressure, small ring (umr)", t_backpressure_umr},
 	};
 	const struct cunit_suite suites[] = {
 		CUNIT_SUITE("rfc", rfc),
