@@ -24,7 +24,7 @@
 #include "rte_pmd_dma_mlx5.h"
 
 /** Signature mkeys per vchan. */
-#define MLX5_DMA_SIG_MKEYS 16
+#define MLX5_DMA_SIG_MKEYS 32
 /** Failed verifications a vchan remembers (rte_pmd_dma_mlx5_sig_error()). */
 #define MLX5_DMA_SIG_ERRS 64
 /** Most list entries of a signature mkey (a UMR's inline translations). */
@@ -72,7 +72,7 @@ struct mlx5_dma_sig_op {
 /** Signature state of a vchan. */
 struct mlx5_dma_sig_pool {
 	struct mlx5_dma_sig_mkey m[MLX5_DMA_SIG_MKEYS];
-	uint16_t victim;  /**< next mkey to take when none is free */
+	uint16_t victim;  /**< where the search for a free mkey starts (round robin) */
 	uint16_t max_sge; /**< list entries of one signature UMR of this vchan's QP */
 	/* builder pad: a QP in RESET whose ring libmlx5's builders write into */
 	struct ibv_cq_ex *pad_cq;
@@ -103,9 +103,9 @@ void mlx5_dma_sig_pool_destroy(struct mlx5_dma_vchan *vc);
 /** Ring indices restart: forget ops and configured layouts. */
 void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc);
 /**
- * Write the UMR (+ SET_PSV) giving pool mkey @p m the layout @p lay, at producer
- * counter @p pi (the caller commits the op); @p fence: full fence (the mkey's last
- * op may still run). @return the WQEBBs written, or 0 when the builder refused
+ * Write the UMR (+ SET_PSV) giving pool mkey @p m (no op in flight uses it) the
+ * layout @p lay, at producer counter @p pi (the caller commits the op); @p fence:
+ * the caller's full fence. @return the WQEBBs written, or 0 when the builder refused
  * (nothing written).
  */
 uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,

@@ -167,39 +167,32 @@ bool same_layout(const struct mlx5_dma_sig_layout &a, const struct mlx5_dma_sig_
 }
 
 /*
- * A pool mkey for @p lay (not @p exclude): one holding it already (no UMR), else a
- * free one, else the next in turn, configured behind a full fence since its last op
- * may still run. Sets *umr / *fence.
+ * A pool mkey for @p lay (not @p exclude), among those no op in flight uses: one
+ * holding @p lay already (no UMR), else any (*umr). An mkey in flight is never
+ * reused: had its op failed, the device would refuse it until a UMR re-arms it, and
+ * whether it failed is known only once the op completed. -1: none free.
  */
-int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int exclude, bool *umr,
-	 bool *fence)
+int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int exclude, bool *umr)
 {
 	struct mlx5_dma_sig_pool *p = vc->sig;
+	int free_one = -1;
 
 	*umr = true;
-	*fence = false;
-	for (int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
+	for (int k = 0; k < MLX5_DMA_SIG_MKEYS; k++) {
+		int i = (p->victim + k) % MLX5_DMA_SIG_MKEYS;
 		const struct mlx5_dma_sig_mkey &m = p->m[i];
 
-		if (i != exclude && m.configured && !m.rearm && m.err_gen == vc->err_gen &&
+		if (i == exclude || (m.used && !op_done(vc, m.last_idx)))
+			continue;
+		if (m.configured && !m.rearm && m.err_gen == vc->err_gen &&
 		    same_layout(m.lay, lay)) {
 			*umr = false;
 			return i;
 		}
+		if (free_one < 0)
+			free_one = i;
 	}
-	for (int k = 0; k < MLX5_DMA_SIG_MKEYS; k++) {
-		int i = (p->victim + k) % MLX5_DMA_SIG_MKEYS;
-
-		if (i != exclude && (!p->m[i].used || op_done(vc, p->m[i].last_idx))) {
-			p->victim = (uint16_t)((i + 1) % MLX5_DMA_SIG_MKEYS);
-			return i;
-		}
-	}
-	int i = p->victim == exclude ? (p->victim + 1) % MLX5_DMA_SIG_MKEYS : p->victim;
-
-	p->victim = (uint16_t)((i + 1) % MLX5_DMA_SIG_MKEYS);
-	*fence = true;
-	return i;
+	return free_one;
 }
 
 /* Key of an IOVA range (registered), or 0 (logged) with -EINVAL in *ret. */
@@ -299,13 +292,17 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 
 	/* everything checked: write the op */
 	struct mlx5_dma_sig_pool *p = vc->sig;
-	bool umr, fence, user_fence = flags & RTE_DMA_OP_FLAG_FENCE, wrote_umr = false;
+	bool su = false, du = false, user_fence = flags & RTE_DMA_OP_FLAG_FENCE, wrote_umr = false;
 
+	si = src_mk ? pick(vc, sl, -1, &su) : -1;
+	di = dst_mk ? pick(vc, dl, si, &du) : -1;
+	if ((src_mk && si < 0) || (dst_mk && di < 0))
+		return -ENOSPC; /* every signature mkey is in use by an op in flight */
+	p->victim = (uint16_t)((RTE_MAX(si, di) + 1) % MLX5_DMA_SIG_MKEYS);
 	start = pi = vc->pi;
 	if (src_mk) {
-		si = pick(vc, sl, -1, &umr, &fence);
-		if (umr) {
-			uint32_t n = mlx5_dma_sig_umr(vc, pi, &p->m[si], &sl, fence || user_fence);
+		if (su) {
+			uint32_t n = mlx5_dma_sig_umr(vc, pi, &p->m[si], &sl, user_fence);
 
 			if (!n)
 				return bad(vc, "libmlx5 refused the source mkey's UMR, segments",
@@ -320,10 +317,9 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 		skey = sl.seg[0].lkey;
 	}
 	if (dst_mk) {
-		di = pick(vc, dl, si, &umr, &fence);
-		if (umr) {
+		if (du) {
 			uint32_t n = mlx5_dma_sig_umr(vc, pi, &p->m[di], &dl,
-						      fence || (user_fence && !wrote_umr));
+						      user_fence && !wrote_umr);
 
 			if (!n) {
 				if (wrote_umr)

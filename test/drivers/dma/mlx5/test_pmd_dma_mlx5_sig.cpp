@@ -284,7 +284,7 @@ void test_caps(void)
 	CU_ASSERT_EQUAL(c.enabled, 1);
 	CU_ASSERT_EQUAL(c.pipelining, 1);
 	CU_ASSERT_TRUE(c.max_sge >= 4);
-	CU_ASSERT_EQUAL(c.mkeys, 16);
+	CU_ASSERT_EQUAL(c.mkeys, 32);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(id, NULL), -EINVAL);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(-1, &c), -EINVAL);
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigc"), 0);
