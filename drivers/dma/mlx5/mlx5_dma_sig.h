@@ -123,5 +123,7 @@ uint32_t mlx5_dma_sig_pi_bytes(enum rte_pmd_dma_mlx5_sig_type t);
 void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe);
 /** A pending drain: when the SQ is in SQD, cancel/replace responses and resume. */
 void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc);
+/** The QP is about to be reset and its WQEs re-posted: withdraw pending responses. */
+void mlx5_dma_sig_before_recover(struct mlx5_dma_vchan *vc);
 
 #endif /* MLX5_DMA_SIG_H */

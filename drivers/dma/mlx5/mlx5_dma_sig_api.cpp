@@ -98,21 +98,25 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 		 const char *side)
 {
 	struct rte_pmd_dma_mlx5_sig_caps c;
+	uint32_t type;
 	char what[64];
 
-	if (d.type == RTE_PMD_DMA_MLX5_SIG_NONE)
+	/* the caller may store any value in the enum: read it as the 32 bits it is */
+	static_assert(sizeof(d.type) == sizeof(type), "32-bit enum");
+	memcpy(&type, &d.type, sizeof(type));
+	if (type == RTE_PMD_DMA_MLX5_SIG_NONE)
 		return 0;
 	caps_of(vc->dev, &c);
 	snprintf(what, sizeof(what), "%s domain type", side);
-	if ((uint32_t)d.type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << d.type)))
-		return bad(vc, what, (uint64_t)d.type);
+	if (type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << type)))
+		return bad(vc, what, type);
 	snprintf(what, sizeof(what), "%s block size", side);
 	if (!(bs_bit(d.block_size) & c.block_sizes))
 		return bad(vc, what, d.block_size);
 	snprintf(what, sizeof(what), "%s domain flags", side);
 	if ((d.flags & ~kDomainFlags) ||
-	    ((d.flags & kT10Flags) && mlx5_dma_sig_pi_bytes(d.type) != 8) ||
-	    ((d.flags & kT10Flags) && d.type == RTE_PMD_DMA_MLX5_SIG_CRC64))
+	    ((d.flags & kT10Flags) &&
+	     (mlx5_dma_sig_pi_bytes(d.type) != 8 || d.type == RTE_PMD_DMA_MLX5_SIG_CRC64)))
 		return bad(vc, what, d.flags);
 	return 0;
 }

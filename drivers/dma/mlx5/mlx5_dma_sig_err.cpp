@@ -123,18 +123,11 @@ void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe)
 	}
 }
 
-void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
-{
-	struct mlx5_dma_sig_pool *p = vc->sig;
-	const struct mlx5_glue *glue = vc->dev->glue;
-	struct ibv_qp_init_attr init = {};
-	struct ibv_qp_attr a = {};
+namespace {
 
-	if (!p || !p->drain_pending)
-		return;
-	if (glue->query_qp(vc->qp, &a, IBV_QP_STATE, &init) || a.qp_state != IBV_QPS_SQD)
-		return; /* not stopped yet (or never: no fenced WQE behind the failure) */
-	/* the failed transfers whose response has not run: idx + 1 not complete */
+/* Cancel or replace the response of every failed transfer whose response has not run. */
+void withdraw_responses(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p)
+{
 	for (uint16_t idx = vc->done_upto - 1; idx != vc->ring_idx; idx++) {
 		struct mlx5_dma_sig_op *op = live_op(p, vc, idx);
 		uint16_t resp = idx + 1;
@@ -165,6 +158,22 @@ void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
 		op->resp_done = true;
 		p->cancels++;
 	}
+}
+
+} // namespace
+
+void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+	const struct mlx5_glue *glue = vc->dev->glue;
+	struct ibv_qp_init_attr init = {};
+	struct ibv_qp_attr a = {};
+
+	if (!p || !p->drain_pending)
+		return;
+	if (glue->query_qp(vc->qp, &a, IBV_QP_STATE, &init) || a.qp_state != IBV_QPS_SQD)
+		return; /* not stopped yet (or never: no fenced WQE behind the failure) */
+	withdraw_responses(vc, p);
 	rte_io_wmb(); /* the rewritten WQEs before the device resumes */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -176,4 +185,15 @@ void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
 	}
 	p->drain_pending = false;
 	p->drains++;
+}
+
+void mlx5_dma_sig_before_recover(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+
+	/* the QP is reset: what is re-posted must not carry a withdrawn response */
+	if (p && p->drain_pending) {
+		withdraw_responses(vc, p);
+		p->drain_pending = false;
+	}
 }
