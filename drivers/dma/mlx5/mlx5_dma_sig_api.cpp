@@ -303,6 +303,8 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 	if ((src_mk && si < 0) || (dst_mk && di < 0))
 		return -ENOSPC; /* every signature mkey is in use by an op in flight */
 	p->victim = (uint16_t)((RTE_MAX(si, di) + 1) % MLX5_DMA_SIG_MKEYS);
+	uint8_t reg[2] = {0, 0};
+
 	start = pi = vc->pi;
 	if (src_mk) {
 		if (su) {
@@ -313,7 +315,11 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 					   x->nb_src);
 			pi += n;
 			wrote_umr = true;
+		} else {
+			mlx5_dma_sig_nops(vc, pi, p->m[si].umr_nbb);
+			pi += p->m[si].umr_nbb;
 		}
+		reg[0] = (uint8_t)(pi - start);
 		saddr = 0;
 		skey = p->m[si].mk->lkey;
 	} else {
@@ -334,7 +340,11 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 			}
 			pi += n;
 			wrote_umr = true;
+		} else {
+			mlx5_dma_sig_nops(vc, pi, p->m[di].umr_nbb);
+			pi += p->m[di].umr_nbb;
 		}
+		reg[1] = (uint8_t)(pi - start - reg[0]);
 		daddr = 0;
 		dkey = p->m[di].mk->lkey;
 	} else if (verify_only) {
@@ -360,8 +370,13 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 			   (uint32_t)(nb_blocks * bs),
 			   wrote_umr ? flags & ~RTE_DMA_OP_FLAG_FENCE : flags);
 	mlx5_dma_take_fence(vc, pi);
+	uint8_t *fm = &vc->sq[((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT) + 11];
+
 	/* its own CQE: a SIG_ERR CQE then names the first in-flight op of the mkey */
-	vc->sq[((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT) + 11] |= MLX5_WQE_CTRL_CQ_UPDATE;
+	*fm |= MLX5_WQE_CTRL_CQ_UPDATE;
+	/* behind a region that a recovery may turn into a UMR: the small fence */
+	if ((reg[0] || reg[1]) && !(*fm & MLX5_WQE_CTRL_FENCE))
+		*fm |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
 	pi++;
 
 	struct mlx5_dma_sig_op *op = &p->ops[vc->ring_idx & vc->sq_mask];
@@ -371,6 +386,8 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 	op->ring_idx = vc->ring_idx;
 	op->mkey[0] = (int8_t)si;
 	op->mkey[1] = (int8_t)di;
+	op->reg_nbb[0] = reg[0];
+	op->reg_nbb[1] = reg[1];
 	op->block_bytes = bs + pi_s;
 	if (si >= 0) {
 		p->m[si].last_idx = vc->ring_idx;
