@@ -172,6 +172,7 @@ const uint16_t kSizes[] = {512, 520, 4048, 4096, 4160};
 #define S_FENCE_INLINE "sim43"
 #define S_FENCE_THREAD "sim44"
 #define S_NOSIG "sim45"
+#define S_NOPIPE "sim46"
 
 int add_sims(void)
 {
@@ -187,6 +188,7 @@ int add_sims(void)
 		{S_FENCE_THREAD, MLX5_SIM_EXEC_THREAD,
 		 MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE},
 		{S_NOSIG, MLX5_SIM_EXEC_INLINE, 0},
+		{S_NOPIPE, MLX5_SIM_EXEC_INLINE, MLX5_SIM_SIG_ALL & ~MLX5_SIM_SIG_PIPELINING},
 	};
 
 	for (const auto &s : sims) {
@@ -639,8 +641,8 @@ void test_mkey_reuse(void)
 	 * reused mkey: as many NOPs instead (room for a re-arming UMR after a recovery) */
 	const uint8_t U = MLX5_OPCODE_UMR, P = MLX5_OPCODE_SET_PSV, M = MLX5_OPCODE_MMO,
 		      N = MLX5_OPCODE_NOP;
-	const uint8_t want[] = {U, P, M, N, N, N, N, N, M, N, N, N, N, N, M,
-				U, P, M, N, N, N, N, N, M, U, P, M};
+	const uint8_t want[] = {U, P, M, N, N, N, N, N, M, N, N, N, N, N,
+				M, U, P, M, N, N, N, N, N, M, U, P, M};
 	CU_ASSERT_TRUE_FATAL(ops.size() >= RTE_DIM(want));
 	for (size_t i = 0; i < RTE_DIM(want); i++)
 		CU_ASSERT_EQUAL(ops[i], want[i]);
@@ -789,6 +791,53 @@ void pairs_all(const char *sim)
 	}
 }
 
+/*
+ * A device without pipelining (no SQD->RTS): caps say so, QPs are created without
+ * drain_sigerr, and the response of a failed transfer goes out anyway.
+ */
+void test_pairs_no_pipelining(void)
+{
+	Buf src(1032), dst(1024), resp(64), out(64);
+	int id = t_open("dma_mlx5_sign", sim_args(S_NOPIPE), 1, 64);
+	struct rte_pmd_dma_mlx5_sig_caps c;
+	enum rte_dma_status_code st[2];
+	uint16_t last;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(id, &c), 0);
+	CU_ASSERT_EQUAL(c.enabled, 1);
+	CU_ASSERT_EQUAL(c.pipelining, 0);
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_CRC32, 512);
+	auto pa = ref_layout(a, 512, 2, 8);
+
+	pa[516 + 513] ^= 4;
+	memcpy(src.p, pa.data(), pa.size());
+	t_fill(resp.p, 64, 9);
+	struct rte_dma_sge s = {src.iova(), 1032}, d = {dst.iova(), 1024};
+	auto x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), &d, 1);
+	struct rte_pmd_dma_mlx5_sig_response r = {resp.iova(), out.iova(), 64, 0, 0};
+
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy_respond(id, 0, &x, &r, RTE_DMA_OP_FLAG_SUBMIT),
+			0);
+	CU_ASSERT_EQUAL(t_wait_status(id, 0, 2, st, &last), 2);
+	CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_DATA_POISION);
+	CU_ASSERT_EQUAL(st[1], RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT(memcmp(out.p, resp.p, 64) == 0);
+	/* verify only: the same failure, nothing written */
+	memset(dst.p, 0x3c, 1024);
+	x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), NULL, 0);
+	x.flags = RTE_PMD_DMA_MLX5_SIG_XFER_VERIFY_ONLY;
+	int idx;
+	struct rte_pmd_dma_mlx5_sig_err e;
+
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_DATA_POISION);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_error(id, 0, idx, &e), 0);
+	CU_ASSERT_EQUAL(e.block, 1u);
+	CU_ASSERT_EQUAL(e.offset, 516u);
+	CU_ASSERT_EQUAL(dst.p[0], 0x3c);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sign"), 0);
+}
+
 void test_pairs_inline(void)
 {
 	pairs_all(S_INLINE);
@@ -824,6 +873,7 @@ const struct cunit_test tests[] = {
 	{"pairs thread", test_pairs_thread},
 	{"pairs stop at fence, inline", test_pairs_fence_inline},
 	{"pairs stop at fence, thread", test_pairs_fence_thread},
+	{"pairs without pipelining; verify-only failure", test_pairs_no_pipelining},
 };
 
 } // namespace
