@@ -778,6 +778,17 @@ void pairs(const char *sim, int bad, bool err_resp)
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_error(id, 0, 3 * bad, &e), 0);
 		CU_ASSERT_EQUAL(e.block, 1u);
 		CU_ASSERT_EQUAL(e.kind, RTE_PMD_DMA_MLX5_SIG_ERR_GUARD);
+		/* the dump counts the stop and the withdrawn response */
+		char *dump = NULL;
+		size_t dlen = 0;
+		FILE *f = open_memstream(&dump, &dlen);
+
+		CU_ASSERT_TRUE_FATAL(f != NULL);
+		rte_dma_dump(id, f);
+		fclose(f);
+		CU_ASSERT_PTR_NOT_NULL(strstr(dump, "signature: 1 failed verifications, 1 SQD "
+						    "resumes, 1 responses withdrawn"));
+		free(dump);
 	}
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigq"), 0);
 }
