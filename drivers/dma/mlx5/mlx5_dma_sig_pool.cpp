@@ -273,6 +273,8 @@ void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc)
 	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
 		p->m[i].configured = false;
 		p->m[i].used = false;
+		/* a failure whose SIG_ERR CQE was never read may have left it in error */
+		p->m[i].rearm = true;
 	}
 	p->discard_gen = 0;
 	p->drain_pending = false;

@@ -594,6 +594,37 @@ void test_sg(void)
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigs"), 0);
 }
 
+/*
+ * A failure whose SIG_ERR CQE is never read (the device is stopped first) leaves
+ * the mkey in error: after rte_dma_start() the same layout still works.
+ */
+void test_restart_after_unread_failure(void)
+{
+	Buf src(1040), dst(1024);
+	int id = t_open("dma_mlx5_sigt", sim_args(S_INLINE), 1, 64), idx;
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC, 512, RTE_PMD_DMA_MLX5_SIG_F_REF_INC, 0);
+	auto pa = ref_layout(a, 512, 2, 4);
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	pa[512] ^= 1;
+	memcpy(src.p, pa.data(), pa.size());
+	struct rte_dma_sge s = {src.iova(), 1040}, d = {dst.iova(), 1024};
+	auto x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), &d, 1);
+
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 0, &x, RTE_DMA_OP_FLAG_SUBMIT), 0);
+	CU_ASSERT_EQUAL(rte_dma_stop(id), 0); /* inline: it ran; its CQEs are never read */
+	CU_ASSERT_EQUAL(rte_dma_start(id), 0);
+	/* a new reference tag each time: every pooled mkey in turn, the failed one too */
+	for (uint32_t k = 0; k <= 32; k++) {
+		x.src_dom.ref_tag = 100 + k;
+		pa = ref_layout(x.src_dom, 512, 2, 4);
+		memcpy(src.p, pa.data(), pa.size());
+		CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(idx, (int)k);
+	}
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigt"), 0);
+}
+
 /* WQEs of the ring from slot 0 on: opcode of each WQE, in order. */
 std::vector<uint8_t> ring_opcodes(int16_t id, uint32_t upto)
 {
@@ -879,6 +910,7 @@ const struct cunit_test tests[] = {
 	{"ref tags across ops", test_ref_tag_across_ops},
 	{"SG both sides", test_sg},
 	{"mkey pool reuse", test_mkey_reuse},
+	{"restart after an unread failure", test_restart_after_unread_failure},
 	{"bad input", test_bad_input},
 	{"pairs inline", test_pairs_inline},
 	{"pairs thread", test_pairs_thread},
