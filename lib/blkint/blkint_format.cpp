@@ -2,6 +2,7 @@
 /* Validation of formats and ops: what both engines accept, one log line per refusal. */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include <rte_errno.h>
 
@@ -12,6 +13,18 @@
 namespace {
 
 const char *const op_names[RTE_BLKINT_OP_MAX] = {"insert", "verify", "strip", "convert"};
+
+/*
+ * An enum field as the caller stored it: C callers may put any int there, and a C++ load
+ * of an out-of-range value through the enum type is undefined.
+ */
+unsigned int raw(const void *enum_field)
+{
+	unsigned int v;
+
+	memcpy(&v, enum_field, sizeof(v));
+	return v;
+}
 
 bool block_size_ok(uint32_t bs)
 {
@@ -54,8 +67,8 @@ int rte_blkint_format_check(const struct rte_blkint_format *f)
 		BLKINT_LOG(ERR, "NULL format");
 		return -EINVAL;
 	}
-	if ((unsigned int)f->type >= RTE_BLKINT_PI_MAX) {
-		BLKINT_LOG(ERR, "format type %u unknown", (unsigned int)f->type);
+	if (raw(&f->type) >= RTE_BLKINT_PI_MAX) {
+		BLKINT_LOG(ERR, "format type %u unknown", raw(&f->type));
 		return -EINVAL;
 	}
 	if (!block_size_ok(f->block_size)) {
@@ -63,8 +76,8 @@ int rte_blkint_format_check(const struct rte_blkint_format *f)
 		return -EINVAL;
 	}
 	if (f->type == RTE_BLKINT_PI_T10DIF) {
-		if (f->guard != RTE_BLKINT_GUARD_CRC16 && f->guard != RTE_BLKINT_GUARD_IPCSUM) {
-			BLKINT_LOG(ERR, "T10-DIF guard kind %u unknown", (unsigned int)f->guard);
+		if (raw(&f->guard) > RTE_BLKINT_GUARD_IPCSUM) {
+			BLKINT_LOG(ERR, "T10-DIF guard kind %u unknown", raw(&f->guard));
 			return -EINVAL;
 		}
 		if (f->guard_seed != 0 && f->guard_seed != 0xffff) {
@@ -107,8 +120,8 @@ int blkint_op_check(const struct rte_blkint_op *op)
 	const struct rte_blkint_format *layout_fmt;
 	uint64_t slen, dlen;
 
-	if ((unsigned int)op->type >= RTE_BLKINT_OP_MAX) {
-		BLKINT_LOG(ERR, "op type %u unknown", (unsigned int)op->type);
+	if (raw(&op->type) >= RTE_BLKINT_OP_MAX) {
+		BLKINT_LOG(ERR, "op type %u unknown", raw(&op->type));
 		return -EINVAL;
 	}
 	if (op->nb_blocks == 0 || !op->src) {

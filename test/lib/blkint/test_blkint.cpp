@@ -405,7 +405,8 @@ void t_bad_input(void)
 	bad = fmt_of(RTE_BLKINT_PI_T10DIF, 0x1234);
 	CU_ASSERT_EQUAL(rte_blkint_format_check(&bad), -EINVAL);
 	bad = fmt_of(RTE_BLKINT_PI_T10DIF, 0);
-	bad.guard = (enum rte_blkint_guard)7;
+	unsigned int guard7 = 7;
+	memcpy(&bad.guard, &guard7, sizeof(bad.guard));
 	CU_ASSERT_EQUAL(rte_blkint_format_check(&bad), -EINVAL);
 	bad = fmt_of(RTE_BLKINT_PI_CRC64, 0xffffffffu);
 	CU_ASSERT_EQUAL(rte_blkint_format_check(&bad), -EINVAL);
@@ -428,12 +429,12 @@ void t_bad_input(void)
 	CU_ASSERT_EQUAL(rte_blkint_pending(ctx), 0);
 
 	struct {
-		enum rte_blkint_op_type type;
+		unsigned int type; /* raw: an out-of-range value is a case */
 		uint32_t nb;
 		void *src, *dst;
 		const struct rte_blkint_format *sf, *df;
 	} cases[] = {
-		{(enum rte_blkint_op_type)9, 1, a.data(), b.data(), &f, &f},
+		{9, 1, a.data(), b.data(), &f, &f},
 		{RTE_BLKINT_OP_INSERT, 0, a.data(), b.data(), NULL, &f},
 		{RTE_BLKINT_OP_INSERT, 1, NULL, b.data(), NULL, &f},
 		{RTE_BLKINT_OP_INSERT, 1, a.data(), b.data(), NULL, NULL},
@@ -449,7 +450,7 @@ void t_bad_input(void)
 	f4096.block_size = 4096;
 	for (const auto &c : cases) {
 		op = {};
-		op.type = c.type;
+		memcpy(&op.type, &c.type, sizeof(op.type));
 		op.nb_blocks = c.nb;
 		op.src = c.src;
 		op.dst = c.dst;
