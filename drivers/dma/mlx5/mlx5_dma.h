@@ -56,6 +56,7 @@ struct mlx5_dma_devargs {
 	 * max_inline_data, so SQ slots grow); 0 keeps one-WQEBB slots
 	 */
 	uint16_t umr_entries;
+	bool sig; /**< sig=1: vchans take signature copies (mlx5_dma_sig.h) */
 };
 
 /** Per-WQE-slot bookkeeping: the op in the slot and where its WQE ends. */
@@ -142,6 +143,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct mlx5_dma_fill_pool *fill; /**< fill patterns and their mkeys (NULL: no fill) */
 	struct rte_pmd_dma_mlx5_mkey *user_mkeys; /**< mkeys the application created */
 	struct mlx5_dma_sg_pool *sg;              /**< list mkeys of copy_sg (NULL: chains) */
+	struct mlx5_dma_sig_pool *sig;            /**< signature mkeys (NULL: sig ops refused) */
 	uint32_t err_gen;                         /**< bumped by every recovery: UMRs may be lost */
 	uint16_t umr_max_list;                    /**< list entries one UMR WQE of the QP takes */
 	uint16_t umr_max_interleaved;             /**< interleaved entries one UMR WQE takes */
@@ -162,6 +164,8 @@ struct mlx5_dma_dev {
 	uint64_t max_wr_memcpy_length;
 	uint16_t max_sges; /**< rte_dma_info.max_sges: segments per side of a copy_sg */
 	bool has_mkey;     /**< indirect mkeys can be created (fill, UMR paths) */
+	struct mlx5dv_sig_caps sig_caps; /**< zero: no signature offload */
+	bool sig_pipelining;             /**< QPs stop in SQD on a signature error */
 	uint16_t nb_vchans;
 	struct mlx5_dma_vchan *vchans; /**< args.max_vchans entries */
 	char name[RTE_DEV_NAME_MAX_LEN];
@@ -179,6 +183,8 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p);
 /* mlx5_dma_pmd_api.cpp: which dmadev ids are ours */
 void mlx5_dma_api_attach(int16_t dev_id, struct mlx5_dma_dev *p);
 void mlx5_dma_api_detach(struct mlx5_dma_dev *p);
+/** The dma_mlx5 device @p dev_id, or NULL. */
+struct mlx5_dma_dev *mlx5_dma_api_dev(int16_t dev_id);
 /** The set-up vchan @p vchan of dma_mlx5 device @p dev_id, or NULL. */
 struct mlx5_dma_vchan *mlx5_dma_api_vchan(int16_t dev_id, uint16_t vchan);
 

@@ -55,6 +55,10 @@ int apply(const char *key, const char *value, struct mlx5_dma_devargs *a)
 		if (!parse_uint(value, 0, MLX5_DMA_MAX_SGES, &v))
 			goto bad;
 		a->umr_entries = (uint16_t)v;
+	} else if (!strcmp(key, "sig")) {
+		if (!parse_uint(value, 0, 1, &v))
+			goto bad;
+		a->sig = v == 1;
 	} else if (!strcmp(key, "sva")) {
 		if (!parse_uint(value, 0, 1, &v))
 			goto bad;

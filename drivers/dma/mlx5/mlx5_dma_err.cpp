@@ -19,6 +19,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sig.h"
 #include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
@@ -298,6 +299,8 @@ void mlx5_dma_idle_check(struct mlx5_dma_vchan *vc)
 		}
 		p->glue->ack_async_event(&ev);
 	}
+	if (vc->sig)
+		mlx5_dma_sig_drain(vc); /* a signature error left the SQ draining */
 	if (!__atomic_load_n(&vc->cq_lost, __ATOMIC_ACQUIRE) || vc->dead)
 		return;
 	/* Its completions are gone: whatever is not known complete runs again (a copy
@@ -318,6 +321,10 @@ void mlx5_dma_handle_error_cqe(struct mlx5_dma_vchan *vc, const void *cqe_ptr)
 	const struct mlx5_dma_slot *slot = &vc->slots[wqe_counter & vc->sq_mask];
 	uint16_t idx = slot->ring_idx;
 
+	if (opcode == MLX5_CQE_SIG_ERR) {
+		mlx5_dma_sig_handle_cqe(vc, cqe_ptr); /* the op completes; its status is set */
+		return;
+	}
 	if (opcode != MLX5_CQE_REQ_ERR) {
 		/* not a requester completion: nothing of ours; skip it */
 		return;

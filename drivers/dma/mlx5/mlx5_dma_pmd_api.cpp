@@ -17,6 +17,11 @@ struct mlx5_dma_dev *g_devs[RTE_DMADEV_DEFAULT_MAX];
 
 } // namespace
 
+struct mlx5_dma_dev *mlx5_dma_api_dev(int16_t dev_id)
+{
+	return dev_id < 0 || dev_id >= RTE_DMADEV_DEFAULT_MAX ? NULL : g_devs[dev_id];
+}
+
 struct mlx5_dma_vchan *mlx5_dma_api_vchan(int16_t dev_id, uint16_t vchan)
 {
 	struct mlx5_dma_dev *p;

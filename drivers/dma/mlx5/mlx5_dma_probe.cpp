@@ -42,10 +42,17 @@ int open_device(struct mlx5_dma_dev *p, const char *name)
 		if (fl < 0 || fcntl(p->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
 			return neg_errno(EIO);
 	}
-	dv.comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
+	dv.comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH | MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD;
 	ret = p->glue->dv_query_device(p->ctx, &dv);
 	if (ret)
 		return -ret;
+	if (dv.comp_mask & MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD)
+		p->sig_caps = dv.sig_caps;
+	if (p->args.sig && !p->sig_caps.block_prot)
+		MLX5_DMA_LOG(ERR, "%s: sig=1 but the device has no signature offload", p->name);
+	else if (p->args.sig && p->args.path != MLX5_DMA_PATH_DIRECT)
+		MLX5_DMA_LOG(ERR, "%s: sig=1 needs path=direct: no signature copies", p->name);
+	p->sig_pipelining = p->args.sig; /* until a QP refuses it */
 	p->max_wr_memcpy_length = dv.max_wr_memcpy_length;
 	p->max_sges = mlx5_dma_sg_max_sges(p->args.min_desc);
 	return 0;

@@ -6,6 +6,7 @@
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sig.h"
 #include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
@@ -60,6 +61,7 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	struct mlx5dv_cq dvcq = {};
 	uint16_t id = vc->vchan_id;
 	struct ibv_cq_ex *cq;
+	uint32_t sig_inline;
 	int ret;
 
 	cq_attr.cqe = wqe_cnt; /* one CQE per WQE at most: never overruns */
@@ -82,6 +84,10 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	 * slot larger (libmlx5 sizes the SQ for max_send_wr slots of the largest WQE) */
 	if (dev->args.umr_entries > 2)
 		qp_attr.cap.max_inline_data = dev->args.umr_entries * 16u - 4;
+	/* signature UMRs carry a BSF after their translations (sig=1) */
+	sig_inline = mlx5_dma_sig_qp_inline(dev);
+	if (sig_inline > qp_attr.cap.max_inline_data)
+		qp_attr.cap.max_inline_data = sig_inline;
 	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	qp_attr.pd = dev->pd;
 	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
@@ -90,7 +96,20 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	 * it adds nothing to the WQE size, so the SQ geometry stays one WQEBB per op */
 	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY | MLX5DV_QP_EX_WITH_RAW_WQE |
 				 MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
-	vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
+	if (sig_inline && dev->sig_pipelining) {
+		/* a failed verification stops the SQ (SQD): responses can be cancelled */
+		dv_attr.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
+		dv_attr.create_flags |= MLX5DV_QP_CREATE_SIG_PIPELINING;
+		vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
+		if (!vc->qp && errno == EOPNOTSUPP) {
+			MLX5_DMA_LOG(INFO, "%s: no signature pipelining (SQD->RTS)", dev->name);
+			dev->sig_pipelining = false;
+			dv_attr.comp_mask &= ~(uint64_t)MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
+			dv_attr.create_flags = 0;
+		}
+	}
+	if (!vc->qp)
+		vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
 	if (!vc->qp) {
 		ret = neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: QP with %u WQEs: %s", dev->name, id, wqe_cnt,
@@ -228,6 +247,8 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 		ret = mlx5_dma_fill_pool_create(vc);
 		if (!ret)
 			ret = mlx5_dma_sg_pool_create(vc);
+		if (!ret)
+			ret = mlx5_dma_sig_pool_create(vc);
 		if (ret)
 			goto fail;
 	}
@@ -245,6 +266,7 @@ void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc)
 	if (!glue)
 		return;
 	mlx5_dma_mkey_api_release(vc);
+	mlx5_dma_sig_pool_destroy(vc);
 	mlx5_dma_sg_pool_destroy(vc);
 	mlx5_dma_fill_pool_destroy(vc);
 	mlx5_dma_vchan_destroy_queues(vc);
@@ -283,6 +305,7 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 	vc->err_gen++;
 	mlx5_dma_fill_pool_reset(vc);
 	mlx5_dma_sg_pool_reset(vc);
+	mlx5_dma_sig_pool_reset(vc);
 	mlx5_dma_mkey_api_reset(vc);
 	memset(vc->op_status, 0, (vc->sq_mask + 1) * sizeof(*vc->op_status));
 	memset(&vc->stats, 0, sizeof(vc->stats));

@@ -303,6 +303,216 @@ __rte_experimental int rte_pmd_dma_mlx5_copy(int16_t dev_id, uint16_t vchan,
 
 /** @} */
 
+/**
+ * @defgroup rte_pmd_dma_mlx5_sig Copy with signature (T10-DIF / CRC)
+ *
+ * A signature copy moves blocks of data from a source layout to a destination
+ * layout; each side is described by a domain: plain data (RTE_PMD_DMA_MLX5_SIG_NONE),
+ * or each block's data followed by its protection information (PI): T10-DIF (8 bytes:
+ * guard, application tag, reference tag, big-endian), CRC32 / CRC32C (4 bytes) or
+ * CRC64 (8 bytes). The device verifies the source PI (when the source has a domain)
+ * and generates the destination PI (when the destination has one) while it copies:
+ * - insert: source NONE, destination a domain;
+ * - strip: source a domain (verified), destination NONE;
+ * - convert: both domains (source verified, destination generated; e.g. new
+ *   reference tags, or T10-DIF to CRC32C);
+ * - pass-through: the same domain on both sides (verified, then generated again: equal
+ *   to the source PI when it verified);
+ * - verify only (RTE_PMD_DMA_MLX5_SIG_XFER_VERIFY_ONLY): source verified, nothing
+ *   written.
+ * The op takes a ring index and completes through rte_dma_completed() /
+ * rte_dma_completed_status() like a copy. A failed verification ends the op with
+ * RTE_DMA_STATUS_DATA_POISION (the data still moved); rte_pmd_dma_mlx5_sig_error()
+ * gives the details. Later ops run normally.
+ *
+ * Signature ops need a device probed with the devarg sig=1 and the device's
+ * signature capabilities (rte_pmd_dma_mlx5_sig_caps()). Each vchan then keeps a pool
+ * of signature mkeys, configured again only when an op's layout or domains differ
+ * from what the mkey holds (or after an error). The direct posting path only
+ * (path=direct, the default).
+ * @{
+ */
+
+/** Protection of one side of a signature copy. */
+enum rte_pmd_dma_mlx5_sig_type {
+	RTE_PMD_DMA_MLX5_SIG_NONE = 0,    /**< plain data, no PI */
+	RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC,  /**< T10-DIF, guard CRC16 (poly 0x8BB7) */
+	RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM, /**< T10-DIF, guard IP checksum */
+	RTE_PMD_DMA_MLX5_SIG_CRC32,       /**< CRC32 (IEEE), 4 bytes */
+	RTE_PMD_DMA_MLX5_SIG_CRC32C,      /**< CRC32C (Castagnoli), 4 bytes */
+	RTE_PMD_DMA_MLX5_SIG_CRC64,       /**< CRC64 (XP10, ECMA-182 polynomial), 8 bytes */
+};
+
+/** Domain flag: guard / CRC seed all ones (0xffff, 0xffffffff, ~0); else 0. */
+#define RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES (1u << 0)
+/** Domain flag (T10-DIF): reference tag of block b = ref_tag + b (Type 1); else ref_tag. */
+#define RTE_PMD_DMA_MLX5_SIG_F_REF_INC (1u << 1)
+/** Domain flag (T10-DIF): a block whose app tag is 0xffff is not checked. */
+#define RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE (1u << 2)
+/** Domain flag (T10-DIF): a block with app tag 0xffff and ref tag 0xffffffff is not
+ * checked (wins over APP_ESCAPE). */
+#define RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE (1u << 3)
+/** Domain flag (source): do not verify the PI (check_mask ignored). */
+#define RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK (1u << 4)
+
+/** One side's layout of blocks. */
+struct rte_pmd_dma_mlx5_sig_domain {
+	enum rte_pmd_dma_mlx5_sig_type type;
+	/** Data bytes per block: 512, 520, 4048, 4096 or 4160 (rte_pmd_dma_mlx5_sig_caps). */
+	uint16_t block_size;
+	uint16_t flags;   /**< RTE_PMD_DMA_MLX5_SIG_F_* */
+	uint16_t app_tag; /**< T10-DIF application tag */
+	/**
+	 * Source: PI bytes verified, bit 7 - i covers byte i (T10-DIF: 0xc0 guard,
+	 * 0x30 app tag, 0x0f ref tag); 0: every byte of the PI.
+	 */
+	uint8_t check_mask;
+	uint32_t ref_tag; /**< T10-DIF reference tag of the op's first block */
+};
+
+/** Transfer flag: verify the source only; no destination, nothing written. */
+#define RTE_PMD_DMA_MLX5_SIG_XFER_VERIFY_ONLY (1u << 0)
+
+/**
+ * A signature copy. Each side is a list of segments of registered memory, laid out
+ * one after the other; the source holds nb_blocks * (block_size + PI bytes of the
+ * source domain) bytes, the destination the same with its own domain's PI size.
+ * When both sides have a domain, the block sizes are equal.
+ */
+struct rte_pmd_dma_mlx5_sig_xfer {
+	const struct rte_dma_sge *src; /**< source segments */
+	const struct rte_dma_sge *dst; /**< destination segments (NULL with VERIFY_ONLY) */
+	uint16_t nb_src;               /**< 1 .. rte_pmd_dma_mlx5_sig_caps.max_sge */
+	uint16_t nb_dst;               /**< 1 .. max_sge (0 with VERIFY_ONLY) */
+	uint32_t flags;                /**< RTE_PMD_DMA_MLX5_SIG_XFER_* */
+	struct rte_pmd_dma_mlx5_sig_domain src_dom; /**< what the source holds */
+	struct rte_pmd_dma_mlx5_sig_domain dst_dom; /**< what the destination gets */
+};
+
+/** Signature capabilities of a dma_mlx5 device. */
+struct rte_pmd_dma_mlx5_sig_caps {
+	uint32_t types;       /**< bit (1 << enum rte_pmd_dma_mlx5_sig_type) per type */
+	uint16_t block_sizes; /**< RTE_PMD_DMA_MLX5_SIG_BS_* */
+	uint16_t max_sge;     /**< segments per side of a signature copy */
+	uint8_t enabled;      /**< 1: probed with sig=1, vchans take signature ops */
+	uint8_t pipelining;   /**< 1: a failed verification stops the SQ (see copy_respond) */
+	uint16_t mkeys;       /**< signature mkeys per vchan (ops in flight before reuse) */
+};
+
+#define RTE_PMD_DMA_MLX5_SIG_BS_512 (1u << 0)  /**< 512-byte blocks */
+#define RTE_PMD_DMA_MLX5_SIG_BS_520 (1u << 1)  /**< 520-byte blocks */
+#define RTE_PMD_DMA_MLX5_SIG_BS_4048 (1u << 2) /**< 4048-byte blocks */
+#define RTE_PMD_DMA_MLX5_SIG_BS_4096 (1u << 3) /**< 4096-byte blocks */
+#define RTE_PMD_DMA_MLX5_SIG_BS_4160 (1u << 4) /**< 4160-byte blocks */
+
+/** Which PI field failed (the first failing field of the block, in T10 order). */
+enum rte_pmd_dma_mlx5_sig_err_kind {
+	RTE_PMD_DMA_MLX5_SIG_ERR_GUARD = 1, /**< T10-DIF guard, or the CRC */
+	RTE_PMD_DMA_MLX5_SIG_ERR_APPTAG,    /**< T10-DIF application tag */
+	RTE_PMD_DMA_MLX5_SIG_ERR_REFTAG,    /**< T10-DIF reference tag */
+};
+
+/** Details of a failed verification. */
+struct rte_pmd_dma_mlx5_sig_err {
+	uint16_t ring_idx; /**< the op */
+	uint8_t kind;      /**< enum rte_pmd_dma_mlx5_sig_err_kind */
+	uint8_t is_dst;    /**< 0: the source domain failed (only case today) */
+	uint32_t block;    /**< index of the first failing block of the op */
+	uint64_t offset;   /**< its first byte in the failing side's layout */
+	/** Guard (CRC16 / CRC32 / CRC64), app tag (16 bits) or ref tag (32 bits). */
+	uint64_t expected;
+	uint64_t actual; /**< what the PI held */
+};
+
+/** Response of a "verify, then respond" pair: one copy, fenced after the transfer. */
+struct rte_pmd_dma_mlx5_sig_response {
+	rte_iova_t src;     /**< response bytes (registered memory) */
+	rte_iova_t dst;     /**< where they go */
+	uint32_t len;       /**< 1 .. max_wr_memcpy_length */
+	rte_iova_t err_src; /**< 0: none; else sent to @c dst instead when verification fails */
+	uint32_t err_len;   /**< bytes of the error response */
+};
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Signature capabilities of a device.
+ *
+ * @param dev_id
+ *   dmadev identifier of the device.
+ * @param[out] caps
+ *   Filled with the capabilities.
+ * @return
+ *   0; -ENOTSUP (one log line) when the device has no signature offload;
+ *   -EINVAL when @p dev_id is not a dma_mlx5 device or @p caps is NULL.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_sig_caps(int16_t dev_id,
+						 struct rte_pmd_dma_mlx5_sig_caps *caps);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Enqueue a signature copy (see the group's description).
+ *
+ * @param dev_id
+ *   dmadev identifier of the device.
+ * @param vchan
+ *   Virtual channel, configured by rte_dma_vchan_setup().
+ * @param xfer
+ *   The transfer.
+ * @param flags
+ *   RTE_DMA_OP_FLAG_FENCE, RTE_DMA_OP_FLAG_SUBMIT.
+ * @return
+ *   The ring index; -ENOSPC when the ring is full; -EIO when the vchan is halted;
+ *   -ENOTSUP when the device or vchan takes no signature ops; -EINVAL (one log line,
+ *   nothing posted) for a bad domain, block size, segment count, a length that is
+ *   not a whole number of blocks, or a segment no MR covers.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_sig_copy(int16_t dev_id, uint16_t vchan,
+						 const struct rte_pmd_dma_mlx5_sig_xfer *xfer,
+						 uint64_t flags);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Enqueue a "verify, then respond" pair: the signature copy @p xfer (ring index r)
+ * and the copy @p resp (ring index r + 1), fenced behind it, so that the response
+ * goes out without the application waiting for the verification. On a device with
+ * pipelining, a failed verification stops the send queue before the response; the
+ * driver cancels the response (or sends the error response in its place), and
+ * resumes the queue: every other op continues. The transfer ends
+ * RTE_DMA_STATUS_DATA_POISION; the response ends RTE_DMA_STATUS_SUCCESSFUL when
+ * something went out (the response, or the error response when the transfer
+ * failed), RTE_DMA_STATUS_NOT_ATTEMPTED when it was cancelled. Without pipelining
+ * (caps.pipelining 0) the response goes out in any case.
+ *
+ * @return
+ *   The ring index of the transfer; errors as rte_pmd_dma_mlx5_sig_copy() (also for
+ *   a bad @p resp); nothing is posted unless both ops are.
+ */
+__rte_experimental int
+rte_pmd_dma_mlx5_sig_copy_respond(int16_t dev_id, uint16_t vchan,
+				  const struct rte_pmd_dma_mlx5_sig_xfer *xfer,
+				  const struct rte_pmd_dma_mlx5_sig_response *resp, uint64_t flags);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Details of the failed verification of op @p ring_idx. The last 64 failures of a
+ * vchan are kept.
+ *
+ * @return
+ *   0; -ENOENT when no failure of that op is known; -EINVAL for a bad argument.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_sig_error(int16_t dev_id, uint16_t vchan, uint16_t ring_idx,
+						  struct rte_pmd_dma_mlx5_sig_err *err);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

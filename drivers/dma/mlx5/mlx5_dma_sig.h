@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Signature copies of dma_mlx5 (rte_pmd_dma_mlx5.h, group rte_pmd_dma_mlx5_sig).
+ *
+ * One op = a UMR (+ SET_PSV) per side that needs a signature mkey, then one memcpy
+ * MMO from the source mkey to the destination mkey. Each signature mkey carries the
+ * side's domain in its memory domain and no wire domain, so the MMO moves wire
+ * bytes = data only: the source mkey verifies (and strips) the source PI, the
+ * destination mkey generates the destination PI (model assumption 60-62). A
+ * signature mkey cannot sit in another mkey's layout (assumption 60), so SG lists
+ * are the signature mkey's own list layout.
+ *
+ * The UMR bytes come from libmlx5's builders run on a pad QP that never leaves
+ * RESET (the batch is aborted), then copied into the vchan's ring with its WQE index
+ * and QPN: the direct path thus writes exactly what mlx5dv_wr_mkey_configure() +
+ * mlx5dv_wr_set_mkey_sig_block() write, PSV indices included, which only libmlx5
+ * knows.
+ */
+#ifndef MLX5_DMA_SIG_H
+#define MLX5_DMA_SIG_H
+
+#include "mlx5_dma.h"
+#include "rte_pmd_dma_mlx5.h"
+
+/** Signature mkeys per vchan. */
+#define MLX5_DMA_SIG_MKEYS 16
+/** Failed verifications a vchan remembers (rte_pmd_dma_mlx5_sig_error()). */
+#define MLX5_DMA_SIG_ERRS 64
+/** Most list entries of a signature mkey (a UMR's inline translations). */
+#define MLX5_DMA_SIG_MAX_SGE 16
+/** Segments per side when umr_entries= does not ask for more. */
+#define MLX5_DMA_SIG_DEFAULT_SGE 4
+
+/** What a signature mkey holds: a side's domain and list layout. */
+struct mlx5_dma_sig_layout {
+	struct rte_pmd_dma_mlx5_sig_domain dom; /**< type NONE: plain list */
+	uint16_t nb;
+	struct {
+		uint64_t addr;
+		uint32_t len;
+		uint32_t lkey;
+	} seg[MLX5_DMA_SIG_MAX_SGE];
+};
+
+/** One pooled signature mkey. */
+struct mlx5_dma_sig_mkey {
+	struct mlx5dv_mkey *mk;
+	struct mlx5_dma_sig_layout lay; /**< valid when @c configured */
+	uint32_t err_gen;               /**< vchan err_gen when configured */
+	uint16_t last_idx;              /**< last op that used it */
+	uint8_t err_cnt;                /**< signature errors seen (re-arm counter) */
+	bool configured;
+	bool used;
+	bool rearm; /**< a signature error: the next UMR re-arms it */
+};
+
+/** Per-op state of a signature op (indexed like op_status). */
+struct mlx5_dma_sig_op {
+	uint16_t ring_idx; /**< the op this entry describes (entries are reused) */
+	int8_t mkey[2];    /**< pool index of the source / destination mkey, -1: none */
+	bool sig;          /**< a signature op of this ring index is in flight */
+	bool failed;       /**< its verification failed */
+	bool has_resp;     /**< ring index + 1 is its fenced response */
+	bool resp_done;    /**< the response was cancelled or replaced */
+	uint64_t err_src;  /**< error response (0: none) */
+	uint32_t err_len;
+	uint32_t err_lkey;
+	uint32_t block_bytes; /**< source block + PI bytes (error details) */
+};
+
+/** Signature state of a vchan. */
+struct mlx5_dma_sig_pool {
+	struct mlx5_dma_sig_mkey m[MLX5_DMA_SIG_MKEYS];
+	uint16_t victim;  /**< next mkey to take when none is free */
+	uint16_t max_sge; /**< list entries of one signature UMR of this vchan's QP */
+	/* builder pad: a QP in RESET whose ring libmlx5's builders write into */
+	struct ibv_cq_ex *pad_cq;
+	struct ibv_qp *pad_qp;
+	struct ibv_qp_ex *pad_qpx;
+	struct mlx5dv_qp_ex *pad_dv;
+	uint8_t *pad_sq;
+	uint32_t pad_mask;
+	/* verify only: an interleaved mkey repeating one buffer as destination */
+	struct mlx5dv_mkey *discard;
+	uint8_t *discard_buf;
+	uint32_t discard_lkey;
+	uint32_t discard_gen;        /**< err_gen + 1 when configured; 0: not configured */
+	struct mlx5_dma_sig_op *ops; /**< sq_mask + 1 entries */
+	struct rte_pmd_dma_mlx5_sig_err errs[MLX5_DMA_SIG_ERRS];
+	uint32_t nb_errs;   /**< failures recorded (errs[] is a ring) */
+	bool drain_pending; /**< a failure on a pipelining QP: the SQ stops in SQD */
+	uint64_t drains;    /**< SQD -> RTS resumes */
+	uint64_t cancels;   /**< responses cancelled or replaced */
+};
+
+/* mlx5_dma_sig_pool.cpp */
+/** Max inline data a vchan QP needs for signature UMRs (0: signature not enabled). */
+uint32_t mlx5_dma_sig_qp_inline(const struct mlx5_dma_dev *dev);
+/** Signature mkeys, pad QP and op table of a vchan (sig=1); 0 or a negative errno. */
+int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc);
+void mlx5_dma_sig_pool_destroy(struct mlx5_dma_vchan *vc);
+/** Ring indices restart: forget ops and configured layouts. */
+void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc);
+/**
+ * Write the UMR (+ SET_PSV) giving pool mkey @p m the layout @p lay, at producer
+ * counter @p pi (the caller commits the op); @p fence: full fence (the mkey's last
+ * op may still run). @return the WQEBBs written, or 0 when the builder refused
+ * (nothing written).
+ */
+uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,
+			  const struct mlx5_dma_sig_layout *lay, bool fence);
+/** WQEBBs a signature UMR of @p nb entries takes at most (UMR + BSF + 2 PSVs). */
+static inline uint32_t mlx5_dma_sig_umr_max_wqebbs(uint32_t nb)
+{
+	return 2 + (nb + 3) / 4 + 1 + 2;
+}
+/** PI bytes of a domain type. */
+uint32_t mlx5_dma_sig_pi_bytes(enum rte_pmd_dma_mlx5_sig_type t);
+
+/* mlx5_dma_sig_err.cpp */
+/** A SIG_ERR CQE (direct path): record it against its op; maybe resume the SQ. */
+void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe);
+/** A pending drain: when the SQ is in SQD, cancel/replace responses and resume. */
+void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc);
+
+#endif /* MLX5_DMA_SIG_H */

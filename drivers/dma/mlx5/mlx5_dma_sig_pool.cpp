@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Signature mkeys of a vchan (mlx5_dma_sig.h): the pool, the builder pad and the
+ * UMR + SET_PSV WQEs that configure a pooled mkey.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "mlx5_dma_fp.h"
+#include "mlx5_dma_sig.h"
+#include "mlx5_dma_umr.h"
+
+namespace {
+
+/* mkey context flags_pd: sig_err_cnt (bit 26), what a SIG_ERR-mask UMR writes */
+constexpr uint32_t kFlagsPdSigErrCnt = 1u << 26;
+constexpr uint32_t kPadWqes = 16;
+constexpr uint32_t kDiscardBytes = 4096;
+
+int neg_errno(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
+
+/* Pad QP: a CQ of its own (the vchan's CQ may be replaced) and a QP left in RESET. */
+int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t max_inline)
+{
+	const struct mlx5_glue *glue = vc->dev->glue;
+	struct ibv_cq_init_attr_ex cq_attr = {};
+	struct ibv_qp_init_attr_ex qp_attr = {};
+	struct mlx5dv_qp_init_attr dv_attr = {};
+	struct mlx5dv_obj obj = {};
+	struct mlx5dv_qp dvqp = {};
+
+	cq_attr.cqe = kPadWqes;
+	p->pad_cq = glue->create_cq_ex(vc->dev->ctx, &cq_attr);
+	if (!p->pad_cq)
+		return neg_errno(ENOMEM);
+	qp_attr.qp_type = IBV_QPT_RC;
+	qp_attr.send_cq = ibv_cq_ex_to_cq(p->pad_cq);
+	qp_attr.recv_cq = ibv_cq_ex_to_cq(p->pad_cq);
+	qp_attr.cap.max_send_wr = kPadWqes;
+	qp_attr.cap.max_send_sge = 1;
+	qp_attr.cap.max_inline_data = max_inline;
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qp_attr.pd = vc->dev->pd;
+	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	dv_attr.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
+	p->pad_qp = glue->dv_create_qp(vc->dev->ctx, &qp_attr, &dv_attr);
+	if (!p->pad_qp)
+		return neg_errno(ENOMEM);
+	p->pad_qpx = glue->qp_to_qp_ex(p->pad_qp);
+	p->pad_dv = p->pad_qpx ? glue->dv_qp_ex_from_ibv_qp_ex(p->pad_qpx) : NULL;
+	obj.qp.in = p->pad_qp;
+	obj.qp.out = &dvqp;
+	if (!p->pad_dv || glue->dv_init_obj(&obj, MLX5DV_OBJ_QP) ||
+	    dvqp.sq.stride != MLX5_SEND_WQE_BB || (dvqp.sq.wqe_cnt & (dvqp.sq.wqe_cnt - 1)) ||
+	    dvqp.sq.wqe_cnt < mlx5_dma_sig_umr_max_wqebbs(p->max_sge))
+		return -EPROTO;
+	p->pad_sq = (uint8_t *)dvqp.sq.buf;
+	p->pad_mask = dvqp.sq.wqe_cnt - 1;
+	return 0;
+}
+
+/* libmlx5's description of a domain (the structures it points at live in @p d). */
+struct Domain {
+	struct mlx5dv_sig_t10dif dif;
+	struct mlx5dv_sig_crc crc;
+	struct mlx5dv_sig_block_domain d;
+};
+
+enum mlx5dv_block_size block_size_enum(uint16_t bs)
+{
+	switch (bs) {
+	case 520:
+		return MLX5DV_BLOCK_SIZE_520;
+	case 4048:
+		return MLX5DV_BLOCK_SIZE_4048;
+	case 4096:
+		return MLX5DV_BLOCK_SIZE_4096;
+	case 4160:
+		return MLX5DV_BLOCK_SIZE_4160;
+	default:
+		return MLX5DV_BLOCK_SIZE_512;
+	}
+}
+
+/* The check mask covering every PI byte of a type. */
+uint8_t full_check(enum rte_pmd_dma_mlx5_sig_type t)
+{
+	return mlx5_dma_sig_pi_bytes(t) == 4 ? 0xf0 : 0xff;
+}
+
+void to_dv(const struct rte_pmd_dma_mlx5_sig_domain &in, Domain *out, uint8_t *check)
+{
+	bool ones = in.flags & RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES;
+
+	memset(out, 0, sizeof(*out));
+	out->d.block_size = block_size_enum(in.block_size);
+	if (in.type == RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC ||
+	    in.type == RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM) {
+		out->d.sig_type = MLX5DV_SIG_TYPE_T10DIF;
+		out->dif.bg_type = in.type == RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC
+					   ? MLX5DV_SIG_T10DIF_CRC
+					   : MLX5DV_SIG_T10DIF_CSUM;
+		out->dif.bg = ones ? 0xffff : 0;
+		out->dif.app_tag = in.app_tag;
+		out->dif.ref_tag = in.ref_tag;
+		if (in.flags & RTE_PMD_DMA_MLX5_SIG_F_REF_INC)
+			out->dif.flags |= MLX5DV_SIG_T10DIF_FLAG_REF_REMAP;
+		if (in.flags & RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE)
+			out->dif.flags |= MLX5DV_SIG_T10DIF_FLAG_APP_ESCAPE;
+		if (in.flags & RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE)
+			out->dif.flags |= MLX5DV_SIG_T10DIF_FLAG_APP_REF_ESCAPE;
+		out->d.sig.dif = &out->dif;
+	} else {
+		out->d.sig_type = MLX5DV_SIG_TYPE_CRC;
+		switch (in.type) {
+		case RTE_PMD_DMA_MLX5_SIG_CRC32C:
+			out->crc.type = MLX5DV_SIG_CRC_TYPE_CRC32C;
+			out->crc.seed = ones ? UINT32_MAX : 0;
+			break;
+		case RTE_PMD_DMA_MLX5_SIG_CRC64:
+			out->crc.type = MLX5DV_SIG_CRC_TYPE_CRC64_XP10;
+			out->crc.seed = ones ? UINT64_MAX : 0;
+			break;
+		default:
+			out->crc.type = MLX5DV_SIG_CRC_TYPE_CRC32;
+			out->crc.seed = ones ? UINT32_MAX : 0;
+			break;
+		}
+		out->d.sig.crc = &out->crc;
+	}
+	if (in.flags & RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK)
+		*check = 0;
+	else
+		*check = in.check_mask ? in.check_mask : full_check(in.type);
+}
+
+/* Set the WQE index and QPN of the WQE at @p w (pad copy) for producer counter @p pi. */
+void retarget(uint8_t *w, uint32_t pi, uint32_t qpn)
+{
+	auto *ctrl = (struct mlx5_wqe_ctrl_seg *)w;
+	uint32_t v = rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
+
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((v & 0xff0000ff) | (pi & 0xffff) << 8);
+	ctrl->qpn_ds = rte_cpu_to_be_32(qpn << 8 | (rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f));
+}
+
+} // namespace
+
+uint32_t mlx5_dma_sig_pi_bytes(enum rte_pmd_dma_mlx5_sig_type t)
+{
+	switch (t) {
+	case RTE_PMD_DMA_MLX5_SIG_CRC32:
+	case RTE_PMD_DMA_MLX5_SIG_CRC32C:
+		return 4;
+	case RTE_PMD_DMA_MLX5_SIG_NONE:
+		return 0;
+	default:
+		return 8;
+	}
+}
+
+uint32_t mlx5_dma_sig_qp_inline(const struct mlx5_dma_dev *dev)
+{
+	uint32_t n;
+
+	if (!dev->args.sig || !dev->sig_caps.block_prot || !dev->has_mkey ||
+	    dev->args.path != MLX5_DMA_PATH_DIRECT)
+		return 0;
+	n = RTE_MAX((uint32_t)dev->args.umr_entries, (uint32_t)MLX5_DMA_SIG_DEFAULT_SGE);
+	n = RTE_MIN(RTE_ALIGN_CEIL(n, 4u), (uint32_t)MLX5_DMA_SIG_MAX_SGE);
+	/* libmlx5: translations + the 64-byte BSF must fit max_inline_data + 4 */
+	return n * 16 + 64 - 4;
+}
+
+int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
+{
+	const struct mlx5_glue *glue = vc->dev->glue;
+	uint32_t max_inline = mlx5_dma_sig_qp_inline(vc->dev);
+	struct mlx5dv_mkey_init_attr attr = {};
+	struct mlx5_dma_sig_pool *p;
+	const struct mlx5_dma_mr_range *r;
+	int ret;
+
+	if (!max_inline)
+		return 0;
+	p = (struct mlx5_dma_sig_pool *)rte_zmalloc(NULL, sizeof(*p), 0);
+	if (!p)
+		return -ENOMEM;
+	vc->sig = p;
+	/* what fits the QP: its max_inline_data may exceed what we asked for */
+	p->max_sge = (uint16_t)RTE_MIN((uint32_t)MLX5_DMA_SIG_MAX_SGE,
+				       (uint32_t)(vc->umr_max_list - 4) & ~3u);
+	if (p->max_sge < MLX5_DMA_SIG_DEFAULT_SGE)
+		p->max_sge = MLX5_DMA_SIG_DEFAULT_SGE;
+	p->ops = (struct mlx5_dma_sig_op *)rte_zmalloc(NULL, (vc->sq_mask + 1) * sizeof(*p->ops),
+						       0);
+	p->discard_buf = (uint8_t *)rte_zmalloc(NULL, kDiscardBytes, 64);
+	if (!p->ops || !p->discard_buf) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = pad_create(vc, p, max_inline);
+	if (ret) {
+		MLX5_DMA_LOG(ERR, "%s vchan %u: builder pad QP: %s", vc->dev->name, vc->vchan_id,
+			     strerror(-ret));
+		goto fail;
+	}
+	attr.pd = vc->dev->pd;
+	attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT |
+			    MLX5DV_MKEY_INIT_ATTR_FLAGS_BLOCK_SIGNATURE;
+	attr.max_entries = p->max_sge;
+	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
+		p->m[i].mk = glue->dv_create_mkey(&attr);
+		if (!p->m[i].mk) {
+			ret = neg_errno(ENOMEM);
+			MLX5_DMA_LOG(ERR, "%s vchan %u: signature mkey %u: %s", vc->dev->name,
+				     vc->vchan_id, i, strerror(-ret));
+			goto fail;
+		}
+	}
+	attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+	attr.max_entries = 2; /* one interleaved entry + the repeat-block header */
+	p->discard = glue->dv_create_mkey(&attr);
+	r = mlx5_dma_mr_lookup(&vc->mr_cache, (uintptr_t)p->discard_buf, kDiscardBytes);
+	if (!p->discard || !r) {
+		ret = p->discard ? -EFAULT : neg_errno(ENOMEM);
+		MLX5_DMA_LOG(ERR, "%s vchan %u: verify-only mkey: %s", vc->dev->name, vc->vchan_id,
+			     strerror(-ret));
+		goto fail;
+	}
+	p->discard_lkey = r->lkey;
+	mlx5_dma_sig_pool_reset(vc);
+	return 0;
+fail:
+	mlx5_dma_sig_pool_destroy(vc);
+	return ret;
+}
+
+void mlx5_dma_sig_pool_destroy(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+	const struct mlx5_glue *glue = vc->dev->glue;
+
+	if (!p)
+		return;
+	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++)
+		if (p->m[i].mk)
+			glue->dv_destroy_mkey(p->m[i].mk);
+	if (p->discard)
+		glue->dv_destroy_mkey(p->discard);
+	if (p->pad_qp)
+		glue->destroy_qp(p->pad_qp);
+	if (p->pad_cq)
+		glue->destroy_cq(ibv_cq_ex_to_cq(p->pad_cq));
+	rte_free(p->discard_buf);
+	rte_free(p->ops);
+	rte_free(p);
+	vc->sig = NULL;
+}
+
+void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+
+	if (!p)
+		return;
+	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
+		p->m[i].configured = false;
+		p->m[i].used = false;
+	}
+	p->discard_gen = 0;
+	p->drain_pending = false;
+	memset(p->ops, 0, (vc->sq_mask + 1) * sizeof(*p->ops));
+}
+
+uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,
+			  const struct mlx5_dma_sig_layout *lay, bool fence)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+	struct mlx5dv_mkey_conf_attr ca = {};
+	struct mlx5dv_sig_block_attr sa = {};
+	struct ibv_sge sge[MLX5_DMA_SIG_MAX_SGE];
+	bool has_sig = lay->dom.type != RTE_PMD_DMA_MLX5_SIG_NONE;
+	uint32_t nbb, qpn = vc->qp->qp_num;
+	Domain dom;
+
+	for (uint16_t i = 0; i < lay->nb; i++)
+		sge[i] = {lay->seg[i].addr, lay->seg[i].len, lay->seg[i].lkey};
+	memset(p->pad_sq, 0, (p->pad_mask + 1) * MLX5_SEND_WQE_BB);
+	ibv_wr_start(p->pad_qpx);
+	p->pad_qpx->wr_id = 0;
+	p->pad_qpx->wr_flags = IBV_SEND_INLINE;
+	/* without a domain the BSF is switched off (the mkey may have carried one) */
+	if (!has_sig)
+		ca.conf_flags = MLX5DV_MKEY_CONF_FLAG_RESET_SIG_ATTR;
+	mlx5dv_wr_mkey_configure(p->pad_dv, m->mk, has_sig ? 3 : 2, &ca);
+	mlx5dv_wr_set_mkey_access_flags(p->pad_dv, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_layout_list(p->pad_dv, lay->nb, sge);
+	if (has_sig) {
+		to_dv(lay->dom, &dom, &sa.check_mask);
+		sa.mem = &dom.d;
+		mlx5dv_wr_set_mkey_sig_block(p->pad_dv, &sa);
+	}
+	ibv_wr_abort(p->pad_qpx); /* the bytes stay in the pad's ring */
+
+	/* the builder starts at the pad's slot 0: a UMR, then up to 2 SET_PSVs */
+	auto *ctrl = (struct mlx5_wqe_ctrl_seg *)p->pad_sq;
+	auto *umr = (struct mlx5_wqe_umr_ctrl_seg *)(p->pad_sq + 16);
+	auto *mkc = (struct mlx5_wqe_mkey_context_seg *)(p->pad_sq + 64);
+
+	if (mlx5_hw_ctrl_opcode(ctrl) != MLX5_OPCODE_UMR ||
+	    (has_sig && rte_be_to_cpu_16(umr->bsf_octowords) != MLX5_HW_BSF_OCTOWORDS))
+		return 0;
+	nbb = mlx5_hw_ds_to_wqebbs(mlx5_hw_ctrl_ds(ctrl));
+	retarget(p->pad_sq, pi, qpn);
+	for (int k = 0; k < 2 && nbb <= p->pad_mask; k++) {
+		uint8_t *w = p->pad_sq + nbb * MLX5_SEND_WQE_BB;
+
+		if (mlx5_hw_ctrl_opcode((struct mlx5_wqe_ctrl_seg *)w) != MLX5_OPCODE_SET_PSV)
+			break;
+		retarget(w, pi + nbb, qpn);
+		w[11] &= (uint8_t)~MLX5_WQE_CTRL_CQ_UPDATE; /* submit asks for the burst's CQE */
+		nbb++;
+	}
+	if (m->rearm) {
+		/* libmlx5 re-arms after polling the SIG_ERR CQE itself; here the PMD polled
+		 * it, so the PMD pushes the error counter as libmlx5 would */
+		m->err_cnt++;
+		umr->mkey_mask |= rte_cpu_to_be_64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
+		mkc->flags_pd =
+			rte_cpu_to_be_32((rte_be_to_cpu_32(mkc->flags_pd) & ~kFlagsPdSigErrCnt) |
+					 ((m->err_cnt & 1u) ? kFlagsPdSigErrCnt : 0));
+		m->rearm = false;
+	}
+	ctrl->fm_ce_se = fence ? (uint8_t)MLX5_WQE_CTRL_FENCE : vc->fm_pending;
+	for (uint32_t i = 0; i < nbb; i++)
+		memcpy(vc->sq + (((pi + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
+		       p->pad_sq + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
+	vc->fm_pending = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	m->lay = *lay;
+	m->configured = true;
+	m->err_gen = vc->err_gen;
+	return nbb;
+}
