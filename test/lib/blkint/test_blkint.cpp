@@ -18,6 +18,9 @@
 #include "cunit_run.h"
 #include "fake_dev.h"
 #include "ref_pi.h"
+#ifdef BLKINT_TEST_SIM
+#include "test_blkint_dev.h"
+#endif
 
 using util::run;
 
@@ -715,7 +718,7 @@ void t_xcheck_sampling(void)
 /* dmadevs without signature offload: the context runs on the CPU with the same results. */
 void t_fallback(void)
 {
-	for (const char *name : {"dma_skeleton", "dma_mlx5"}) {
+	for (const char *name : {"dma_skeleton", "dma_mlx5_nosig"}) {
 		int16_t id = (int16_t)rte_dma_get_dev_id_by_name(name);
 		struct rte_blkint_conf conf = {};
 		struct rte_blkint_format f = fmt_of(RTE_BLKINT_PI_T10DIF, 0);
@@ -773,7 +776,8 @@ int main(int argc, char **argv)
 		       (char *)"--log-level=lib.eal:warning",
 		       (char *)"--vdev=dma_skeleton,lcore=1",
 #ifdef BLKINT_TEST_SIM
-		       (char *)"--vdev=dma_mlx5,dev=sim1",
+		       (char *)"--vdev=dma_mlx5,dev=sim1,sig=1",
+		       (char *)"--vdev=dma_mlx5_nosig,dev=sim2",
 #endif
 		       NULL};
 	static const struct cunit_test kat[] = {
@@ -800,6 +804,9 @@ int main(int argc, char **argv)
 		CUNIT_SUITE("known answers", kat),
 		CUNIT_SUITE("cpu", cpu),
 		CUNIT_SUITE("device", dev),
+#ifdef BLKINT_TEST_SIM
+		blkint_dev_suite,
+#endif
 	};
 	int ret;
 
@@ -809,7 +816,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
-	for (const char *d : {"dma_skeleton", "dma_mlx5"})
+	for (const char *d : {"dma_skeleton", "dma_mlx5", "dma_mlx5_nosig"})
 		if (rte_dma_get_dev_id_by_name(d) >= 0 && dma_start(d) < 0) {
 			fprintf(stderr, "cannot start %s\n", d);
 			return 1;
