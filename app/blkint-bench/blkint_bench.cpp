@@ -93,6 +93,8 @@ int run(const opts &o, int16_t dev, double rate, const struct rte_blkint_format 
 	start = rte_rdtsc_precise();
 	while (done < o.ops) {
 		if (sent < o.ops && in_flight < o.depth) {
+			/* a destination per op in flight: the cross-check reads it at dequeue */
+			op.dst = dst + (size_t)(sent % o.depth) * 16 * (kBlock + 8);
 			op.dst_ref_tag = sent * nb;
 			op.user_data = sent;
 			t0 = rte_rdtsc();
@@ -192,9 +194,9 @@ int main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
-	/* room for 16 protected blocks; the same buffers every op (the cache helps both) */
+	/* one source; room for 16 protected blocks per op in flight */
 	uint8_t *src = (uint8_t *)rte_malloc("bench", 16 * kBlock, 64);
-	uint8_t *dst = (uint8_t *)rte_malloc("bench", 16 * (kBlock + 8), 64);
+	uint8_t *dst = (uint8_t *)rte_malloc("bench", (size_t)o.depth * 16 * (kBlock + 8), 64);
 	if (!src || !dst) {
 		fprintf(stderr, "no memory\n");
 		return 1;
