@@ -168,8 +168,10 @@ struct rte_blkint_conf {
 	/** Name in telemetry (/blkint/list); unique among live contexts. */
 	const char *name;
 	/**
-	 * dma_mlx5 device with signature offload, or -1: CPU only. Its vchan @c vchan is
-	 * configured (mem-to-mem) and started by the caller and used by no one else.
+	 * dma_mlx5 device with signature offload (probed with sig=1), or -1: CPU only. Its
+	 * vchan @c vchan is configured (mem-to-mem) and started by the caller and used by no
+	 * one else. The PMD's functions are found with dlsym(): link dma_mlx5 with its
+	 * symbols exported (-Wl,--export-dynamic) or load it as an EAL plugin.
 	 */
 	int16_t dev_id;
 	/** vchan of dev_id. */
