@@ -5,6 +5,11 @@
  * device, and the fallback of devices without signature offload.
  */
 #include <string.h>
+#include <sys/socket.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -534,6 +539,61 @@ void t_full(void)
 	rte_blkint_free(ctx);
 }
 
+/** One telemetry command through EAL's telemetry socket; its JSON reply, or "". */
+std::string telemetry(const char *cmd)
+{
+	struct sockaddr_un sun = {};
+	char buf[16384];
+	std::string out;
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		return out;
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
+	    read(fd, buf, sizeof(buf)) > 0 && /* the greeting */
+	    write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) &&
+	    (n = read(fd, buf, sizeof(buf) - 1)) > 0)
+		out.assign(buf, (size_t)n);
+	close(fd);
+	return out;
+}
+
+/* /blkint/list and /blkint/stats give the context and its counters. */
+void t_telemetry(void)
+{
+	struct rte_blkint_conf conf = {};
+	struct rte_blkint_format f = fmt_of(RTE_BLKINT_PI_T10DIF, 0);
+	std::vector<uint8_t> buf = prot(f, util::random_data(2 * 512, 13), 0);
+	struct rte_blkint_result r;
+	struct rte_blkint_op op = {};
+
+	conf.name = "teltest";
+	conf.dev_id = -1;
+	struct rte_blkint_ctx *ctx = rte_blkint_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	op.type = RTE_BLKINT_OP_VERIFY;
+	op.nb_blocks = 2;
+	op.src = buf.data();
+	op.src_fmt = &f;
+	CU_ASSERT(run(ctx, op, &r) && r.status == RTE_BLKINT_OK);
+	buf[512] ^= 1;
+	CU_ASSERT(run(ctx, op, &r) && r.status == RTE_BLKINT_ERR_PI);
+	std::string list = telemetry("/blkint/list"), st = telemetry("/blkint/stats,teltest");
+	CU_ASSERT(list.find("\"teltest\"") != std::string::npos);
+	CU_ASSERT(st.find("\"engine\":\"cpu\"") != std::string::npos);
+	CU_ASSERT(st.find("\"cpu\":{\"ops\":2,\"blocks\":4,\"bytes\":2048") != std::string::npos);
+	CU_ASSERT(st.find("\"pi_errors\":{\"guard\":1,") != std::string::npos);
+	CU_ASSERT(telemetry("/blkint/stats,nosuch").find("null") != std::string::npos);
+	if (st.empty() || list.empty())
+		printf("telemetry replies: '%s' '%s'\n", list.c_str(), st.c_str());
+	rte_blkint_free(ctx);
+	CU_ASSERT(telemetry("/blkint/list").find("teltest") == std::string::npos);
+}
+
 /* ---- device engines ---- */
 
 struct rte_blkint_ctx *ctx_fake(fake_dev *dev, double rate, uint32_t min_blocks = 0)
@@ -761,6 +821,15 @@ int dma_start(const char *name)
 	return dev;
 }
 
+char rundir[PATH_MAX];
+
+/** The runtime directory, empty once telemetry's exit handler removed its socket. */
+void remove_rundir(void)
+{
+	if (rundir[0])
+		rmdir(rundir);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -779,6 +848,7 @@ int main(int argc, char **argv)
 		       (char *)"--vdev=dma_mlx5,dev=sim1,sig=1",
 		       (char *)"--vdev=dma_mlx5_nosig,dev=sim2",
 #endif
+		       NULL, /* --file-prefix */
 		       NULL};
 	static const struct cunit_test kat[] = {
 		{"check values", t_check_values},
@@ -792,6 +862,7 @@ int main(int argc, char **argv)
 		{"ref tags across ops", t_ref_tags_across_ops},
 		{"bad input", t_bad_input},
 		{"full context", t_full},
+		{"telemetry", t_telemetry},
 	};
 	static const struct cunit_test dev[] = {
 		{"routing (scripted device)", t_routing},
@@ -812,6 +883,10 @@ int main(int argc, char **argv)
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
+	/* a runtime directory of its own: the telemetry test talks to this process's socket */
+	std::string prefix = "--file-prefix=blkint" + std::to_string(getpid());
+	eal[RTE_DIM(eal) - 2] = (char *)prefix.c_str();
+	atexit(remove_rundir); /* before EAL's own exit handlers: runs after them */
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
@@ -821,6 +896,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cannot start %s\n", d);
 			return 1;
 		}
+	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
 	ret = CUNIT_RUN_SUITES(suites);
 	for (int16_t d = 0; d < RTE_DMADEV_DEFAULT_MAX; d++)
 		if (rte_dma_is_valid(d)) {
