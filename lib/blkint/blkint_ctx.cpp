@@ -276,6 +276,7 @@ uint16_t rte_blkint_enqueue(struct rte_blkint_ctx *c, const struct rte_blkint_op
 				break;
 			}
 			/* -ENOTSUP: a layout the device cannot take; the CPU runs it */
+			c->stats.refused_to_cpu++;
 		} else if (c->dev) {
 			if (op->dst == op->src)
 				c->stats.inplace_to_cpu++;

@@ -79,6 +79,7 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_string(d, "engine", blkint_ctx_engine_kind(c));
 		rte_tel_data_add_dict_u64(d, "small_to_cpu", s.small_to_cpu);
 		rte_tel_data_add_dict_u64(d, "inplace_to_cpu", s.inplace_to_cpu);
+		rte_tel_data_add_dict_u64(d, "refused_to_cpu", s.refused_to_cpu);
 		rte_tel_data_add_dict_u64(d, "dev_busy", s.dev_busy);
 		for (int e = 0; e < RTE_BLKINT_ENGINE_MAX; e++) {
 			struct rte_tel_data *ed = engine_dict(&s.engine[e]);

@@ -290,6 +290,7 @@ struct rte_blkint_stats {
 	struct rte_blkint_engine_stats engine[RTE_BLKINT_ENGINE_MAX];
 	uint64_t small_to_cpu;   /**< Ops under min_dev_blocks sent to the CPU. */
 	uint64_t inplace_to_cpu; /**< In-place ops sent to the CPU (the device copies). */
+	uint64_t refused_to_cpu; /**< Ops the device could not take (memory, caps, PMD). */
 	uint64_t dev_busy;       /**< Device ring full at enqueue (op left to the caller). */
 };
 

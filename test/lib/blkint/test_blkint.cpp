@@ -644,6 +644,7 @@ void t_routing(void)
 	rte_blkint_stats_get(ctx, &s);
 	CU_ASSERT_EQUAL(s.small_to_cpu, 1);
 	CU_ASSERT_EQUAL(s.inplace_to_cpu, 1);
+	CU_ASSERT_EQUAL(s.refused_to_cpu, 1);
 	CU_ASSERT_EQUAL(s.dev_busy, 1);
 	CU_ASSERT_EQUAL(s.engine[RTE_BLKINT_ENGINE_DEV].ops, 1);
 	CU_ASSERT_EQUAL(s.engine[RTE_BLKINT_ENGINE_DEV].blocks, 8);

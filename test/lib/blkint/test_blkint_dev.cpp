@@ -311,6 +311,7 @@ void t_routing(void)
 	rte_blkint_stats_get(dev, &s);
 	CU_ASSERT_EQUAL(s.small_to_cpu, 1);
 	CU_ASSERT_EQUAL(s.inplace_to_cpu, 1);
+	CU_ASSERT_EQUAL(s.refused_to_cpu, 1);
 	CU_ASSERT_EQUAL(s.engine[RTE_BLKINT_ENGINE_DEV].ops, 1);
 	CU_ASSERT_EQUAL(s.engine[RTE_BLKINT_ENGINE_CPU].ops, 3);
 	rte_blkint_free(dev);
