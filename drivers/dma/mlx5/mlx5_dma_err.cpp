@@ -200,6 +200,7 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	bool was_open = vc->batch_open;
 	int ret;
 
+	mlx5_dma_sig_before_recover(vc, start);
 	/* the ring is the only copy of the ops to re-post, and the slot table the only
 	 * record of where each op (one WQE, or several: SG chain, UMR + MMO) ends: save
 	 * both before the reset */

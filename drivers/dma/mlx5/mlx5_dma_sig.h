@@ -24,7 +24,7 @@
 #include "rte_pmd_dma_mlx5.h"
 
 /** Signature mkeys per vchan. */
-#define MLX5_DMA_SIG_MKEYS 16
+#define MLX5_DMA_SIG_MKEYS 32
 /** Failed verifications a vchan remembers (rte_pmd_dma_mlx5_sig_error()). */
 #define MLX5_DMA_SIG_ERRS 64
 /** Most list entries of a signature mkey (a UMR's inline translations). */
@@ -50,6 +50,7 @@ struct mlx5_dma_sig_mkey {
 	uint32_t err_gen;               /**< vchan err_gen when configured */
 	uint16_t last_idx;              /**< last op that used it */
 	uint8_t err_cnt;                /**< signature errors seen (re-arm counter) */
+	uint8_t umr_nbb;                /**< WQEBBs of its last configuration (UMR + PSVs) */
 	bool configured;
 	bool used;
 	bool rearm; /**< a signature error: the next UMR re-arms it */
@@ -59,11 +60,17 @@ struct mlx5_dma_sig_mkey {
 struct mlx5_dma_sig_op {
 	uint16_t ring_idx; /**< the op this entry describes (entries are reused) */
 	int8_t mkey[2];    /**< pool index of the source / destination mkey, -1: none */
-	bool sig;          /**< a signature op of this ring index is in flight */
-	bool failed;       /**< its verification failed */
-	bool has_resp;     /**< ring index + 1 is its fenced response */
-	bool resp_done;    /**< the response was cancelled or replaced */
-	uint64_t err_src;  /**< error response (0: none) */
+	/**
+	 * WQEBBs of each side's region at the op's start: the mkey's UMR + PSVs, or as
+	 * many NOPs when the mkey already held the layout (a recovery turns them into a
+	 * re-arming UMR: see mlx5_dma_sig_before_recover())
+	 */
+	uint8_t reg_nbb[2];
+	bool sig;         /**< a signature op of this ring index is in flight */
+	bool failed;      /**< its verification failed */
+	bool has_resp;    /**< ring index + 1 is its fenced response */
+	bool resp_done;   /**< the response was cancelled or replaced */
+	uint64_t err_src; /**< error response (0: none) */
 	uint32_t err_len;
 	uint32_t err_lkey;
 	uint32_t block_bytes; /**< source block + PI bytes (error details) */
@@ -72,7 +79,7 @@ struct mlx5_dma_sig_op {
 /** Signature state of a vchan. */
 struct mlx5_dma_sig_pool {
 	struct mlx5_dma_sig_mkey m[MLX5_DMA_SIG_MKEYS];
-	uint16_t victim;  /**< next mkey to take when none is free */
+	uint16_t victim;  /**< where the search for a free mkey starts (round robin) */
 	uint16_t max_sge; /**< list entries of one signature UMR of this vchan's QP */
 	/* builder pad: a QP in RESET whose ring libmlx5's builders write into */
 	struct ibv_cq_ex *pad_cq;
@@ -103,13 +110,15 @@ void mlx5_dma_sig_pool_destroy(struct mlx5_dma_vchan *vc);
 /** Ring indices restart: forget ops and configured layouts. */
 void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc);
 /**
- * Write the UMR (+ SET_PSV) giving pool mkey @p m the layout @p lay, at producer
- * counter @p pi (the caller commits the op); @p fence: full fence (the mkey's last
- * op may still run). @return the WQEBBs written, or 0 when the builder refused
+ * Write the UMR (+ SET_PSV) giving pool mkey @p m (no op in flight uses it) the
+ * layout @p lay, at producer counter @p pi (the caller commits the op); @p fence:
+ * the caller's full fence. @return the WQEBBs written, or 0 when the builder refused
  * (nothing written).
  */
 uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,
 			  const struct mlx5_dma_sig_layout *lay, bool fence);
+/** Write @p n one-WQEBB NOP WQEs at producer counter @p pi (fence bits cleared). */
+void mlx5_dma_sig_nops(struct mlx5_dma_vchan *vc, uint32_t pi, uint32_t n);
 /** WQEBBs a signature UMR of @p nb entries takes at most (UMR + BSF + 2 PSVs). */
 static inline uint32_t mlx5_dma_sig_umr_max_wqebbs(uint32_t nb)
 {
@@ -123,5 +132,10 @@ uint32_t mlx5_dma_sig_pi_bytes(enum rte_pmd_dma_mlx5_sig_type t);
 void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe);
 /** A pending drain: when the SQ is in SQD, cancel/replace responses and resume. */
 void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc);
+/**
+ * The QP is about to be reset and its WQEs from producer counter @p start on re-posted:
+ * withdraw pending responses; make the signature ops among them re-arm their mkeys.
+ */
+void mlx5_dma_sig_before_recover(struct mlx5_dma_vchan *vc, uint32_t start);
 
 #endif /* MLX5_DMA_SIG_H */

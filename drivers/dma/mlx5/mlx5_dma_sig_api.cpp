@@ -98,21 +98,25 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 		 const char *side)
 {
 	struct rte_pmd_dma_mlx5_sig_caps c;
+	uint32_t type;
 	char what[64];
 
-	if (d.type == RTE_PMD_DMA_MLX5_SIG_NONE)
+	/* the caller may store any value in the enum: read it as the 32 bits it is */
+	static_assert(sizeof(d.type) == sizeof(type), "32-bit enum");
+	memcpy(&type, &d.type, sizeof(type));
+	if (type == RTE_PMD_DMA_MLX5_SIG_NONE)
 		return 0;
 	caps_of(vc->dev, &c);
 	snprintf(what, sizeof(what), "%s domain type", side);
-	if ((uint32_t)d.type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << d.type)))
-		return bad(vc, what, (uint64_t)d.type);
+	if (type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << type)))
+		return bad(vc, what, type);
 	snprintf(what, sizeof(what), "%s block size", side);
 	if (!(bs_bit(d.block_size) & c.block_sizes))
 		return bad(vc, what, d.block_size);
 	snprintf(what, sizeof(what), "%s domain flags", side);
 	if ((d.flags & ~kDomainFlags) ||
-	    ((d.flags & kT10Flags) && mlx5_dma_sig_pi_bytes(d.type) != 8) ||
-	    ((d.flags & kT10Flags) && d.type == RTE_PMD_DMA_MLX5_SIG_CRC64))
+	    ((d.flags & kT10Flags) &&
+	     (mlx5_dma_sig_pi_bytes(d.type) != 8 || d.type == RTE_PMD_DMA_MLX5_SIG_CRC64)))
 		return bad(vc, what, d.flags);
 	return 0;
 }
@@ -167,39 +171,32 @@ bool same_layout(const struct mlx5_dma_sig_layout &a, const struct mlx5_dma_sig_
 }
 
 /*
- * A pool mkey for @p lay (not @p exclude): one holding it already (no UMR), else a
- * free one, else the next in turn, configured behind a full fence since its last op
- * may still run. Sets *umr / *fence.
+ * A pool mkey for @p lay (not @p exclude), among those no op in flight uses: one
+ * holding @p lay already (no UMR), else any (*umr). An mkey in flight is never
+ * reused: had its op failed, the device would refuse it until a UMR re-arms it, and
+ * whether it failed is known only once the op completed. -1: none free.
  */
-int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int exclude, bool *umr,
-	 bool *fence)
+int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int exclude, bool *umr)
 {
 	struct mlx5_dma_sig_pool *p = vc->sig;
+	int free_one = -1;
 
 	*umr = true;
-	*fence = false;
-	for (int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
+	for (int k = 0; k < MLX5_DMA_SIG_MKEYS; k++) {
+		int i = (p->victim + k) % MLX5_DMA_SIG_MKEYS;
 		const struct mlx5_dma_sig_mkey &m = p->m[i];
 
-		if (i != exclude && m.configured && !m.rearm && m.err_gen == vc->err_gen &&
+		if (i == exclude || (m.used && !op_done(vc, m.last_idx)))
+			continue;
+		if (m.configured && !m.rearm && m.err_gen == vc->err_gen &&
 		    same_layout(m.lay, lay)) {
 			*umr = false;
 			return i;
 		}
+		if (free_one < 0)
+			free_one = i;
 	}
-	for (int k = 0; k < MLX5_DMA_SIG_MKEYS; k++) {
-		int i = (p->victim + k) % MLX5_DMA_SIG_MKEYS;
-
-		if (i != exclude && (!p->m[i].used || op_done(vc, p->m[i].last_idx))) {
-			p->victim = (uint16_t)((i + 1) % MLX5_DMA_SIG_MKEYS);
-			return i;
-		}
-	}
-	int i = p->victim == exclude ? (p->victim + 1) % MLX5_DMA_SIG_MKEYS : p->victim;
-
-	p->victim = (uint16_t)((i + 1) % MLX5_DMA_SIG_MKEYS);
-	*fence = true;
-	return i;
+	return free_one;
 }
 
 /* Key of an IOVA range (registered), or 0 (logged) with -EINVAL in *ret. */
@@ -299,20 +296,30 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 
 	/* everything checked: write the op */
 	struct mlx5_dma_sig_pool *p = vc->sig;
-	bool umr, fence, user_fence = flags & RTE_DMA_OP_FLAG_FENCE, wrote_umr = false;
+	bool su = false, du = false, user_fence = flags & RTE_DMA_OP_FLAG_FENCE, wrote_umr = false;
+
+	si = src_mk ? pick(vc, sl, -1, &su) : -1;
+	di = dst_mk ? pick(vc, dl, si, &du) : -1;
+	if ((src_mk && si < 0) || (dst_mk && di < 0))
+		return -ENOSPC; /* every signature mkey is in use by an op in flight */
+	p->victim = (uint16_t)((RTE_MAX(si, di) + 1) % MLX5_DMA_SIG_MKEYS);
+	uint8_t reg[2] = {0, 0};
 
 	start = pi = vc->pi;
 	if (src_mk) {
-		si = pick(vc, sl, -1, &umr, &fence);
-		if (umr) {
-			uint32_t n = mlx5_dma_sig_umr(vc, pi, &p->m[si], &sl, fence || user_fence);
+		if (su) {
+			uint32_t n = mlx5_dma_sig_umr(vc, pi, &p->m[si], &sl, user_fence);
 
 			if (!n)
 				return bad(vc, "libmlx5 refused the source mkey's UMR, segments",
 					   x->nb_src);
 			pi += n;
 			wrote_umr = true;
+		} else {
+			mlx5_dma_sig_nops(vc, pi, p->m[si].umr_nbb);
+			pi += p->m[si].umr_nbb;
 		}
+		reg[0] = (uint8_t)(pi - start);
 		saddr = 0;
 		skey = p->m[si].mk->lkey;
 	} else {
@@ -320,10 +327,9 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 		skey = sl.seg[0].lkey;
 	}
 	if (dst_mk) {
-		di = pick(vc, dl, si, &umr, &fence);
-		if (umr) {
+		if (du) {
 			uint32_t n = mlx5_dma_sig_umr(vc, pi, &p->m[di], &dl,
-						      fence || (user_fence && !wrote_umr));
+						      user_fence && !wrote_umr);
 
 			if (!n) {
 				if (wrote_umr)
@@ -334,7 +340,11 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 			}
 			pi += n;
 			wrote_umr = true;
+		} else {
+			mlx5_dma_sig_nops(vc, pi, p->m[di].umr_nbb);
+			pi += p->m[di].umr_nbb;
 		}
+		reg[1] = (uint8_t)(pi - start - reg[0]);
 		daddr = 0;
 		dkey = p->m[di].mk->lkey;
 	} else if (verify_only) {
@@ -360,8 +370,13 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 			   (uint32_t)(nb_blocks * bs),
 			   wrote_umr ? flags & ~RTE_DMA_OP_FLAG_FENCE : flags);
 	mlx5_dma_take_fence(vc, pi);
+	uint8_t *fm = &vc->sq[((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT) + 11];
+
 	/* its own CQE: a SIG_ERR CQE then names the first in-flight op of the mkey */
-	vc->sq[((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT) + 11] |= MLX5_WQE_CTRL_CQ_UPDATE;
+	*fm |= MLX5_WQE_CTRL_CQ_UPDATE;
+	/* behind a region that a recovery may turn into a UMR: the small fence */
+	if ((reg[0] || reg[1]) && !(*fm & MLX5_WQE_CTRL_FENCE))
+		*fm |= MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
 	pi++;
 
 	struct mlx5_dma_sig_op *op = &p->ops[vc->ring_idx & vc->sq_mask];
@@ -371,6 +386,8 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 	op->ring_idx = vc->ring_idx;
 	op->mkey[0] = (int8_t)si;
 	op->mkey[1] = (int8_t)di;
+	op->reg_nbb[0] = reg[0];
+	op->reg_nbb[1] = reg[1];
 	op->block_bytes = bs + pi_s;
 	if (si >= 0) {
 		p->m[si].last_idx = vc->ring_idx;

@@ -81,9 +81,12 @@ void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe)
 	for (int i = 0; i < MLX5_DMA_SIG_MKEYS; i++)
 		if (p->m[i].mk->lkey == key)
 			mi = i;
+	if (mi >= 0)
+		p->m[mi].rearm = true; /* unusable until a UMR with the SIG_ERR mask */
+	/* a re-posted op (recovery) may fail again: still the first user in flight */
 	for (idx = vc->done_upto; mi >= 0 && idx != vc->ring_idx; idx++) {
 		op = live_op(p, vc, idx);
-		if (op && !op->failed && (op->mkey[0] == mi || op->mkey[1] == mi))
+		if (op && (op->mkey[0] == mi || op->mkey[1] == mi))
 			break;
 		op = NULL;
 	}
@@ -101,7 +104,6 @@ void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe)
 		       rte_be_to_cpu_32(c->actual_ref_tag);
 	uint32_t blk = m->lay.dom.block_size + mlx5_dma_sig_pi_bytes(m->lay.dom.type);
 
-	m->rearm = true; /* unusable until a UMR with the SIG_ERR mask */
 	op->failed = true;
 	memset(e, 0, sizeof(*e));
 	e->ring_idx = idx;
@@ -123,18 +125,11 @@ void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe)
 	}
 }
 
-void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
-{
-	struct mlx5_dma_sig_pool *p = vc->sig;
-	const struct mlx5_glue *glue = vc->dev->glue;
-	struct ibv_qp_init_attr init = {};
-	struct ibv_qp_attr a = {};
+namespace {
 
-	if (!p || !p->drain_pending)
-		return;
-	if (glue->query_qp(vc->qp, &a, IBV_QP_STATE, &init) || a.qp_state != IBV_QPS_SQD)
-		return; /* not stopped yet (or never: no fenced WQE behind the failure) */
-	/* the failed transfers whose response has not run: idx + 1 not complete */
+/* Cancel or replace the response of every failed transfer whose response has not run. */
+void withdraw_responses(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p)
+{
 	for (uint16_t idx = vc->done_upto - 1; idx != vc->ring_idx; idx++) {
 		struct mlx5_dma_sig_op *op = live_op(p, vc, idx);
 		uint16_t resp = idx + 1;
@@ -165,6 +160,22 @@ void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
 		op->resp_done = true;
 		p->cancels++;
 	}
+}
+
+} // namespace
+
+void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+	const struct mlx5_glue *glue = vc->dev->glue;
+	struct ibv_qp_init_attr init = {};
+	struct ibv_qp_attr a = {};
+
+	if (!p || !p->drain_pending)
+		return;
+	if (glue->query_qp(vc->qp, &a, IBV_QP_STATE, &init) || a.qp_state != IBV_QPS_SQD)
+		return; /* not stopped yet (or never: no fenced WQE behind the failure) */
+	withdraw_responses(vc, p);
 	rte_io_wmb(); /* the rewritten WQEs before the device resumes */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -176,4 +187,67 @@ void mlx5_dma_sig_drain(struct mlx5_dma_vchan *vc)
 	}
 	p->drain_pending = false;
 	p->drains++;
+}
+
+namespace {
+
+/*
+ * A re-posted signature op runs its verification again, through mkeys its first run
+ * may have put in error (its SIG_ERR CQE possibly lost with the CQ): each side's
+ * region (UMR + PSVs, or the NOPs of a reused mkey) becomes a UMR that re-arms the
+ * mkey, with the same layout, so the same number of WQEBBs.
+ */
+void rearm_reposted(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t start)
+{
+	uint8_t saved = vc->fm_pending;
+
+	for (uint32_t q = start; q != vc->pi;) {
+		const struct mlx5_dma_slot *sl = &vc->slots[q & vc->sq_mask];
+		uint32_t nbb = (uint16_t)(sl->end_pi - (uint16_t)q);
+		struct mlx5_dma_sig_op *op = live_op(p, vc, sl->ring_idx);
+		uint32_t off = 0;
+
+		if (nbb == 0 || nbb > vc->pi - q)
+			break; /* bookkeeping broken: recover() copes */
+		for (int side = 0; op && side < 2; side++) {
+			int mi = op->mkey[side];
+			uint32_t reg = op->reg_nbb[side];
+
+			if (mi < 0 || !reg)
+				continue;
+			struct mlx5_dma_sig_mkey *m = &p->m[mi];
+			struct mlx5_dma_sig_layout lay = m->lay;
+			uint8_t fm =
+				vc->sq[(((q + off) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT) + 11];
+
+			if (m->umr_nbb == reg) {
+				m->rearm = true;
+				vc->fm_pending = fm & MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+				mlx5_dma_sig_umr(vc, q + off, m, &lay, fm & MLX5_WQE_CTRL_FENCE);
+			}
+			off += reg;
+		}
+		q += nbb;
+	}
+	vc->fm_pending = saved;
+}
+
+} // namespace
+
+void mlx5_dma_sig_before_recover(struct mlx5_dma_vchan *vc, uint32_t start)
+{
+	struct mlx5_dma_sig_pool *p = vc->sig;
+
+	if (!p)
+		return;
+	/* the QP is reset: what is re-posted must not carry a withdrawn response */
+	if (p->drain_pending) {
+		withdraw_responses(vc, p);
+		p->drain_pending = false;
+	}
+	/* a UMR that failed (or never ran) left its mkey as it was, possibly in error:
+	 * every mkey's next UMR re-arms it */
+	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++)
+		p->m[i].rearm = true;
+	rearm_reposted(vc, p, start);
 }

@@ -344,7 +344,21 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 		       p->pad_sq + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
 	vc->fm_pending = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
 	m->lay = *lay;
+	m->umr_nbb = (uint8_t)nbb;
 	m->configured = true;
 	m->err_gen = vc->err_gen;
 	return nbb;
+}
+
+void mlx5_dma_sig_nops(struct mlx5_dma_vchan *vc, uint32_t pi, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *w = vc->sq + (((pi + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
+		auto *ctrl = (struct mlx5_wqe_ctrl_seg *)w;
+
+		memset(w, 0, MLX5_SEND_WQE_BB);
+		ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((pi + i) & 0xffff) << 8 |
+							  MLX5_OPCODE_NOP);
+		ctrl->qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 1);
+	}
 }

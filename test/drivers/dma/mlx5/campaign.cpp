@@ -60,6 +60,9 @@ constexpr uint16_t kNbDesc = 128;
 constexpr uint8_t kMark = 0xd7; /**< destination bytes before the op */
 const char *const kDev = "dma_mlx5_campaign";
 unsigned g_umr_entries; /**< --umr-entries: devarg umr_entries= (0: not given) */
+bool g_sig;             /**< --sig: sig=1, and 1 op in 10 a signature strip (direct path) */
+constexpr uint32_t kSigBlocks = 64; /**< CRC32C-protected 512-byte blocks of the sig pool */
+constexpr uint32_t kSigBlk = 512 + 4;
 
 const uint8_t kSyndromes[] = {
 	MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
@@ -114,7 +117,8 @@ const char *const kFaultName[F_NUM] = {"fail_wqe", "qp_fatal", "delay", "cq_over
 enum OpKind {
 	K_COPY,
 	K_SG,
-	K_FILL
+	K_FILL,
+	K_SIG /**< strip CRC32C from 1..8 blocks of the protected pool (--sig) */
 };
 
 struct Op {
@@ -178,16 +182,18 @@ class Campaign {
 public:
 	Campaign(const Mode &m, uint64_t nops, uint32_t seed, bool overrun)
 		: m_(m), nops_(nops), rng_(seed), overrun_(overrun), bufs_(kSrcLen),
-		  dst_(kSlots * kSlotLen)
+		  dst_(kSlots * kSlotLen), prot_(kSigBlocks * kSigBlk)
 	{
 	}
 
 	bool run(Counts *c)
 	{
 		c_ = c;
-		if (!bufs_.ok() || !dst_.ok() || open())
+		if (!bufs_.ok() || !dst_.ok() || !prot_.ok())
 			return false;
-		t_fill(bufs_.src, kSrcLen, 0x5eed);
+		t_fill(bufs_.src, kSrcLen, 0x5eed); /* before open(): the signature pool */
+		if (open())
+			return false;
 		memset(dst_.dst, kMark, kSlots * kSlotLen);
 		uint64_t since_fault = 0;
 		while (issued_ < nops_) {
@@ -226,7 +232,9 @@ private:
 		int n = snprintf(args, sizeof(args), "dev=%s,sim_exec=%s,path=%s", m_.sim,
 				 m_.thread ? "thread" : "inline", m_.path);
 		if (g_umr_entries)
-			snprintf(args + n, sizeof(args) - n, ",umr_entries=%u", g_umr_entries);
+			n += snprintf(args + n, sizeof(args) - n, ",umr_entries=%u", g_umr_entries);
+		if (g_sig)
+			snprintf(args + n, sizeof(args) - n, ",sig=1");
 		int id = t_open(kDev, args, 1, kNbDesc);
 		if (id < 0) {
 			fprintf(stderr, "campaign %s: cannot open %s: %d\n", m_.name, args, id);
@@ -237,9 +245,44 @@ private:
 			ctx_ = t_sim_ctx_open(m_.sim);
 		if (!ctx_ || rte_pmd_dma_mlx5_vchan_info(id_, 0, &vi_))
 			return -1;
+		if (g_sig && protect())
+			return -1;
 		base_recoveries_ = recoveries_of(id_);
 		ep_recoveries_ = base_recoveries_;
-		reported_ok_ = reported_err_ = 0;
+		reported_ok_ = sig_on_ ? 1 : 0; /* protect()'s op */
+		reported_err_ = 0;
+		return 0;
+	}
+
+	/*
+	 * The signature pool: the first kSigBlocks * 512 source bytes given CRC32C PI by
+	 * the device (prot_.src), and a copy with every third block's CRC spoiled
+	 * (prot_.dst). Only where the vchan takes signature ops (path=direct).
+	 */
+	int protect()
+	{
+		struct rte_pmd_dma_mlx5_sig_caps caps;
+		struct rte_pmd_dma_mlx5_sig_xfer x = {};
+		enum rte_dma_status_code st;
+		uint16_t last;
+
+		sig_on_ = rte_pmd_dma_mlx5_sig_caps(id_, &caps) == 0 && caps.enabled;
+		if (!sig_on_)
+			return 0;
+		struct rte_dma_sge s = {t_iova(bufs_.src), kSigBlocks * 512};
+		struct rte_dma_sge d = {t_iova(prot_.src), kSigBlocks * kSigBlk};
+		x.src = &s;
+		x.dst = &d;
+		x.nb_src = x.nb_dst = 1;
+		x.dst_dom.type = RTE_PMD_DMA_MLX5_SIG_CRC32C;
+		x.dst_dom.block_size = 512;
+		if (rte_pmd_dma_mlx5_sig_copy(id_, 0, &x, RTE_DMA_OP_FLAG_SUBMIT) != 0 ||
+		    t_wait_status(id_, 0, 1, &st, &last) != 1 || st != RTE_DMA_STATUS_SUCCESSFUL)
+			return -1;
+		memcpy(prot_.dst, prot_.src, kSigBlocks * kSigBlk);
+		for (uint32_t b = 0; b < kSigBlocks; b += 3)
+			prot_.dst[b * kSigBlk + 512] ^= 0x81;
+		next_idx_ = 1;
 		return 0;
 	}
 
@@ -268,7 +311,32 @@ private:
 		uint16_t ns = 1 + rng_() % 8, nd = 1 + rng_() % 8;
 		int r;
 
-		op.kind = dice < 6 ? K_COPY : dice < 8 ? K_SG : K_FILL;
+		op.kind = dice < 6               ? K_COPY
+			  : dice < 8             ? K_SG
+			  : dice < 9 || !sig_on_ ? K_FILL
+						 : K_SIG;
+		struct rte_pmd_dma_mlx5_sig_xfer x = {};
+		if (op.kind == K_SIG) {
+			/* blocks b0.. of the pool, good or with spoiled CRCs */
+			uint32_t nb = 1 + rng_() % 8, b0 = rng_() % (kSigBlocks - nb + 1);
+			bool spoiled = rng_() % 4 == 0;
+
+			op.len = nb * 512;
+			op.soff = b0 * 512;
+			op.doff = (size_t)op.slot * kSlotLen;
+			d = dst_.dst + op.doff;
+			if (spoiled && op.expect == RTE_DMA_STATUS_SUCCESSFUL &&
+			    (b0 + 2) / 3 * 3 < b0 + nb)
+				op.expect = RTE_DMA_STATUS_DATA_POISION;
+			s[0] = {t_iova((spoiled ? prot_.dst : prot_.src) + b0 * kSigBlk),
+				nb * kSigBlk};
+			dd[0] = {t_iova(d), op.len};
+			x.src = s;
+			x.dst = dd;
+			x.nb_src = x.nb_dst = 1;
+			x.src_dom.type = RTE_PMD_DMA_MLX5_SIG_CRC32C;
+			x.src_dom.block_size = 512;
+		}
 		op.pattern = 0x0123456789abcdefull * (1 + rng_() % 12);
 		memset(d, kMark, op.len + 1);
 		if (op.kind == K_SG) {
@@ -281,6 +349,8 @@ private:
 						 op.len, fl);
 			else if (op.kind == K_SG)
 				r = rte_dma_copy_sg(id_, 0, s, dd, ns, nd, fl);
+			else if (op.kind == K_SIG)
+				r = rte_pmd_dma_mlx5_sig_copy(id_, 0, &x, fl);
 			else
 				r = rte_dma_fill(id_, 0, op.pattern, t_iova(d), op.len, fl);
 			/* a chain longer than the free SQ, or every pattern slot busy */
@@ -375,8 +445,9 @@ private:
 
 		if (st != op.expect) {
 			if (c_->wrong < 10)
-				fprintf(stderr, "campaign %s: op %u status %d, expected %d\n",
-					m_.name, op.idx, st, op.expect);
+				fprintf(stderr,
+					"campaign %s: op %u (kind %d) status %d, expected %d\n",
+					m_.name, op.idx, op.kind, st, op.expect);
 			c_->wrong++;
 		}
 		if (st == RTE_DMA_STATUS_SUCCESSFUL) {
@@ -532,6 +603,8 @@ private:
 	unsigned synd_turn_ = 0;
 	bool ep_open_ = false;
 	FaultKind ep_kind_ = F_FAIL;
+	t_bufs prot_;         /**< signature pool: good (src) and spoiled (dst) PI */
+	bool sig_on_ = false; /**< the vchan takes signature ops */
 	uint64_t ep_wrong_ = 0, ep_recoveries_ = 0, base_recoveries_ = 0;
 	uint64_t reported_ok_ = 0, reported_err_ = 0;
 };
@@ -561,6 +634,7 @@ int main(int argc, char **argv)
 					     {"mode", required_argument, nullptr, 'm'},
 					     {"no-overrun", no_argument, nullptr, 'o'},
 					     {"umr-entries", required_argument, nullptr, 'u'},
+					     {"sig", no_argument, nullptr, 'g'},
 					     {nullptr, 0, nullptr, 0}};
 	int c;
 
@@ -581,10 +655,13 @@ int main(int argc, char **argv)
 		case 'u':
 			g_umr_entries = (unsigned)strtoul(optarg, nullptr, 0);
 			break;
+		case 'g':
+			g_sig = true;
+			break;
 		default:
 			fprintf(stderr,
 				"usage: %s [--ops N] [--seed S] [--mode a,b] [--no-overrun] "
-				"[--umr-entries N]\n",
+				"[--umr-entries N] [--sig]\n",
 				argv[0]);
 			return 2;
 		}

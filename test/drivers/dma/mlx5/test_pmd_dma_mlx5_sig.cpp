@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <vector>
@@ -283,7 +284,7 @@ void test_caps(void)
 	CU_ASSERT_EQUAL(c.enabled, 1);
 	CU_ASSERT_EQUAL(c.pipelining, 1);
 	CU_ASSERT_TRUE(c.max_sge >= 4);
-	CU_ASSERT_EQUAL(c.mkeys, 16);
+	CU_ASSERT_EQUAL(c.mkeys, 32);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(id, NULL), -EINVAL);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(-1, &c), -EINVAL);
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigc"), 0);
@@ -398,11 +399,431 @@ void test_matrix_thread(void)
 	matrix(S_THREAD);
 }
 
+/*
+ * A wrong PI byte in the first, a middle or the last of 3 blocks, per type and per
+ * field: the op ends DATA_POISION with the field, block, offset, expected and actual
+ * values; the next op through the same (re-armed) mkey succeeds.
+ */
+void test_verify_errors(void)
+{
+	const uint32_t nb = 3;
+	const uint16_t bs = 512;
+	Buf src(3 * 520 + 64), dst(3 * 520 + 64);
+	int id = t_open("dma_mlx5_sige", sim_args(S_INLINE), 1, 256), idx;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	for (auto t : kTypes) {
+		uint32_t pl = pi_len(t);
+		bool t10 = pl == 8 && t != RTE_PMD_DMA_MLX5_SIG_CRC64;
+		Dom a = dom(t, bs, t10 ? RTE_PMD_DMA_MLX5_SIG_F_REF_INC : 0, 0x40);
+		Dom none = dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0);
+
+		for (uint32_t bad = 0; bad < nb; bad++) {
+			for (uint32_t byte : {0u, 2u, 4u}) {
+				if (!t10 && byte)
+					continue;
+				auto pa = ref_layout(a, bs, nb, 9 + bad);
+				uint8_t *pi = pa.data() + bad * (bs + pl) + bs;
+				uint8_t good[8];
+				struct rte_pmd_dma_mlx5_sig_err e = {};
+
+				memcpy(good, pi, pl);
+				pi[byte] ^= 0x21;
+				memcpy(src.p, pa.data(), pa.size());
+				struct rte_dma_sge s = {src.iova(), (uint32_t)pa.size()};
+				struct rte_dma_sge d = {dst.iova(), nb * bs};
+				auto x = xfer(a, &s, 1, none, &d, 1);
+
+				CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_DATA_POISION);
+				CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_sig_error(id, 0, idx, &e),
+						      0);
+				CU_ASSERT_EQUAL(e.ring_idx, idx);
+				CU_ASSERT_EQUAL(e.block, bad);
+				CU_ASSERT_EQUAL(e.offset, (uint64_t)bad * (bs + pl));
+				CU_ASSERT_EQUAL(e.is_dst, 0);
+				/* the data moved anyway */
+				CU_ASSERT_EQUAL(dst.p[bad * bs + 7], t_pat(9 + bad + bad, 7));
+				uint64_t want = 0, got = 0;
+
+				if (byte == 0) {
+					CU_ASSERT_EQUAL(e.kind, RTE_PMD_DMA_MLX5_SIG_ERR_GUARD);
+					uint32_t gl = t10 ? 2 : pl;
+
+					for (uint32_t i = 0; i < gl; i++) {
+						want = want << 8 | good[i];
+						got = got << 8 | pi[i];
+					}
+				} else if (byte == 2) {
+					CU_ASSERT_EQUAL(e.kind, RTE_PMD_DMA_MLX5_SIG_ERR_APPTAG);
+					want = 0x5a5a;
+					got = (uint64_t)pi[2] << 8 | pi[3];
+				} else {
+					CU_ASSERT_EQUAL(e.kind, RTE_PMD_DMA_MLX5_SIG_ERR_REFTAG);
+					want = 0x40 + bad;
+					for (int i = 4; i < 8; i++)
+						got = got << 8 | pi[i];
+				}
+				CU_ASSERT_EQUAL(e.expected, want);
+				CU_ASSERT_EQUAL(e.actual, got);
+				/* good data through the same layout: the mkey was re-armed */
+				pa = ref_layout(a, bs, nb, 9 + bad);
+				memcpy(src.p, pa.data(), pa.size());
+				CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+				CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_error(id, 0, idx, &e),
+						-ENOENT);
+			}
+		}
+	}
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sige"), 0);
+}
+
+/* T10-DIF escapes: app tag 0xffff (APP_ESCAPE), app 0xffff + ref 0xffffffff (APP_REF). */
+void test_escapes(void)
+{
+	const uint16_t bs = 512;
+	Buf src(2 * 520), dst(2 * 520);
+	int id = t_open("dma_mlx5_sigx", sim_args(S_INLINE), 1, 64), idx;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	struct {
+		uint16_t flags;
+		uint32_t ref;
+		enum rte_dma_status_code want;
+	} const cases[] = {
+		{0, 7, RTE_DMA_STATUS_DATA_POISION},
+		{RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE, 7, RTE_DMA_STATUS_SUCCESSFUL},
+		{RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE, 7, RTE_DMA_STATUS_DATA_POISION},
+		{RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE, 0xffffffff, RTE_DMA_STATUS_SUCCESSFUL},
+	};
+	for (const auto &c : cases) {
+		/* block 1 carries app tag 0xffff (and ref c.ref) with a wrong guard */
+		Dom a = dom(RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC, bs, c.flags, c.ref, 0xffff);
+		auto pa = ref_layout(a, bs, 2, 3);
+
+		pa[520 + 512] ^= 0xff;
+		memcpy(src.p, pa.data(), pa.size());
+		struct rte_dma_sge s = {src.iova(), 1040}, d = {dst.iova(), 1024};
+		auto x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), &d, 1);
+
+		CU_ASSERT_EQUAL(run1(id, x, &idx), c.want);
+	}
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigx"), 0);
+}
+
+/* Insert with reference tags continuing across ops into one buffer (LBA stream). */
+void test_ref_tag_across_ops(void)
+{
+	const uint16_t bs = 520;
+	const uint32_t per_op = 2, ops = 4;
+	Buf src(ops * per_op * bs), dst(ops * per_op * (bs + 8));
+	int id = t_open("dma_mlx5_sigr", sim_args(S_THREAD), 1, 64);
+	Dom all = dom(RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC, bs,
+		      RTE_PMD_DMA_MLX5_SIG_F_REF_INC | RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES, 1000);
+	enum rte_dma_status_code st[ops];
+	uint16_t last;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	auto want = ref_layout(all, bs, ops * per_op, 77);
+	auto plain = ref_layout(dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), bs, ops * per_op, 77);
+
+	memcpy(src.p, plain.data(), plain.size());
+	for (uint32_t k = 0; k < ops; k++) {
+		Dom d = all;
+		struct rte_dma_sge s = {src.iova(k * per_op * bs), per_op * bs};
+		struct rte_dma_sge o = {dst.iova(k * per_op * (bs + 8)), per_op * (bs + 8)};
+
+		d.ref_tag = 1000 + k * per_op;
+		auto x = xfer(dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), &s, 1, d, &o, 1);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 0, &x, 0), (int)k);
+	}
+	rte_dma_submit(id, 0);
+	CU_ASSERT_EQUAL(t_wait_status(id, 0, ops, st, &last), ops);
+	for (uint32_t k = 0; k < ops; k++)
+		CU_ASSERT_EQUAL(st[k], RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT(memcmp(dst.p, want.data(), want.size()) == 0);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigr"), 0);
+}
+
+/* SG on both sides, segments cut anywhere (not on block boundaries). */
+void test_sg(void)
+{
+	const uint16_t bs = 4096;
+	const uint32_t nb = 3;
+	Buf src(4 * 4200), dst(4 * 4200), back(4 * 4200);
+	int id = t_open("dma_mlx5_sigs", sim_args(S_INLINE), 1, 128), idx;
+	struct rte_pmd_dma_mlx5_sig_caps c;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_sig_caps(id, &c), 0);
+	CU_ASSERT_TRUE_FATAL(c.max_sge >= 4);
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_CRC64, bs, RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES);
+	Dom none = dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0);
+	auto plain = ref_layout(none, bs, nb, 5);
+	auto pa = ref_layout(a, bs, nb, 5);
+
+	/* source pieces scattered in the buffer: 1000 + 5000 + 6288 bytes */
+	memcpy(src.p + 100, plain.data(), 1000);
+	memcpy(src.p + 2000, plain.data() + 1000, 5000);
+	memcpy(src.p + 8000, plain.data() + 6000, 6288);
+	struct rte_dma_sge s[3] = {
+		{src.iova(100), 1000}, {src.iova(2000), 5000}, {src.iova(8000), 6288}};
+	/* destination: 3 pieces, 12312 bytes in all */
+	struct rte_dma_sge d[3] = {
+		{dst.iova(0), 4000}, {dst.iova(5000), 4}, {dst.iova(6000), 8308}};
+	auto x = xfer(none, s, 3, a, d, 3);
+
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+	std::vector<uint8_t> got(pa.size());
+
+	memcpy(got.data(), dst.p, 4000);
+	memcpy(got.data() + 4000, dst.p + 5000, 4);
+	memcpy(got.data() + 4004, dst.p + 6000, 8308);
+	CU_ASSERT(got == pa);
+	/* and back: strip from the 3 pieces into 2 */
+	struct rte_dma_sge b[2] = {{back.iova(0), 3}, {back.iova(64), 12285}};
+	x = xfer(a, d, 3, none, b, 2);
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT(memcmp(back.p, plain.data(), 3) == 0);
+	CU_ASSERT(memcmp(back.p + 64, plain.data() + 3, 12285) == 0);
+	/* one segment more than the caps allow: refused, nothing posted */
+	std::vector<struct rte_dma_sge> many(c.max_sge + 1, {src.iova(), 512});
+	x = xfer(none, many.data(), (uint16_t)many.size(), a, d, 1);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 0, &x, 0), -EINVAL);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigs"), 0);
+}
+
+/* WQEs of the ring from slot 0 on: opcode of each WQE, in order. */
+std::vector<uint8_t> ring_opcodes(int16_t id, uint32_t upto)
+{
+	const uint8_t *ring;
+	uint32_t wqebbs, pi = 0;
+	std::vector<uint8_t> ops;
+
+	if (test_hook_sq_ring(id, 0, &ring, &wqebbs))
+		return ops;
+	while (pi < upto) {
+		const uint8_t *w = ring + (pi % wqebbs) * 64;
+		uint32_t ds = w[7] & 0x3f;
+
+		ops.push_back(w[3]);
+		pi += ds ? (ds + 3) / 4 : 1;
+	}
+	return ops;
+}
+
+/* The pool: the same layout again needs no UMR; a new ref tag or an error does. */
+void test_mkey_reuse(void)
+{
+	const uint16_t bs = 512;
+	Buf src(1040), dst(1040);
+	int id = t_open("dma_mlx5_sigp", sim_args(S_INLINE), 1, 256), idx;
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM, bs, RTE_PMD_DMA_MLX5_SIG_F_REF_INC, 20);
+	Dom none = dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0);
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	auto pa = ref_layout(a, bs, 2, 1);
+	memcpy(src.p, pa.data(), pa.size());
+	struct rte_dma_sge s = {src.iova(), 1040}, d = {dst.iova(), 1024};
+	auto x = xfer(a, &s, 1, none, &d, 1);
+
+	for (int k = 0; k < 3; k++)
+		CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+	x.src_dom.ref_tag = 21; /* a new domain: new UMR; block 0 now fails (ref 20) */
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_DATA_POISION);
+	x.src_dom.ref_tag = 20; /* re-armed: the old layout is in another mkey */
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+	x.src_dom.ref_tag = 21; /* the failed mkey: configured again */
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_DATA_POISION);
+	auto ops = ring_opcodes(id, 60);
+	/* a configuration: UMR (4 WQEBBs: ctrl, mkey context, 1 entry, BSF) + SET_PSV; a
+	 * reused mkey: as many NOPs instead (room for a re-arming UMR after a recovery) */
+	const uint8_t U = MLX5_OPCODE_UMR, P = MLX5_OPCODE_SET_PSV, M = MLX5_OPCODE_MMO,
+		      N = MLX5_OPCODE_NOP;
+	const uint8_t want[] = {U, P, M, N, N, N, N, N, M, N, N, N, N, N, M,
+				U, P, M, N, N, N, N, N, M, U, P, M};
+	CU_ASSERT_TRUE_FATAL(ops.size() >= RTE_DIM(want));
+	for (size_t i = 0; i < RTE_DIM(want); i++)
+		CU_ASSERT_EQUAL(ops[i], want[i]);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigp"), 0);
+}
+
+/* Bad input: -EINVAL, one log line, nothing posted (the next op takes index 0). */
+void test_bad_input(void)
+{
+	Buf src(8192), dst(8192);
+	uint8_t *heap = (uint8_t *)malloc(4096);
+	int id = t_open("dma_mlx5_sigb", sim_args(S_INLINE), 1, 64), idx;
+	Dom none = dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0);
+	Dom c32 = dom(RTE_PMD_DMA_MLX5_SIG_CRC32C, 512);
+	struct rte_dma_sge s = {src.iova(), 1024}, d = {dst.iova(), 1032};
+	struct rte_pmd_dma_mlx5_sig_xfer x;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0 && heap);
+	struct {
+		const char *what;
+		Dom sd, dd;
+		uint32_t slen, dlen, flags;
+		bool heap_src;
+	} const cases[] = {
+		{"block size 1000", none, dom(RTE_PMD_DMA_MLX5_SIG_CRC32C, 1000), 1000, 1004},
+		{"type 99", none, dom((enum rte_pmd_dma_mlx5_sig_type)99, 512), 1024, 1032},
+		{"domain flags", none, dom(RTE_PMD_DMA_MLX5_SIG_CRC32C, 512, 0x100), 1024, 1032},
+		{"T10 flag on CRC", none,
+		 dom(RTE_PMD_DMA_MLX5_SIG_CRC32C, 512, RTE_PMD_DMA_MLX5_SIG_F_REF_INC), 1024, 1032},
+		{"source not whole blocks", c32, none, 1000, 992},
+		{"destination length", none, c32, 1024, 1030},
+		{"no domain", none, none, 1024, 1024},
+		{"block sizes differ", c32, dom(RTE_PMD_DMA_MLX5_SIG_CRC32, 520), 1032, 1048},
+		{"transfer flags", none, c32, 1024, 1032, 0x80},
+		{"verify-only with destination", c32, none, 1032, 1024,
+		 RTE_PMD_DMA_MLX5_SIG_XFER_VERIFY_ONLY},
+		{"unregistered source", none, c32, 1024, 1032, 0, true},
+	};
+	for (const auto &c : cases) {
+		s = {c.heap_src ? t_iova(heap) : src.iova(), c.slen};
+		d = {dst.iova(), c.dlen};
+		x = xfer(c.sd, &s, 1, c.dd, &d, 1);
+		x.flags = c.flags;
+		int ret = rte_pmd_dma_mlx5_sig_copy(id, 0, &x, RTE_DMA_OP_FLAG_SUBMIT);
+
+		if (ret != -EINVAL)
+			fprintf(stderr, "case '%s': %d\n", c.what, ret);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+	}
+	x = xfer(none, &s, 1, c32, &d, 1);
+	x.nb_src = 0;
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 0, &x, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 0, NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy_respond(id, 0, &x, NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 3, &x, 0), -EINVAL);
+	/* a response from unregistered memory: neither op posted */
+	s = {src.iova(), 1024};
+	d = {dst.iova(), 1032};
+	x = xfer(none, &s, 1, c32, &d, 1);
+	struct rte_pmd_dma_mlx5_sig_response r = {t_iova(heap), dst.iova(4096), 64, 0, 0};
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy_respond(id, 0, &x, &r, 0), -EINVAL);
+	/* nothing was posted: the next op is ring index 0 */
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_EQUAL(idx, 0);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigb"), 0);
+	free(heap);
+}
+
+/*
+ * "Verify, then respond": 5 pairs with a plain copy after each, the bad transfer
+ * at position @p bad (or none): every good response goes out, the bad pair's
+ * response is cancelled or replaced by the error response, every copy runs once.
+ */
+void pairs(const char *sim, int bad, bool err_resp)
+{
+	const uint16_t bs = 512;
+	const int n = 5;
+	Buf src(n * 2 * 516), dst(n * 1024), resp(4096), out(4096), cp(4096);
+	int id = t_open("dma_mlx5_sigq", sim_args(sim), 1, 256);
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_CRC32C, bs, RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES);
+	Dom none = dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0);
+	enum rte_dma_status_code st[3 * n];
+	uint16_t last;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	t_fill(resp.p, 4096, 3);
+	t_fill(cp.p, 4096, 4);
+	memset(out.p, 0, 4096);
+	for (int k = 0; k < n; k++) {
+		auto pa = ref_layout(a, bs, 2, 50 + k);
+
+		if (k == bad)
+			pa[516 + 512] ^= 1; /* CRC of block 1 */
+		memcpy(src.p + k * 1032, pa.data(), pa.size());
+		struct rte_dma_sge s = {src.iova(k * 1032), 1032}, d = {dst.iova(k * 1024), 1024};
+		auto x = xfer(a, &s, 1, none, &d, 1);
+		struct rte_pmd_dma_mlx5_sig_response r = {resp.iova(k * 64), out.iova(k * 128), 64,
+							  0, 0};
+
+		if (err_resp) {
+			r.err_src = resp.iova(2048 + k * 64);
+			r.err_len = 32;
+		}
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy_respond(id, 0, &x, &r, 0), 3 * k);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, cp.iova(k * 64), out.iova(1024 + k * 64), 64,
+					     k == n - 1 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+				3 * k + 2);
+	}
+	CU_ASSERT_EQUAL(t_wait_status(id, 0, 3 * n, st, &last), 3 * n);
+	CU_ASSERT_EQUAL(last, 3 * n - 1);
+	for (int k = 0; k < n; k++) {
+		bool b = k == bad;
+
+		CU_ASSERT_EQUAL(st[3 * k],
+				b ? RTE_DMA_STATUS_DATA_POISION : RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(st[3 * k + 1], b && !err_resp ? RTE_DMA_STATUS_NOT_ATTEMPTED
+							      : RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(st[3 * k + 2], RTE_DMA_STATUS_SUCCESSFUL);
+		if (!b) {
+			CU_ASSERT(memcmp(out.p + k * 128, resp.p + k * 64, 64) == 0);
+		} else if (err_resp) {
+			CU_ASSERT(memcmp(out.p + k * 128, resp.p + 2048 + k * 64, 32) == 0);
+			CU_ASSERT_EQUAL(out.p[k * 128 + 32], 0); /* 32 bytes, no more */
+		} else {
+			CU_ASSERT_EQUAL(out.p[k * 128], 0); /* cancelled: nothing went out */
+		}
+		CU_ASSERT(memcmp(out.p + 1024 + k * 64, cp.p + k * 64, 64) == 0);
+		CU_ASSERT_EQUAL(dst.p[k * 1024 + 600], t_pat(50 + k + 1, 600 - 512));
+	}
+	if (bad >= 0) {
+		struct rte_pmd_dma_mlx5_sig_err e;
+
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_error(id, 0, 3 * bad, &e), 0);
+		CU_ASSERT_EQUAL(e.block, 1u);
+		CU_ASSERT_EQUAL(e.kind, RTE_PMD_DMA_MLX5_SIG_ERR_GUARD);
+	}
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigq"), 0);
+}
+
+void pairs_all(const char *sim)
+{
+	pairs(sim, -1, false);
+	for (int bad : {0, 2, 4}) {
+		pairs(sim, bad, false);
+		pairs(sim, bad, true);
+	}
+}
+
+void test_pairs_inline(void)
+{
+	pairs_all(S_INLINE);
+}
+
+void test_pairs_thread(void)
+{
+	pairs_all(S_THREAD);
+}
+
+void test_pairs_fence_inline(void)
+{
+	pairs_all(S_FENCE_INLINE);
+}
+
+void test_pairs_fence_thread(void)
+{
+	pairs_all(S_FENCE_THREAD);
+}
+
 const struct cunit_test tests[] = {
 	{"reference check values", test_reference},
 	{"caps, sig=1, no caps", test_caps},
 	{"matrix inline", test_matrix_inline},
 	{"matrix thread", test_matrix_thread},
+	{"verify errors first/middle/last", test_verify_errors},
+	{"T10-DIF escapes", test_escapes},
+	{"ref tags across ops", test_ref_tag_across_ops},
+	{"SG both sides", test_sg},
+	{"mkey pool reuse", test_mkey_reuse},
+	{"bad input", test_bad_input},
+	{"pairs inline", test_pairs_inline},
+	{"pairs thread", test_pairs_thread},
+	{"pairs stop at fence, inline", test_pairs_fence_inline},
+	{"pairs stop at fence, thread", test_pairs_fence_thread},
 };
 
 } // namespace
