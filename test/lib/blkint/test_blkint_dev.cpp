@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <rte_dmadev.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "blkint_util.h"
@@ -419,6 +420,42 @@ void t_xcheck_sampling(void)
 	rte_blkint_free(dev);
 }
 
+/* Freeing a context with device ops in flight waits for them; a busy device says ENOSPC. */
+void t_free_in_flight_and_busy(void)
+{
+	struct rte_blkint_ctx *dev = ctx_dev(1.0);
+	struct rte_blkint_format f = util::formats(4096)[1]; /* T10-DIF, IP checksum */
+	std::vector<uint8_t> data = util::random_data(4 * 4096, 10);
+	dbuf plain(data.size()), prot(64 * 4 * 4104);
+	struct rte_blkint_op ops[64] = {};
+	struct rte_blkint_stats s;
+	uint16_t n;
+
+	plain.set(data);
+	for (int i = 0; i < 64; i++) {
+		ops[i].type = RTE_BLKINT_OP_INSERT;
+		ops[i].nb_blocks = 4;
+		ops[i].src = plain.p;
+		ops[i].dst = prot.p + (size_t)i * 4 * 4104;
+		ops[i].dst_fmt = &f;
+	}
+	rte_errno = 0;
+	n = rte_blkint_enqueue(dev, ops, 64);
+	/* one signature mkey per insert: the device takes as many ops as it has mkeys */
+	struct rte_pmd_dma_mlx5_sig_caps caps = {};
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(dev_id(), &caps), 0);
+	CU_ASSERT(caps.mkeys > 0 && caps.mkeys < 64);
+	CU_ASSERT_EQUAL(n, caps.mkeys);
+	CU_ASSERT_EQUAL(rte_errno, ENOSPC);
+	rte_blkint_stats_get(dev, &s);
+	CU_ASSERT_EQUAL(s.dev_busy, 1);
+	CU_ASSERT_EQUAL(rte_blkint_pending(dev), n);
+	rte_blkint_free(dev); /* waits; ASan would see a use after free otherwise */
+	for (uint16_t i = 0; i < n; i++)
+		CU_ASSERT(memcmp(prot.p + (size_t)i * 4 * 4104, ref::protect(f, data, 0).data(),
+				 4 * 4104) == 0);
+}
+
 const struct cunit_test tests[] = {
 	{"signature caps", t_caps},
 	{"block size x format x op: device == cpu", t_matrix},
@@ -428,6 +465,7 @@ const struct cunit_test tests[] = {
 	{"routing: small, in place, foreign memory", t_routing},
 	{"cross-check catches CORRUPT_SIG", t_xcheck_catches_fault},
 	{"cross-check sampling 1/64", t_xcheck_sampling},
+	{"free with ops in flight, busy device", t_free_in_flight_and_busy},
 };
 
 } // namespace
