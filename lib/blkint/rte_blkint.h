@@ -239,8 +239,8 @@ __rte_experimental uint64_t rte_blkint_buf_len(const struct rte_blkint_format *f
  * Queue ops. A CPU op is done before the call returns; its result waits for dequeue.
  *
  * @return
- *   Number of ops accepted from the start of @p ops. Fewer than @p n when the context is
- *   full (rte_errno ENOSPC: dequeue, then give the rest again) or when op number
+ *   Number of ops accepted from the start of @p ops. Fewer than @p n when the context or
+ *   the device is full (rte_errno ENOSPC: dequeue, then give the rest again) or when op number
  *   <return value> is invalid (rte_errno EINVAL, one log line; that op is not taken).
  */
 __rte_experimental uint16_t rte_blkint_enqueue(struct rte_blkint_ctx *ctx,
