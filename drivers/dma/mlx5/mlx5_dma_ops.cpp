@@ -7,6 +7,7 @@
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sig.h"
 
 namespace {
 
@@ -188,6 +189,12 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 			fprintf(f, "    last error: op %u syndrome %#x vendor %#x wqe opcode %#x\n",
 				vc->last_err.ring_idx, vc->last_err.syndrome,
 				vc->last_err.vendor_syndrome, vc->last_err.wqe_opcode);
+		if (vc->sig)
+			fprintf(f,
+				"    signature: %u failed verifications, %" PRIu64
+				" SQD resumes, %" PRIu64 " responses withdrawn%s\n",
+				vc->sig->nb_errs, vc->sig->drains, vc->sig->cancels,
+				vc->sig->drain_pending ? ", SQ draining" : "");
 	}
 	return 0;
 }

@@ -332,8 +332,12 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 						      user_fence && !wrote_umr);
 
 			if (!n) {
-				if (wrote_umr)
-					p->m[si].configured = false; /* its UMR was never posted */
+				if (wrote_umr) {
+					/* its UMR is never posted: state as before, maybe in error
+					 */
+					p->m[si].configured = false;
+					p->m[si].rearm = true;
+				}
 				return bad(vc,
 					   "libmlx5 refused the destination mkey's UMR, segments",
 					   x->nb_dst);

@@ -273,6 +273,8 @@ void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc)
 	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
 		p->m[i].configured = false;
 		p->m[i].used = false;
+		/* a failure whose SIG_ERR CQE was never read may have left it in error */
+		p->m[i].rearm = true;
 	}
 	p->discard_gen = 0;
 	p->drain_pending = false;
@@ -292,7 +294,9 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 
 	for (uint16_t i = 0; i < lay->nb; i++)
 		sge[i] = {lay->seg[i].addr, lay->seg[i].len, lay->seg[i].lkey};
-	memset(p->pad_sq, 0, (p->pad_mask + 1) * MLX5_SEND_WQE_BB);
+	/* only what the builder may write: a stale UMR or PSV must not be taken for one */
+	memset(p->pad_sq, 0,
+	       RTE_MIN(mlx5_dma_sig_umr_max_wqebbs(lay->nb), p->pad_mask + 1) * MLX5_SEND_WQE_BB);
 	ibv_wr_start(p->pad_qpx);
 	p->pad_qpx->wr_id = 0;
 	p->pad_qpx->wr_flags = IBV_SEND_INLINE;

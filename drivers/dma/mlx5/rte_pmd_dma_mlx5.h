@@ -396,7 +396,7 @@ struct rte_pmd_dma_mlx5_sig_caps {
 	uint16_t max_sge;     /**< segments per side of a signature copy */
 	uint8_t enabled;      /**< 1: probed with sig=1, vchans take signature ops */
 	uint8_t pipelining;   /**< 1: a failed verification stops the SQ (see copy_respond) */
-	uint16_t mkeys;       /**< signature mkeys per vchan (ops in flight before reuse) */
+	uint16_t mkeys;       /**< signature mkeys per vchan: at most 1 or 2 per op in flight */
 };
 
 #define RTE_PMD_DMA_MLX5_SIG_BS_512 (1u << 0)  /**< 512-byte blocks */
@@ -465,7 +465,8 @@ __rte_experimental int rte_pmd_dma_mlx5_sig_caps(int16_t dev_id,
  * @param flags
  *   RTE_DMA_OP_FLAG_FENCE, RTE_DMA_OP_FLAG_SUBMIT.
  * @return
- *   The ring index; -ENOSPC when the ring is full; -EIO when the vchan is halted;
+ *   The ring index; -ENOSPC when the ring is full or every signature mkey is used by
+ *   an op in flight (read completions); -EIO when the vchan is halted;
  *   -ENOTSUP when the device or vchan takes no signature ops; -EINVAL (one log line,
  *   nothing posted) for a bad domain, block size, segment count, a length that is
  *   not a whole number of blocks, or a segment no MR covers.

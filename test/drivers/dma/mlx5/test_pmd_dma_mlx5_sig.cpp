@@ -172,6 +172,7 @@ const uint16_t kSizes[] = {512, 520, 4048, 4096, 4160};
 #define S_FENCE_INLINE "sim43"
 #define S_FENCE_THREAD "sim44"
 #define S_NOSIG "sim45"
+#define S_NOPIPE "sim46"
 
 int add_sims(void)
 {
@@ -187,6 +188,7 @@ int add_sims(void)
 		{S_FENCE_THREAD, MLX5_SIM_EXEC_THREAD,
 		 MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE},
 		{S_NOSIG, MLX5_SIM_EXEC_INLINE, 0},
+		{S_NOPIPE, MLX5_SIM_EXEC_INLINE, MLX5_SIM_SIG_ALL & ~MLX5_SIM_SIG_PIPELINING},
 	};
 
 	for (const auto &s : sims) {
@@ -592,6 +594,37 @@ void test_sg(void)
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigs"), 0);
 }
 
+/*
+ * A failure whose SIG_ERR CQE is never read (the device is stopped first) leaves
+ * the mkey in error: after rte_dma_start() the same layout still works.
+ */
+void test_restart_after_unread_failure(void)
+{
+	Buf src(1040), dst(1024);
+	int id = t_open("dma_mlx5_sigt", sim_args(S_INLINE), 1, 64), idx;
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC, 512, RTE_PMD_DMA_MLX5_SIG_F_REF_INC, 0);
+	auto pa = ref_layout(a, 512, 2, 4);
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	pa[512] ^= 1;
+	memcpy(src.p, pa.data(), pa.size());
+	struct rte_dma_sge s = {src.iova(), 1040}, d = {dst.iova(), 1024};
+	auto x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), &d, 1);
+
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy(id, 0, &x, RTE_DMA_OP_FLAG_SUBMIT), 0);
+	CU_ASSERT_EQUAL(rte_dma_stop(id), 0); /* inline: it ran; its CQEs are never read */
+	CU_ASSERT_EQUAL(rte_dma_start(id), 0);
+	/* a new reference tag each time: every pooled mkey in turn, the failed one too */
+	for (uint32_t k = 0; k <= 32; k++) {
+		x.src_dom.ref_tag = 100 + k;
+		pa = ref_layout(x.src_dom, 512, 2, 4);
+		memcpy(src.p, pa.data(), pa.size());
+		CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(idx, (int)k);
+	}
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigt"), 0);
+}
+
 /* WQEs of the ring from slot 0 on: opcode of each WQE, in order. */
 std::vector<uint8_t> ring_opcodes(int16_t id, uint32_t upto)
 {
@@ -639,8 +672,8 @@ void test_mkey_reuse(void)
 	 * reused mkey: as many NOPs instead (room for a re-arming UMR after a recovery) */
 	const uint8_t U = MLX5_OPCODE_UMR, P = MLX5_OPCODE_SET_PSV, M = MLX5_OPCODE_MMO,
 		      N = MLX5_OPCODE_NOP;
-	const uint8_t want[] = {U, P, M, N, N, N, N, N, M, N, N, N, N, N, M,
-				U, P, M, N, N, N, N, N, M, U, P, M};
+	const uint8_t want[] = {U, P, M, N, N, N, N, N, M, N, N, N, N, N,
+				M, U, P, M, N, N, N, N, N, M, U, P, M};
 	CU_ASSERT_TRUE_FATAL(ops.size() >= RTE_DIM(want));
 	for (size_t i = 0; i < RTE_DIM(want); i++)
 		CU_ASSERT_EQUAL(ops[i], want[i]);
@@ -776,6 +809,17 @@ void pairs(const char *sim, int bad, bool err_resp)
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_error(id, 0, 3 * bad, &e), 0);
 		CU_ASSERT_EQUAL(e.block, 1u);
 		CU_ASSERT_EQUAL(e.kind, RTE_PMD_DMA_MLX5_SIG_ERR_GUARD);
+		/* the dump counts the stop and the withdrawn response */
+		char *dump = NULL;
+		size_t dlen = 0;
+		FILE *f = open_memstream(&dump, &dlen);
+
+		CU_ASSERT_TRUE_FATAL(f != NULL);
+		rte_dma_dump(id, f);
+		fclose(f);
+		CU_ASSERT_PTR_NOT_NULL(strstr(dump, "signature: 1 failed verifications, 1 SQD "
+						    "resumes, 1 responses withdrawn"));
+		free(dump);
 	}
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigq"), 0);
 }
@@ -787,6 +831,53 @@ void pairs_all(const char *sim)
 		pairs(sim, bad, false);
 		pairs(sim, bad, true);
 	}
+}
+
+/*
+ * A device without pipelining (no SQD->RTS): caps say so, QPs are created without
+ * drain_sigerr, and the response of a failed transfer goes out anyway.
+ */
+void test_pairs_no_pipelining(void)
+{
+	Buf src(1032), dst(1024), resp(64), out(64);
+	int id = t_open("dma_mlx5_sign", sim_args(S_NOPIPE), 1, 64);
+	struct rte_pmd_dma_mlx5_sig_caps c;
+	enum rte_dma_status_code st[2];
+	uint16_t last;
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_caps(id, &c), 0);
+	CU_ASSERT_EQUAL(c.enabled, 1);
+	CU_ASSERT_EQUAL(c.pipelining, 0);
+	Dom a = dom(RTE_PMD_DMA_MLX5_SIG_CRC32, 512);
+	auto pa = ref_layout(a, 512, 2, 8);
+
+	pa[516 + 513] ^= 4;
+	memcpy(src.p, pa.data(), pa.size());
+	t_fill(resp.p, 64, 9);
+	struct rte_dma_sge s = {src.iova(), 1032}, d = {dst.iova(), 1024};
+	auto x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), &d, 1);
+	struct rte_pmd_dma_mlx5_sig_response r = {resp.iova(), out.iova(), 64, 0, 0};
+
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_copy_respond(id, 0, &x, &r, RTE_DMA_OP_FLAG_SUBMIT),
+			0);
+	CU_ASSERT_EQUAL(t_wait_status(id, 0, 2, st, &last), 2);
+	CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_DATA_POISION);
+	CU_ASSERT_EQUAL(st[1], RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT(memcmp(out.p, resp.p, 64) == 0);
+	/* verify only: the same failure, nothing written */
+	memset(dst.p, 0x3c, 1024);
+	x = xfer(a, &s, 1, dom(RTE_PMD_DMA_MLX5_SIG_NONE, 0), NULL, 0);
+	x.flags = RTE_PMD_DMA_MLX5_SIG_XFER_VERIFY_ONLY;
+	int idx;
+	struct rte_pmd_dma_mlx5_sig_err e;
+
+	CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_DATA_POISION);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_sig_error(id, 0, idx, &e), 0);
+	CU_ASSERT_EQUAL(e.block, 1u);
+	CU_ASSERT_EQUAL(e.offset, 516u);
+	CU_ASSERT_EQUAL(dst.p[0], 0x3c);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sign"), 0);
 }
 
 void test_pairs_inline(void)
@@ -819,11 +910,13 @@ const struct cunit_test tests[] = {
 	{"ref tags across ops", test_ref_tag_across_ops},
 	{"SG both sides", test_sg},
 	{"mkey pool reuse", test_mkey_reuse},
+	{"restart after an unread failure", test_restart_after_unread_failure},
 	{"bad input", test_bad_input},
 	{"pairs inline", test_pairs_inline},
 	{"pairs thread", test_pairs_thread},
 	{"pairs stop at fence, inline", test_pairs_fence_inline},
 	{"pairs stop at fence, thread", test_pairs_fence_thread},
+	{"pairs without pipelining; verify-only failure", test_pairs_no_pipelining},
 };
 
 } // namespace
