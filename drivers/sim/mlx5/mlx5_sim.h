@@ -138,6 +138,12 @@ enum mlx5_sim_fault_kind {
 	MLX5_SIM_FAULT_QP_FATAL = 2,
 	/** The next CQE write to @c cqn overruns the CQ: IBV_EVENT_CQ_ERR. */
 	MLX5_SIM_FAULT_CQ_OVERRUN = 3,
+	/**
+	 * The next WQE of @c qpn through a signature mkey writes its first generated
+	 * protection information (wire or memory) with the last byte flipped, and
+	 * completes as if nothing happened: a device corrupting signatures silently.
+	 */
+	MLX5_SIM_FAULT_CORRUPT_SIG = 4,
 };
 
 /** A fault to inject, for tests. */

@@ -126,6 +126,9 @@ int HcaImpl::inject(const Fault &f)
 		qp->fail_synd = f.syndrome;
 		qp->fail_vendor = f.vendor_syndrome;
 		return 0;
+	case Fault::Kind::CorruptSig:
+		qp->corrupt_sig_armed = true;
+		return 0;
 	case Fault::Kind::DelayCompletions:
 		qp->delay_us = f.delay_us;
 		return 0;

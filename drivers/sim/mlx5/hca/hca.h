@@ -95,6 +95,7 @@ struct Fault {
 		DelayCompletions, /**< hold back CQEs of @ref qpn for @ref delay_us (thread mode) */
 		QpFatal,          /**< move @ref qpn to ERR and raise IBV_EVENT_QP_FATAL */
 		CqOverrun,        /**< next CQE write to @ref cqn overruns: IBV_EVENT_CQ_ERR */
+		CorruptSig,       /**< next signature WQE of @ref qpn: 1st generated PI flipped */
 	};
 	Kind kind;
 	uint32_t qpn = 0;

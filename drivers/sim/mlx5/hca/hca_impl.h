@@ -228,6 +228,7 @@ struct QpObj {
 	std::chrono::steady_clock::time_point rnr_due;   /**< its next retry */
 	/* faults */
 	bool fail_armed;
+	bool corrupt_sig_armed; /**< CorruptSig: the next WQE through a sig mkey */
 	uint16_t fail_idx;
 	uint8_t fail_synd;
 	uint8_t fail_vendor;
@@ -308,7 +309,8 @@ struct SigXfer {
 	uint64_t first_block; /**< block of woff */
 	uint64_t mlen;        /**< memory bytes the spans hold */
 	uint32_t nmem;
-	bool failed; /**< fail is valid */
+	bool failed;  /**< fail is valid */
+	bool corrupt; /**< CorruptSig fault: flip the next PI this transfer generates */
 	SigFail fail;
 	Span mem[HCA_MAX_GATHER];
 };

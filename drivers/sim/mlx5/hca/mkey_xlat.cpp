@@ -144,6 +144,7 @@ static Verdict xlat_sig(const HcaImpl *hca, uint32_t pdn, uint32_t key, const Mr
 	x.mlen = mend - mstart;
 	x.nmem = 0;
 	x.failed = false;
+	x.corrupt = false;
 	Out mo = {pl, x.mem, &x.nmem, o.bad, o.resp};
 	Verdict v = xlat_layout(hca, pdn, mk, mstart, mend - mstart, inner, mo, 0);
 	if (v.syndrome)

@@ -254,6 +254,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->access_flags = 0;
 		qp->dest_qpn = 0;
 		qp->fail_armed = false;
+		qp->corrupt_sig_armed = false;
 		deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
 					       [qp](const DeferredCqe &d) { return d.qp == qp; }),
 				deferred_.end());

@@ -147,6 +147,10 @@ int gen_block(SigXfer &x, uint64_t b, Gen *g, bool safe)
 		for (uint32_t i = 0; c.sbs && mpi && i < c.wire.pi; i++)
 			if ((c.copy_mask >> (7 - i)) & 1)
 				g->wbuf[bs + i] = mbuf[bs + i];
+		if (x.corrupt) { /* CorruptSig fault */
+			g->wbuf[bs + c.wire.pi - 1] ^= 1;
+			x.corrupt = false;
+		}
 	}
 	g->x = &x;
 	g->blk = b;
@@ -204,6 +208,10 @@ int flush_block(Acc *a, bool safe)
 		for (uint32_t i = 0; c.sbs && wpi && i < c.mem.pi; i++)
 			if ((c.copy_mask >> (7 - i)) & 1)
 				pi[i] = a->wbuf[bs + i];
+		if (x.corrupt) { /* CorruptSig fault */
+			pi[c.mem.pi - 1] ^= 1;
+			x.corrupt = false;
+		}
 		if (mem_io(x, rel + bs, pi, c.mem.pi, true, safe))
 			return 2;
 	}

@@ -159,8 +159,8 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 {
 	const uint64_t *ring = static_cast<const uint64_t *>(qp->cfg.sq_buf);
 	*fence = false;
-	if (!fast_mmo_ || qp->fail_armed || caps_.max_wr_memcpy_length == 0 ||
-	    ((uintptr_t)ring & 7))
+	if (!fast_mmo_ || qp->fail_armed || qp->corrupt_sig_armed ||
+	    caps_.max_wr_memcpy_length == 0 || ((uintptr_t)ring & 7))
 		return n;
 	FastCtx c = {mrs_.data(),
 		     mrs_.size(),

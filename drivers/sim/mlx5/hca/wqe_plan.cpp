@@ -325,6 +325,14 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		err->req = v;
 		return PlanResult::Error;
 	}
+	/* CorruptSig: the first transfer of the WQE that generates protection */
+	for (uint32_t i = 0; qp->corrupt_sig_armed && i < pl->nsig; i++) {
+		SigXfer &x = pl->sigs[i];
+		if (x.scatter ? x.cfg.mem.pi : x.cfg.wire.pi) {
+			x.corrupt = true;
+			qp->corrupt_sig_armed = false;
+		}
+	}
 	if (!remote)
 		return PlanResult::Ok;
 

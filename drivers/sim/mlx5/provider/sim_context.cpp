@@ -319,6 +319,9 @@ extern "C" int mlx5_sim_inject_fault(struct ibv_context *ctx, const struct mlx5_
 	case MLX5_SIM_FAULT_CQ_OVERRUN:
 		f.kind = Fault::Kind::CqOverrun;
 		break;
+	case MLX5_SIM_FAULT_CORRUPT_SIG:
+		f.kind = Fault::Kind::CorruptSig;
+		break;
 	default:
 		return -EINVAL;
 	}

@@ -1061,6 +1061,53 @@ void test_mmo_convert(void)
 }
 
 /**
+ * The CORRUPT_SIG fault: the next signature WQE of the QP writes its first generated
+ * PI with the last byte flipped and still completes with success and no SIG_ERR (a
+ * silently wrong device, what librte_blkint's ISA-L cross-check exists for); once.
+ */
+void test_corrupt_sig_fault(void)
+{
+	Scenario sc("sim82");
+	Dom a, b;
+	a.set(kKinds[0], 0, false, MLX5DV_SIG_T10DIF_FLAG_REF_REMAP);
+	b.set(kKinds[3], 0, true, 0);
+	uint32_t bs = a.bs, n = 2 * bs;
+	struct mlx5dv_sig_block_attr sa = {}, sb = {};
+	struct mlx5_sim_fault f = {};
+	sa.mem = &a.d;
+	sa.check_mask = 0xff;
+	sb.mem = &b.d;
+	sb.check_mask = 0xf0;
+	f.kind = MLX5_SIM_FAULT_CORRUPT_SIG;
+	f.qpn = sc.c.qp->qp_num;
+	CU_ASSERT_EQUAL(mlx5_sim_inject_fault(sc.ctx, &f), 0);
+	f.qpn = 0xffffff;
+	CU_ASSERT_EQUAL(mlx5_sim_inject_fault(sc.ctx, &f), -EINVAL);
+	for (int round = 0; round < 2; round++) {
+		Scenario::configure(&sc.c, 2 * (bs + 8), IBV_ACCESS_LOCAL_WRITE, &sa);
+		Scenario::configure(&sc.s, 2 * (bs + 4), IBV_ACCESS_LOCAL_WRITE, &sb);
+		sc.fill();
+		lay_out(sc.c.buf.data(), a, 2, 0x31);
+		ibv_wr_start(sc.c.x);
+		sc.c.x->wr_id = 12;
+		sc.c.x->wr_flags = IBV_SEND_SIGNALED;
+		mlx5dv_wr_memcpy(sc.c.dv, sc.s.mkey->lkey, 0, sc.c.mkey->lkey, 0, n);
+		CU_ASSERT_EQUAL(ibv_wr_complete(sc.c.x), 0);
+		struct ibv_wc wc;
+		CU_ASSERT_EQUAL(Scenario::poll(&sc.c, &wc, 1), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		std::vector<uint8_t> want(kBufBytes);
+		lay_out(want.data(), b, 2, 0x31);
+		if (round == 0)
+			want[bs + 3] ^= 1; /* block 0's CRC32C, last byte; block 1 intact */
+		CU_ASSERT(memcmp(sc.s.buf.data(), want.data(), 2 * (bs + 4)) == 0);
+		struct mlx5dv_mkey_err err;
+		CU_ASSERT_EQUAL(mkey_check(sc.c.mkey, &err), MLX5DV_MKEY_NO_ERR);
+		CU_ASSERT_EQUAL(mkey_check(sc.s.mkey, &err), MLX5DV_MKEY_NO_ERR);
+	}
+}
+
+/**
  * RDMA_READ into a signature mkey (local scatter): two wire blocks of CRC64 read
  * from the server's plain MR are verified and stripped into the client's memory;
  * a bad CRC64 in the second block gives BAD_GUARD in the wire domain at 520.
@@ -1190,6 +1237,7 @@ int main(void)
 		{"partial blocks, past the layout", test_partial_blocks},
 		{"wire check at the responder (rkey)", test_remote_wire_check},
 		{"memcpy MMO: T10-DIF memory to CRC32C memory", test_mmo_convert},
+		{"memcpy MMO: the CORRUPT_SIG fault", test_corrupt_sig_fault},
 		{"RDMA_READ into a wire-CRC64 mkey", test_rdma_read_strip},
 	};
 	static const struct cunit_suite suites[] = {

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dma_mlx5 engine: each op is one signature copy on a vchan the context owns
+ * (rte_pmd_dma_mlx5_sig_copy), completed through rte_dma_completed_status() in ring
+ * order; a DATA_POISION status is a failed verification whose details come from
+ * rte_pmd_dma_mlx5_sig_error(). The PMD's functions are looked up at run time
+ * (dlsym: the executable, or an already loaded librte_dma_mlx5) so that librte_blkint
+ * links against no PMD; without them, or on a device without signature caps, the
+ * context runs on the CPU.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+
+#include <new>
+
+#include <rte_dmadev.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "blkint_log.h"
+#include "blkint_pi.h"
+#include "blkint_priv.h"
+#include "rte_pmd_dma_mlx5.h"
+
+namespace {
+
+typedef int (*sig_caps_t)(int16_t, struct rte_pmd_dma_mlx5_sig_caps *);
+typedef int (*sig_copy_t)(int16_t, uint16_t, const struct rte_pmd_dma_mlx5_sig_xfer *, uint64_t);
+typedef int (*sig_error_t)(int16_t, uint16_t, uint16_t, struct rte_pmd_dma_mlx5_sig_err *);
+
+/** A PMD symbol: in the executable (static link, or a global library), else in a loaded PMD. */
+void *pmd_sym(const char *name)
+{
+	static const char *const libs[] = {"librte_dma_mlx5.so.23", "librte_dma_mlx5.so"};
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	for (const char *lib : libs) {
+		void *h;
+
+		if (p)
+			break;
+		h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* never loads: a reference to it */
+		if (!h)
+			continue;
+		p = dlsym(h, name);
+		dlclose(h);
+	}
+	return p;
+}
+
+struct mlx5_engine final : blkint_dev {
+	int16_t dev;
+	uint16_t vchan;
+	struct rte_pmd_dma_mlx5_sig_caps caps;
+	sig_copy_t sig_copy;
+	sig_error_t sig_error;
+	/* ops posted, in ring order (the vchan completes in order) */
+	struct posted {
+		uint32_t slot;
+		bool crc; /* a guard error of a CRC source is RTE_BLKINT_FIELD_CRC */
+	} *fifo = nullptr;
+	uint32_t mask = 0, head = 0, tail = 0;
+	enum rte_dma_status_code *st = nullptr;
+
+	~mlx5_engine() override
+	{
+		rte_free(fifo);
+		rte_free(st);
+	}
+	const char *kind() const override { return "dma_mlx5"; }
+	int submit(const struct blkint_job *job, uint32_t slot) override;
+	void doorbell() override { rte_dma_submit(dev, vchan); }
+	uint16_t poll(struct blkint_dev_done *done, uint16_t n) override;
+
+	bool domain(const struct rte_blkint_format *f, uint32_t ref,
+		    struct rte_pmd_dma_mlx5_sig_domain *d) const;
+};
+
+bool mlx5_engine::domain(const struct rte_blkint_format *f, uint32_t ref,
+			 struct rte_pmd_dma_mlx5_sig_domain *d) const
+{
+	uint32_t check;
+
+	switch (f->type) {
+	case RTE_BLKINT_PI_T10DIF:
+		d->type = f->guard == RTE_BLKINT_GUARD_IPCSUM ? RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM
+							      : RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC;
+		d->flags = (f->guard_seed ? RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES : 0) |
+			   (f->flags & RTE_BLKINT_F_REF_INC ? RTE_PMD_DMA_MLX5_SIG_F_REF_INC : 0) |
+			   (f->flags & RTE_BLKINT_F_APP_ESCAPE ? RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE
+							       : 0) |
+			   (f->flags & RTE_BLKINT_F_APP_REF_ESCAPE
+				    ? RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE
+				    : 0);
+		d->app_tag = f->app_tag;
+		d->ref_tag = ref;
+		check = blkint_check_mask(f);
+		d->check_mask = (uint8_t)((check & RTE_BLKINT_CHECK_GUARD ? 0xc0 : 0) |
+					  (check & RTE_BLKINT_CHECK_APPTAG ? 0x30 : 0) |
+					  (check & RTE_BLKINT_CHECK_REFTAG ? 0x0f : 0));
+		if (!d->check_mask)
+			return false; /* the device reads 0 as "every byte" */
+		break;
+	case RTE_BLKINT_PI_CRC32:
+	case RTE_BLKINT_PI_CRC32C:
+	case RTE_BLKINT_PI_CRC64:
+		d->type = f->type == RTE_BLKINT_PI_CRC32    ? RTE_PMD_DMA_MLX5_SIG_CRC32
+			  : f->type == RTE_BLKINT_PI_CRC32C ? RTE_PMD_DMA_MLX5_SIG_CRC32C
+							    : RTE_PMD_DMA_MLX5_SIG_CRC64;
+		d->flags = f->crc_seed ? RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES : 0;
+		break;
+	default:
+		d->type = RTE_PMD_DMA_MLX5_SIG_NONE;
+		break;
+	}
+	d->block_size = (uint16_t)f->block_size;
+	return !(d->type != RTE_PMD_DMA_MLX5_SIG_NONE && !(caps.types & (1u << d->type)));
+}
+
+/**
+ * IOVA of [p, p + len) when it is DPDK memory (the memory dma_mlx5 has registered),
+ * else RTE_BAD_IOVA. A table walk, no system call (rte_mem_virt2iova may read pagemap).
+ */
+rte_iova_t iova_of(const void *p, uint32_t len)
+{
+	struct rte_memseg_list *msl = rte_mem_virt2memseg_list(p);
+	struct rte_memseg *ms;
+
+	if (!msl)
+		return RTE_BAD_IOVA;
+	if (rte_eal_iova_mode() == RTE_IOVA_VA)
+		return (rte_iova_t)(uintptr_t)p;
+	ms = rte_mem_virt2memseg(p, msl);
+	if (!ms || ms->iova == RTE_BAD_IOVA || (uintptr_t)p + len > (uintptr_t)ms->addr + ms->len)
+		return RTE_BAD_IOVA; /* across pages whose IOVAs need not follow each other */
+	return ms->iova + ((uintptr_t)p - (uintptr_t)ms->addr);
+}
+
+uint16_t bs_bit(uint32_t bs)
+{
+	switch (bs) {
+	case 512:
+		return RTE_PMD_DMA_MLX5_SIG_BS_512;
+	case 520:
+		return RTE_PMD_DMA_MLX5_SIG_BS_520;
+	case 4048:
+		return RTE_PMD_DMA_MLX5_SIG_BS_4048;
+	case 4096:
+		return RTE_PMD_DMA_MLX5_SIG_BS_4096;
+	default:
+		return RTE_PMD_DMA_MLX5_SIG_BS_4160;
+	}
+}
+
+int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
+{
+	const struct rte_blkint_op *op = &job->op;
+	bool plain_src = op->type == RTE_BLKINT_OP_INSERT;
+	bool plain_dst = op->type == RTE_BLKINT_OP_STRIP;
+	const struct rte_blkint_format *lay = plain_src ? &job->dst_fmt : &job->src_fmt;
+	struct rte_pmd_dma_mlx5_sig_xfer x = {};
+	struct rte_dma_sge s = {}, d = {};
+	struct rte_blkint_format none = {};
+	int ret;
+
+	if (tail - head > mask || !(caps.block_sizes & bs_bit(lay->block_size)))
+		return tail - head > mask ? -ENOSPC : -ENOTSUP;
+	none.block_size = lay->block_size;
+	if (!domain(plain_src ? &none : &job->src_fmt, op->src_ref_tag, &x.src_dom) ||
+	    !domain(plain_dst || op->type == RTE_BLKINT_OP_VERIFY ? &none : &job->dst_fmt,
+		    op->dst_ref_tag, &x.dst_dom))
+		return -ENOTSUP;
+	s.length = plain_src ? lay->block_size * op->nb_blocks
+			     : (uint32_t)rte_blkint_buf_len(&job->src_fmt, op->nb_blocks);
+	x.src = &s;
+	x.nb_src = 1;
+	if (op->type == RTE_BLKINT_OP_VERIFY) {
+		x.flags = RTE_PMD_DMA_MLX5_SIG_XFER_VERIFY_ONLY;
+	} else {
+		d.length = plain_dst ? lay->block_size * op->nb_blocks
+				     : (uint32_t)rte_blkint_buf_len(&job->dst_fmt, op->nb_blocks);
+		x.dst = &d;
+		x.nb_dst = 1;
+	}
+	s.addr = iova_of(op->src, s.length);
+	if (x.dst)
+		d.addr = iova_of(op->dst, d.length);
+	if (s.addr == RTE_BAD_IOVA || (x.dst && d.addr == RTE_BAD_IOVA))
+		return -ENOTSUP; /* not DPDK memory: the device could not reach it */
+	ret = sig_copy(dev, vchan, &x, 0);
+	if (ret == -ENOSPC)
+		return -ENOSPC;
+	if (ret < 0)
+		return -ENOTSUP; /* unregistered memory, halted vchan: the CPU takes it */
+	fifo[tail & mask].slot = slot;
+	fifo[tail & mask].crc = !plain_src && job->src_fmt.type != RTE_BLKINT_PI_T10DIF;
+	tail++;
+	return 0;
+}
+
+enum rte_blkint_field field_of(bool crc, uint8_t kind)
+{
+	switch (kind) {
+	case RTE_PMD_DMA_MLX5_SIG_ERR_GUARD:
+		return crc ? RTE_BLKINT_FIELD_CRC : RTE_BLKINT_FIELD_GUARD;
+	case RTE_PMD_DMA_MLX5_SIG_ERR_APPTAG:
+		return RTE_BLKINT_FIELD_APPTAG;
+	case RTE_PMD_DMA_MLX5_SIG_ERR_REFTAG:
+		return RTE_BLKINT_FIELD_REFTAG;
+	default:
+		return RTE_BLKINT_FIELD_NONE;
+	}
+}
+
+uint16_t mlx5_engine::poll(struct blkint_dev_done *done, uint16_t n)
+{
+	uint16_t last = 0, k;
+
+	if (n > mask + 1)
+		n = (uint16_t)(mask + 1);
+	k = rte_dma_completed_status(dev, vchan, n, &last, st);
+	for (uint16_t i = 0; i < k; i++) {
+		struct blkint_dev_done *d = &done[i];
+		struct rte_pmd_dma_mlx5_sig_err e;
+		uint16_t idx = (uint16_t)(last - (k - 1 - i));
+
+		const posted &p = fifo[head++ & mask];
+
+		d->slot = p.slot;
+		d->error = {};
+		if (st[i] == RTE_DMA_STATUS_SUCCESSFUL) {
+			d->status = RTE_BLKINT_OK;
+		} else if (st[i] == RTE_DMA_STATUS_DATA_POISION &&
+			   sig_error(dev, vchan, idx, &e) == 0) {
+			d->status = RTE_BLKINT_ERR_PI;
+			d->error.block = e.block;
+			d->error.field = field_of(p.crc, e.kind);
+			d->error.expected = e.expected;
+			d->error.actual = e.actual;
+		} else {
+			d->status = RTE_BLKINT_ERR_ENGINE;
+		}
+	}
+	return k;
+}
+
+} // namespace
+
+struct blkint_dev *blkint_dev_mlx5_create(int16_t dev_id, uint16_t vchan, uint32_t depth)
+{
+	sig_caps_t caps_fn = (sig_caps_t)pmd_sym("rte_pmd_dma_mlx5_sig_caps");
+	struct rte_pmd_dma_mlx5_sig_caps caps = {};
+	struct rte_dma_info info;
+	mlx5_engine *e;
+
+	if (!rte_dma_is_valid(dev_id) || rte_dma_info_get(dev_id, &info) < 0 ||
+	    vchan >= info.nb_vchans) {
+		BLKINT_LOG(ERR, "dmadev %d vchan %u: no such configured device/vchan", dev_id,
+			   vchan);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!caps_fn || caps_fn(dev_id, &caps) != 0 || !caps.enabled) {
+		BLKINT_LOG(INFO, "dmadev %d (%s): no signature offload%s; ops run on the CPU",
+			   dev_id, info.dev_name,
+			   !caps_fn ? " (dma_mlx5's API not found: PMD not loaded or not exported)"
+			   : caps.types && !caps.enabled ? " (probed without sig=1)"
+							 : "");
+		rte_errno = ENOTSUP;
+		return NULL;
+	}
+	e = new (std::nothrow) mlx5_engine();
+	if (!e) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	e->dev = dev_id;
+	e->vchan = vchan;
+	e->caps = caps;
+	e->sig_copy = (sig_copy_t)pmd_sym("rte_pmd_dma_mlx5_sig_copy");
+	e->sig_error = (sig_error_t)pmd_sym("rte_pmd_dma_mlx5_sig_error");
+	e->mask = rte_align32pow2(depth) - 1;
+	e->fifo = (mlx5_engine::posted *)rte_zmalloc("blkint", sizeof(*e->fifo) * (e->mask + 1), 0);
+	e->st = (enum rte_dma_status_code *)rte_zmalloc("blkint", sizeof(*e->st) * (e->mask + 1),
+							0);
+	if (!e->sig_copy || !e->sig_error || !e->fifo || !e->st) {
+		rte_errno = e->fifo && e->st ? ENOTSUP : ENOMEM;
+		delete e;
+		return NULL;
+	}
+	return e;
+}
