@@ -60,6 +60,20 @@ enum mlx5_sim_sig_feature {
 	MLX5_SIM_SIG_STOP_AT_FENCE = 1 << 5,
 };
 
+/**
+ * Data-in-order capability of an instance (mlx5_sim_device_attr.data_in_order):
+ * what ibv_query_qp_data_in_order() reports and how the device writes the bytes
+ * of an RDMA write, RDMA read response or SEND (doc/guides, software HCA).
+ */
+enum mlx5_sim_data_in_order {
+	/** No promise (default): a message's 128-byte blocks land last first. */
+	MLX5_SIM_DATA_IN_ORDER_NONE = 0,
+	/** Caps ALIGNED_128_BYTES: each 128-byte block in order, blocks last first. */
+	MLX5_SIM_DATA_IN_ORDER_ALIGNED_128 = 1,
+	/** Caps WHOLE_MSG | ALIGNED_128_BYTES: the whole message in order. */
+	MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG = 2,
+};
+
 /** Capabilities of one instance (models a hardware generation). */
 struct mlx5_sim_device_attr {
 	enum mlx5_sim_exec_mode exec_mode;
@@ -98,6 +112,15 @@ struct mlx5_sim_device_attr {
 	cpu_set_t engine_cpus;
 	/** MLX5_SIM_SIG_* bits (default: all, a ConnectX-7-like device); 0 = none. */
 	uint32_t sig_features;
+	/**
+	 * Non-zero (default): the device has RESERVED_QPN general objects, so
+	 * mlx5dv_reserved_qpn_alloc() works; 0: it returns EOPNOTSUPP.
+	 */
+	uint8_t reserved_qpn;
+	/** QPNs per reserved-QPN object = 2^this: 0..16 (default 4). */
+	uint8_t log_reserved_qpn_granularity;
+	/** An enum mlx5_sim_data_in_order value (default NONE). */
+	uint8_t data_in_order;
 };
 
 /** The software HCA's table of the seam (registered as backend "sim" at load). */

@@ -49,7 +49,8 @@ bool caps_valid(const HcaCaps &c)
 {
 	return c.max_qp && c.max_cq && c.max_mr && c.max_pd && c.max_cqe &&
 	       c.max_qp <= 0xffffff - HCA_QPN_BASE && c.cqe_version <= 1 &&
-	       c.max_sq_desc_sz >= MLX5_SEND_WQE_BB && c.max_send_wqebb;
+	       c.max_sq_desc_sz >= MLX5_SEND_WQE_BB && c.max_send_wqebb &&
+	       c.log_reserved_qpn_granularity <= HCA_RSV_QPN_MAX_LOG;
 }
 
 } // namespace

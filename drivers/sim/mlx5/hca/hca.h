@@ -33,6 +33,16 @@ enum class ExecMode : uint8_t {
 	Polled, /**< asynchronously, in progress() calls from any thread (a DPDK service) */
 };
 
+/**
+ * What ibv_query_qp_data_in_order() may promise for an instance, and how its
+ * engine writes the bytes of an RDMA write, RDMA read response or SEND.
+ */
+enum class DataInOrder : uint8_t {
+	None,       /**< no promise: a message's 128-byte blocks land last first */
+	Aligned128, /**< each 128-byte aligned block in order, blocks last first */
+	WholeMsg,   /**< the whole message in order: its last byte lands last */
+};
+
 /** Per-instance capabilities, so tests can model different hardware generations. */
 struct HcaCaps {
 	uint64_t max_wr_memcpy_length = 1ull << 31; /**< 0: no memcpy MMO */
@@ -69,6 +79,12 @@ struct HcaCaps {
 	 * Completions stay in order.
 	 */
 	bool reorder_unfenced = false;
+	/** general_obj_types bit 0x2c: RESERVED_QPN objects (mlx5dv_reserved_qpn_alloc) */
+	bool reserved_qpn = true;
+	/** hca_cap_2.log_reserved_qpn_granularity: QPNs per object = 2^this (0..16) */
+	uint8_t log_reserved_qpn_granularity = 4;
+	/** Data-in-order capability (cmd_hca_cap.qp_data_in_order and beyond). */
+	DataInOrder data_in_order = DataInOrder::None;
 };
 
 /** create_mkey() flags. */
@@ -240,6 +256,18 @@ public:
 	virtual int create_psv(uint32_t pdn, uint32_t *psv_index) = 0;
 	/** DESTROY_PSV. -EINVAL unless @p psv_index is a live PSV. */
 	virtual int destroy_psv(uint32_t psv_index) = 0;
+
+	/* reserved QPNs (general object RESERVED_QPN, 0x2c) */
+	/**
+	 * CREATE_GENERAL_OBJECT of type RESERVED_QPN with log_obj_range @p log_range:
+	 * 2^log_range consecutive QPNs, aligned to their count, that no QP ever gets;
+	 * the first is the object id in @p first_qpn. -EOPNOTSUPP without
+	 * caps.reserved_qpn; -EINVAL: log_range below caps.log_reserved_qpn_granularity
+	 * or above 16; -ENOMEM: the QPN space is used up.
+	 */
+	virtual int create_reserved_qpn(uint32_t log_range, uint32_t *first_qpn) = 0;
+	/** DESTROY_GENERAL_OBJECT of one. -EINVAL unless @p first_qpn is a live object. */
+	virtual int destroy_reserved_qpn(uint32_t first_qpn) = 0;
 
 	/** Next async event; -EAGAIN when none is pending. */
 	virtual int get_async_event(AsyncEvent *event) = 0;

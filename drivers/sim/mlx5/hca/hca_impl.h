@@ -21,6 +21,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <sched.h>
 #include <memory>
 #include <mutex>
@@ -71,9 +72,11 @@ using DevLock = std::lock_guard<DevMutex>;
 
 /** Internal numbering. */
 enum {
-	HCA_QPN_BASE = 0x100, /**< first QPN handed out */
-	HCA_CQN_BASE = 0x40,  /**< first CQN handed out */
-	HCA_MAX_GATHER = 64,  /**< spans one side of a WQE can name */
+	HCA_QPN_BASE = 0x100,     /**< first QPN handed out */
+	HCA_QPN_END = 1u << 24,   /**< QPNs are 24 bits */
+	HCA_RSV_QPN_MAX_LOG = 16, /**< largest reserved QPN object: 2^16 QPNs */
+	HCA_CQN_BASE = 0x40,      /**< first CQN handed out */
+	HCA_MAX_GATHER = 64,      /**< spans one side of a WQE can name */
 	HCA_MAX_WQE_BYTES = MLX5_HW_WQE_MAX_DS * MLX5_HW_DS_BYTES,
 	HCA_MAX_GROUP = 32,           /**< WQEs planned before their data is moved */
 	HCA_RQ_MAX_SHIFT = 10,        /**< RQ stride at most 1 KiB = 64 data segments */
@@ -280,6 +283,11 @@ enum : uint8_t {
 	XF_INVAL = 1u << 2,   /**< free Plan::target (SEND_INVAL) after the data */
 	XF_SIG = 1u << 3,     /**< a span goes through a signature mkey */
 	XF_PSV = 1u << 4,     /**< SET_PSV: update Plan::psv */
+	/* data_order.cpp: how the bytes of a message land (caps.data_in_order) */
+	XF_DIO_WHOLE = 1u << 5,   /**< in order: the message's last byte lands last */
+	XF_DIO_REVERSE = 1u << 6, /**< its 128-byte aligned blocks land last first */
+	XF_DIO_BLOCK = 1u << 7,   /**< each block in order: its last byte lands last */
+	XF_DIO = XF_DIO_WHOLE | XF_DIO_REVERSE | XF_DIO_BLOCK,
 };
 
 /** Model limit: signature mkeys one WQE may name (both sides together). */
@@ -412,6 +420,8 @@ public:
 	void rq_notify(uint32_t qpn) override;
 	int create_psv(uint32_t pdn, uint32_t *psv_index) override;
 	int destroy_psv(uint32_t psv_index) override;
+	int create_reserved_qpn(uint32_t log_range, uint32_t *first_qpn) override;
+	int destroy_reserved_qpn(uint32_t first_qpn) override;
 	int get_async_event(AsyncEvent *event) override;
 	void quiesce() override;
 	int inject(const Fault &fault) override;
@@ -469,6 +479,15 @@ public:
 	static void apply_umr(const Plan *pl);
 	/** exec_general() of plans with HCA_NSRC_SPECIAL (umr.cpp, xlat_exec.cpp). */
 	static uint64_t exec_special(Plan *pl);
+
+	/* ---- data_order.cpp ---- */
+	/**
+	 * A planned RDMA write, RDMA read or SEND lands in caps_.data_in_order's order:
+	 * set its XF_DIO_* bits (not for ODP, repeat-block or signature plans).
+	 */
+	void plan_data_order(Plan *pl) const;
+	/** exec_special() of plans with XF_DIO_* bits: move the bytes in that order. */
+	static void exec_data_order(Plan *pl);
 
 	/* ---- qp_state.cpp (under mu_) ---- */
 	QpObj *find_qp(uint32_t qpn) const;
@@ -596,6 +615,7 @@ public:
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
 	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
 	std::deque<AsyncEvent> events_;
+	std::map<uint32_t, uint32_t> rsv_qpns_; /**< reserved QPN objects: first QPN -> log range */
 	std::deque<DeferredCqe> deferred_;
 	std::vector<QpObj *> overrun_qps_;
 	std::unique_ptr<Plan[]> plans_; /**< HCA_MAX_GROUP plans, reused */

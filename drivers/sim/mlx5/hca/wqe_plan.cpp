@@ -246,6 +246,8 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	pl->umr_has_bsf = false;
 	pl->umr_sig_err = false;
 	PlanResult r = plan_checked(qp, pl, err);
+	if (r == PlanResult::Ok)
+		plan_data_order(pl);
 	/* exec_plan() sends it to exec_general() without looking at xflags */
 	if (r == PlanResult::Ok && pl->xflags)
 		pl->nsrc |= HCA_NSRC_SPECIAL;

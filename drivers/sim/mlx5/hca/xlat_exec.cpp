@@ -87,6 +87,12 @@ uint64_t HcaImpl::exec_special(Plan *pl)
 	}
 	if (pl->xflags & XF_SIG)
 		return exec_sig(pl);
+	if (pl->xflags & XF_DIO) {
+		exec_data_order(pl);
+		if ((pl->xflags & XF_INVAL) && !pl->fault)
+			pl->target_mk->free = true;
+		return pl->total;
+	}
 	uint64_t total = pl->total;
 	Cursor s = {pl->src, pl->nsrc & ~HCA_NSRC_SPECIAL, 0, 0};
 	Cursor d = {pl->dst, pl->ndst, 0, 0};

@@ -143,6 +143,20 @@ struct SimPd {
 	struct ibv_mr *opaque_mr;
 };
 
+/**
+ * An address handle: libmlx5's mlx5_ah. A DCI WQE carries a copy of its 48-byte
+ * address vector (mlx5dv_wr_set_dc_addr).
+ */
+struct SimAh {
+	struct ibv_ah ibah;
+	struct mlx5_wqe_av av; /**< dqp_dct has MLX5_EXTENDED_UD_AV set */
+};
+
+static inline struct SimAh *to_sim_ah(struct ibv_ah *ah)
+{
+	return reinterpret_cast<struct SimAh *>(ah);
+}
+
 /** A memory region. */
 struct SimMr {
 	struct ibv_mr ibmr;

@@ -153,6 +153,7 @@ int sim_close_device(struct ibv_context *context)
 		/* objects left behind would dangle: the caller must destroy them first */
 		if (ctx->n_pd || ctx->n_mr || ctx->n_cq || ctx->n_qp)
 			return EBUSY;
+		sim_reserved_qpn_release(ctx);
 	}
 	pthread_mutex_destroy(&ctx->ibctx.mutex);
 	free(ctx->cq_uar);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -32,6 +33,17 @@ struct SimDevice {
 	int open_count; /**< contexts open; guarded by the registry lock */
 };
 
+/**
+ * One RESERVED_QPN object of a context, as libmlx5 keeps it: QPNs are handed
+ * out forward only, a freed one is never handed out again.
+ */
+struct SimRsvQpnBlock {
+	uint32_t first_qpn;          /**< the object id */
+	uint32_t next_avail;         /**< next slot to hand out */
+	std::vector<uint64_t> inuse; /**< bitmap of handed-out, not yet freed slots */
+	uint32_t nr_inuse;
+};
+
 /** A device context with its control-path state. */
 struct SimCtxFull : SimContext {
 	std::shared_ptr<SimDevice> dev;
@@ -39,6 +51,7 @@ struct SimCtxFull : SimContext {
 	NumTable<struct SimCqFull> cq_by_cqn;
 	uint32_t n_pd, n_mr, n_cq, n_qp;
 	void *cq_uar; /**< page handed out as mlx5dv_cq.cq_uar (arming is in memory) */
+	std::vector<SimRsvQpnBlock> rsv_qpns; /**< reserved QPN objects, oldest first */
 };
 
 /** A PD; users = MRs and QPs on it (the opaque MR excluded). */
@@ -159,10 +172,14 @@ int sim_mkey_sig_create(SimCtxFull *ctx, const SimPd *pd, SimMkey *mkey);
 /** Destroy the PSVs of @p mkey (0 or a positive errno); before the device mkey. */
 int sim_mkey_sig_destroy(SimCtxFull *ctx, SimMkey *mkey);
 
-/* ---- later issues (sim_later.cpp) ---- */
-int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id);
+/* ---- reserved QPNs (sim_reserved_qpn.cpp) ---- */
 int sim_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn);
 int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn);
+/** Destroy the device objects of every reserved QPN block (context close). */
+void sim_reserved_qpn_release(SimCtxFull *ctx);
+
+/* ---- later issues (sim_later.cpp) ---- */
+int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id);
 struct mlx5dv_mkey *sim_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
 int sim_dv_destroy_mkey(struct mlx5dv_mkey *mkey);
 

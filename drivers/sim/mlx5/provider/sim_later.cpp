@@ -19,20 +19,4 @@ int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id)
 	return EOPNOTSUPP;
 }
 
-/* Reserved QPNs (general object 0x2c): later issue. */
-int sim_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn)
-{
-	(void)context;
-	(void)qpn;
-	return EOPNOTSUPP;
-}
-
-/* Reserved QPNs (general object 0x2c): later issue. */
-int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn)
-{
-	(void)context;
-	(void)qpn;
-	return EOPNOTSUPP;
-}
-
 } // namespace mlx5sim

@@ -120,11 +120,31 @@ void sim_sq_doorbell(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8)
 
 int sim_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
 {
-	/* the HCA cap qp_data_in_order is 0 in the model: never reported in order */
-	(void)qp;
+	/*
+	 * The seam's v46+ contract (mlx5_glue.h): unknown flags give 0; mlx5 ignores
+	 * op and answers 0 unless the QP is in RTS (its cached state); libibverbs adds
+	 * ALIGNED_128_BYTES to WHOLE_MSG. An instance may also promise 128-byte blocks
+	 * only, which the caps vector reports as ALIGNED_128_BYTES alone.
+	 */
 	(void)op;
-	(void)flags;
-	return 0;
+	if (!qp || !sim_is_sim_context(qp->context) ||
+	    (flags & ~(uint32_t)MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS) || qp->state != IBV_QPS_RTS)
+		return 0;
+	int caps = 0;
+	switch (to_sim_ctx(qp->context)->hca->caps().data_in_order) {
+	case DataInOrder::WholeMsg:
+		caps = MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG |
+		       MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+		break;
+	case DataInOrder::Aligned128:
+		caps = MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+		break;
+	case DataInOrder::None:
+		break;
+	}
+	if (flags & MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS)
+		return caps;
+	return !!(caps & MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG);
 }
 
 } // namespace mlx5sim

@@ -98,6 +98,9 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 		return false;
 	if (a.sig_features & ~(uint32_t)(MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE))
 		return false;
+	if (a.log_reserved_qpn_granularity > 16 ||
+	    a.data_in_order > MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG)
+		return false;
 	caps->max_wr_memcpy_length = a.max_wr_memcpy_length;
 	caps->max_sq_desc_sz = a.max_sq_desc_sz;
 	caps->max_send_wqebb = a.max_send_wqebb;
@@ -117,6 +120,13 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->sig_crc64_xp10 = a.sig_features & MLX5_SIM_SIG_CRC64_XP10;
 	caps->sqd2rts = a.sig_features & MLX5_SIM_SIG_PIPELINING;
 	caps->sigerr_stop_at_fence = a.sig_features & MLX5_SIM_SIG_STOP_AT_FENCE;
+	caps->reserved_qpn = a.reserved_qpn != 0;
+	caps->log_reserved_qpn_granularity = a.log_reserved_qpn_granularity;
+	caps->data_in_order = a.data_in_order == MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG
+				      ? DataInOrder::WholeMsg
+			      : a.data_in_order == MLX5_SIM_DATA_IN_ORDER_ALIGNED_128
+				      ? DataInOrder::Aligned128
+				      : DataInOrder::None;
 	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE   ? ExecMode::Inline
 		: a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled
 						      : ExecMode::Thread;
@@ -291,6 +301,9 @@ extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
 	attr->odp_implicit = caps.odp_implicit;
 	attr->reorder_unfenced = caps.reorder_unfenced;
 	attr->sig_features = MLX5_SIM_SIG_ALL;
+	attr->reserved_qpn = caps.reserved_qpn;
+	attr->log_reserved_qpn_granularity = caps.log_reserved_qpn_granularity;
+	attr->data_in_order = MLX5_SIM_DATA_IN_ORDER_NONE;
 }
 
 extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr)

@@ -76,27 +76,41 @@ void sim_wr_abort(struct ibv_qp_ex *qpx)
 
 /* ---- builders: the WR is counted here; a data setter finalises it ---- */
 
+/*
+ * A DCI WQE has a 48-byte datagram (address vector) slot after the ctrl segment,
+ * filled by the address setter; what follows may wrap to slot 0 (a WQE that
+ * starts in the last slot).
+ */
+uint32_t transport_bytes(const SimQp *qp)
+{
+	return qp->is_dci ? sizeof(struct mlx5_wqe_datagram_seg) : 0;
+}
+
 void rc_begin_plain(SimQp *qp, uint8_t opcode, const __be32 *imm)
 {
 	uint8_t *ctrl = wr_begin(qp, opcode, 0, WR_DATA_NONE);
+	uint32_t tseg = transport_bytes(qp);
 
 	if (imm)
 		qp->wr.cur_ctrl->imm = *imm;
-	qp->wr.cur_data = ctrl + sizeof(struct mlx5_wqe_ctrl_seg);
-	qp->wr.cur_size = 1;
+	qp->wr.cur_data = wr_wrap(qp, ctrl + sizeof(struct mlx5_wqe_ctrl_seg) + tseg);
+	qp->wr.cur_size = (sizeof(struct mlx5_wqe_ctrl_seg) + tseg) / 16;
+	qp->wr.cur_setters_cnt = 0;
 	qp->wr.nreq++;
 }
 
 void rc_begin_rdma(SimQp *qp, uint8_t opcode, uint32_t rkey, uint64_t raddr, const __be32 *imm)
 {
 	uint8_t *ctrl = wr_begin(qp, opcode, 0, WR_DATA_NONE);
-	uint8_t *seg = ctrl + sizeof(struct mlx5_wqe_ctrl_seg);
+	uint32_t tseg = transport_bytes(qp);
+	uint8_t *seg = wr_wrap(qp, ctrl + sizeof(struct mlx5_wqe_ctrl_seg) + tseg);
 
 	if (imm)
 		qp->wr.cur_ctrl->imm = *imm;
 	wr_set_raddr(seg, rkey, raddr);
 	qp->wr.cur_data = seg + sizeof(struct mlx5_wqe_raddr_seg);
-	qp->wr.cur_size = 2;
+	qp->wr.cur_size = (sizeof(struct mlx5_wqe_ctrl_seg) + tseg) / 16 + 1;
+	qp->wr.cur_setters_cnt = 0;
 	qp->wr.nreq++;
 }
 
@@ -104,13 +118,16 @@ void rc_begin_atomic(SimQp *qp, bool cmp_swp, uint32_t rkey, uint64_t raddr, uin
 		     uint64_t compare)
 {
 	uint8_t opcode = cmp_swp ? MLX5_OPCODE_ATOMIC_CS : MLX5_OPCODE_ATOMIC_FA;
-	uint8_t *seg = wr_begin(qp, opcode, 0, WR_DATA_NONE) + sizeof(struct mlx5_wqe_ctrl_seg);
+	uint32_t tseg = transport_bytes(qp);
+	uint8_t *seg = wr_wrap(qp, wr_begin(qp, opcode, 0, WR_DATA_NONE) +
+					   sizeof(struct mlx5_wqe_ctrl_seg) + tseg);
 
 	wr_set_raddr(seg, rkey, raddr);
 	seg += sizeof(struct mlx5_wqe_raddr_seg);
 	wr_set_atomic(seg, cmp_swp, swap_add, compare);
 	qp->wr.cur_data = seg + sizeof(struct mlx5_wqe_atomic_seg);
-	qp->wr.cur_size = 3;
+	qp->wr.cur_size = (sizeof(struct mlx5_wqe_ctrl_seg) + tseg) / 16 + 2;
+	qp->wr.cur_setters_cnt = 0;
 	qp->wr.nreq++;
 }
 
@@ -173,7 +190,19 @@ void sim_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 	qp->sq.fm_cache = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
 }
 
-/* ---- data setters: each one finalises the WQE, even after an error ---- */
+/*
+ * ---- data setters: on an RC QP each one finalises the WQE, even after an
+ * error; on a DCI the second of the data and address setters does ----
+ */
+
+/** A setter is done: finalise the WQE when it was the last one it needed. */
+void setter_done(SimQp *qp)
+{
+	if (!qp->is_dci || qp->wr.cur_setters_cnt == 1)
+		wr_finish(qp);
+	else
+		qp->wr.cur_setters_cnt++;
+}
 
 void sim_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length)
 {
@@ -184,7 +213,7 @@ void sim_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_
 			    addr);
 		qp->wr.cur_size++;
 	}
-	wr_finish(qp);
+	setter_done(qp);
 }
 
 void sim_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge, const struct ibv_sge *sg)
@@ -204,7 +233,7 @@ void sim_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge, const struct ibv
 			qp->wr.cur_size++;
 		}
 	}
-	wr_finish(qp);
+	setter_done(qp);
 }
 
 void sim_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
@@ -219,7 +248,7 @@ void sim_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
 		qp->wr.inl_wqe = true;
 		qp->wr.cur_size += wr_inline_finish(hdr, length);
 	}
-	wr_finish(qp);
+	setter_done(qp);
 }
 
 /** Entries are copied one by one; the one that crosses the limit is not written. */
@@ -235,14 +264,36 @@ void sim_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 		total += bufs[i].length;
 		if (wr_inline_too_big(qp, total)) {
 			wr_latch(qp, ENOMEM);
-			wr_finish(qp);
+			setter_done(qp);
 			return;
 		}
 		p = wr_copy_wrap(qp, p, bufs[i].addr, bufs[i].length);
 	}
 	qp->wr.inl_wqe = true;
 	qp->wr.cur_size += wr_inline_finish(hdr, total);
-	wr_finish(qp);
+	setter_done(qp);
+}
+
+/* ---- DCI address setters (mlx5dv_wr_set_dc_addr[_stream]) ---- */
+
+void sim_wr_set_dc_addr(struct mlx5dv_qp_ex *dv, struct ibv_ah *ah, uint32_t remote_dctn,
+			uint64_t remote_dc_key)
+{
+	SimQp *qp = to_sim_qp(dv);
+	auto *dseg = reinterpret_cast<struct mlx5_wqe_datagram_seg *>(
+		reinterpret_cast<uint8_t *>(qp->wr.cur_ctrl) + sizeof(struct mlx5_wqe_ctrl_seg));
+
+	memcpy(&dseg->av, &to_sim_ah(ah)->av, sizeof(dseg->av));
+	dseg->av.dqp_dct |= htobe32(remote_dctn | MLX5_EXTENDED_UD_AV);
+	dseg->av.key.dc_key = htobe64(remote_dc_key);
+	setter_done(qp);
+}
+
+void sim_wr_set_dc_addr_stream(struct mlx5dv_qp_ex *dv, struct ibv_ah *ah, uint32_t remote_dctn,
+			       uint64_t remote_dc_key, uint16_t stream_id)
+{
+	to_sim_qp(dv)->wr.cur_ctrl->dci_stream_channel_id = htobe16(stream_id);
+	sim_wr_set_dc_addr(dv, ah, remote_dctn, remote_dc_key);
 }
 
 void install_rc_builders(struct ibv_qp_ex *x)
@@ -266,28 +317,27 @@ void install_rc_builders(struct ibv_qp_ex *x)
 
 int sim_qp_install_wr_ops(SimQp *qp)
 {
-	/*
-	 * Not implemented yet (later issues), refused so QP creation fails clearly:
-	 * BIND_MW and the DCI address setters (so no ibv_wr_* builder on a DCI).
-	 */
+	/* not implemented yet (a later issue), refused so QP creation fails clearly: BIND_MW */
 	if (qp->dv_send_ops_flags & ~kDvOps)
 		return -EOPNOTSUPP;
-	if (qp->is_dci) {
-		if (qp->send_ops_flags)
-			return -EOPNOTSUPP;
-	} else if (qp->type != IBV_QPT_RC || (qp->send_ops_flags & ~kRcSendOps)) {
+	if ((!qp->is_dci && qp->type != IBV_QPT_RC) || (qp->send_ops_flags & ~kRcSendOps))
 		return -EOPNOTSUPP;
-	}
 	qp->qpx.wr_start = sim_wr_start;
 	qp->qpx.wr_complete = sim_wr_complete;
 	qp->qpx.wr_abort = sim_wr_abort;
-	/* like libmlx5, an RC QP gets every builder; the mask only sized the SQ */
-	if (!qp->is_dci)
-		install_rc_builders(&qp->qpx);
+	/*
+	 * Like libmlx5, an RC QP or DCI gets every builder (the mask only sized the
+	 * SQ); a DCI's data setters wait for the address setter too.
+	 */
+	install_rc_builders(&qp->qpx);
 	/* any dv flag installs every dv builder, as v44.0 does */
 	if (qp->dv_send_ops_flags) {
 		sim_dv_install_builders(&qp->dv);
 		sim_umr_install_builders(&qp->dv);
+	}
+	if (qp->is_dci) {
+		qp->dv.wr_set_dc_addr = sim_wr_set_dc_addr;
+		qp->dv.wr_set_dc_addr_stream = sim_wr_set_dc_addr_stream;
 	}
 	if (!qp->wr.cur_ctrl)
 		qp->wr.cur_ctrl = reinterpret_cast<struct mlx5_wqe_ctrl_seg *>(qp->sq.buf);

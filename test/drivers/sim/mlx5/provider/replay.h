@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,7 +101,8 @@ struct Env {
 	std::vector<std::unique_ptr<QpBox>> qps;
 	RecordingUar uar;
 	std::vector<std::unique_ptr<SimMkey>> mkeys;
-	std::vector<int> mkey_handles; /* parallel to mkeys */
+	std::vector<int> mkey_handles;                  /* parallel to mkeys */
+	std::map<uint64_t, std::unique_ptr<SimAh>> ahs; /* by handle (DCI records) */
 	CannedDevx devx;
 	std::unique_ptr<SimCq> cq;
 	AlignedBuf cq_buf;

@@ -312,6 +312,19 @@ bool env_build(const Json &rec, Env &env, Checker &chk)
 	for (const Json &q : rec["qps"].items())
 		if (!build_qp(q, env, chk))
 			return false;
+	if (rec.has("ahs")) {
+		for (const Json &a : rec["ahs"].items()) {
+			std::vector<uint8_t> av;
+			std::unique_ptr<SimAh> ah(new SimAh());
+
+			if (!hex_decode(a["av"].str(), &av) || av.size() != sizeof(ah->av)) {
+				chk.fail("bad address vector");
+				return false;
+			}
+			memcpy(&ah->av, av.data(), sizeof(ah->av));
+			env.ahs[a["handle"].u64()] = std::move(ah);
+		}
+	}
 	return !env.qps.empty() || (chk.fail("record without QPs"), false);
 }
 

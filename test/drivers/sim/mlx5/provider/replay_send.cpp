@@ -31,6 +31,10 @@ const void *send_call_target(SimQp *qp, const std::string &op)
 		return (const void *)x->wr_abort;
 	if (op == "ibv_wr_send")
 		return (const void *)x->wr_send;
+	if (op == "mlx5dv_wr_set_dc_addr")
+		return (const void *)dv->wr_set_dc_addr;
+	if (op == "mlx5dv_wr_set_dc_addr_stream")
+		return (const void *)dv->wr_set_dc_addr_stream;
 	if (op == "ibv_wr_send_imm")
 		return (const void *)x->wr_send_imm;
 	if (op == "ibv_wr_send_inv")
@@ -204,6 +208,22 @@ bool send_do_call(QpBox &box, Env &env, Args c, Checker &chk)
 		ibv_wr_set_inline_data(x, d.data(), d.size());
 	} else if (op == "ibv_wr_set_inline_data_list") {
 		do_inline_list(x, c, chk);
+	} else if (op == "mlx5dv_wr_set_dc_addr" || op == "mlx5dv_wr_set_dc_addr_stream") {
+		auto it = env.ahs.find(c["ah"].u64());
+
+		if (it == env.ahs.end()) {
+			chk.fail("unknown address handle");
+			return true;
+		}
+		struct ibv_ah *ah = &it->second->ibah;
+		uint32_t dctn = (uint32_t)c["remote_dctn"].u64();
+		uint64_t key = c["remote_dc_key"].u64();
+
+		if (op == "mlx5dv_wr_set_dc_addr")
+			mlx5dv_wr_set_dc_addr(&qp->dv, ah, dctn, key);
+		else
+			mlx5dv_wr_set_dc_addr_stream(&qp->dv, ah, dctn, key,
+						     (uint16_t)c["stream_id"].u64());
 	} else if (op == "mlx5dv_wr_memcpy") {
 		mlx5dv_wr_memcpy(&qp->dv, (uint32_t)c["dest_lkey"].u64(), c["dest_addr"].u64(),
 				 (uint32_t)c["src_lkey"].u64(), c["src_addr"].u64(),

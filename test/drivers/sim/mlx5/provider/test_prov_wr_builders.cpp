@@ -417,16 +417,20 @@ void test_install_refusals(void)
 
 	dci.qp->is_dci = true;
 	dci.qp->type = IBV_QPT_DRIVER;
-	CU_ASSERT_EQUAL(dci.install(), -EOPNOTSUPP); /* ibv builders need the DC setters */
-	dci.qp->send_ops_flags = 0;
+	/* a DCI gets the RC builders and the DC address setters */
 	CU_ASSERT_EQUAL(dci.install(), 0);
-	CU_ASSERT_PTR_NULL(dci.qp->qpx.wr_send);
+	CU_ASSERT_PTR_NOT_NULL(dci.qp->qpx.wr_send);
+	CU_ASSERT_PTR_NOT_NULL(dci.qp->dv.wr_set_dc_addr);
+	CU_ASSERT_PTR_NOT_NULL(dci.qp->dv.wr_set_dc_addr_stream);
 	CU_ASSERT_PTR_NOT_NULL(dci.qp->dv.wr_memcpy);
+	dci.qp->send_ops_flags |= IBV_QP_EX_WITH_BIND_MW;
+	CU_ASSERT_EQUAL(dci.install(), -EOPNOTSUPP);
 	Fixture plain(0);
 
 	CU_ASSERT_EQUAL(plain.install(), 0);
 	CU_ASSERT_PTR_NOT_NULL(plain.qp->qpx.wr_local_inv);
-	CU_ASSERT_PTR_NULL(plain.qp->dv.wr_raw_wqe); /* no dv flag, no dv builder */
+	CU_ASSERT_PTR_NULL(plain.qp->dv.wr_raw_wqe);     /* no dv flag, no dv builder */
+	CU_ASSERT_PTR_NULL(plain.qp->dv.wr_set_dc_addr); /* RC: no address setter */
 }
 
 void test_raw_wqe_wrap(void)
