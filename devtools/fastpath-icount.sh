@@ -10,6 +10,11 @@
 #  - app thread: everything the application thread executes per op (the loop, rte_dma's
 #    inline wrappers, the driver, the seam's doorbell hook) minus the device's work,
 #    which in inline mode runs inside the doorbell (on hardware: one 8-byte MMIO store).
+#  - engine: the software HCA's work per op (everything under its doorbell: fetch, checks,
+#    the 64-byte move, the burst's CQE), which hardware does off the CPU;
+#  - completed() per retired op: the driver's completion side (inclusive) per op;
+#  - empty completed(): the driver's cost of one more rte_dma_completed() that finds
+#    nothing new (a run with --idle 1 against --idle 0).
 # The timing anchor against dma_skeleton is the "drv cyc/op" column of app/dma-perf.
 #   devtools/fastpath-icount.sh [BUILD_DIR]        (BURSTS=N to change B, default 1000)
 set -euo pipefail
@@ -23,10 +28,10 @@ command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
 # devtools/setup.sh builds only dma-perf; build the counter if it is missing or stale
 [ -f "$build/build.ninja" ] && ninja -C "$build" app/dma-icount/dma-icount >/dev/null
 
-measure() { # label vdev devname bursts
+measure() { # label vdev devname bursts [more dma-icount args]
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$out/$1-$4.cg" \
 		"$bin" --no-huge -m 256 --no-pci --no-shconf --log-level=pmd.dma.mlx5:warning \
-		--vdev "$2" -- --dev "$3" --bursts "$4" > "$out/$1-$4.log" 2>&1 ||
+		--vdev "$2" -- --dev "$3" --bursts "$4" "${@:5}" > "$out/$1-$4.log" 2>&1 ||
 		{ cat "$out/$1-$4.log"; exit 1; }
 	callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$out/$1-$4.cg-01" \
 		> "$out/$1-$4.incl" 2>/dev/null
@@ -36,6 +41,9 @@ measure() { # label vdev devname bursts
 for b in "$bursts" $((bursts * 2)); do
 	measure direct "dma_mlx5,dev=sim1,sim_exec=inline,path=direct" dma_mlx5 "$b"
 	measure verbs "dma_mlx5,dev=sim1,sim_exec=inline,path=verbs" dma_mlx5 "$b"
+done
+for p in direct verbs; do
+	measure "$p-idle" "dma_mlx5,dev=sim1,sim_exec=inline,path=$p" dma_mlx5 "$bursts" --idle 1
 done
 
 python3 - "$out" "$bursts" <<'PY'
@@ -50,25 +58,30 @@ def entries(path):
             yield int(m.group(1).replace(",", "")), m.group(2)
 
 def run(label, bursts):
-    total = device = driver = 0
+    total = device = driver = cpl = 0
     for n, what in entries(f"{out}/{label}-{bursts}.incl"):
         if "PROGRAM TOTALS" in what:
             total = n
         elif re.search(r":mlx5sim::HcaImpl::sq_doorbell\(.*\[", what):
             device = max(device, n)
+        elif re.search(r"/drivers/dma/mlx5/mlx5_dma_fp\.cpp:.*::completed<", what):
+            cpl = max(cpl, n)
     for n, what in entries(f"{out}/{label}-{bursts}.excl"):
         if "PROGRAM TOTALS" in what:
             continue
         if "/drivers/dma/mlx5/" in what or re.search(r"sim_wr_(start|memcpy|complete)|wr_segments", what):
             driver += n
-    return total - device, driver
+    return total - device, driver, device, cpl
 
 ops = 32 * b
 print(f"dma_mlx5 fast path, instructions per 64 B copy (callgrind; bursts of 32; "
-      f"{ops} ops difference)")
-print(f"  {'path':<10}{'driver':>8}{'app thread':>12}")
+      f"{ops} ops difference; targets: driver <= 40, app thread <= 60, engine <= 100)")
+print(f"  {'path':<8}{'driver':>8}{'app thread':>12}{'engine':>8}"
+      f"{'completed()/op':>16}{'empty completed()':>19}")
 for label in ("direct", "verbs"):
-    a1, d1 = run(label, b)
-    a2, d2 = run(label, 2 * b)
-    print(f"  {label:<10}{(d2 - d1) / ops:8.1f}{(a2 - a1) / ops:12.1f}")
+    a1, d1, e1, c1 = run(label, b)
+    a2, d2, e2, c2 = run(label, 2 * b)
+    ci = run(f"{label}-idle", b)[3]
+    print(f"  {label:<8}{(d2 - d1) / ops:8.1f}{(a2 - a1) / ops:12.1f}{(e2 - e1) / ops:8.1f}"
+          f"{(c2 - c1) / ops:16.1f}{(ci - c1) / b:19.1f}")
 PY

@@ -9,7 +9,10 @@
  * boundaries all differ (16 B source pieces, destination shifted by 8 B: a chain of
  * 2S - 1 WQEs, or UMR lists with the device's umr_entries), for the chain/UMR rule.
  *
- *   dma-icount [EAL args] -- [--dev NAME] [--bursts N] [--sg S]
+ * --idle N: after each burst's completions, N more rte_dma_completed() calls that find
+ * nothing new (the cost of an empty poll).
+ *
+ *   dma-icount [EAL args] -- [--dev NAME] [--bursts N] [--sg S] [--idle N]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -63,12 +66,13 @@ int main(int argc, char **argv)
 		{"dev", required_argument, nullptr, 'd'},
 		{"bursts", required_argument, nullptr, 'b'},
 		{"sg", required_argument, nullptr, 's'},
+		{"idle", required_argument, nullptr, 'i'},
 		{nullptr, 0, nullptr, 0},
 	};
 	const char *dev = "dma_mlx5";
 	long bursts = 20000;
 	const unsigned burst = 32;
-	unsigned size = 64, sg = 0;
+	unsigned size = 64, sg = 0, idle = 0;
 	int ret = rte_eal_init(argc, argv);
 
 	if (ret < 0) {
@@ -77,13 +81,15 @@ int main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	for (int opt; (opt = getopt_long(argc, argv, "d:b:s:", opts, nullptr)) != -1;) {
+	for (int opt; (opt = getopt_long(argc, argv, "d:b:s:i:", opts, nullptr)) != -1;) {
 		if (opt == 'd')
 			dev = optarg;
 		else if (opt == 'b')
 			bursts = atol(optarg);
 		else if (opt == 's')
 			sg = (unsigned)atoi(optarg);
+		else if (opt == 'i')
+			idle = (unsigned)atoi(optarg);
 		else
 			return 2;
 	}
@@ -122,6 +128,13 @@ int main(int argc, char **argv)
 
 			got += rte_dma_completed(id, 0, burst - got, &last, &err);
 			if (err)
+				return 1;
+		}
+		for (unsigned i = 0; i < idle; i++) {
+			uint16_t last;
+			bool err = false;
+
+			if (rte_dma_completed(id, 0, burst, &last, &err) != 0 || err)
 				return 1;
 		}
 		ops += burst;

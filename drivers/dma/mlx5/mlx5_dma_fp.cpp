@@ -98,9 +98,9 @@ int submit(void *priv, uint16_t vchan)
 
 /* completed() and completed_status(): @p status NULL for the former. */
 template <enum mlx5_dma_path P>
-__rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls,
-				    uint16_t *last_idx, bool *has_error,
-				    enum rte_dma_status_code *status)
+__rte_always_inline uint16_t report_poll(void *priv, uint16_t vchan, uint16_t nb_cpls,
+					 uint16_t *last_idx, bool *has_error,
+					 enum rte_dma_status_code *status)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	uint16_t n = vc->done_upto - vc->reported;
@@ -123,6 +123,38 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 	vc->stats.completed += n;
 	*last_idx = vc->reported - 1;
 	return n;
+}
+
+/* report_poll() out of line, behind the direct path's empty-poll check */
+template <enum mlx5_dma_path P>
+__attribute__((noinline)) uint16_t report_poll_cold(void *priv, uint16_t vchan, uint16_t nb_cpls,
+						    uint16_t *last_idx, bool *has_error,
+						    enum rte_dma_status_code *status)
+{
+	return report_poll<P>(priv, vchan, nb_cpls, last_idx, has_error, status);
+}
+
+/*
+ * The poll that finds nothing, kept to one CQE owner check: no op done and unreported,
+ * no failed op to report, no CQE handed over, no op outstanding (which report_poll()
+ * counts towards the idle check). Everything else takes report_poll().
+ */
+template <enum mlx5_dma_path P>
+__rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls,
+				    uint16_t *last_idx, bool *has_error,
+				    enum rte_dma_status_code *status)
+{
+	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	uint8_t op_own;
+
+	if (P == MLX5_DMA_PATH_VERBS)
+		return report_poll<P>(priv, vchan, nb_cpls, last_idx, has_error, status);
+	if (vc->done_upto == vc->reported && vc->submitted_idx == vc->done_upto &&
+	    !vc->err_pending && !mlx5_dma_cqe_ready(vc, vc->cq_ci, &op_own)) {
+		*last_idx = vc->reported - 1;
+		return 0;
+	}
+	return report_poll_cold<P>(priv, vchan, nb_cpls, last_idx, has_error, status);
 }
 
 template <enum mlx5_dma_path P>

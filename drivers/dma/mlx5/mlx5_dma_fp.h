@@ -151,19 +151,36 @@ static __rte_always_inline void mlx5_dma_build_mmo(struct mlx5_dma_vchan *vc, ui
 	mlx5dv_wr_memcpy(vc->dvqp, dkey, dst, skey, src, len);
 }
 
+/** The CQE at consumer counter @p ci (direct path). */
+static __rte_always_inline struct mlx5_cqe64 *mlx5_dma_cqe_at(const struct mlx5_dma_vchan *vc,
+							      uint32_t ci)
+{
+	return (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
+}
+
+/**
+ * Whether the device has handed over the CQE at consumer counter @p ci (direct path):
+ * its owner bit matches the pass of @p ci and it is not the invalid opcode of a CQE
+ * never written. One load of op_own: the device owns that byte until then.
+ */
+static __rte_always_inline bool mlx5_dma_cqe_ready(const struct mlx5_dma_vchan *vc, uint32_t ci,
+						   uint8_t *op_own)
+{
+	*op_own = __atomic_load_n(&mlx5_dma_cqe_at(vc, ci)->op_own, __ATOMIC_ACQUIRE);
+	return (*op_own & MLX5_CQE_OWNER_MASK) == ((ci >> vc->cq_log) & 1) &&
+	       (*op_own >> 4) != MLX5_CQE_INVALID;
+}
+
 /** Consume CQEs (direct path): advance done_upto and bb_ci. */
 static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *vc)
 {
 	uint32_t ci = vc->cq_ci;
 
 	for (;;) {
-		struct mlx5_cqe64 *cqe =
-			(struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
-		/* one load: the device owns this byte until it hands the entry over */
-		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+		struct mlx5_cqe64 *cqe = mlx5_dma_cqe_at(vc, ci);
+		uint8_t op_own;
 
-		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
-		    (op_own >> 4) == MLX5_CQE_INVALID)
+		if (!mlx5_dma_cqe_ready(vc, ci, &op_own))
 			break;
 		rte_io_rmb(); /* CQE body after ownership */
 		if (unlikely((op_own >> 4) != MLX5_CQE_REQ)) {

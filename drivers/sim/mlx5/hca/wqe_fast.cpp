@@ -53,11 +53,20 @@ inline uint32_t lo32(uint64_t be_word)
 	return (uint32_t)be_word;
 }
 
-/** Word @p i of the WQEBB at @p slot, loaded exactly once, big-endian. */
-inline uint64_t ld_word(const uint64_t *slot, unsigned i)
-{
-	return be64toh(__atomic_load_n(&slot[i], __ATOMIC_RELAXED));
-}
+/** The 8 words of the WQEBB at @p slot as they lie in the ring, each loaded once. */
+struct Wqebb {
+	uint64_t raw[8];
+	explicit Wqebb(const uint64_t *slot)
+		: raw{ld(slot, 0), ld(slot, 1), ld(slot, 2), ld(slot, 3),
+		      ld(slot, 4), ld(slot, 5), ld(slot, 6), ld(slot, 7)}
+	{
+	}
+	static uint64_t ld(const uint64_t *slot, unsigned i)
+	{
+		return __atomic_load_n(&slot[i], __ATOMIC_RELAXED);
+	}
+	uint64_t be(unsigned i) const { return be64toh(raw[i]); } /**< word @p i, big-endian */
+};
 
 /**
  * Bounds test of check_local() for a non-ODP MR. reg_mr guarantees
@@ -109,34 +118,13 @@ inline uint8_t *host_ptr(uint64_t addr)
 }
 
 /**
- * Plan the WQE at @p slot with index @p idx if it is a fast-path MMO. Each ring
- * word is read once, so the values checked are the values used even if software
- * rewrites the ring meanwhile.
+ * What fetch_wqe + plan_wqe + plan_mmo fill in for an accepted WQE (imm_raw and the
+ * atomic/responder details are read only when atomic/resp_qp is set).
  */
-inline bool plan_one(FastCtx *c, const uint64_t *slot, uint16_t idx, Plan *pl)
+inline void fill_plan(Plan *pl, uint16_t idx, uint64_t ctrl_w1, uint64_t src, uint64_t dst,
+		      uint64_t len)
 {
-	/* ctrl: opmod | index | opcode and qpn | ds, one exact compare each */
-	uint64_t ctrl = ld_word(slot, 0);
-	uint32_t want_op = (uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | (uint32_t)idx << 8 |
-			   MLX5_OPCODE_MMO;
-	if (hi32(ctrl) != want_op || lo32(ctrl) != c->qpn_ds)
-		return false;
-	/* words 2/3: opaque metadata; 4/5: source; 6/7: destination (bc|lkey, addr) */
-	uint64_t src_bk = ld_word(slot, 4), dst_bk = ld_word(slot, 6);
-	uint64_t len = hca_seg_len(hi32(src_bk));
-	if (len != hca_seg_len(hi32(dst_bk)) || len > c->max_len)
-		return false;
-	uint64_t src = ld_word(slot, 5), dst = ld_word(slot, 7);
-	if (!meta_ok(c, lo32(ld_word(slot, 2)), ld_word(slot, 3)) ||
-	    !key_ok(*c, &c->src, lo32(src_bk), src, len, false) ||
-	    !key_ok(*c, &c->dst, lo32(dst_bk), dst, len, true))
-		return false;
-
-	/*
-	 * What fetch_wqe + plan_wqe + plan_mmo fill in for this WQE (imm_raw and
-	 * the atomic/responder details are read only when atomic/resp_qp is set).
-	 */
-	uint8_t fm_ce_se = (uint8_t)hi32(ld_word(slot, 1));
+	uint8_t fm_ce_se = (uint8_t)hi32(ctrl_w1);
 	pl->idx = idx;
 	pl->opcode = MLX5_OPCODE_MMO;
 	pl->signaled = fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
@@ -150,6 +138,83 @@ inline bool plan_one(FastCtx *c, const uint64_t *slot, uint16_t idx, Plan *pl)
 	pl->resp_qp = nullptr;
 	pl->src[0] = Span{host_ptr(src), len};
 	pl->dst[0] = Span{host_ptr(dst), len};
+}
+
+/** The ctrl word 0 (opmod | index | opcode, qpn | ds) a WQE with index @p idx carries. */
+inline uint64_t want_ctrl(const FastCtx &c, uint16_t idx)
+{
+	uint32_t op = (uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | (uint32_t)idx << 8 |
+		      MLX5_OPCODE_MMO;
+	return (uint64_t)op << 32 | c.qpn_ds;
+}
+
+/**
+ * Plan the WQE @p w (read once from the ring, so the values checked are the values
+ * used even if software rewrites the ring meanwhile) with index @p idx if it is a
+ * fast-path MMO.
+ */
+inline bool plan_one(FastCtx *c, const Wqebb &w, uint16_t idx, Plan *pl)
+{
+	/* ctrl: opmod | index | opcode and qpn | ds, one exact compare */
+	if (w.be(0) != want_ctrl(*c, idx))
+		return false;
+	/* words 2/3: opaque metadata; 4/5: source; 6/7: destination (bc|lkey, addr) */
+	uint64_t src_bk = w.be(4), dst_bk = w.be(6);
+	uint64_t len = hca_seg_len(hi32(src_bk));
+	if (len != hca_seg_len(hi32(dst_bk)) || len > c->max_len)
+		return false;
+	uint64_t src = w.be(5), dst = w.be(7);
+	if (!meta_ok(c, lo32(w.be(2)), w.be(3)) ||
+	    !key_ok(*c, &c->src, lo32(src_bk), src, len, false) ||
+	    !key_ok(*c, &c->dst, lo32(dst_bk), dst, len, true))
+		return false;
+	fill_plan(pl, idx, w.be(1), src, dst, len);
+	return true;
+}
+
+/**
+ * The segment words (metadata, source and destination byte count | key) of the last
+ * WQE plan_one() accepted, as they lie in the ring, and the bounds that WQE's MRs
+ * leave for its length. A WQE whose segment words are the very same passes every
+ * check of plan_one() but the two address bounds: same keys (so the KeyMemos of the
+ * run hit), same length (already within max_len and both MRs' lengths), same metadata.
+ */
+struct SegMemo {
+	bool valid;
+	uint64_t meta_key, meta_addr, src_bk, dst_bk; /**< ring words 2, 3, 4, 6 (raw) */
+	uint64_t len;
+	uint64_t src_base, src_room; /**< src - src_base <= src_room: in the source MR */
+	uint64_t dst_base, dst_room;
+};
+
+/** After plan_one() accepted @p w: the words it checked, not the ring again. */
+inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const Plan *pl)
+{
+	m->valid = true;
+	m->meta_key = w.raw[2];
+	m->meta_addr = w.raw[3];
+	m->src_bk = w.raw[4];
+	m->dst_bk = w.raw[6];
+	m->len = pl->total;
+	m->src_base = c.src.base;
+	m->src_room = c.src.len - pl->total;
+	m->dst_base = c.dst.base;
+	m->dst_room = c.dst.len - pl->total;
+}
+
+/**
+ * plan_one() for a WQE whose segment words repeat the last accepted WQE's: checks
+ * the ctrl word and both address bounds only. False: plan_one() decides.
+ */
+inline bool plan_repeat(const FastCtx &c, const SegMemo &m, const Wqebb &w, uint16_t idx, Plan *pl)
+{
+	if (!m.valid || w.be(0) != want_ctrl(c, idx) || w.raw[2] != m.meta_key ||
+	    w.raw[3] != m.meta_addr || w.raw[4] != m.src_bk || w.raw[6] != m.dst_bk)
+		return false;
+	uint64_t src = w.be(5), dst = w.be(7);
+	if (src - m.src_base > m.src_room || dst - m.dst_base > m.dst_room)
+		return false;
+	fill_plan(pl, idx, w.be(1), src, dst, m.len);
 	return true;
 }
 
@@ -173,13 +238,17 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 		     0};
 	const uint32_t mask = qp->cfg.sq_wqe_cnt - 1;
 	const uint32_t first = n;
+	SegMemo memo{};
 	uint32_t ci = qp->sq_ci;
 
 	while (n < limit && (uint16_t)(pi - (uint16_t)ci)) {
 		Plan *pl = &plans_[n];
-		if (!plan_one(&c, ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8), (uint16_t)ci,
-			      pl))
-			break;
+		const Wqebb w(ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8));
+		if (!plan_repeat(c, memo, w, (uint16_t)ci, pl)) {
+			if (!plan_one(&c, w, (uint16_t)ci, pl))
+				break;
+			remember(&memo, c, w, pl);
+		}
 		if (pl->fenced && n > 0) {
 			*fence = true; /* planned again as the head of the next group */
 			break;

@@ -58,6 +58,9 @@ struct Scenario {
 	uint64_t max_len;
 	uint64_t seed;
 	unsigned batches;
+	/* every copy this long (0: random lengths): consecutive WQEs repeat their segment
+	 * words, so the fast path's repeat check (plan_repeat) decides most of them */
+	uint32_t fixed_len;
 };
 
 /** Keys of the run; indices and variants are the same on both fresh devices. */
@@ -121,11 +124,13 @@ struct Copy {
 	uint64_t saddr, daddr, maddr;
 };
 
-Copy valid_copy(Rng &r, const Keys &k, uint8_t *a, uint64_t max_len)
+Copy valid_copy(Rng &r, const Keys &k, uint8_t *a, uint64_t max_len, uint32_t fixed_len)
 {
 	Copy c{};
 	uint32_t cap = max_len && max_len < 4096 ? (uint32_t)max_len : 4096;
 	c.len = r.below(8) ? 1 + r.below(cap < 300 ? cap : 300) : 1 + r.below(cap);
+	if (fixed_len)
+		c.len = fixed_len;
 	bool from_dst = r.below(4) == 0; /* overlapping and self copies too */
 	size_t soff = from_dst ? kDstOff : kSrcOff, slen = from_dst ? kDstLen : kSrcLen;
 	c.skey = from_dst ? k.dst : k.src;
@@ -176,9 +181,9 @@ enum Mutation : uint32_t {
 
 /** Build one WQE, maybe break it (or arm a FailWqe), and post it. */
 void post_one(Env &e, TestQp &q, Rng &r, const Keys &k, uint32_t dst2_old, uint8_t *a,
-	      uint64_t max_len)
+	      uint64_t max_len, uint32_t fixed_len)
 {
-	Copy c = valid_copy(r, k, a, max_len);
+	Copy c = valid_copy(r, k, a, max_len, fixed_len);
 	uint32_t m = r.below(12) ? M_NONE : 1 + r.below(M_COUNT - 1);
 	uint32_t sbc = c.len, dbc = c.len;
 	uint8_t opcode = MLX5_OPCODE_MMO, opmod = MLX5_HW_OPC_MOD_MMO_DMA;
@@ -370,7 +375,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 		}
 		unsigned n = 1 + r.below(40);
 		for (unsigned i = 0; i < n; i++)
-			post_one(e, q, r, k, dst2_old, arena, sc.max_len);
+			post_one(e, q, r, k, dst2_old, arena, sc.max_len, sc.fixed_len);
 		q.ring(e.h());
 		e.h().quiesce();
 		drain(cq, &out);
@@ -464,6 +469,20 @@ static void test_thread_reorder(void)
 		       true);
 }
 
+static void test_inline_fixed_len(void)
+{
+	check_scenario(
+		Scenario{ExecMode::Inline, false, 1ull << 31, 0x7f4a7c159e3779b9ull, 300, 64},
+		true);
+}
+
+static void test_thread_reorder_fixed_len(void)
+{
+	check_scenario(
+		Scenario{ExecMode::Thread, true, 1ull << 31, 0x3c6ef372a54ff53aull, 200, 200},
+		true);
+}
+
 /** The fast path leaves the opaque buffer and everything outside the MRs alone. */
 static void test_fast_only_touches_dst(void)
 {
@@ -493,6 +512,8 @@ int main(void)
 		{"inline, no memcpy MMO: fast path declines", test_inline_no_mmo},
 		{"thread mode: fast == general", test_thread},
 		{"thread mode, reorder_unfenced: fast == general", test_thread_reorder},
+		{"inline, one length (repeated segments): fast == general", test_inline_fixed_len},
+		{"thread, reorder, one length: fast == general", test_thread_reorder_fixed_len},
 		{"fast path writes only destination MRs", test_fast_only_touches_dst},
 	};
 	static const struct cunit_suite suites[] = {
