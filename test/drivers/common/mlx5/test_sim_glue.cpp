@@ -19,6 +19,7 @@
 #include <CUnit/Basic.h>
 
 #include "cunit_run.h"
+#include "glue_test_util.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -47,30 +48,6 @@ struct Env {
 
 Env envs[2] = {{"sim1"}, {"sim2"}};
 
-uint64_t now_ms()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_context *ctx = nullptr;
-	struct ibv_device **list;
-	int n = 0;
-
-	list = g->get_device_list(&n);
-	if (!list)
-		return nullptr;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(g->get_device_name(list[i]), name))
-			ctx = g->open_device(list[i]);
-	g->free_device_list(list);
-	return ctx;
-}
-
 /** One completion through the extended API; false on timeout. */
 struct Cqe {
 	uint64_t wr_id;
@@ -83,10 +60,10 @@ struct Cqe {
 bool poll_ex(struct ibv_cq_ex *cq, Cqe *out)
 {
 	struct ibv_poll_cq_attr attr = {};
-	uint64_t deadline = now_ms() + kPollTimeoutMs;
+	uint64_t deadline = glue_test_now_ms() + kPollTimeoutMs;
 	int ret;
 
-	while ((ret = ibv_start_poll(cq, &attr)) == ENOENT && now_ms() < deadline)
+	while ((ret = ibv_start_poll(cq, &attr)) == ENOENT && glue_test_now_ms() < deadline)
 		;
 	if (ret)
 		return false;
@@ -102,10 +79,10 @@ bool poll_ex(struct ibv_cq_ex *cq, Cqe *out)
 /** @p n completions through the legacy API; returns how many arrived. */
 int poll_legacy(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n)
 {
-	uint64_t deadline = now_ms() + kPollTimeoutMs;
+	uint64_t deadline = glue_test_now_ms() + kPollTimeoutMs;
 	int got = 0;
 
-	while (got < n && now_ms() < deadline) {
+	while (got < n && glue_test_now_ms() < deadline) {
 		int ret = ibv_poll_cq(ibv_cq_ex_to_cq(cq), n - got, wc + got);
 
 		if (ret < 0)
@@ -113,44 +90,6 @@ int poll_legacy(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n)
 		got += ret;
 	}
 	return got;
-}
-
-int modify(struct ibv_qp *qp, enum ibv_qp_state state)
-{
-	struct ibv_qp_attr a = {};
-	int mask = IBV_QP_STATE;
-
-	a.qp_state = state;
-	switch (state) {
-	case IBV_QPS_INIT:
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-		break;
-	case IBV_QPS_RTR:
-		a.path_mtu = IBV_MTU_4096;
-		a.dest_qp_num = qp->qp_num; /* connected to itself */
-		a.rq_psn = 0;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		break;
-	case IBV_QPS_RTS:
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.sq_psn = 0;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-		break;
-	default:
-		break;
-	}
-	return g->modify_qp(qp, &a, mask);
 }
 
 struct ibv_qp *create_rc(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq_ex *cq,
@@ -242,8 +181,8 @@ void test_device_list(void)
 
 void test_queries(void)
 {
-	struct ibv_context *ctx = open_by_name("sim1");
-	struct ibv_context *ctx3 = open_by_name("sim3");
+	struct ibv_context *ctx = glue_test_open(g, "sim1");
+	struct ibv_context *ctx3 = glue_test_open(g, "sim3");
 	struct ibv_device_attr_ex dattr;
 	struct mlx5dv_context dv = {};
 
@@ -278,8 +217,8 @@ void test_queries(void)
 
 void test_bad_input(void)
 {
-	struct ibv_context *ctx = open_by_name("sim1");
-	struct ibv_context *ctx3 = open_by_name("sim3");
+	struct ibv_context *ctx = glue_test_open(g, "sim1");
+	struct ibv_context *ctx3 = glue_test_open(g, "sim3");
 	struct ibv_cq_init_attr_ex ca = {};
 	struct ibv_qp_init_attr_ex qa = {};
 	struct mlx5dv_qp_init_attr dv = {};
@@ -389,7 +328,7 @@ void env_setup(Env &e)
 	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ;
 
-	e.ctx = open_by_name(e.name);
+	e.ctx = glue_test_open(g, e.name);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.ctx);
 	e.pd = g->alloc_pd(e.ctx);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.pd);
@@ -428,10 +367,11 @@ void env_setup(Env &e)
 	mlx5dv_wr_memcpy(e.dv, e.dst_mr->lkey, (uintptr_t)e.dst, e.src_mr->lkey, (uintptr_t)e.src,
 			 64);
 	CU_ASSERT_EQUAL(ibv_wr_complete(e.qpx), EINVAL);
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_INIT), 0);
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RTS), EINVAL); /* INIT -> RTS is illegal */
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RTR), 0);
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RTS), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_INIT, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTS, e.qp->qp_num),
+			EINVAL); /* INIT -> RTS is illegal */
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTR, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTS, e.qp->qp_num), 0);
 	CU_ASSERT_EQUAL(e.qp->state, IBV_QPS_RTS);
 }
 
@@ -590,7 +530,7 @@ void run_objects(Env &e)
 	CU_ASSERT_EQUAL(g->query_qp_data_in_order(e.qp, IBV_WR_SEND, 0), 0);
 	CU_ASSERT_EQUAL(mlx5_sim_quiesce(e.ctx), 0);
 	/* RESET clears the provider's counters and doorbell record */
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RESET), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RESET, e.qp->qp_num), 0);
 	CU_ASSERT_EQUAL(dqp.dbrec[0], 0);
 	CU_ASSERT_EQUAL(dqp.dbrec[1], 0);
 	CU_ASSERT_EQUAL(e.qp->state, IBV_QPS_RESET);
@@ -599,9 +539,9 @@ void run_objects(Env &e)
 	ibv_wr_set_sge(e.qpx, e.src_mr->lkey, (uintptr_t)e.src, 16);
 	CU_ASSERT_EQUAL(ibv_wr_complete(e.qpx), EINVAL); /* not operational */
 	/* and it comes back to work from there */
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_INIT), 0);
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RTR), 0);
-	CU_ASSERT_EQUAL(modify(e.qp, IBV_QPS_RTS), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_INIT, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTR, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTS, e.qp->qp_num), 0);
 	run_memcpy(e);
 }
 

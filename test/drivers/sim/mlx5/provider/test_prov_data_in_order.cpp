@@ -20,6 +20,7 @@
 #include <CUnit/Basic.h>
 
 #include "cunit_run.h"
+#include "glue_test_util.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -34,60 +35,6 @@ constexpr int kTornTrials = 500;
 constexpr uint32_t kCapsFlag = MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS;
 
 const struct mlx5_glue *g;
-
-uint64_t now_ms()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_context *ctx = nullptr;
-	struct ibv_device **list;
-	int n = 0;
-
-	list = g->get_device_list(&n);
-	if (!list)
-		return nullptr;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(g->get_device_name(list[i]), name))
-			ctx = g->open_device(list[i]);
-	g->free_device_list(list);
-	return ctx;
-}
-
-int modify(struct ibv_qp *qp, enum ibv_qp_state state)
-{
-	struct ibv_qp_attr a = {};
-	int mask = IBV_QP_STATE;
-
-	a.qp_state = state;
-	if (state == IBV_QPS_INIT) {
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-	} else if (state == IBV_QPS_RTR) {
-		a.path_mtu = IBV_MTU_4096;
-		a.dest_qp_num = qp->qp_num; /* connected to itself */
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	} else if (state == IBV_QPS_RTS) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	return g->modify_qp(qp, &a, mask);
-}
 
 /** One instance: an RC QP connected to itself, a source and a destination buffer. */
 struct Env {
@@ -110,7 +57,7 @@ void setup(Env &e, const char *name, bool to_rts = true)
 	struct ibv_qp_init_attr_ex qa = {};
 	struct mlx5dv_qp_init_attr dv = {};
 
-	e.ctx = open_by_name(name);
+	e.ctx = glue_test_open(g, name);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.ctx);
 	e.pd = g->alloc_pd(e.ctx);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.pd);
@@ -143,9 +90,9 @@ void setup(Env &e, const char *name, bool to_rts = true)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.qpx);
 	if (!to_rts)
 		return;
-	CU_ASSERT_EQUAL_FATAL(modify(e.qp, IBV_QPS_INIT), 0);
-	CU_ASSERT_EQUAL_FATAL(modify(e.qp, IBV_QPS_RTR), 0);
-	CU_ASSERT_EQUAL_FATAL(modify(e.qp, IBV_QPS_RTS), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, e.qp, IBV_QPS_INIT, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTR, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTS, e.qp->qp_num), 0);
 }
 
 void teardown(Env &e)
@@ -164,10 +111,10 @@ void teardown(Env &e)
 void wait_ok(Env &e, int n)
 {
 	struct ibv_wc wc[8];
-	uint64_t deadline = now_ms() + kTimeoutMs;
+	uint64_t deadline = glue_test_now_ms() + kTimeoutMs;
 	int got = 0;
 
-	while (got < n && now_ms() < deadline) {
+	while (got < n && glue_test_now_ms() < deadline) {
 		int r = ibv_poll_cq(ibv_cq_ex_to_cq(e.cq), 8, wc);
 
 		if (r < 0)
@@ -201,10 +148,10 @@ void check_query(const char *name, int plain, int caps)
 	/* not in RTS: 0 whatever the device can do */
 	CU_ASSERT_EQUAL(g->query_qp_data_in_order(e.qp, IBV_WR_SEND, 0), 0);
 	CU_ASSERT_EQUAL(g->query_qp_data_in_order(e.qp, IBV_WR_SEND, kCapsFlag), 0);
-	CU_ASSERT_EQUAL_FATAL(modify(e.qp, IBV_QPS_INIT), 0);
-	CU_ASSERT_EQUAL_FATAL(modify(e.qp, IBV_QPS_RTR), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, e.qp, IBV_QPS_INIT, e.qp->qp_num), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTR, e.qp->qp_num), 0);
 	CU_ASSERT_EQUAL(g->query_qp_data_in_order(e.qp, IBV_WR_RDMA_WRITE, kCapsFlag), 0);
-	CU_ASSERT_EQUAL_FATAL(modify(e.qp, IBV_QPS_RTS), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, e.qp, IBV_QPS_RTS, e.qp->qp_num), 0);
 	for (enum ibv_wr_opcode op : {IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ}) {
 		CU_ASSERT_EQUAL(g->query_qp_data_in_order(e.qp, op, 0), plain);
 		CU_ASSERT_EQUAL(g->query_qp_data_in_order(e.qp, op, kCapsFlag), caps);
@@ -233,6 +180,38 @@ void test_query(void)
  * soon as it lands, compares what the promise covers with the source. Returns
  * how many trials saw bytes missing behind a landed last byte.
  */
+/*
+ * A reader polling on data while the device writes it: it races with the device by design,
+ * as a CPU reading a DMA target does, so ThreadSanitizer does not instrument it. Returns
+ * 1 when it saw the message (or, with @p block, a 128-byte block) torn.
+ */
+__attribute__((no_sanitize_thread)) int read_on_data(const uint8_t *dst, const uint8_t *src,
+						     bool block)
+{
+	volatile const uint8_t *d = dst;
+	uint64_t deadline = glue_test_now_ms() + kTimeoutMs;
+
+	if (!block) {
+		while (d[kBig - 1] == 0 && glue_test_now_ms() < deadline)
+			;
+		std::atomic_thread_fence(std::memory_order_acquire);
+		for (size_t i = 0; i < kBig; i++)
+			if (d[i] != src[i])
+				return 1;
+		return 0;
+	}
+	/* every block, from the last one (which a reversed device writes first) */
+	for (size_t b = kBig / 128; b-- > 0;) {
+		while (d[b * 128 + 127] == 0 && glue_test_now_ms() < deadline)
+			;
+		std::atomic_thread_fence(std::memory_order_acquire);
+		for (size_t i = b * 128; i < b * 128 + 128; i++)
+			if (d[i] != src[i])
+				return 1;
+	}
+	return 0;
+}
+
 int poll_on_data(const char *name, bool block, int trials)
 {
 	Env e;
@@ -244,32 +223,8 @@ int poll_on_data(const char *name, bool block, int trials)
 		std::atomic<bool> running{false};
 		std::atomic<int> seen{0};
 		std::thread reader([&] {
-			volatile uint8_t *d = e.dst;
-			uint64_t deadline = now_ms() + kTimeoutMs;
-
 			running.store(true, std::memory_order_release);
-			if (!block) {
-				while (d[kBig - 1] == 0 && now_ms() < deadline)
-					;
-				std::atomic_thread_fence(std::memory_order_acquire);
-				for (size_t i = 0; i < kBig; i++)
-					if (d[i] != e.src[i]) {
-						seen = 1;
-						return;
-					}
-				return;
-			}
-			/* every block, from the last one (which a reversed device writes first) */
-			for (size_t b = kBig / 128; b-- > 0;) {
-				while (d[b * 128 + 127] == 0 && now_ms() < deadline)
-					;
-				std::atomic_thread_fence(std::memory_order_acquire);
-				for (size_t i = b * 128; i < b * 128 + 128; i++)
-					if (d[i] != e.src[i]) {
-						seen = 1;
-						return;
-					}
-			}
+			seen = read_on_data(e.dst, e.src, block);
 		});
 		/* post only once the reader runs, or a starved reader sees nothing torn */
 		while (!running.load(std::memory_order_acquire))

@@ -18,6 +18,7 @@
 #include <CUnit/Basic.h>
 
 #include "cunit_run.h"
+#include "glue_test_util.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -31,77 +32,17 @@ constexpr unsigned kRegFlags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
 const struct mlx5_glue *g;
 const char *const kDevs[] = {"sim1", "sim2"}; /* inline, thread */
 
-uint64_t now_ms()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_context *ctx = nullptr;
-	struct ibv_device **list;
-	int n = 0;
-
-	list = g->get_device_list(&n);
-	if (!list)
-		return nullptr;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(g->get_device_name(list[i]), name))
-			ctx = g->open_device(list[i]);
-	g->free_device_list(list);
-	return ctx;
-}
-
 /** One completion (legacy poll); false on timeout. */
 bool poll1(struct ibv_cq_ex *cq, struct ibv_wc *wc)
 {
-	uint64_t deadline = now_ms() + kPollTimeoutMs;
+	uint64_t deadline = glue_test_now_ms() + kPollTimeoutMs;
 
-	while (now_ms() < deadline) {
+	while (glue_test_now_ms() < deadline) {
 		int ret = ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, wc);
 		if (ret)
 			return ret == 1;
 	}
 	return false;
-}
-
-int modify(struct ibv_qp *qp, enum ibv_qp_state state, uint32_t dest)
-{
-	struct ibv_qp_attr a = {};
-	int mask = IBV_QP_STATE;
-
-	a.qp_state = state;
-	switch (state) {
-	case IBV_QPS_INIT:
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-		break;
-	case IBV_QPS_RTR:
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dest;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		break;
-	case IBV_QPS_RTS:
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-		break;
-	default:
-		break;
-	}
-	return g->modify_qp(qp, &a, mask);
 }
 
 /** One side of test_mlx5_mkey.py: a QP with its CQ, a buffer, its MR and an mkey. */
@@ -171,16 +112,17 @@ void player_setup(Pair &pr, Player &pl, uint64_t dv_ops, uint32_t mkey_flags)
 void pair_setup(Pair &pr, const char *dev, uint64_t dv_ops,
 		uint32_t mkey_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT)
 {
-	pr.ctx = open_by_name(dev);
+	pr.ctx = glue_test_open(g, dev);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pr.ctx);
 	pr.pd = g->alloc_pd(pr.ctx);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pr.pd);
 	for (Player &pl : pr.p)
 		player_setup(pr, pl, dv_ops, mkey_flags);
 	for (int i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL_FATAL(modify(pr.p[i].qp, IBV_QPS_INIT, 0), 0);
-		CU_ASSERT_EQUAL_FATAL(modify(pr.p[i].qp, IBV_QPS_RTR, pr.p[1 - i].qp->qp_num), 0);
-		CU_ASSERT_EQUAL_FATAL(modify(pr.p[i].qp, IBV_QPS_RTS, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, pr.p[i].qp, IBV_QPS_INIT, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(
+			glue_test_modify_rc(g, pr.p[i].qp, IBV_QPS_RTR, pr.p[1 - i].qp->qp_num), 0);
+		CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, pr.p[i].qp, IBV_QPS_RTS, 0), 0);
 	}
 }
 
@@ -534,7 +476,7 @@ void test_raw_wqe_after_umr(void)
 /** mlx5dv_create_mkey's checks, and the PD busy while an mkey lives. */
 void test_create_mkey_checks(void)
 {
-	struct ibv_context *ctx = open_by_name("sim1");
+	struct ibv_context *ctx = glue_test_open(g, "sim1");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	struct ibv_pd *pd = g->alloc_pd(ctx);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);

@@ -16,6 +16,7 @@
 #include <CUnit/Basic.h>
 
 #include "cunit_run.h"
+#include "glue_test_util.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -23,22 +24,6 @@
 namespace {
 
 const struct mlx5_glue *g;
-
-struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_context *ctx = nullptr;
-	struct ibv_device **list;
-	int n = 0;
-
-	list = g->get_device_list(&n);
-	if (!list)
-		return nullptr;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(g->get_device_name(list[i]), name))
-			ctx = g->open_device(list[i]);
-	g->free_device_list(list);
-	return ctx;
-}
 
 int add(const char *name, uint8_t reserved_qpn, uint8_t log_gran)
 {
@@ -54,7 +39,7 @@ int add(const char *name, uint8_t reserved_qpn, uint8_t log_gran)
 /* tests/test_mlx5_rdmacm.py ReservedQPTest.test_reservered_qpn */
 void test_rdma_core_scenario(void)
 {
-	struct ibv_context *ctx = open_by_name("sim1");
+	struct ibv_context *ctx = glue_test_open(g, "sim1");
 	std::vector<uint32_t> qpns;
 	uint32_t qpn = 0;
 
@@ -77,7 +62,7 @@ void test_rdma_core_scenario(void)
 /* QPNs are distinct, consecutive within a block, never a QP's, never reused */
 void test_blocks(void)
 {
-	struct ibv_context *ctx = open_by_name("sim1");
+	struct ibv_context *ctx = glue_test_open(g, "sim1");
 	std::set<uint32_t> seen;
 	std::vector<uint32_t> qpns;
 	uint32_t qpn;
@@ -138,8 +123,8 @@ void test_blocks(void)
 /* two contexts of one device draw from its one QPN space */
 void test_two_contexts(void)
 {
-	struct ibv_context *a = open_by_name("sim2");
-	struct ibv_context *b = open_by_name("sim2");
+	struct ibv_context *a = glue_test_open(g, "sim2");
+	struct ibv_context *b = glue_test_open(g, "sim2");
 	std::set<uint32_t> seen;
 	uint32_t qpn;
 
@@ -156,7 +141,7 @@ void test_two_contexts(void)
 	CU_ASSERT_EQUAL(g->close_device(a), 0);
 	CU_ASSERT_EQUAL(g->close_device(b), 0);
 	/* the objects went with the contexts: a new context starts at the bottom again */
-	a = open_by_name("sim2");
+	a = glue_test_open(g, "sim2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_EQUAL(g->dv_reserved_qpn_alloc(a, &qpn), 0);
 	CU_ASSERT_EQUAL(qpn, *seen.begin());
@@ -166,7 +151,7 @@ void test_two_contexts(void)
 /* a device without the RESERVED_QPN object type */
 void test_unsupported(void)
 {
-	struct ibv_context *ctx = open_by_name("sim3");
+	struct ibv_context *ctx = glue_test_open(g, "sim3");
 	uint32_t qpn = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);

@@ -19,6 +19,7 @@
 #include <CUnit/Basic.h>
 
 #include "cunit_run.h"
+#include "glue_test_util.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_hw.h"
@@ -777,14 +778,6 @@ void test_cancel_errors(void)
 
 const struct mlx5_glue *g;
 
-uint64_t now_ms()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 struct ibv_context *open_instance(const char *name, uint32_t sig_features,
 				  enum mlx5_sim_exec_mode mode = MLX5_SIM_EXEC_INLINE)
 {
@@ -810,35 +803,6 @@ void close_instance(struct ibv_context *ctx, const char *name)
 {
 	CU_ASSERT_EQUAL(g->close_device(ctx), 0);
 	CU_ASSERT_EQUAL(mlx5_sim_device_remove(name), 0);
-}
-
-int modify(struct ibv_qp *qp, enum ibv_qp_state state)
-{
-	struct ibv_qp_attr a = {};
-	int mask = IBV_QP_STATE;
-
-	a.qp_state = state;
-	if (state == IBV_QPS_INIT) {
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-	} else if (state == IBV_QPS_RTR) {
-		a.path_mtu = IBV_MTU_4096;
-		a.dest_qp_num = qp->qp_num; /* connected to itself */
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	} else if (state == IBV_QPS_RTS) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	return g->modify_qp(qp, &a, mask);
 }
 
 struct ibv_qp *create_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq_ex *cq,
@@ -1063,10 +1027,10 @@ void test_sig_pipelining_qp(void)
 /** Up to @p n completions (legacy poll) within the poll timeout. */
 int poll_n(struct ibv_cq_ex *cq, struct ibv_wc *wc, int n)
 {
-	uint64_t deadline = now_ms() + 2000;
+	uint64_t deadline = glue_test_now_ms() + 2000;
 	int got = 0;
 
-	while (got < n && now_ms() < deadline) {
+	while (got < n && glue_test_now_ms() < deadline) {
 		int r = ibv_poll_cq(ibv_cq_ex_to_cq(cq), n - got, wc + got);
 
 		if (r < 0)
@@ -1106,9 +1070,9 @@ void cancel_in_sqd(const char *name, enum mlx5_sim_exec_mode mode)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
 	x = g->qp_to_qp_ex(qp);
 	dv = g->dv_qp_ex_from_ibv_qp_ex(x);
-	CU_ASSERT_EQUAL(modify(qp, IBV_QPS_INIT), 0);
-	CU_ASSERT_EQUAL(modify(qp, IBV_QPS_RTR), 0);
-	CU_ASSERT_EQUAL(modify(qp, IBV_QPS_RTS), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, qp, IBV_QPS_INIT, qp->qp_num), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, qp, IBV_QPS_RTR, qp->qp_num), 0);
+	CU_ASSERT_EQUAL(glue_test_modify_rc(g, qp, IBV_QPS_RTS, qp->qp_num), 0);
 	/* not drained: -EINVAL */
 	CU_ASSERT_EQUAL(g->dv_qp_cancel_posted_send_wrs(dv, 1), -EINVAL);
 	/* an executed unsignalled RDMA_WRITE with wr_id 1 */

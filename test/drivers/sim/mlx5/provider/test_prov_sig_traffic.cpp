@@ -18,6 +18,7 @@
 #include <CUnit/Basic.h>
 
 #include "cunit_run.h"
+#include "glue_test_util.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -28,14 +29,6 @@ const struct mlx5_glue *g;
 
 /** Room for 3 blocks of 4160 bytes with 8 bytes of protection each. */
 constexpr size_t kBufBytes = 16384;
-
-uint64_t now_ms()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /** Bitwise CRC-32 (IEEE, reflected, init = seed, final XOR all ones): the test's own. */
 uint32_t crc32_bitwise(const uint8_t *p, size_t n, uint32_t seed)
@@ -178,9 +171,9 @@ struct Scenario {
 	/** Poll up to @p n completions for a while; returns how many. */
 	static int poll(Player *p, struct ibv_wc *wc, int n)
 	{
-		uint64_t deadline = now_ms() + 500;
+		uint64_t deadline = glue_test_now_ms() + 500;
 		int got = 0;
-		while (got < n && now_ms() < deadline) {
+		while (got < n && glue_test_now_ms() < deadline) {
 			int r = ibv_poll_cq(ibv_cq_ex_to_cq(p->cq), n - got, wc + got);
 			if (r < 0)
 				return r;
