@@ -16,6 +16,8 @@
  */
 #include <string.h>
 
+#include <algorithm>
+
 #include <rte_dmadev_pmd.h>
 
 #include "mlx5_dma_fp.h"
@@ -200,16 +202,29 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	bool was_open = vc->batch_open;
 	int ret;
 
-	mlx5_dma_sig_before_recover(vc, start);
 	/* the ring is the only copy of the ops to re-post, and the slot table the only
 	 * record of where each op (one WQE, or several: SG chain, UMR + MMO) ends: save
-	 * both before the reset */
+	 * both before the reset. The copy keeps ring positions so that the signature
+	 * code can rewrite WQEs in it: the device may still be flushing the ring itself. */
 	for (uint32_t i = 0; i < nbb; i++) {
-		memcpy(vc->scratch + i * MLX5_SEND_WQE_BB,
-		       vc->sq + (((start + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
-		       MLX5_SEND_WQE_BB);
+		uint32_t pos = ((start + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT;
+
+		memcpy(vc->scratch + pos, vc->sq + pos, MLX5_SEND_WQE_BB);
 		vc->scratch_op_end[i] =
 			(uint16_t)(vc->slots[(start + i) & vc->sq_mask].end_pi - (uint16_t)start);
+	}
+	uint8_t *ring = vc->sq;
+
+	vc->sq = vc->scratch;
+	mlx5_dma_sig_before_recover(vc, start);
+	vc->sq = ring;
+	/* then in posting order, WQEBB i of the copy at saved + i: rotated if it wraps */
+	uint8_t *saved = vc->scratch + ((start & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
+
+	if ((start & vc->sq_mask) + nbb > vc->sq_mask + 1) {
+		std::rotate(vc->scratch, saved,
+			    vc->scratch + ((size_t)(vc->sq_mask + 1) << MLX5_SEND_WQE_SHIFT));
+		saved = vc->scratch;
 	}
 	if (was_open)
 		ibv_wr_abort(vc->qpx); /* unsubmitted verbs batch: rebuilt below */
@@ -254,7 +269,7 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 		if (op_end <= off || op_end > nbb)
 			op_end = off + 1;
 		for (uint32_t w = off; w < op_end;) {
-			uint8_t *wqe = vc->scratch + w * MLX5_SEND_WQE_BB;
+			uint8_t *wqe = saved + w * MLX5_SEND_WQE_BB;
 			uint32_t n = mlx5_hw_ds_to_wqebbs(
 				mlx5_hw_ctrl_ds((const struct mlx5_wqe_ctrl_seg *)wqe));
 			uint32_t *qpn_ds = (uint32_t *)wqe + 1;
