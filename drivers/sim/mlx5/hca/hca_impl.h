@@ -584,8 +584,11 @@ private:
 	Verdict fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs);
 	/* sq_engine.cpp */
 	bool run_group(QpObj *qp, uint32_t n, bool reorder);
+	/** run_group() of a group plan_fast_mmo() planned entirely. */
+	void run_fast_group(QpObj *qp, uint32_t n, bool reorder);
 	void complete_plan(QpObj *qp, const Plan *pl);
-	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err);
+	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
+			    bool *all_fast);
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
 	/* engine.cpp */
 	void engine_main();

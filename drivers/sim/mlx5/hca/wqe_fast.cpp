@@ -241,15 +241,21 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 	SegMemo memo{};
 	uint32_t ci = qp->sq_ci;
 
-	while (n < limit && (uint16_t)(pi - (uint16_t)ci)) {
-		Plan *pl = &plans_[n];
+	/* the WQEs posted and the plan slots left bound the run: one counter */
+	const uint32_t posted = (uint16_t)(pi - (uint16_t)ci);
+	const uint32_t end = n + (posted < limit - n ? posted : limit - n);
+	Plan *const plans = plans_.get();
+
+	while (n < end) {
+		Plan *pl = &plans[n];
 		const Wqebb w(ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8));
 		if (!plan_repeat(c, memo, w, (uint16_t)ci, pl)) {
 			if (!plan_one(&c, w, (uint16_t)ci, pl))
 				break;
 			remember(&memo, c, w, pl);
 		}
-		if (pl->fenced && n > 0) {
+		/* the fence bit as the ctrl word carries it, not read back from the plan */
+		if ((hi32(w.be(1)) & MLX5_HW_FM_MASK) && n > 0) {
 			*fence = true; /* planned again as the head of the next group */
 			break;
 		}

@@ -61,6 +61,8 @@ struct Scenario {
 	/* every copy this long (0: random lengths): consecutive WQEs repeat their segment
 	 * words, so the fast path's repeat check (plan_repeat) decides most of them */
 	uint32_t fixed_len;
+	/* no broken WQEs: whole groups of the fast path (run_fast_group) */
+	bool clean;
 };
 
 /** Keys of the run; indices and variants are the same on both fresh devices. */
@@ -181,10 +183,12 @@ enum Mutation : uint32_t {
 
 /** Build one WQE, maybe break it (or arm a FailWqe), and post it. */
 void post_one(Env &e, TestQp &q, Rng &r, const Keys &k, uint32_t dst2_old, uint8_t *a,
-	      uint64_t max_len, uint32_t fixed_len)
+	      uint64_t max_len, uint32_t fixed_len, bool clean)
 {
 	Copy c = valid_copy(r, k, a, max_len, fixed_len);
 	uint32_t m = r.below(12) ? M_NONE : 1 + r.below(M_COUNT - 1);
+	if (clean)
+		m = M_NONE;
 	uint32_t sbc = c.len, dbc = c.len;
 	uint8_t opcode = MLX5_OPCODE_MMO, opmod = MLX5_HW_OPC_MOD_MMO_DMA;
 	uint8_t fm_ce_se = (r.below(3) ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
@@ -375,7 +379,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 		}
 		unsigned n = 1 + r.below(40);
 		for (unsigned i = 0; i < n; i++)
-			post_one(e, q, r, k, dst2_old, arena, sc.max_len, sc.fixed_len);
+			post_one(e, q, r, k, dst2_old, arena, sc.max_len, sc.fixed_len, sc.clean);
 		q.ring(e.h());
 		e.h().quiesce();
 		drain(cq, &out);
@@ -422,7 +426,13 @@ void check_scenario(const Scenario &sc, bool expect_fast)
 	}
 	unsigned ok, err;
 	count_kinds(g, &ok, &err);
-	CU_ASSERT_TRUE(err > 20);
+	if (sc.clean) {
+		/* every MMO on the fast path (the two UMRs are not MMOs) */
+		CU_ASSERT_EQUAL(err, 0u);
+		CU_ASSERT_EQUAL(f.fast_wqes + 2, f.st.wqes_executed);
+	} else {
+		CU_ASSERT_TRUE(err > 20);
+	}
 	if (sc.max_len) {
 		CU_ASSERT_TRUE(ok > 50);
 	}
@@ -483,6 +493,20 @@ static void test_thread_reorder_fixed_len(void)
 		true);
 }
 
+static void test_inline_clean(void)
+{
+	check_scenario(
+		Scenario{ExecMode::Inline, false, 1ull << 31, 0x2545f4914f6cdd1dull, 300, 64, true},
+		true);
+}
+
+static void test_thread_reorder_clean(void)
+{
+	check_scenario(
+		Scenario{ExecMode::Thread, true, 1ull << 31, 0x6a09e667f3bcc908ull, 200, 0, true},
+		true);
+}
+
 /** The fast path leaves the opaque buffer and everything outside the MRs alone. */
 static void test_fast_only_touches_dst(void)
 {
@@ -514,6 +538,8 @@ int main(void)
 		{"thread mode, reorder_unfenced: fast == general", test_thread_reorder},
 		{"inline, one length (repeated segments): fast == general", test_inline_fixed_len},
 		{"thread, reorder, one length: fast == general", test_thread_reorder_fixed_len},
+		{"inline, only valid 64 B copies: fast == general", test_inline_clean},
+		{"thread, reorder, only valid copies: fast == general", test_thread_reorder_clean},
 		{"fast path writes only destination MRs", test_fast_only_touches_dst},
 	};
 	static const struct cunit_suite suites[] = {
