@@ -3,32 +3,24 @@
 #include <errno.h>
 #include <string.h>
 
-#include <mutex>
-#include <vector>
-
 #include <rte_telemetry.h>
 
 #include "blkint_log.h"
 #include "blkint_priv.h"
+#include "lib_named_registry.h"
 
 namespace {
 
-std::mutex registry_lock;
-std::vector<struct rte_blkint_ctx *> registry;
+lib_named_registry<struct rte_blkint_ctx, blkint_ctx_name> registry;
 
 const char *const engine_names[RTE_BLKINT_ENGINE_MAX] = {"cpu", "dev"};
 const char *const op_names[RTE_BLKINT_OP_MAX] = {"insert", "verify", "strip", "convert"};
 
 int tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
-
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (auto *c : registry)
-		rte_tel_data_add_array_string(d, blkint_ctx_name(c));
-	return 0;
+	return registry.tel_list(d);
 }
 
 /** One engine's counters as a dict, or NULL (ENOMEM). */
@@ -67,13 +59,10 @@ struct rte_tel_data *engine_dict(const struct rte_blkint_engine_stats *s)
 
 int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
-	struct rte_blkint_stats s;
-
 	RTE_SET_USED(cmd);
-	for (auto *c : registry) {
-		if (!params || strcmp(params, blkint_ctx_name(c)) != 0)
-			continue;
+	return registry.with_named(params, [d](struct rte_blkint_ctx *c) {
+		struct rte_blkint_stats s;
+
 		rte_blkint_stats_get(c, &s);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "engine", blkint_ctx_engine_kind(c));
@@ -89,8 +78,7 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_container(d, engine_names[e], ed, 0);
 		}
 		return 0;
-	}
-	return -EINVAL;
+	});
 }
 
 RTE_INIT(blkint_telemetry_init)
@@ -104,28 +92,14 @@ RTE_INIT(blkint_telemetry_init)
 
 int blkint_registry_add(struct rte_blkint_ctx *c)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
+	int ret = registry.add(c);
 
-	for (auto *o : registry)
-		if (strcmp(blkint_ctx_name(o), blkint_ctx_name(c)) == 0) {
-			BLKINT_LOG(ERR, "context name \"%s\" already taken", blkint_ctx_name(c));
-			return -EEXIST;
-		}
-	try {
-		registry.push_back(c);
-	} catch (...) {
-		return -ENOMEM;
-	}
-	return 0;
+	if (ret == -EEXIST)
+		BLKINT_LOG(ERR, "context name \"%s\" already taken", blkint_ctx_name(c));
+	return ret;
 }
 
 void blkint_registry_del(struct rte_blkint_ctx *c)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
-
-	for (size_t i = 0; i < registry.size(); i++)
-		if (registry[i] == c) {
-			registry.erase(registry.begin() + (long)i);
-			return;
-		}
+	registry.del(c);
 }

@@ -3,41 +3,35 @@
 #include <errno.h>
 #include <string.h>
 
-#include <mutex>
-#include <vector>
-
 #include <rte_telemetry.h>
 
+#include "lib_named_registry.h"
 #include "reasm_log.h"
 #include "reasm_priv.h"
 
 namespace {
 
-std::mutex registry_lock;
-std::vector<struct rte_reasm_ctx *> registry;
+const char *ctx_name(const struct rte_reasm_ctx *c)
+{
+	return c->name;
+}
+
+lib_named_registry<struct rte_reasm_ctx, ctx_name> registry;
 
 int tel_list(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
-
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
-	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	for (auto *c : registry)
-		rte_tel_data_add_array_string(d, c->name);
-	return 0;
+	return registry.tel_list(d);
 }
 
 int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
-	struct rte_reasm_stats s;
-	struct rte_tel_data *drops;
-
 	RTE_SET_USED(cmd);
-	for (auto *c : registry) {
-		if (!params || strcmp(params, c->name) != 0)
-			continue;
+	return registry.with_named(params, [d](struct rte_reasm_ctx *c) {
+		struct rte_reasm_stats s;
+		struct rte_tel_data *drops;
+
 		rte_reasm_stats_get(c, &s);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "engine", rte_reasm_engine_kind(c->engine));
@@ -74,8 +68,7 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 							drops, 0);
 		}
 		return 0;
-	}
-	return -EINVAL;
+	});
 }
 
 RTE_INIT(reasm_telemetry_init)
@@ -89,28 +82,14 @@ RTE_INIT(reasm_telemetry_init)
 
 int reasm_registry_add(struct rte_reasm_ctx *c)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
+	int ret = registry.add(c);
 
-	for (auto *o : registry)
-		if (strcmp(o->name, c->name) == 0) {
-			REASM_LOG(ERR, "context name \"%s\" already taken", c->name);
-			return -EEXIST;
-		}
-	try {
-		registry.push_back(c);
-	} catch (...) {
-		return -ENOMEM;
-	}
-	return 0;
+	if (ret == -EEXIST)
+		REASM_LOG(ERR, "context name \"%s\" already taken", c->name);
+	return ret;
 }
 
 void reasm_registry_del(struct rte_reasm_ctx *c)
 {
-	std::lock_guard<std::mutex> g(registry_lock);
-
-	for (size_t i = 0; i < registry.size(); i++)
-		if (registry[i] == c) {
-			registry.erase(registry.begin() + (long)i);
-			return;
-		}
+	registry.del(c);
 }

@@ -5,10 +5,8 @@
  * device, and the fallback of devices without signature offload.
  */
 #include <string.h>
-#include <sys/socket.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <string>
@@ -21,6 +19,7 @@
 #include "blkint_priv.h"
 #include "blkint_util.h"
 #include "cunit_run.h"
+#include "dpdk_test_util.h"
 #include "fake_dev.h"
 #include "ref_pi.h"
 #ifdef BLKINT_TEST_SIM
@@ -539,29 +538,6 @@ void t_full(void)
 	rte_blkint_free(ctx);
 }
 
-/** One telemetry command through EAL's telemetry socket; its JSON reply, or "". */
-std::string telemetry(const char *cmd)
-{
-	struct sockaddr_un sun = {};
-	char buf[16384];
-	std::string out;
-	ssize_t n;
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-
-	if (fd < 0)
-		return out;
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
-	    read(fd, buf, sizeof(buf)) > 0 && /* the greeting */
-	    write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) &&
-	    (n = read(fd, buf, sizeof(buf) - 1)) > 0)
-		out.assign(buf, (size_t)n);
-	close(fd);
-	return out;
-}
-
 /* /blkint/list and /blkint/stats give the context and its counters. */
 void t_telemetry(void)
 {
@@ -582,16 +558,17 @@ void t_telemetry(void)
 	CU_ASSERT(run(ctx, op, &r) && r.status == RTE_BLKINT_OK);
 	buf[512] ^= 1;
 	CU_ASSERT(run(ctx, op, &r) && r.status == RTE_BLKINT_ERR_PI);
-	std::string list = telemetry("/blkint/list"), st = telemetry("/blkint/stats,teltest");
+	std::string list = dpdk_test_telemetry("/blkint/list");
+	std::string st = dpdk_test_telemetry("/blkint/stats,teltest");
 	CU_ASSERT(list.find("\"teltest\"") != std::string::npos);
 	CU_ASSERT(st.find("\"engine\":\"cpu\"") != std::string::npos);
 	CU_ASSERT(st.find("\"cpu\":{\"ops\":2,\"blocks\":4,\"bytes\":2048") != std::string::npos);
 	CU_ASSERT(st.find("\"pi_errors\":{\"guard\":1,") != std::string::npos);
-	CU_ASSERT(telemetry("/blkint/stats,nosuch").find("null") != std::string::npos);
+	CU_ASSERT(dpdk_test_telemetry("/blkint/stats,nosuch").find("null") != std::string::npos);
 	if (st.empty() || list.empty())
 		printf("telemetry replies: '%s' '%s'\n", list.c_str(), st.c_str());
 	rte_blkint_free(ctx);
-	CU_ASSERT(telemetry("/blkint/list").find("teltest") == std::string::npos);
+	CU_ASSERT(dpdk_test_telemetry("/blkint/list").find("teltest") == std::string::npos);
 }
 
 /* ---- device engines ---- */
@@ -804,33 +781,6 @@ void t_fallback(void)
 	}
 }
 
-int dma_start(const char *name)
-{
-	int dev = rte_dma_get_dev_id_by_name(name);
-	struct rte_dma_conf conf = {};
-	struct rte_dma_vchan_conf vc = {};
-	struct rte_dma_info info;
-
-	if (dev < 0 || rte_dma_info_get(dev, &info) != 0)
-		return -1;
-	conf.nb_vchans = 1;
-	vc.direction = RTE_DMA_DIR_MEM_TO_MEM;
-	vc.nb_desc = RTE_MAX(info.min_desc, RTE_MIN(info.max_desc, (uint16_t)1024));
-	if (rte_dma_configure(dev, &conf) != 0 || rte_dma_vchan_setup(dev, 0, &vc) != 0 ||
-	    rte_dma_start(dev) != 0)
-		return -1;
-	return dev;
-}
-
-char rundir[PATH_MAX];
-
-/** The runtime directory, empty once telemetry's exit handler removed its socket. */
-void remove_rundir(void)
-{
-	if (rundir[0])
-		rmdir(rundir);
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -885,25 +835,20 @@ int main(int argc, char **argv)
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
 	/* a runtime directory of its own: the telemetry test talks to this process's socket */
-	std::string prefix = "--file-prefix=blkint" + std::to_string(getpid());
+	std::string prefix = dpdk_test_own_prefix("blkint");
 	eal[RTE_DIM(eal) - 2] = (char *)prefix.c_str();
-	atexit(remove_rundir); /* before EAL's own exit handlers: runs after them */
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
 	for (const char *d : {"dma_skeleton", "dma_mlx5", "dma_mlx5_nosig"})
-		if (rte_dma_get_dev_id_by_name(d) >= 0 && dma_start(d) < 0) {
+		if (rte_dma_get_dev_id_by_name(d) >= 0 && dpdk_test_dma_start(d) < 0) {
 			fprintf(stderr, "cannot start %s\n", d);
 			return 1;
 		}
-	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
+	dpdk_test_rundir_note();
 	ret = CUNIT_RUN_SUITES(suites);
-	for (int16_t d = 0; d < RTE_DMADEV_DEFAULT_MAX; d++)
-		if (rte_dma_is_valid(d)) {
-			rte_dma_stop(d);
-			rte_dma_close(d);
-		}
+	dpdk_test_dma_close_all();
 	rte_eal_cleanup();
 	return ret;
 }

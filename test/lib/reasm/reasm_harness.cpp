@@ -183,22 +183,4 @@ std::vector<pktgen::frame> sorted(std::vector<pktgen::frame> v)
 	return v;
 }
 
-int dma_start(const char *name, uint16_t nb_desc)
-{
-	int dev = rte_dma_get_dev_id_by_name(name);
-	struct rte_dma_conf conf = {};
-	struct rte_dma_vchan_conf vc = {};
-	struct rte_dma_info info;
-
-	if (dev < 0 || rte_dma_info_get(dev, &info) != 0)
-		return -1;
-	conf.nb_vchans = 1;
-	vc.direction = RTE_DMA_DIR_MEM_TO_MEM;
-	vc.nb_desc = std::clamp<uint16_t>(nb_desc, info.min_desc, info.max_desc);
-	if (rte_dma_stop(dev) != 0 || rte_dma_configure(dev, &conf) != 0 ||
-	    rte_dma_vchan_setup(dev, 0, &vc) != 0 || rte_dma_start(dev) != 0)
-		return -1;
-	return dev;
-}
-
 } // namespace harness

@@ -44,9 +44,6 @@ bool pools_idle(void);
 /** Sorted copies, to compare outputs as multisets. */
 std::vector<pktgen::frame> sorted(std::vector<pktgen::frame> v);
 
-/** A (re)started dmadev with one mem-to-mem vchan of @p nb_desc descriptors, or -1. */
-int dma_start(const char *name, uint16_t nb_desc = 1024);
-
 } // namespace harness
 
 #endif /* TEST_REASM_HARNESS_H */

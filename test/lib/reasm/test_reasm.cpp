@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 
 #include "cunit_run.h"
+#include "dpdk_test_util.h"
 #include "reasm_engine.h"
 #include "reasm_harness.h"
 #ifdef REASM_TEST_SIM
@@ -401,6 +402,36 @@ void t_no_buffer(void)
 	CU_ASSERT(pools_idle());
 }
 
+/* /reasm/list and /reasm/stats give the context and its counters; gone once freed. */
+void t_telemetry(void)
+{
+	struct rte_reasm_conf conf = {};
+	one o = make_one(false, 3000, 3, 131);
+	/* an exact duplicate while the datagram is incomplete: tolerated and counted */
+	std::vector<frame> in = {o.frags[0], o.frags[1], o.frags[1], o.frags[2]};
+
+	conf.name = "teltest";
+	conf.engine = cpu;
+	conf.pool = out_pool;
+	struct rte_reasm_ctx *c = rte_reasm_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT(run(c, in) == std::vector<frame>{o.whole});
+	std::string list = dpdk_test_telemetry("/reasm/list");
+	std::string st = dpdk_test_telemetry("/reasm/stats,teltest");
+	CU_ASSERT(list.find("\"teltest\"") != std::string::npos);
+	CU_ASSERT(st.find("\"engine\":\"cpu\"") != std::string::npos);
+	CU_ASSERT(st.find("\"frags_in\":4,") != std::string::npos);
+	CU_ASSERT(st.find("\"reassembled\":1,") != std::string::npos);
+	CU_ASSERT(st.find("\"duplicates\":1,") != std::string::npos);
+	CU_ASSERT(st.find("\"drop_dgrams\":{\"timeout\":0,") != std::string::npos);
+	CU_ASSERT(dpdk_test_telemetry("/reasm/stats,nosuch").find("null") != std::string::npos);
+	if (st.empty() || list.empty())
+		printf("telemetry replies: '%s' '%s'\n", list.c_str(), st.c_str());
+	rte_reasm_free(c);
+	CU_ASSERT(dpdk_test_telemetry("/reasm/list").find("teltest") == std::string::npos);
+	CU_ASSERT(pools_idle());
+}
+
 void t_bad_conf(void)
 {
 	struct rte_reasm_conf conf = {};
@@ -655,7 +686,7 @@ void backpressure(enum rte_reasm_dma_mode mode)
 	std::vector<frame> in, whole;
 	std::mt19937 rng(203);
 	uint64_t refused = 0;
-	int dev = dma_start("dma_mlx5", 32);
+	int dev = dpdk_test_dma_start("dma_mlx5", 32);
 
 	if (dev < 0) {
 		printf("[dma_mlx5 not present: skipped] ");
@@ -690,7 +721,7 @@ void backpressure(enum rte_reasm_dma_mode mode)
 	rte_reasm_free(a);
 	rte_reasm_engine_free(e); /* before the vchan goes (its mkeys) */
 	CU_ASSERT(pools_idle());
-	CU_ASSERT(dma_start("dma_mlx5") >= 0);
+	CU_ASSERT(dpdk_test_dma_start("dma_mlx5") >= 0);
 }
 
 void t_backpressure_sg(void)
@@ -1122,6 +1153,7 @@ int main(int argc, char **argv)
 #ifdef REASM_TEST_SIM
 		       (char *)mlx5_vdev.c_str(),
 #endif
+		       NULL, /* --file-prefix */
 		       NULL};
 	static const struct cunit_test rfc[] = {
 		{"oracle ipv4", t_oracle_v4},
@@ -1142,6 +1174,7 @@ int main(int argc, char **argv)
 		{"limits", t_limits},
 		{"no buffer", t_no_buffer},
 		{"bad conf", t_bad_conf},
+		{"telemetry", t_telemetry},
 	};
 	static const struct cunit_test modes[] = {
 		{"linearize", t_linearize},
@@ -1169,10 +1202,14 @@ int main(int argc, char **argv)
 	};
 	int ret;
 
+	/* a runtime directory of its own: the telemetry test talks to this process's socket */
+	std::string prefix = dpdk_test_own_prefix("reasm");
+	eal[RTE_DIM(eal) - 2] = (char *)prefix.c_str();
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
+	dpdk_test_rundir_note();
 	cpu = rte_reasm_engine_cpu_create();
 	if (pools_create() || !cpu) {
 		fprintf(stderr, "pools or CPU engine: %s\n", rte_strerror(rte_errno));
@@ -1185,17 +1222,13 @@ int main(int argc, char **argv)
 	}
 #endif
 	for (const char *d : {"dma_skeleton", "dma_mlx5"})
-		if (rte_dma_get_dev_id_by_name(d) >= 0 && dma_start(d) < 0) {
+		if (rte_dma_get_dev_id_by_name(d) >= 0 && dpdk_test_dma_start(d) < 0) {
 			fprintf(stderr, "cannot start %s\n", d);
 			return 1;
 		}
 	ret = CUNIT_RUN_SUITES(suites);
 	rte_reasm_engine_free(cpu);
-	for (int16_t d = 0; d < RTE_DMADEV_DEFAULT_MAX; d++)
-		if (rte_dma_is_valid(d)) {
-			rte_dma_stop(d);
-			rte_dma_close(d);
-		}
+	dpdk_test_dma_close_all();
 	rte_eal_cleanup();
 	return ret;
 }
