@@ -10,6 +10,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 #include <rte_random.h>
 
 #include "reasm_log.h"
@@ -265,7 +266,7 @@ static bool gather_parts(struct rte_reasm_ctx *c, const struct reasm_gather *g, 
  * (wait for room), or -ENOTSUP (@p g has the pieces now).
  */
 static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
-		       struct reasm_pending *p)
+		       struct gather_progress *p)
 {
 	int rc = c->engine->gather_strided(&p->strided, idx);
 
@@ -283,17 +284,17 @@ static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t
 		c->st.cpu_fallbacks++;
 		return REASM_GATHER_DONE;
 	}
-	p->nb_src = g->nb_src;
-	p->strided.nrec = 0; /* listed: from now on an ordinary gather */
+	p->strided.nrec = 0; /* listed (g->nb_src): from now on an ordinary gather */
 	return -ENOTSUP;
 }
 
 /*
- * Move gather @p idx (pieces @p g, or @p p's state when it was pending) onto the engine.
- * False when the engine is full for now: nothing of it queued beyond what @p p records.
+ * Move gather @p idx (pieces @p g, progress @p p) onto the engine. False when the
+ * engine is full for now: nothing of it queued beyond what @p p records (and a split
+ * may have listed its pieces into @p g meanwhile).
  */
 static bool gather_advance(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
-			   struct reasm_pending *p)
+			   struct gather_progress *p)
 {
 	uint32_t max = c->engine->max_sges();
 	int rc = -ENOTSUP;
@@ -337,7 +338,10 @@ static bool pending_flush(struct rte_reasm_ctx *c)
 		struct reasm_pending *p = &c->pending[c->pend_tail % REASM_PENDING_SLOTS];
 		struct reasm_gather g = {p->src, p->dst, p->nb_src, p->nb_dst};
 
-		if (!gather_advance(c, &g, p->op, p))
+		bool queued = gather_advance(c, &g, p->op, &p->prog);
+
+		p->nb_src = g.nb_src; /* a split's pieces may have been listed meanwhile */
+		if (!queued)
 			return false;
 		c->pend_tail++;
 		op_part_done(c, p->op, true); /* its hold: queued in full now */
@@ -350,7 +354,8 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 			const struct reasm_strided *strided)
 {
 	uint32_t idx = c->free_ops[--c->nb_free_ops];
-	struct reasm_pending now = {}, *p;
+	struct gather_progress now = {};
+	struct reasm_pending *p;
 	struct reasm_gather g;
 	uint16_t nb_dst = 0;
 
@@ -376,9 +381,7 @@ void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbu
 		/* reasm_has_room() kept a slot free for this one */
 		p = &c->pending[c->pend_head++ % REASM_PENDING_SLOTS];
 		p->op = idx;
-		p->in_parts = now.in_parts;
-		p->cur = now.cur;
-		p->strided = now.strided;
+		p->prog = now;
 		p->nb_src = g.nb_src; /* a split's pieces may have been listed meanwhile */
 		p->nb_dst = nb_dst;
 		memcpy(p->src, c->src, g.nb_src * sizeof(c->src[0]));
@@ -535,6 +538,14 @@ void rte_reasm_free(struct rte_reasm_ctx *c)
 	rte_free(c);
 }
 
+#define REASM_PREFETCH_AHEAD 4
+
+static inline void reasm_prefetch_mbuf(const struct rte_mbuf *m)
+{
+	rte_prefetch0(m);
+	rte_prefetch0(&m->cacheline1);
+}
+
 uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts, uint16_t n,
 			   uint64_t now)
 {
@@ -542,7 +553,17 @@ uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts, uint
 
 	if (reasm_pending_count(c))
 		reasm_progress(c);
+	/* Fragments arrive cold: fetch the mbufs (both lines: l2_len is in the second)
+	 * REASM_PREFETCH_AHEAD packets ahead, and their headers half as far. */
+	for (i = 0; i < n && i < REASM_PREFETCH_AHEAD; i++)
+		reasm_prefetch_mbuf(pkts[i]);
+	if (n)
+		rte_reasm_expire(c, now); /* once: the whole burst has the same time */
 	for (i = 0; i < n && reasm_has_room(c); i++) {
+		if (i + REASM_PREFETCH_AHEAD < n)
+			reasm_prefetch_mbuf(pkts[i + REASM_PREFETCH_AHEAD]);
+		if (i + REASM_PREFETCH_AHEAD / 2 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + REASM_PREFETCH_AHEAD / 2], void *));
 		c->st.pkts_in++;
 		reasm_ip_input(c, pkts[i], now);
 	}

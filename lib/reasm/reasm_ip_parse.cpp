@@ -19,6 +19,27 @@ constexpr int too_big = -(RTE_REASM_DROP_TOO_BIG + 1);
 constexpr uint8_t ip6_hopopts = 0, ip6_routing = 43, ip6_frag = 44, ip6_dstopts = 60;
 constexpr int max_ext_headers = 16; /* a longer chain is treated as hostile */
 
+/*
+ * RFC 1071 check of an IPv4 header of @p ihl bytes (a multiple of 4): its one's-complement
+ * sum is all ones. Summed by 32-bit words, folded at the end: the sum does not depend on
+ * the order the words are added in, and 0xffff reads the same in either byte order.
+ */
+bool v4_header_sum_ok(const uint8_t *h, uint32_t ihl)
+{
+	uint64_t sum = 0;
+	uint32_t w;
+
+	for (uint32_t i = 0; i < ihl; i += 4) {
+		memcpy(&w, h + i, 4);
+		sum += w;
+	}
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
 int parse_v4(const struct rte_mbuf *m, struct reasm_frag *f)
 {
 	uint8_t buf[60];
@@ -41,7 +62,7 @@ int parse_v4(const struct rte_mbuf *m, struct reasm_frag *f)
 	/* Frames may carry padding after the datagram (Ethernet minimum size). */
 	if (tot < ihl || m->l2_len + tot > m->pkt_len)
 		return bad;
-	if (rte_raw_cksum(h, ihl) != 0xffff)
+	if (!v4_header_sum_ok(h, ihl))
 		return bad;
 	len = tot - ihl;
 	off = (uint32_t)(fo & RTE_IPV4_HDR_OFFSET_MASK) * 8u;

@@ -30,6 +30,7 @@ enum reasm_dgram_state : uint8_t {
 /** A datagram in reassembly: in a hash bucket chain and in the age list. */
 struct reasm_dgram {
 	struct reasm_key key;
+	uint32_t bucket; /* of the key: hashed once, when the datagram opens */
 	int32_t next_in_bucket;
 	int32_t older, newer; /* age list; also the free list (newer) */
 	uint64_t first_tsc;
@@ -77,12 +78,17 @@ struct gather_cursor {
  * starts at most one gather), so they never overflow.
  */
 #define REASM_PENDING_SLOTS 4
-struct reasm_pending {
-	uint32_t op;
-	uint16_t nb_src, nb_dst;
+/* How far a gather got onto the engine; small, apart from the piece lists: a gather
+ * that goes straight to the engine starts one on the stack. */
+struct gather_progress {
 	bool in_parts; /* being queued part by part (from cur) */
 	struct gather_cursor cur;
 	struct reasm_strided strided; /* strided.nrec == 0: none */
+};
+struct reasm_pending {
+	uint32_t op;
+	uint16_t nb_src, nb_dst;
+	struct gather_progress prog;
 	struct reasm_sge src[RTE_REASM_MAX_SGES];
 	struct reasm_sge dst[RTE_REASM_MAX_SGES];
 };
@@ -168,6 +174,7 @@ void reasm_split_cpu(const struct reasm_strided *s);
 /* reasm_table.cpp: IP reassembly */
 int reasm_table_init(struct rte_reasm_ctx *c);
 void reasm_table_fini(struct rte_reasm_ctx *c);
+/* One packet at time @p now; the caller has expired the table at @p now. */
 void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now);
 /** The gather of datagram @p d ended: free its fragments and its slot. */
 void reasm_dgram_release(struct rte_reasm_ctx *c, int32_t d);

@@ -25,14 +25,29 @@ enum insert_result {
 	FAIL_BAD
 };
 
+/*
+ * The bucket of a key, seeded per context. An IPv4 key is three words (addresses, then
+ * id and protocol side by side: the id has 16 bits); an IPv6 key all ten.
+ */
 uint32_t key_hash(const struct rte_reasm_ctx *c, const struct reasm_key *k)
 {
-	return rte_jhash(k, sizeof(*k), c->conf.hash_seed) & c->bucket_mask;
+	uint32_t w[3];
+
+	if (k->v6)
+		return rte_jhash_32b((const uint32_t *)(const void *)k, sizeof(*k) / 4,
+				     c->conf.hash_seed) &
+		       c->bucket_mask;
+	memcpy(&w[0], k->src, 4);
+	memcpy(&w[1], k->dst, 4);
+	w[2] = k->id | (uint32_t)k->proto << 16;
+	return rte_jhash_3words(w[0], w[1], w[2], c->conf.hash_seed) & c->bucket_mask;
 }
 
-int32_t lookup(const struct rte_reasm_ctx *c, const struct reasm_key *k)
+/* The datagram of key @p k, or -1; @p bucket its bucket either way. */
+int32_t lookup(const struct rte_reasm_ctx *c, const struct reasm_key *k, uint32_t *bucket)
 {
-	for (int32_t d = c->buckets[key_hash(c, k)]; d >= 0; d = c->dgrams[d].next_in_bucket)
+	*bucket = key_hash(c, k);
+	for (int32_t d = c->buckets[*bucket]; d >= 0; d = c->dgrams[d].next_in_bucket)
 		if (memcmp(&c->dgrams[d].key, k, sizeof(*k)) == 0)
 			return d;
 	return -1;
@@ -42,7 +57,7 @@ int32_t lookup(const struct rte_reasm_ctx *c, const struct reasm_key *k)
 void unlink_dgram(struct rte_reasm_ctx *c, int32_t d)
 {
 	struct reasm_dgram *g = &c->dgrams[d];
-	int32_t *p = &c->buckets[key_hash(c, &g->key)];
+	int32_t *p = &c->buckets[g->bucket];
 
 	while (*p != d)
 		p = &c->dgrams[*p].next_in_bucket;
@@ -70,8 +85,7 @@ void free_slot(struct rte_reasm_ctx *c, int32_t d)
 /* Free the fragments held; they count as dropped for @p why unless delivered. */
 void free_frags(struct rte_reasm_ctx *c, struct reasm_dgram *g)
 {
-	for (uint16_t i = 0; i < g->nfrags; i++)
-		rte_pktmbuf_free(g->frags[i]);
+	rte_pktmbuf_free_bulk(g->frags, g->nfrags);
 	c->st.bytes_held -= g->bytes;
 	g->nfrags = 0;
 	g->npieces = 0;
@@ -79,11 +93,10 @@ void free_frags(struct rte_reasm_ctx *c, struct reasm_dgram *g)
 	g->covered = 0;
 }
 
-int32_t new_dgram(struct rte_reasm_ctx *c, const struct reasm_key *k, uint64_t now)
+int32_t new_dgram(struct rte_reasm_ctx *c, const struct reasm_key *k, uint32_t b, uint64_t now)
 {
 	int32_t d = c->free_dgram;
 	struct reasm_dgram *g;
-	uint32_t b;
 
 	if (d < 0)
 		return -1;
@@ -97,7 +110,7 @@ int32_t new_dgram(struct rte_reasm_ctx *c, const struct reasm_key *k, uint64_t n
 	g->nfrags = g->npieces = 0;
 	g->total = g->covered = g->bytes = 0;
 	g->first_m = NULL;
-	b = key_hash(c, k);
+	g->bucket = b;
 	g->next_in_bucket = c->buckets[b];
 	c->buckets[b] = d;
 	g->older = c->newest;
@@ -124,10 +137,31 @@ void discard(struct rte_reasm_ctx *c, int32_t d, enum rte_reasm_drop why)
 	c->st.dgrams_in_table--;
 }
 
+/* The first piece starting at or after @p start: the end when fragments come in order
+ * (the common case, one compare), else a binary search. */
+uint16_t first_at_or_after(const struct reasm_dgram *g, uint32_t start)
+{
+	uint16_t lo = 0, hi = g->npieces;
+
+	if (hi == 0 || g->pieces[hi - 1].start < start)
+		return hi;
+	while (lo < hi) {
+		uint16_t mid = (uint16_t)((lo + hi) / 2);
+
+		if (g->pieces[mid].start < start)
+			lo = (uint16_t)(mid + 1);
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void add_piece(struct reasm_dgram *g, uint16_t at, uint32_t s, uint32_t e, uint32_t moff, bool last,
 	       struct rte_mbuf *m)
 {
-	memmove(&g->pieces[at + 1], &g->pieces[at], (g->npieces - at) * sizeof(g->pieces[0]));
+	if (at < g->npieces) /* fragments out of order */
+		memmove(&g->pieces[at + 1], &g->pieces[at],
+			(g->npieces - at) * sizeof(g->pieces[0]));
 	g->pieces[at] = {s, e, moff, last, m};
 	g->npieces++;
 	g->covered += e - s;
@@ -148,8 +182,7 @@ enum insert_result insert(struct rte_reasm_ctx *c, struct reasm_dgram *g,
 	} else if (g->have_last && f->end > g->total) {
 		return FAIL_OVERLAP;
 	}
-	while (at < g->npieces && g->pieces[at].start < f->start)
-		at++;
+	at = first_at_or_after(g, f->start);
 	if (at < g->npieces && g->pieces[at].start == f->start && g->pieces[at].end == f->end &&
 	    g->pieces[at].last == !f->more)
 		return DUPLICATE;
@@ -334,6 +367,7 @@ uint32_t rte_reasm_expire(struct rte_reasm_ctx *c, uint64_t now)
 void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 {
 	struct reasm_frag f;
+	uint32_t bucket;
 	int32_t d;
 	int r = reasm_parse(m, &f);
 
@@ -351,8 +385,8 @@ void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 		deliver_atomic(c, m, &f);
 		return;
 	}
-	rte_reasm_expire(c, now);
-	d = lookup(c, &f.key);
+	/* rte_reasm_enqueue() expired the table at @p now already */
+	d = lookup(c, &f.key, &bucket);
 	if (d >= 0 && c->dgrams[d].state == DGRAM_DISCARDED) {
 		reasm_drop(c, m, (enum rte_reasm_drop)c->dgrams[d].total);
 		return;
@@ -362,7 +396,7 @@ void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (d < 0) {
-		d = new_dgram(c, &f.key, now);
+		d = new_dgram(c, &f.key, bucket, now);
 		if (d < 0) {
 			reasm_drop(c, m, RTE_REASM_DROP_TABLE_FULL);
 			return;
