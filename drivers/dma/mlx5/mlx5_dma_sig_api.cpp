@@ -35,6 +35,16 @@ int bad(const struct mlx5_dma_vchan *vc, const char *what, uint64_t value)
 	return -EINVAL;
 }
 
+/* bad() for one side's @p what (the label is built only on this, the error, path). */
+__rte_noinline int bad_side(const struct mlx5_dma_vchan *vc, const char *side, const char *what,
+			    uint64_t value)
+{
+	char label[96];
+
+	snprintf(label, sizeof(label), "%s %s", side, what);
+	return bad(vc, label, value);
+}
+
 /* RTE_PMD_DMA_MLX5_SIG_BS_* bit of a block size; 0 if none. */
 uint16_t bs_bit(uint16_t bs)
 {
@@ -99,7 +109,6 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 {
 	struct rte_pmd_dma_mlx5_sig_caps c;
 	uint32_t type;
-	char what[64];
 
 	/* the caller may store any value in the enum: read it as the 32 bits it is */
 	static_assert(sizeof(d.type) == sizeof(type), "32-bit enum");
@@ -107,17 +116,14 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 	if (type == RTE_PMD_DMA_MLX5_SIG_NONE)
 		return 0;
 	caps_of(vc->dev, &c);
-	snprintf(what, sizeof(what), "%s domain type", side);
 	if (type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << type)))
-		return bad(vc, what, type);
-	snprintf(what, sizeof(what), "%s block size", side);
+		return bad_side(vc, side, "domain type", type);
 	if (!(bs_bit(d.block_size) & c.block_sizes))
-		return bad(vc, what, d.block_size);
-	snprintf(what, sizeof(what), "%s domain flags", side);
+		return bad_side(vc, side, "block size", d.block_size);
 	if ((d.flags & ~kDomainFlags) ||
 	    ((d.flags & kT10Flags) &&
 	     (mlx5_dma_sig_pi_bytes(d.type) != 8 || d.type == RTE_PMD_DMA_MLX5_SIG_CRC64)))
-		return bad(vc, what, d.flags);
+		return bad_side(vc, side, "domain flags", d.flags);
 	return 0;
 }
 
@@ -126,12 +132,9 @@ int side_layout(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *sge, uint16
 		const struct rte_pmd_dma_mlx5_sig_domain &d, struct mlx5_dma_sig_layout *lay,
 		uint64_t *total, const char *side)
 {
-	char what[80];
-
 	memset(lay, 0, sizeof(*lay));
-	snprintf(what, sizeof(what), "%s segments:", side);
 	if (!sge || nb == 0 || nb > vc->sig->max_sge)
-		return bad(vc, what, nb);
+		return bad_side(vc, side, "segments:", nb);
 	if (d.type != RTE_PMD_DMA_MLX5_SIG_NONE) {
 		lay->dom.type = d.type;
 		lay->dom.block_size = d.block_size;
@@ -148,9 +151,12 @@ int side_layout(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *sge, uint16
 				? mlx5_dma_mr_lookup(&vc->mr_cache, sge[i].addr, sge[i].length)
 				: NULL;
 
-		snprintf(what, sizeof(what), "%s segment %u not registered (or empty) at", side, i);
-		if (!r)
-			return bad(vc, what, sge[i].addr);
+		if (!r) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "segment %u not registered (or empty) at", i);
+			return bad_side(vc, side, what, sge[i].addr);
+		}
 		lay->seg[i].addr = sge[i].addr;
 		lay->seg[i].len = sge[i].length;
 		lay->seg[i].lkey = r->lkey;
@@ -166,7 +172,9 @@ inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
 
 bool same_layout(const struct mlx5_dma_sig_layout &a, const struct mlx5_dma_sig_layout &b)
 {
-	return a.nb == b.nb && !memcmp(&a.dom, &b.dom, sizeof(a.dom)) &&
+	/* the first segment's address tells most layouts apart: compare it inline first */
+	return a.nb == b.nb && a.seg[0].addr == b.seg[0].addr &&
+	       !memcmp(&a.dom, &b.dom, sizeof(a.dom)) &&
 	       !memcmp(a.seg, b.seg, a.nb * sizeof(a.seg[0]));
 }
 
