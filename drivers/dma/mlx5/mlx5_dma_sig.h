@@ -79,7 +79,12 @@ struct mlx5_dma_sig_op {
 /** Signature state of a vchan. */
 struct mlx5_dma_sig_pool {
 	struct mlx5_dma_sig_mkey m[MLX5_DMA_SIG_MKEYS];
-	uint16_t victim;  /**< where the search for a free mkey starts (round robin) */
+	uint16_t victim; /**< where the search for a free mkey starts (round robin) */
+	/**
+	 * The mkey last configured with a layout of each hint slot
+	 * (mlx5_dma_sig_layout_slot()): looked at first, and checked, before a search
+	 */
+	uint8_t hint[MLX5_DMA_SIG_MKEYS];
 	uint16_t max_sge; /**< list entries of one signature UMR of this vchan's QP */
 	/* builder pad: a QP in RESET whose ring libmlx5's builders write into */
 	struct ibv_cq_ex *pad_cq;
@@ -100,6 +105,16 @@ struct mlx5_dma_sig_pool {
 	uint64_t drains;    /**< SQD -> RTS resumes */
 	uint64_t cancels;   /**< responses cancelled or replaced */
 };
+
+/** Hint slot of a layout: its first segment, entry count, type and ref tag mixed. */
+static inline uint32_t mlx5_dma_sig_layout_slot(const struct mlx5_dma_sig_layout *lay)
+{
+	uint64_t h = lay->seg[0].addr ^ ((uint64_t)lay->nb << 56) ^
+		     ((uint64_t)lay->dom.type << 48) ^ lay->dom.ref_tag;
+
+	h *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 59) % MLX5_DMA_SIG_MKEYS;
+}
 
 /* mlx5_dma_sig_pool.cpp */
 /** Max inline data a vchan QP needs for signature UMRs (0: signature not enabled). */

@@ -179,32 +179,33 @@ bool same_layout(const struct mlx5_dma_sig_layout &a, const struct mlx5_dma_sig_
 }
 
 /*
- * A pool mkey for @p lay (not @p exclude), among those no op in flight uses: one
- * holding @p lay already (no UMR), else any (*umr). An mkey in flight is never
+ * A pool mkey for @p lay (not @p exclude), among those no op in flight uses: the one
+ * its hint slot names when that one holds @p lay already (no UMR), else the first free
+ * one from the round-robin position (*umr). A layout held by another mkey than its
+ * hint names costs one UMR more, never a wrong mkey. An mkey in flight is never
  * reused: had its op failed, the device would refuse it until a UMR re-arms it, and
  * whether it failed is known only once the op completed. -1: none free.
  */
 int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int exclude, bool *umr)
 {
 	struct mlx5_dma_sig_pool *p = vc->sig;
-	int free_one = -1;
+	int h = p->hint[mlx5_dma_sig_layout_slot(&lay)];
+	const struct mlx5_dma_sig_mkey &hm = p->m[h];
 
+	if (h != exclude && !(hm.used && !op_done(vc, hm.last_idx)) && hm.configured && !hm.rearm &&
+	    hm.err_gen == vc->err_gen && same_layout(hm.lay, lay)) {
+		*umr = false;
+		return h;
+	}
 	*umr = true;
 	for (int k = 0; k < MLX5_DMA_SIG_MKEYS; k++) {
 		int i = (p->victim + k) % MLX5_DMA_SIG_MKEYS;
 		const struct mlx5_dma_sig_mkey &m = p->m[i];
 
-		if (i == exclude || (m.used && !op_done(vc, m.last_idx)))
-			continue;
-		if (m.configured && !m.rearm && m.err_gen == vc->err_gen &&
-		    same_layout(m.lay, lay)) {
-			*umr = false;
+		if (i != exclude && !(m.used && !op_done(vc, m.last_idx)))
 			return i;
-		}
-		if (free_one < 0)
-			free_one = i;
 	}
-	return free_one;
+	return -1;
 }
 
 /* Key of an IOVA range (registered), or 0 (logged) with -EINVAL in *ret. */

@@ -348,6 +348,7 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 		       p->pad_sq + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
 	vc->fm_pending = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
 	m->lay = *lay;
+	p->hint[mlx5_dma_sig_layout_slot(lay)] = (uint8_t)(m - p->m);
 	m->umr_nbb = (uint8_t)nbb;
 	m->configured = true;
 	m->err_gen = vc->err_gen;
