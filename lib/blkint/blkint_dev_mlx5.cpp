@@ -137,22 +137,6 @@ rte_iova_t iova_of(const void *p, uint32_t len)
 	return ms->iova + ((uintptr_t)p - (uintptr_t)ms->addr);
 }
 
-uint16_t bs_bit(uint32_t bs)
-{
-	switch (bs) {
-	case 512:
-		return RTE_PMD_DMA_MLX5_SIG_BS_512;
-	case 520:
-		return RTE_PMD_DMA_MLX5_SIG_BS_520;
-	case 4048:
-		return RTE_PMD_DMA_MLX5_SIG_BS_4048;
-	case 4096:
-		return RTE_PMD_DMA_MLX5_SIG_BS_4096;
-	default:
-		return RTE_PMD_DMA_MLX5_SIG_BS_4160;
-	}
-}
-
 int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
 {
 	const struct rte_blkint_op *op = &job->op;
@@ -164,7 +148,8 @@ int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
 	struct rte_blkint_format none = {};
 	int ret;
 
-	if (tail - head > mask || !(caps.block_sizes & bs_bit(lay->block_size)))
+	if (tail - head > mask ||
+	    !(caps.block_sizes & rte_pmd_dma_mlx5_sig_block_size_bit(lay->block_size)))
 		return tail - head > mask ? -ENOSPC : -ENOTSUP;
 	none.block_size = lay->block_size;
 	if (!domain(plain_src ? &none : &job->src_fmt, op->src_ref_tag, &x.src_dom) ||

@@ -45,25 +45,6 @@ __rte_noinline int bad_side(const struct mlx5_dma_vchan *vc, const char *side, c
 	return bad(vc, label, value);
 }
 
-/* RTE_PMD_DMA_MLX5_SIG_BS_* bit of a block size; 0 if none. */
-uint16_t bs_bit(uint16_t bs)
-{
-	switch (bs) {
-	case 512:
-		return RTE_PMD_DMA_MLX5_SIG_BS_512;
-	case 520:
-		return RTE_PMD_DMA_MLX5_SIG_BS_520;
-	case 4048:
-		return RTE_PMD_DMA_MLX5_SIG_BS_4048;
-	case 4096:
-		return RTE_PMD_DMA_MLX5_SIG_BS_4096;
-	case 4160:
-		return RTE_PMD_DMA_MLX5_SIG_BS_4160;
-	default:
-		return 0;
-	}
-}
-
 void caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_sig_caps *c)
 {
 	const struct mlx5dv_sig_caps &s = p->sig_caps;
@@ -118,7 +99,7 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 	caps_of(vc->dev, &c);
 	if (type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << type)))
 		return bad_side(vc, side, "domain type", type);
-	if (!(bs_bit(d.block_size) & c.block_sizes))
+	if (!(rte_pmd_dma_mlx5_sig_block_size_bit(d.block_size) & c.block_sizes))
 		return bad_side(vc, side, "block size", d.block_size);
 	if ((d.flags & ~kDomainFlags) ||
 	    ((d.flags & kT10Flags) &&

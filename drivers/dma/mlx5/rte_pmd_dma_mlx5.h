@@ -405,6 +405,36 @@ struct rte_pmd_dma_mlx5_sig_caps {
 #define RTE_PMD_DMA_MLX5_SIG_BS_4096 (1u << 3) /**< 4096-byte blocks */
 #define RTE_PMD_DMA_MLX5_SIG_BS_4160 (1u << 4) /**< 4160-byte blocks */
 
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * The RTE_PMD_DMA_MLX5_SIG_BS_* bit of a block size, to test it against
+ * rte_pmd_dma_mlx5_sig_caps.block_sizes.
+ *
+ * @param block_size
+ *   Data bytes per block.
+ * @return
+ *   Its bit, or 0 for a block size no mlx5 device takes.
+ */
+__rte_experimental static inline uint16_t rte_pmd_dma_mlx5_sig_block_size_bit(uint32_t block_size)
+{
+	switch (block_size) {
+	case 512:
+		return RTE_PMD_DMA_MLX5_SIG_BS_512;
+	case 520:
+		return RTE_PMD_DMA_MLX5_SIG_BS_520;
+	case 4048:
+		return RTE_PMD_DMA_MLX5_SIG_BS_4048;
+	case 4096:
+		return RTE_PMD_DMA_MLX5_SIG_BS_4096;
+	case 4160:
+		return RTE_PMD_DMA_MLX5_SIG_BS_4160;
+	default:
+		return 0;
+	}
+}
+
 /** Which PI field failed (the first failing field of the block, in T10 order). */
 enum rte_pmd_dma_mlx5_sig_err_kind {
 	RTE_PMD_DMA_MLX5_SIG_ERR_GUARD = 1, /**< T10-DIF guard, or the CRC */
