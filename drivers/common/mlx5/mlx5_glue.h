@@ -91,6 +91,9 @@ struct mlx5_glue {
 	/* protection domains and memory */
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
 	int (*dealloc_pd)(struct ibv_pd *pd);
+	/** Address handles: a DCI WQE carries the AH's address vector. */
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	int (*destroy_ah)(struct ibv_ah *ah);
 	/** Register [addr, addr + length). With addr NULL, length SIZE_MAX and
 	 *  IBV_ACCESS_ON_DEMAND: the implicit on-demand MR covering the address space. */
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);

@@ -117,6 +117,16 @@ struct ibv_pd *nl_alloc_pd(struct ibv_context *)
 	return mlx5_glue_fail_null<struct ibv_pd>(ENOSYS);
 }
 
+struct ibv_ah *nl_create_ah(struct ibv_pd *, struct ibv_ah_attr *)
+{
+	return mlx5_glue_fail_null<struct ibv_ah>(ENOSYS);
+}
+
+int nl_destroy_ah(struct ibv_ah *)
+{
+	return mlx5_glue_fail(ENOSYS);
+}
+
 int nl_dealloc_pd(struct ibv_pd *)
 {
 	return mlx5_glue_fail(ENOSYS);
@@ -249,6 +259,8 @@ const struct mlx5_glue rc_nolib = {
 	.ack_async_event = nl_ack_async_event,
 	.alloc_pd = nl_alloc_pd,
 	.dealloc_pd = nl_dealloc_pd,
+	.create_ah = nl_create_ah,
+	.destroy_ah = nl_destroy_ah,
 	.reg_mr = nl_reg_mr,
 	.dereg_mr = nl_dereg_mr,
 	.create_cq_ex = nl_create_cq_ex,
@@ -566,6 +578,8 @@ const struct mlx5_glue rc_glue = {
 	.ack_async_event = RC_FORWARD(ack_async_event),
 	.alloc_pd = RC_FORWARD(alloc_pd),
 	.dealloc_pd = RC_FORWARD(dealloc_pd),
+	.create_ah = RC_FORWARD(create_ah),
+	.destroy_ah = RC_FORWARD(destroy_ah),
 	.reg_mr = RC_FORWARD(reg_mr),
 	.dereg_mr = RC_FORWARD(dereg_mr),
 	.create_cq_ex = RC_FORWARD(create_cq_ex),

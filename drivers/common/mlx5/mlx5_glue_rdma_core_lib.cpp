@@ -107,6 +107,20 @@ void gl_ack_async_event(struct ibv_async_event *event)
 
 /* ---- protection domains and memory ---- */
 
+struct ibv_ah *gl_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	if (pd == NULL || attr == NULL)
+		return mlx5_glue_fail_null<struct ibv_ah>(EINVAL);
+	return ibv_create_ah(pd, attr);
+}
+
+int gl_destroy_ah(struct ibv_ah *ah)
+{
+	if (ah == NULL)
+		return mlx5_glue_fail(EINVAL);
+	return ibv_destroy_ah(ah);
+}
+
 struct ibv_pd *gl_alloc_pd(struct ibv_context *context)
 {
 	if (context == NULL)
@@ -303,6 +317,8 @@ const struct mlx5_glue gl_table = {
 	.ack_async_event = gl_ack_async_event,
 	.alloc_pd = gl_alloc_pd,
 	.dealloc_pd = gl_dealloc_pd,
+	.create_ah = gl_create_ah,
+	.destroy_ah = gl_destroy_ah,
 	.reg_mr = gl_reg_mr,
 	.dereg_mr = gl_dereg_mr,
 	.create_cq_ex = gl_create_cq_ex,

@@ -121,6 +121,12 @@ struct mlx5_sim_device_attr {
 	uint8_t log_reserved_qpn_granularity;
 	/** An enum mlx5_sim_data_in_order value (default NONE). */
 	uint8_t data_in_order;
+	/** Non-zero (default): DC transport (DCI and DCT QPs); 0: EOPNOTSUPP. */
+	uint8_t dc;
+	/** DCI streams: largest log_num_concurent, 0..15 (default 4; 0: no streams). */
+	uint8_t dci_max_log_streams;
+	/** DCI streams: largest log_num_errored, 0..4 (default 3; 0: no stream reset). */
+	uint8_t dci_max_log_errored;
 };
 
 /** The software HCA's table of the seam (registered as backend "sim" at load). */

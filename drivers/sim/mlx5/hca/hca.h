@@ -85,6 +85,22 @@ struct HcaCaps {
 	uint8_t log_reserved_qpn_granularity = 4;
 	/** Data-in-order capability (cmd_hca_cap.qp_data_in_order and beyond). */
 	DataInOrder data_in_order = DataInOrder::None;
+	/** DC transport: DCI and DCT QPs (cmd_hca_cap.dct) */
+	bool dc = true;
+	/** DCI streams: largest log_num_concurent (0: no DCI streams) */
+	uint8_t dci_max_log_streams = 4;
+	/** DCI streams: largest log_num_errored (0: no stream reset) */
+	uint8_t dci_max_log_errored = 3;
+};
+
+/** Largest DCI log_num_errored the model tracks (2^this errored streams). */
+constexpr uint8_t HCA_DCI_MAX_LOG_ERRORED = 4;
+
+/** DC transport role of a QP (QpConfig::dc). */
+enum class DcRole : uint8_t {
+	None, /**< RC */
+	Dci,  /**< DC initiator: each WQE carries a DC address vector */
+	Dct,  /**< DC target: answers any DCI that knows its number and key */
 };
 
 /** create_mkey() flags. */
@@ -132,7 +148,7 @@ struct CqConfig {
 
 /** QP as created by the kernel. */
 struct QpConfig {
-	enum ibv_qp_type type; /**< IBV_QPT_RC (IBV_QPT_DRIVER/DCI later) */
+	enum ibv_qp_type type; /**< IBV_QPT_RC, or IBV_QPT_DRIVER with @ref dc set */
 	uint32_t pdn;
 	uint32_t uidx;         /**< user index, written into CQEs (CQE version 1) */
 	void *sq_buf;          /**< SQ ring, sq_wqe_cnt * 64 bytes */
@@ -149,6 +165,11 @@ struct QpConfig {
 	 * takes it at creation.
 	 */
 	bool drain_sigerr;
+	/** DC role; a DCT has no SQ and no RQ (recv_cqn takes its responder CQEs) */
+	DcRole dc;
+	uint64_t dct_key;        /**< DCT: the access key every DC WQE must carry */
+	uint8_t dci_log_streams; /**< DCI: log_num_concurent (informational) */
+	uint8_t dci_log_errored; /**< DCI: ERR once 2^this streams are in error */
 };
 
 /** What QUERY_QP returns. */
@@ -268,6 +289,14 @@ public:
 	virtual int create_reserved_qpn(uint32_t log_range, uint32_t *first_qpn) = 0;
 	/** DESTROY_GENERAL_OBJECT of one. -EINVAL unless @p first_qpn is a live object. */
 	virtual int destroy_reserved_qpn(uint32_t first_qpn) = 0;
+
+	/* DC transport */
+	/**
+	 * RTS2RTS with qpc_ext.dci_stream_channel_id: stream @p stream of DCI @p qpn
+	 * leaves the error state and its WQEs execute again. -EINVAL: not a DCI in RTS,
+	 * or the stream is not in error.
+	 */
+	virtual int dci_stream_reset(uint32_t qpn, uint16_t stream) = 0;
 
 	/** Next async event; -EAGAIN when none is pending. */
 	virtual int get_async_event(AsyncEvent *event) = 0;

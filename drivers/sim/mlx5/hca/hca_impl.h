@@ -87,6 +87,7 @@ enum {
 	HCA_MAX_PATTERNS = 4,         /**< repeat-block spans one plan can hold */
 	HCA_MAX_PAT_ENT = 64,         /**< entries of one repeat block (a WQE holds at most 55) */
 	HCA_MAX_MKEY_DESC = 1u << 16, /**< largest num_desc of create_mkey */
+	HCA_DC_AV_BYTES = 48,         /**< DC address vector after a DCI WQE's ctrl */
 };
 
 /**
@@ -237,6 +238,10 @@ struct QpObj {
 	uint8_t fail_vendor;
 	uint32_t delay_us; /**< DelayCompletions: CQEs are held back this long */
 	uint32_t deferred; /**< CQEs of this QP held back right now */
+	/* DC */
+	uint32_t dci_errored; /**< DCI: streams in error (ERR at 2^log_num_errored) */
+	uint16_t dci_err_stream[1u << HCA_DCI_MAX_LOG_ERRORED]; /**< their ids */
+	uint64_t dct_key_violations; /**< DCT: DC WQEs dropped for a wrong key */
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
@@ -340,8 +345,9 @@ struct Plan {
 	bool signaled;
 	bool fenced;
 	bool atomic;
-	bool safe;     /**< a span is on-demand: moved by mem::safe_move() */
-	uint8_t fault; /**< safe move failed: 1 source, 2 destination (exec sets) */
+	bool safe;       /**< a span is on-demand: moved by mem::safe_move() */
+	uint8_t fault;   /**< safe move failed: 1 source, 2 destination (exec sets) */
+	uint16_t stream; /**< DCI: stream id of ctrl bytes 9-10 (fetch sets) */
 	uint32_t nsrc;
 	uint32_t ndst;
 	uint32_t byte_cnt; /**< requester CQE byte_cnt */
@@ -488,6 +494,21 @@ public:
 	void plan_data_order(Plan *pl) const;
 	/** exec_special() of plans with XF_DIO_* bits: move the bytes in that order. */
 	static void exec_data_order(Plan *pl);
+
+	/* ---- dc.cpp (under mu_) ---- */
+	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
+	/**
+	 * The DCT a DCI WQE's address vector names, checked (state, key); NULL with
+	 * *v set when the WQE cannot reach one.
+	 */
+	QpObj *dc_target(const Plan *pl, Verdict *v);
+	/** Stream @p stream of DCI @p qp is in error: its WQEs are flushed. */
+	bool dci_stream_errored(const QpObj *qp, uint16_t stream) const;
+	/**
+	 * A WQE of stream @p stream failed: the stream enters error; the DCI enters ERR
+	 * once 2^log_num_errored streams are in error. Returns true if it stays in RTS.
+	 */
+	bool dci_stream_failed(QpObj *qp, uint16_t stream);
 
 	/* ---- qp_state.cpp (under mu_) ---- */
 	QpObj *find_qp(uint32_t qpn) const;

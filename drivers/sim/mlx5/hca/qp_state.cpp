@@ -50,16 +50,49 @@ const Transition kTable[] = {
 	{IBV_QPS_SQE, IBV_QPS_RTS, 0, IBV_QP_ACCESS_FLAGS},
 	{kAny, IBV_QPS_RESET, 0, 0},
 	{kAny, IBV_QPS_ERR, 0, 0},
+	{-2, 0, 0, 0}, /* end */
+};
+
+/*
+ * A DCI has no remote end in its context: RTR needs only the MTU, and its
+ * address vector comes with every WQE (ASSUMPTIONS.md: the kernel's DC masks).
+ */
+const Transition kDciTable[] = {
+	{IBV_QPS_RESET, IBV_QPS_RESET, 0, 0},
+	{IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT, IBV_QP_ACCESS_FLAGS},
+	{IBV_QPS_INIT, IBV_QPS_INIT, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+	{IBV_QPS_INIT, IBV_QPS_RTR, IBV_QP_PATH_MTU, IBV_QP_AV | IBV_QP_PKEY_INDEX},
+	{IBV_QPS_RTR, IBV_QPS_RTS,
+	 IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		 IBV_QP_MAX_QP_RD_ATOMIC,
+	 IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER},
+	{IBV_QPS_RTS, IBV_QPS_RTS, 0, IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER},
+	{kAny, IBV_QPS_RESET, 0, 0},
+	{kAny, IBV_QPS_ERR, 0, 0},
+	{-2, 0, 0, 0},
+};
+
+/* A DCT stops in RTR: it only answers. */
+const Transition kDctTable[] = {
+	{IBV_QPS_RESET, IBV_QPS_RESET, 0, 0},
+	{IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+	{IBV_QPS_INIT, IBV_QPS_RTR, IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER,
+	 IBV_QP_AV | IBV_QP_PKEY_INDEX},
+	{kAny, IBV_QPS_RESET, 0, 0},
+	{-2, 0, 0, 0},
 };
 
 constexpr int kQpAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
-const Transition *find_transition(int from, int to)
+const Transition *find_transition(DcRole role, int from, int to)
 {
-	for (const Transition &t : kTable)
-		if (t.to == to && (t.from == from || t.from == kAny))
-			return &t;
+	const Transition *t = role == DcRole::Dci   ? kDciTable
+			      : role == DcRole::Dct ? kDctTable
+						    : kTable;
+	for (; t->from != -2; t++)
+		if (t->to == to && (t->from == from || t->from == kAny))
+			return t;
 	return nullptr;
 }
 
@@ -117,8 +150,15 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 {
 	if (!qpn || !cfg.dbrec || cfg.uidx > 0xffffff)
 		return -EINVAL;
-	if (cfg.type != IBV_QPT_RC)
+	bool dc_ok = cfg.type == IBV_QPT_DRIVER && cfg.dc != DcRole::None && caps_.dc;
+	if ((cfg.type != IBV_QPT_RC || cfg.dc != DcRole::None) && !dc_ok)
 		return -EOPNOTSUPP;
+	if (cfg.dc == DcRole::Dct && (cfg.sq_wqe_cnt || cfg.rq_wqe_cnt))
+		return -EINVAL; /* receives come from its SRQ */
+	if (cfg.dc == DcRole::Dci && (cfg.dci_log_errored > caps_.dci_max_log_errored ||
+				      cfg.dci_log_errored > HCA_DCI_MAX_LOG_ERRORED ||
+				      cfg.dci_log_streams > caps_.dci_max_log_streams))
+		return -EINVAL;
 	if (!pow2_or_zero(cfg.sq_wqe_cnt) || cfg.sq_wqe_cnt > caps_.max_send_wqebb ||
 	    (cfg.sq_wqe_cnt && !cfg.sq_buf))
 		return -EINVAL;
@@ -217,7 +257,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 	memcpy(&req_next, &attr.qp_state, sizeof(req_next));
 	if ((attr_mask & IBV_QP_CUR_STATE) && req_cur != (int)cur)
 		return -EINVAL;
-	const Transition *t = find_transition(cur,
+	const Transition *t = find_transition(qp->cfg.dc, cur,
 					      (attr_mask & IBV_QP_STATE) ? req_next : (int)cur);
 	if (!t)
 		return -EINVAL;
@@ -259,6 +299,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 					       [qp](const DeferredCqe &d) { return d.qp == qp; }),
 				deferred_.end());
 		qp->deferred = 0;
+		qp->dci_errored = 0;
 		responder_changed();
 		break;
 	case IBV_QPS_ERR:

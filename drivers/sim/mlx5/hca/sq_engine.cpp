@@ -86,7 +86,14 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 	QpObj *resp = err.resp_qp;
 	if (resp && err.resp_cqe)
 		write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
-	enter_err(qp);
+	/* a DCI loses only the stream, until too many streams are in error */
+	if (qp->cfg.dc == DcRole::Dci)
+		dci_stream_failed(qp, pl->stream);
+	else
+		enter_err(qp);
+	/* a DCT serves every DCI: one bad request does not stop it (ASSUMPTIONS.md) */
+	if (resp && resp->cfg.dc == DcRole::Dct)
+		return;
 	if (resp && resp != qp && resp->state != IBV_QPS_ERR)
 		enter_err(resp);
 	if (resp && err.resp_event != IBV_EVENT_COMM_EST)
@@ -208,7 +215,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 	while (n < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
 		bool fence = false;
 		/* draining after a signature error: every WQE is checked for FENCE below */
-		if (!qp->sig_draining)
+		if (!qp->sig_draining && qp->cfg.dc != DcRole::Dci)
 			n = plan_fast_mmo(qp, pi, n, limit, &fence);
 		if (fence || n == limit || !(uint16_t)(pi - (uint16_t)qp->sq_ci))
 			break;
@@ -229,6 +236,14 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		}
 		if (pl->fenced && n > 0)
 			break; /* fetched again as the head of the next group */
+		if (qp->cfg.dc == DcRole::Dci && dci_stream_errored(qp, pl->stream)) {
+			if (n > 0)
+				break; /* flushed as the head of the next group, in WQE order */
+			write_err_cqe(qp, false, pl->opcode, pl->idx,
+				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+			qp->sq_ci += wqebbs;
+			continue;
+		}
 		if (qp->sig_draining && (pl->wqe[11] & MLX5_WQE_CTRL_FENCE)) {
 			sig_drain(qp); /* stops before the fenced WQE, which stays posted */
 			break;
@@ -334,8 +349,10 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 			else
 				sig_drain(qp);
 		}
-		if (end != PlanResult::Ok || qp->stalled || sqd || qp->state != IBV_QPS_RTS ||
-		    n == 0)
+		/* a DCI that lost one stream goes on with the others */
+		bool dci_goes_on = end == PlanResult::Error && qp->cfg.dc == DcRole::Dci;
+		if ((end != PlanResult::Ok && !dci_goes_on) || qp->stalled || sqd ||
+		    qp->state != IBV_QPS_RTS || (n == 0 && !dci_goes_on))
 			break;
 	}
 	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {

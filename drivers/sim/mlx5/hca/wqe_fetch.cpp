@@ -42,6 +42,7 @@ Verdict HcaImpl::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
 	pl->opcode = mlx5_hw_ctrl_opcode(&ctrl);
 	pl->signaled = ctrl.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
 	pl->fenced = ctrl.fm_ce_se & MLX5_HW_FM_MASK;
+	pl->stream = be16toh(ctrl.dci_stream_channel_id);
 	*wqebbs = 1;
 
 	/* a WQEBB that does not carry the expected index is not the next WQE */

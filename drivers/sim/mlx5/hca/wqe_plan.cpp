@@ -69,11 +69,11 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 }
 
 /** Remote segment of RDMA/atomic WQEs, checked against the responder. */
-static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint64_t len, int need,
-			    PlanError *err)
+static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint32_t at, uint64_t len,
+			    int need, PlanError *err)
 {
-	uint64_t raddr = mlx5_hw_ld_be64(pl->wqe + 16);
-	uint32_t rkey = mlx5_hw_ld_be32(pl->wqe + 24);
+	uint64_t raddr = mlx5_hw_ld_be64(pl->wqe + at);
+	uint32_t rkey = mlx5_hw_ld_be32(pl->wqe + at + 8);
 	/* the responder QP must enable the operation: invalid request otherwise */
 	if ((resp->access_flags & (uint32_t)need) != (uint32_t)need) {
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
@@ -177,13 +177,13 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 	return Verdict{0, 0};
 }
 
-/** Atomics: raddr, atomic segment, one 8-byte local data segment. */
-static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t ds,
-			   PlanError *err)
+/** Atomics: raddr (at @p at), atomic segment, one 8-byte local data segment. */
+static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t at,
+			   uint32_t ds, PlanError *err)
 {
-	if (ds < 4)
+	if (ds * MLX5_HW_DS_BYTES < at + 48)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
-	const uint8_t *data = pl->wqe + 48;
+	const uint8_t *data = pl->wqe + at + 32;
 	if (mlx5_hw_ld_be32(data) != 8)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	uint8_t *res;
@@ -193,12 +193,12 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 	if (v.syndrome)
 		return v;
 	pl->safe |= odp;
-	if (mlx5_hw_ld_be64(pl->wqe + 16) & 7) {
+	if (mlx5_hw_ld_be64(pl->wqe + at) & 7) {
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 				IBV_EVENT_QP_REQ_ERR);
 		return err->req;
 	}
-	v = parse_remote(hca, resp, pl, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
+	v = parse_remote(hca, resp, pl, at, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
 	if (v.syndrome)
 		return v;
 	if (pl->ndst != 1 || (pl->dst[0].len & HCA_SPAN_PATTERN)) {
@@ -211,8 +211,8 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 	pl->atomic_cs = pl->opcode == MLX5_OPCODE_ATOMIC_CS;
 	pl->atomic_target = reinterpret_cast<uint64_t *>(pl->dst[--pl->ndst].p);
 	pl->atomic_result = res;
-	pl->swap_add = mlx5_hw_ld_be64(pl->wqe + 32);
-	pl->compare = mlx5_hw_ld_be64(pl->wqe + 40);
+	pl->swap_add = mlx5_hw_ld_be64(pl->wqe + at + 16);
+	pl->compare = mlx5_hw_ld_be64(pl->wqe + at + 24);
 	pl->byte_cnt = 8;
 	return Verdict{0, 0};
 }
@@ -286,7 +286,9 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		      op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
 	bool rdma = remote && op != MLX5_OPCODE_SEND && op != MLX5_OPCODE_SEND_IMM &&
 		    op != MLX5_OPCODE_SEND_INVAL;
-	if (rdma && ds < 2)
+	/* a DCI's transport segments follow its address vector */
+	uint32_t seg = qp->cfg.dc == DcRole::Dci && remote ? 16 + HCA_DC_AV_BYTES : 16;
+	if (ds * MLX5_HW_DS_BYTES < seg + (rdma ? 16 : 0))
 		v = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 
 	/* local segments first: a local error never reaches the wire */
@@ -297,14 +299,14 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		case MLX5_OPCODE_SEND:
 		case MLX5_OPCODE_SEND_IMM:
 		case MLX5_OPCODE_SEND_INVAL:
-			v = parse_local(this, qp, pl, 16, end, false);
+			v = parse_local(this, qp, pl, seg, end, false);
 			break;
 		case MLX5_OPCODE_RDMA_WRITE:
 		case MLX5_OPCODE_RDMA_WRITE_IMM:
-			v = parse_local(this, qp, pl, 32, end, false);
+			v = parse_local(this, qp, pl, seg + 16, end, false);
 			break;
 		case MLX5_OPCODE_RDMA_READ:
-			v = parse_local(this, qp, pl, 32, end, true);
+			v = parse_local(this, qp, pl, seg + 16, end, true);
 			break;
 		case MLX5_OPCODE_ATOMIC_CS:
 		case MLX5_OPCODE_ATOMIC_FA:
@@ -338,11 +340,20 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	if (!remote)
 		return PlanResult::Ok;
 
-	/* the responder: a QP of this device in a state that answers */
-	QpObj *resp = find_qp(qp->dest_qpn);
-	if (!responder_alive(resp)) {
-		err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
-		return PlanResult::Error;
+	/* the responder: a QP of this device in a state that answers, or a DCT */
+	QpObj *resp;
+	if (qp->cfg.dc == DcRole::Dci) {
+		resp = dc_target(pl, &v);
+		if (!resp) {
+			err->req = v;
+			return PlanResult::Error;
+		}
+	} else {
+		resp = find_qp(qp->dest_qpn);
+		if (!responder_alive(resp)) {
+			err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+			return PlanResult::Error;
+		}
 	}
 	PlanResult r = PlanResult::Ok;
 	switch (op) {
@@ -359,7 +370,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		return r;
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
-		v = parse_remote(this, resp, pl, pl->total, IBV_ACCESS_REMOTE_WRITE, err);
+		v = parse_remote(this, resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_WRITE, err);
 		if (v.syndrome)
 			return PlanResult::Error;
 		pl->byte_cnt = (uint32_t)pl->total;
@@ -371,11 +382,11 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 			pl->ndst = 0; /* planned again later */
 		return r;
 	case MLX5_OPCODE_RDMA_READ:
-		v = parse_remote(this, resp, pl, pl->total, IBV_ACCESS_REMOTE_READ, err);
+		v = parse_remote(this, resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_READ, err);
 		pl->byte_cnt = (uint32_t)pl->total;
 		return v.syndrome ? PlanResult::Error : PlanResult::Ok;
 	default: /* atomics */
-		v = plan_atomic(this, qp, resp, pl, ds, err);
+		v = plan_atomic(this, qp, resp, pl, seg, ds, err);
 		if (v.syndrome) {
 			if (!err->req.syndrome)
 				err->req = v;

@@ -226,6 +226,7 @@ struct SimQp {
 	uint32_t uidx;
 	enum ibv_qp_type type; /**< IBV_QPT_RC, or IBV_QPT_DRIVER for a DCI */
 	bool is_dci;
+	bool is_dct;                /**< a DC target: no queues, number known at RTR */
 	uint64_t send_ops_flags;    /**< IBV_QP_EX_WITH_* */
 	uint64_t dv_send_ops_flags; /**< MLX5DV_QP_EX_WITH_* */
 	bool operational;           /**< RTS reached: wr_complete posts (else EINVAL) */

@@ -293,6 +293,12 @@ int sim_dv_query_device(struct ibv_context *context, struct mlx5dv_context *attr
 		attrs->sig_caps = ctx->sig_caps;
 		attrs->comp_mask |= MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD;
 	}
+	/* DCI streams: the device's limits; DC ODP: none (echoed, all zero) */
+	if (in & MLX5DV_CONTEXT_MASK_DCI_STREAMS) {
+		attrs->dci_streams_caps.max_log_num_concurent =
+			ctx->hca->caps().dci_max_log_streams;
+		attrs->dci_streams_caps.max_log_num_errored = ctx->hca->caps().dci_max_log_errored;
+	}
 	/* no clock, no LAG: those bits are cleared */
 	return 0;
 }

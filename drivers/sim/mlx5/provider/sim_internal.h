@@ -178,7 +178,9 @@ int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn);
 /** Destroy the device objects of every reserved QPN block (context close). */
 void sim_reserved_qpn_release(SimCtxFull *ctx);
 
-/* ---- later issues (sim_later.cpp) ---- */
+/* ---- DC transport (sim_dc.cpp) ---- */
+struct ibv_ah *sim_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int sim_destroy_ah(struct ibv_ah *ah);
 int sim_dv_dci_stream_id_reset(struct ibv_qp *qp, uint16_t stream_id);
 struct mlx5dv_mkey *sim_dv_create_mkey(struct mlx5dv_mkey_init_attr *attr);
 int sim_dv_destroy_mkey(struct mlx5dv_mkey *mkey);

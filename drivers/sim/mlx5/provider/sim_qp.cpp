@@ -65,7 +65,74 @@ struct QpPlan {
 	uint32_t rq_wqe_shift;
 	uint32_t rq_max_gs;
 	bool drain_sigerr; /**< MLX5DV_QP_CREATE_SIG_PIPELINING */
+	DcRole dc;
+	uint64_t dct_key;
+	uint8_t dci_log_streams;
+	uint8_t dci_log_errored;
 };
+
+/** A DCT (libmlx5's create_dct rules); 0 or a positive errno. */
+int check_dct(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
+	      const struct mlx5dv_qp_init_attr *dv, QpPlan *p)
+{
+	if (attr->comp_mask & ~(uint32_t)IBV_QP_INIT_ATTR_PD)
+		return EINVAL;
+	if (dv->comp_mask &
+	    ~(uint64_t)(MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS))
+		return EINVAL;
+	if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) &&
+	    (dv->create_flags & ~(uint32_t)MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE))
+		return EINVAL;
+	if (!attr->pd || attr->pd->context != &ctx->ibctx || !attr->recv_cq ||
+	    attr->recv_cq->context != &ctx->ibctx)
+		return EINVAL;
+	/* the kernel wants an SRQ; the model has none yet (ASSUMPTIONS.md) */
+	if (attr->srq)
+		return EOPNOTSUPP;
+	p->dc = DcRole::Dct;
+	p->dct_key = dv->dc_init_attr.dct_access_key;
+	return 0;
+}
+
+/** A DCI's DC attributes (streams against the device's caps); 0 or a positive errno. */
+int check_dci(SimCtxFull *ctx, const struct mlx5dv_qp_init_attr *dv, QpPlan *p)
+{
+	const HcaCaps &caps = ctx->hca->caps();
+
+	p->dc = DcRole::Dci;
+	p->dci_log_streams = p->dci_log_errored = 0;
+	if (!(dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))
+		return 0;
+	const struct mlx5dv_dci_streams &st = dv->dc_init_attr.dci_streams;
+	if (st.log_num_concurent > caps.dci_max_log_streams ||
+	    st.log_num_errored > caps.dci_max_log_errored)
+		return EINVAL;
+	p->dci_log_streams = st.log_num_concurent;
+	p->dci_log_errored = st.log_num_errored;
+	return 0;
+}
+
+/** IBV_QPT_DRIVER: a DC QP or nothing; 0, a positive errno, or -1 for "a DCI, go on". */
+int check_driver_qp(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
+		    const struct mlx5dv_qp_init_attr *dv, QpPlan *p)
+{
+	if (!dv || !(dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+		return EINVAL;
+	if (!ctx->hca->caps().dc)
+		return EOPNOTSUPP;
+	switch (dv->dc_init_attr.dc_type) {
+	case MLX5DV_DCTYPE_DCT:
+		if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
+			return EINVAL;
+		return check_dct(ctx, attr, dv, p);
+	case MLX5DV_DCTYPE_DCI: {
+		int ret = check_dci(ctx, dv, p);
+		return ret ? ret : -1;
+	}
+	default:
+		return EINVAL;
+	}
+}
 
 /** Type, masks and objects; 0 or a positive errno (mlx5_qp_fill_wr_pfns rules). */
 int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
@@ -75,12 +142,17 @@ int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 		return EINVAL;
 	if (dv && (dv->comp_mask & ~kDvMaskKnown))
 		return EINVAL;
-	/* DCI (IBV_QPT_DRIVER + DC) is reserved for a later issue; UC/UD/... are not modelled */
-	if (attr->qp_type != IBV_QPT_RC)
-		return EOPNOTSUPP;
-	if (dv &&
-	    (dv->comp_mask & (MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)))
+	p->dc = DcRole::None;
+	if (attr->qp_type == IBV_QPT_DRIVER) {
+		int ret = check_driver_qp(ctx, attr, dv, p);
+		if (ret >= 0)
+			return ret; /* a DCT is complete, or refused */
+	} else if (attr->qp_type != IBV_QPT_RC) {
+		return EOPNOTSUPP; /* UC, UD, raw packet, XRC: not modelled */
+	} else if (dv && (dv->comp_mask &
+			  (MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS))) {
 		return EINVAL; /* DC attributes on a non-DRIVER QP */
+	}
 	if (attr->comp_mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
 			       IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
 		return EOPNOTSUPP;
@@ -119,6 +191,10 @@ int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 	}
 	if ((p->ops & ~kRcSendOps) || (p->dv_ops & ~kRcDvOps))
 		return EOPNOTSUPP;
+	/* a DCI takes the RC operations, and of the dv ones raw WQEs and memcpy */
+	if (p->dc == DcRole::Dci &&
+	    (p->dv_ops & ~(uint64_t)(MLX5DV_QP_EX_WITH_RAW_WQE | MLX5DV_QP_EX_WITH_MEMCPY)))
+		return EOPNOTSUPP;
 	if ((p->dv_ops & MLX5DV_QP_EX_WITH_MEMCPY) && !ctx->dma_mmo_max_size)
 		return EOPNOTSUPP;
 	return 0;
@@ -130,10 +206,15 @@ int size_queues(SimCtxFull *ctx, struct ibv_qp_init_attr_ex *attr, QpPlan *p)
 	const HcaCaps &caps = ctx->hca->caps();
 	uint32_t wqe_size, wq_size;
 
-	p->sq = sim_sq_size(*ctx, attr->qp_type, false, attr->cap, p->ops_valid, p->ops, p->dv_ops);
+	p->rq_wqe_cnt = p->rq_wqe_shift = p->rq_max_gs = 0;
+	if (p->dc == DcRole::Dct) {
+		p->sq = SqGeometry{0, -1, 0, 0, 0, 0}; /* a DCT has no queues of its own */
+		return 0;
+	}
+	p->sq = sim_sq_size(*ctx, attr->qp_type, p->dc == DcRole::Dci, attr->cap, p->ops_valid,
+			    p->ops, p->dv_ops);
 	if (p->sq.sizing_ret < 0)
 		return -p->sq.sizing_ret;
-	p->rq_wqe_cnt = p->rq_wqe_shift = p->rq_max_gs = 0;
 	if (!attr->cap.max_recv_wr)
 		return 0;
 	if (attr->cap.max_recv_wr > caps.max_recv_wr || attr->cap.max_recv_sge > caps.max_sge)
@@ -170,7 +251,8 @@ SimQpFull *alloc_qp(const QpPlan &p)
 	SimQpFull *qp = new (std::nothrow) SimQpFull();
 	size_t rq_bytes = (size_t)p.rq_wqe_cnt << p.rq_wqe_shift;
 	size_t sq_bytes = (size_t)p.sq.wqe_cnt * MLX5_SEND_WQE_BB;
-	size_t total = (rq_bytes + sq_bytes + 4095) & ~(size_t)4095;
+	/* a DCT has no rings: one page all the same, so that every QP owns a buffer */
+	size_t total = (rq_bytes + sq_bytes + 4096) & ~(size_t)4095;
 	uint32_t sq_n = p.sq.wqe_cnt ? p.sq.wqe_cnt : 1;
 	uint32_t rq_n = p.rq_wqe_cnt ? p.rq_wqe_cnt : 1;
 
@@ -210,7 +292,8 @@ void fill_qp(SimCtxFull *ctx, SimQpFull *qp, const struct ibv_qp_init_attr_ex *a
 	qp->ctx = ctx;
 	qp->pd = reinterpret_cast<SimPd *>(attr->pd);
 	qp->type = attr->qp_type;
-	qp->is_dci = false;
+	qp->is_dci = p.dc == DcRole::Dci;
+	qp->is_dct = p.dc == DcRole::Dct;
 	qp->send_ops_flags = p.ops;
 	qp->dv_send_ops_flags = p.dv_ops;
 	qp->operational = false;
@@ -218,7 +301,8 @@ void fill_qp(SimCtxFull *ctx, SimQpFull *qp, const struct ibv_qp_init_attr_ex *a
 	qp->bf.uar = &g_uar;
 	qp->bf.offset = 0;
 	qp->bf.buf_size = kBfBufSize;
-	qp->send_cq = to_cq_full(attr->send_cq);
+	/* a DCT only answers: its responder CQEs go to recv_cq */
+	qp->send_cq = to_cq_full(attr->send_cq ? attr->send_cq : attr->recv_cq);
 	qp->recv_cq = to_cq_full(attr->recv_cq);
 	qp->has_qp_ex = p.ops_valid;
 	qp->sq_sig_all = attr->sq_sig_all;
@@ -249,7 +333,7 @@ bool take_uidx(SimCtxFull *ctx, SimQpFull *qp)
 }
 
 /** Device QP, tables and counts; 0 or a positive errno (nothing kept on failure). */
-int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp, bool drain_sigerr)
+int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp, const QpPlan &p)
 {
 	SimPdFull *pd = static_cast<SimPdFull *>(qp->pd);
 	std::lock_guard<std::mutex> g(ctx->lock);
@@ -274,7 +358,11 @@ int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp, bool drain_sigerr)
 	cfg.dbrec = qp->dbrec;
 	cfg.send_cqn = qp->send_cq->cqn;
 	cfg.recv_cqn = qp->recv_cq->cqn;
-	cfg.drain_sigerr = drain_sigerr;
+	cfg.drain_sigerr = p.drain_sigerr;
+	cfg.dc = p.dc;
+	cfg.dct_key = p.dct_key;
+	cfg.dci_log_streams = p.dci_log_streams;
+	cfg.dci_log_errored = p.dci_log_errored;
 	ret = -ctx->hca->create_qp(cfg, &qp->qpn);
 	if (ret)
 		goto err_uidx;
@@ -282,7 +370,8 @@ int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp, bool drain_sigerr)
 		ret = ENOMEM;
 		goto err_hca;
 	}
-	qp->qpx.qp_base.qp_num = qp->qpn;
+	/* a DCT gets its number at the modify to RTR (modify_dct), as in libmlx5 */
+	qp->qpx.qp_base.qp_num = p.dc == DcRole::Dct ? 0 : qp->qpn;
 	qp->qpx.qp_base.handle = qp->qpn;
 	if (qp->has_qp_ex) {
 		ret = sim_qp_install_wr_ops(qp);
@@ -340,7 +429,7 @@ struct ibv_qp *sim_dv_create_qp(struct ibv_context *context, struct ibv_qp_init_
 		goto err;
 	}
 	fill_qp(ctx, qp, attr, plan);
-	ret = attach_qp(ctx, qp, plan.dv_ops & MLX5DV_QP_EX_WITH_MEMCPY, plan.drain_sigerr);
+	ret = attach_qp(ctx, qp, plan.dv_ops & MLX5DV_QP_EX_WITH_MEMCPY, plan);
 	if (ret) {
 		pthread_cond_destroy(&qp->qpx.qp_base.cond);
 		pthread_mutex_destroy(&qp->qpx.qp_base.mutex);

@@ -89,6 +89,9 @@ int sim_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		if (attr->qp_state == IBV_QPS_RESET)
 			provider_reset(qp);
 		ibqp->state = attr->qp_state;
+		/* modify_dct: the DCT number is known from RTR on */
+		if (qp->is_dct && attr->qp_state == IBV_QPS_RTR)
+			ibqp->qp_num = qp->qpn;
 		if (attr->qp_state == IBV_QPS_RTS)
 			qp->operational = true;
 		else if (attr->qp_state == IBV_QPS_RESET)

@@ -99,7 +99,8 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	if (a.sig_features & ~(uint32_t)(MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE))
 		return false;
 	if (a.log_reserved_qpn_granularity > 16 ||
-	    a.data_in_order > MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG)
+	    a.data_in_order > MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG || a.dci_max_log_streams > 15 ||
+	    a.dci_max_log_errored > HCA_DCI_MAX_LOG_ERRORED)
 		return false;
 	caps->max_wr_memcpy_length = a.max_wr_memcpy_length;
 	caps->max_sq_desc_sz = a.max_sq_desc_sz;
@@ -122,6 +123,9 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->sigerr_stop_at_fence = a.sig_features & MLX5_SIM_SIG_STOP_AT_FENCE;
 	caps->reserved_qpn = a.reserved_qpn != 0;
 	caps->log_reserved_qpn_granularity = a.log_reserved_qpn_granularity;
+	caps->dc = a.dc != 0;
+	caps->dci_max_log_streams = a.dci_max_log_streams;
+	caps->dci_max_log_errored = a.dci_max_log_errored;
 	caps->data_in_order = a.data_in_order == MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG
 				      ? DataInOrder::WholeMsg
 			      : a.data_in_order == MLX5_SIM_DATA_IN_ORDER_ALIGNED_128
@@ -304,6 +308,9 @@ extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
 	attr->reserved_qpn = caps.reserved_qpn;
 	attr->log_reserved_qpn_granularity = caps.log_reserved_qpn_granularity;
 	attr->data_in_order = MLX5_SIM_DATA_IN_ORDER_NONE;
+	attr->dc = caps.dc;
+	attr->dci_max_log_streams = caps.dci_max_log_streams;
+	attr->dci_max_log_errored = caps.dci_max_log_errored;
 }
 
 extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr)

@@ -271,11 +271,14 @@ void test_bad_input(void)
 	qa.send_ops_flags = IBV_QP_EX_WITH_SEND;
 	CU_ASSERT_PTR_NULL(g->dv_create_qp(ctx, &qa, nullptr));
 	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
-	qa.qp_type = IBV_QPT_DRIVER; /* DCI: later */
-	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
-	dv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
+	qa.qp_type = IBV_QPT_DRIVER; /* a DC QP, or nothing */
+	dv.comp_mask = 0;
 	CU_ASSERT_PTR_NULL(g->dv_create_qp(ctx, &qa, &dv));
-	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
+	dv.dc_init_attr.dc_type = (enum mlx5dv_dc_type)7;
+	CU_ASSERT_PTR_NULL(g->dv_create_qp(ctx, &qa, &dv));
+	CU_ASSERT_EQUAL(errno, EINVAL);
 	qa.qp_type = IBV_QPT_RC;
 	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
 	dv.send_ops_flags = MLX5DV_QP_EX_WITH_MEMCPY;

@@ -193,11 +193,14 @@ void odp_unmap_during_copy(bool unmap_dst)
 
 	std::atomic<int> unmapped{0};
 	std::thread app([&] {
-		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+		/* generous, and yielding: on a loaded 2-core machine the engine may start late */
+		auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
 		while (__atomic_load_n(&dst[0], __ATOMIC_RELAXED) == 0 &&
-		       __atomic_load_n(&dst[len - 1], __ATOMIC_RELAXED) == 0)
+		       __atomic_load_n(&dst[len - 1], __ATOMIC_RELAXED) == 0) {
 			if (std::chrono::steady_clock::now() > until)
 				return;
+			std::this_thread::yield();
+		}
 		unmapped = munmap(victim, 2 * quarter) == 0 ? 1 : -1;
 	});
 	m.mmo(odp, src, odp, dst, (uint32_t)len);
