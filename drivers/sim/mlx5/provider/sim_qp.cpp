@@ -120,7 +120,10 @@ int check_driver_qp(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 		return EINVAL;
 	if (!ctx->hca->caps().dc)
 		return EOPNOTSUPP;
-	switch (dv->dc_init_attr.dc_type) {
+	/* read as an integer: the caller's value may be out of the enum's range */
+	int dc_type;
+	memcpy(&dc_type, &dv->dc_init_attr.dc_type, sizeof(dc_type));
+	switch (dc_type) {
 	case MLX5DV_DCTYPE_DCT:
 		if (dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS)
 			return EINVAL;

@@ -276,7 +276,8 @@ void test_bad_input(void)
 	CU_ASSERT_PTR_NULL(g->dv_create_qp(ctx, &qa, &dv));
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
-	dv.dc_init_attr.dc_type = (enum mlx5dv_dc_type)7;
+	const int bad_dc_type = 7; /* stored as the integer a C caller may pass */
+	memcpy(&dv.dc_init_attr.dc_type, &bad_dc_type, sizeof(bad_dc_type));
 	CU_ASSERT_PTR_NULL(g->dv_create_qp(ctx, &qa, &dv));
 	CU_ASSERT_EQUAL(errno, EINVAL);
 	qa.qp_type = IBV_QPT_RC;

@@ -237,7 +237,11 @@ void poll_n(Env &e, int n, std::vector<struct ibv_wc> *out)
 	CU_ASSERT_EQUAL_FATAL((int)out->size(), n);
 }
 
-enum Op { WRITE, READ, FADD };
+enum Op {
+	WRITE,
+	READ,
+	FADD
+};
 
 /** One WR on DCI @p i to the DCT: @p lkey names the local side (a bad one fails). */
 void post(Env &e, int i, Op op, uint64_t wr_id, uint16_t stream, uint32_t lkey, uint32_t rkey,
@@ -370,8 +374,8 @@ void run_rdma(const char *name)
 	for (uint32_t it = 0; it < 10; it++) {
 		for (int i = 0; i < 2; i++) {
 			fill_src(e, it * 2 + i);
-			post(e, i, WRITE, it, 0, e.src_mr->lkey, e.dst_mr->rkey,
-			     (uintptr_t)e.dst, kBuf);
+			post(e, i, WRITE, it, 0, e.src_mr->lkey, e.dst_mr->rkey, (uintptr_t)e.dst,
+			     kBuf);
 			poll_n(e, 1, &wc);
 			CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
 			CU_ASSERT_EQUAL(wc[0].opcode, IBV_WC_RDMA_WRITE);
@@ -446,8 +450,8 @@ void test_stream_isolation(void)
 	const struct {
 		uint16_t stream;
 		uint32_t lkey;
-	} wr[4] = {{1, e.bad_mr->lkey}, {1, e.src_mr->lkey}, {2, e.src_mr->lkey},
-		   {1, e.src_mr->lkey}};
+	} wr[4] = {
+		{1, e.bad_mr->lkey}, {1, e.src_mr->lkey}, {2, e.src_mr->lkey}, {1, e.src_mr->lkey}};
 	ibv_wr_start(qpx);
 	for (int k = 0; k < 4; k++) {
 		qpx->wr_id = (uint64_t)k;
@@ -495,8 +499,8 @@ void test_bad_flow_reset(void)
 	setup(e, "sim2", 1, true, 3, 2);
 	for (uint16_t id = 1; id <= 30; id++) {
 		bool is_bad = id % 3 == 0;
-		post(e, 0, WRITE, id, id, is_bad ? e.bad_mr->lkey : e.src_mr->lkey,
-		     e.dst_mr->rkey, (uintptr_t)e.dst, kBuf);
+		post(e, 0, WRITE, id, id, is_bad ? e.bad_mr->lkey : e.src_mr->lkey, e.dst_mr->rkey,
+		     (uintptr_t)e.dst, kBuf);
 		bad += is_bad;
 		poll_n(e, 1, &wc);
 		if (wc[0].status == IBV_WC_SUCCESS) {
