@@ -94,6 +94,9 @@ struct mlx5_glue {
 	/** Address handles: a DCI WQE carries the AH's address vector. */
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	int (*destroy_ah)(struct ibv_ah *ah);
+	/** Shared receive queues (a DCT receives through one); post with ibv_post_srq_recv. */
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+	int (*destroy_srq)(struct ibv_srq *srq);
 	/** Register [addr, addr + length). With addr NULL, length SIZE_MAX and
 	 *  IBV_ACCESS_ON_DEMAND: the implicit on-demand MR covering the address space. */
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);

@@ -127,6 +127,16 @@ int nl_destroy_ah(struct ibv_ah *)
 	return mlx5_glue_fail(ENOSYS);
 }
 
+struct ibv_srq *nl_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *)
+{
+	return mlx5_glue_fail_null<struct ibv_srq>(ENOSYS);
+}
+
+int nl_destroy_srq(struct ibv_srq *)
+{
+	return mlx5_glue_fail(ENOSYS);
+}
+
 int nl_dealloc_pd(struct ibv_pd *)
 {
 	return mlx5_glue_fail(ENOSYS);
@@ -261,6 +271,8 @@ const struct mlx5_glue rc_nolib = {
 	.dealloc_pd = nl_dealloc_pd,
 	.create_ah = nl_create_ah,
 	.destroy_ah = nl_destroy_ah,
+	.create_srq = nl_create_srq,
+	.destroy_srq = nl_destroy_srq,
 	.reg_mr = nl_reg_mr,
 	.dereg_mr = nl_dereg_mr,
 	.create_cq_ex = nl_create_cq_ex,
@@ -580,6 +592,8 @@ const struct mlx5_glue rc_glue = {
 	.dealloc_pd = RC_FORWARD(dealloc_pd),
 	.create_ah = RC_FORWARD(create_ah),
 	.destroy_ah = RC_FORWARD(destroy_ah),
+	.create_srq = RC_FORWARD(create_srq),
+	.destroy_srq = RC_FORWARD(destroy_srq),
 	.reg_mr = RC_FORWARD(reg_mr),
 	.dereg_mr = RC_FORWARD(dereg_mr),
 	.create_cq_ex = RC_FORWARD(create_cq_ex),

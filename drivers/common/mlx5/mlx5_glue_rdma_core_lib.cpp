@@ -121,6 +121,20 @@ int gl_destroy_ah(struct ibv_ah *ah)
 	return ibv_destroy_ah(ah);
 }
 
+struct ibv_srq *gl_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	if (pd == NULL || attr == NULL)
+		return mlx5_glue_fail_null<struct ibv_srq>(EINVAL);
+	return ibv_create_srq(pd, attr);
+}
+
+int gl_destroy_srq(struct ibv_srq *srq)
+{
+	if (srq == NULL)
+		return mlx5_glue_fail(EINVAL);
+	return ibv_destroy_srq(srq);
+}
+
 struct ibv_pd *gl_alloc_pd(struct ibv_context *context)
 {
 	if (context == NULL)
@@ -319,6 +333,8 @@ const struct mlx5_glue gl_table = {
 	.dealloc_pd = gl_dealloc_pd,
 	.create_ah = gl_create_ah,
 	.destroy_ah = gl_destroy_ah,
+	.create_srq = gl_create_srq,
+	.destroy_srq = gl_destroy_srq,
 	.reg_mr = gl_reg_mr,
 	.dereg_mr = gl_dereg_mr,
 	.create_cq_ex = gl_create_cq_ex,

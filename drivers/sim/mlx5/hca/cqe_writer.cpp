@@ -21,6 +21,14 @@ uint32_t uidx_field(const HcaCaps &caps, const QpObj *qp)
 	return caps.cqe_version == 1 ? qp->cfg.uidx & 0xffffff : 0;
 }
 
+/** srqn_uidx of a responder CQE: CQE version 0 names the SRQ a receive came from. */
+uint32_t resp_rsn_field(const HcaCaps &caps, const QpObj *qp)
+{
+	if (caps.cqe_version == 1)
+		return qp->cfg.uidx & 0xffffff;
+	return qp->srq ? qp->srq->srqn : 0;
+}
+
 } // namespace
 
 bool HcaImpl::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
@@ -110,7 +118,7 @@ void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
 {
 	uint8_t cqe[64] = {};
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, flags_rqpn), src_qpn & 0xffffff);
-	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, resp));
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), resp_rsn_field(caps_, resp));
 	if (pl->resp_opcode == MLX5_CQE_RESP_SEND)
 		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey),
 				resp->pkey_index);
@@ -126,7 +134,8 @@ void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
 void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v)
 {
 	uint8_t cqe[64] = {};
-	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, srqn), uidx_field(caps_, qp));
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, srqn),
+			resp ? resp_rsn_field(caps_, qp) : uidx_field(caps_, qp));
 	cqe[offsetof(struct mlx5_err_cqe, vendor_err_synd)] = v.vendor;
 	cqe[offsetof(struct mlx5_err_cqe, syndrome)] = v.syndrome;
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, s_wqe_opcode_qpn),

@@ -81,6 +81,8 @@ HcaImpl::~HcaImpl()
 		delete qp;
 	for (CqObj *cq : cqs_)
 		delete cq;
+	for (SrqObj *srq : srqs_)
+		delete srq;
 	for (MkeyObj *mk : mkeys_)
 		delete mk;
 	release_name(name_);

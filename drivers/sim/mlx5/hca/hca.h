@@ -146,6 +146,20 @@ struct CqConfig {
 	uint32_t *dbrec;   /**< [0] consumer index (BE32, low 24 bits), [1] arm */
 };
 
+/**
+ * SRQ as created by the kernel: a ring of WQEs, each a 16-byte next segment
+ * (next_wqe_index, BE16 at byte 2) and data segments; the device takes WQEs along
+ * the next_wqe_index links, starting at WQE 0, while the counter in dbrec[0] is
+ * ahead of what it consumed.
+ */
+struct SrqConfig {
+	uint32_t pdn;
+	void *buf;          /**< wqe_cnt WQEs of (1 << wqe_shift) bytes */
+	uint32_t wqe_cnt;   /**< power of two */
+	uint32_t wqe_shift; /**< 5..10 */
+	uint32_t *dbrec;    /**< [0] counter of posted WQEs (BE32, low 16 bits) */
+};
+
 /** QP as created by the kernel. */
 struct QpConfig {
 	enum ibv_qp_type type; /**< IBV_QPT_RC, or IBV_QPT_DRIVER with @ref dc set */
@@ -159,6 +173,7 @@ struct QpConfig {
 	uint32_t *dbrec;       /**< [MLX5_RCV_DBR] RQ counter, [MLX5_SND_DBR] SQ counter */
 	uint32_t send_cqn;
 	uint32_t recv_cqn;
+	uint32_t srqn; /**< receives come from this SRQ (0: the QP's own RQ, if any) */
 	/**
 	 * qpc.drain_sigerr (signature pipelining): stop in SQD after a signature
 	 * error. libmlx5 sets it with INIT2INIT right after RESET->INIT; the model
@@ -249,6 +264,14 @@ public:
 	/* completion queues */
 	virtual int create_cq(const CqConfig &cfg, uint32_t *cqn) = 0;
 	virtual int destroy_cq(uint32_t cqn) = 0; /**< -EBUSY while QPs use it */
+
+	/* shared receive queues */
+	/** CREATE_SRQ. -EINVAL: bad PD or geometry; -ENOMEM. */
+	virtual int create_srq(const SrqConfig &cfg, uint32_t *srqn) = 0;
+	/** DESTROY_SRQ. -EINVAL: unknown; -EBUSY while QPs use it. */
+	virtual int destroy_srq(uint32_t srqn) = 0;
+	/** The SRQ's counter moved: sends waiting for a receive WQE may proceed. */
+	virtual void srq_notify(uint32_t srqn) = 0;
 
 	/* queue pairs: the state machine of the verbs spec */
 	virtual int create_qp(const QpConfig &cfg, uint32_t *qpn) = 0;

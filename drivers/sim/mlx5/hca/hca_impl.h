@@ -208,12 +208,22 @@ struct CqObj {
 	bool overrun_fault; /**< injected: the next write overruns */
 };
 
+/** A shared receive queue. */
+struct SrqObj {
+	SrqConfig cfg;
+	uint32_t srqn;
+	uint16_t head;     /**< WQE index the device takes next */
+	uint16_t consumed; /**< WQEs taken so far (compared with the counter) */
+	uint32_t refs;     /**< QPs using it */
+};
+
 /** A queue pair. */
 struct QpObj {
 	QpConfig cfg;
 	uint32_t qpn;
 	CqObj *scq;
 	CqObj *rcq;
+	SrqObj *srq; /**< receives come from here when set */
 	enum ibv_qp_state state;
 	uint32_t dest_qpn;
 	uint32_t access_flags;
@@ -242,6 +252,7 @@ struct QpObj {
 	uint32_t dci_errored; /**< DCI: streams in error (ERR at 2^log_num_errored) */
 	uint16_t dci_err_stream[1u << HCA_DCI_MAX_LOG_ERRORED]; /**< their ids */
 	uint64_t dct_key_violations; /**< DCT: DC WQEs dropped for a wrong key */
+	uint32_t rnr_peer;           /**< DCI: the DCT whose RNR NAK stalled the head WQE */
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
@@ -418,6 +429,9 @@ public:
 	int destroy_mkey(uint32_t key) override;
 	int create_cq(const CqConfig &cfg, uint32_t *cqn) override;
 	int destroy_cq(uint32_t cqn) override;
+	int create_srq(const SrqConfig &cfg, uint32_t *srqn) override;
+	int destroy_srq(uint32_t srqn) override;
+	void srq_notify(uint32_t srqn) override;
 	int create_qp(const QpConfig &cfg, uint32_t *qpn) override;
 	int modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask) override;
 	int query_qp(uint32_t qpn, QpInfo *info) override;
@@ -512,6 +526,12 @@ public:
 
 	/* ---- qp_state.cpp (under mu_) ---- */
 	QpObj *find_qp(uint32_t qpn) const;
+	SrqObj *find_srq(uint32_t srqn) const;
+	/**
+	 * srq_table.cpp: the SRQ's next receive WQE (its data segments, after the next
+	 * segment) and its index in *idx; NULL when none is posted.
+	 */
+	const uint8_t *take_srq_wqe(SrqObj *srq, uint16_t *idx);
 	CqObj *find_cq(uint32_t cqn) const;
 	/** Move @p qp to ERR (if not there) and flush everything outstanding. */
 	void enter_err(QpObj *qp);
@@ -638,6 +658,7 @@ public:
 	uint32_t cq_count_ = 0;
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
 	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
+	std::vector<SrqObj *> srqs_;                       /**< index = srqn - 1 (owned) */
 	std::deque<AsyncEvent> events_;
 	std::map<uint32_t, uint32_t> rsv_qpns_; /**< reserved QPN objects: first QPN -> log range */
 	std::deque<DeferredCqe> deferred_;

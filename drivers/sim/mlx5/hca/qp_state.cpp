@@ -170,7 +170,11 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	DevLock lk(mu_);
 	CqObj *scq = find_cq(cfg.send_cqn);
 	CqObj *rcq = find_cq(cfg.recv_cqn);
+	SrqObj *srq = cfg.srqn ? find_srq(cfg.srqn) : nullptr;
 	if (cfg.pdn == 0 || cfg.pdn >= pds_.size() || !pds_[cfg.pdn].used || !scq || !rcq)
+		return -EINVAL;
+	/* with an SRQ the QP has no receive queue of its own */
+	if (cfg.srqn && (!srq || cfg.rq_wqe_cnt))
 		return -EINVAL;
 	if (qps_.size() >= caps_.max_qp)
 		return -ENOMEM;
@@ -190,9 +194,12 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	qp->qpn = HCA_QPN_BASE + slot;
 	qp->scq = scq;
 	qp->rcq = rcq;
+	qp->srq = srq;
 	qp->state = IBV_QPS_RESET;
 	scq->refs++;
 	rcq->refs++;
+	if (srq)
+		srq->refs++;
 	pds_[cfg.pdn].refs++;
 	qp_slots_[slot].store(qp, std::memory_order_release);
 	*qpn = qp->qpn;
@@ -212,6 +219,8 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 			deferred_.end());
 	qp->scq->refs--;
 	qp->rcq->refs--;
+	if (qp->srq)
+		qp->srq->refs--;
 	pds_[qp->cfg.pdn].refs--;
 	delete qp;
 	responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */

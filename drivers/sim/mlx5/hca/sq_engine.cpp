@@ -280,7 +280,8 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 bool HcaImpl::rnr_spent(QpObj *qp)
 {
 	auto now = std::chrono::steady_clock::now();
-	const QpObj *resp = find_qp(qp->dest_qpn); /* answered with an RNR NAK: alive */
+	/* answered with an RNR NAK: alive (a DCI's head WQE names its DCT itself) */
+	const QpObj *resp = find_qp(qp->cfg.dc == DcRole::Dci ? qp->rnr_peer : qp->dest_qpn);
 	std::chrono::microseconds delay(kRnrTimerUs[resp ? resp->min_rnr_timer & 31 : 0]);
 
 	if (!qp->stalled) {

@@ -96,23 +96,35 @@ static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint32_t 
  * Consume the responder's next receive WQE. With @p scatter its data segments
  * become pl->dst. Returns Stall when the RQ is empty.
  */
-static PlanResult take_recv(const HcaImpl *hca, QpObj *resp, Plan *pl, bool scatter, PlanError *err)
+static PlanResult take_recv(HcaImpl *hca, QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 {
-	if (resp->cfg.rq_wqe_cnt == 0) {
-		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
-				IBV_EVENT_QP_REQ_ERR);
-		return PlanResult::Error;
-	}
-	uint32_t pi = __atomic_load_n(&resp->cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE);
-	if ((uint16_t)(be32toh(pi) - resp->rq_ci) == 0)
-		return PlanResult::Stall;
+	const uint8_t *wqe;
+	uint32_t stride;
 
-	uint32_t stride = 1u << resp->cfg.rq_wqe_shift;
-	const uint8_t *wqe = static_cast<const uint8_t *>(resp->cfg.rq_buf) +
-			     (size_t)(resp->rq_ci & (resp->cfg.rq_wqe_cnt - 1)) * stride;
+	if (resp->srq) {
+		/* an SRQ WQE: data segments after its 16-byte next segment */
+		uint16_t idx;
+		wqe = hca->take_srq_wqe(resp->srq, &idx);
+		if (!wqe)
+			return PlanResult::Stall;
+		stride = (1u << resp->srq->cfg.wqe_shift) - 16;
+		pl->resp_idx = idx;
+	} else {
+		if (resp->cfg.rq_wqe_cnt == 0) {
+			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					IBV_EVENT_QP_REQ_ERR);
+			return PlanResult::Error;
+		}
+		uint32_t pi = __atomic_load_n(&resp->cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE);
+		if ((uint16_t)(be32toh(pi) - resp->rq_ci) == 0)
+			return PlanResult::Stall;
+		stride = 1u << resp->cfg.rq_wqe_shift;
+		wqe = static_cast<const uint8_t *>(resp->cfg.rq_buf) +
+		      (size_t)(resp->rq_ci & (resp->cfg.rq_wqe_cnt - 1)) * stride;
+		pl->resp_idx = (uint16_t)resp->rq_ci;
+		resp->rq_ci++;
+	}
 	pl->resp_qp = resp;
-	pl->resp_idx = (uint16_t)resp->rq_ci;
-	resp->rq_ci++;
 	if (!scatter)
 		return PlanResult::Ok;
 
@@ -361,6 +373,8 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	case MLX5_OPCODE_SEND_IMM:
 	case MLX5_OPCODE_SEND_INVAL:
 		r = take_recv(this, resp, pl, true, err);
+		if (r == PlanResult::Stall)
+			qp->rnr_peer = resp->qpn; /* its RNR timer paces the retries */
 		if (r == PlanResult::Ok && op == MLX5_OPCODE_SEND_INVAL)
 			plan_remote_inval(this, resp, pl);
 		pl->resp_opcode = op == MLX5_OPCODE_SEND       ? MLX5_CQE_RESP_SEND
@@ -378,8 +392,10 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 			return PlanResult::Ok;
 		pl->resp_opcode = MLX5_CQE_RESP_WR_IMM;
 		r = take_recv(this, resp, pl, false, err);
-		if (r == PlanResult::Stall)
+		if (r == PlanResult::Stall) {
 			pl->ndst = 0; /* planned again later */
+			qp->rnr_peer = resp->qpn;
+		}
 		return r;
 	case MLX5_OPCODE_RDMA_READ:
 		v = parse_remote(this, resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_READ, err);

@@ -2,7 +2,7 @@
 /**
  * @file
  * Removal of one QP's CQEs from a CQ (libmlx5 v44.0 __mlx5_cq_clean), used when
- * the QP goes to RESET or is destroyed.
+ * the QP goes to RESET or is destroyed. Receives from an SRQ give their WQE back.
  *
  * Walk from the consumer counter to the newest software-owned CQE (at most one
  * ring's worth), then go back towards the consumer counter: CQEs of the QP are
@@ -29,7 +29,7 @@ inline uint8_t *entry(const SimCq *cq, uint32_t n)
 
 } // namespace
 
-void sim_cq_clean(SimCq *cq, uint32_t rsn)
+void sim_cq_clean(SimCq *cq, uint32_t rsn, SimSrq *srq)
 {
 	uint32_t prod_index;
 	uint32_t nfreed = 0;
@@ -41,6 +41,12 @@ void sim_cq_clean(SimCq *cq, uint32_t rsn)
 		struct mlx5_cqe64 *cqe = sim_cq_cqe64(cq, prod_index);
 
 		if (cqe_is_of(cq, cqe, rsn)) {
+			/* a dropped receive gives its SRQ WQE back, as libmlx5 does */
+			uint8_t op = mlx5dv_get_cqe_opcode(cqe);
+			if (srq && op != MLX5_CQE_REQ && op != MLX5_CQE_REQ_ERR &&
+			    op != MLX5_CQE_SIG_ERR)
+				sim_srq_free_wqe(srq,
+						 be16toh(cqe->wqe_counter) & (srq->wqe_cnt - 1));
 			++nfreed;
 		} else if (nfreed) {
 			struct mlx5_cqe64 *dest = sim_cq_cqe64(cq, prod_index + nfreed);

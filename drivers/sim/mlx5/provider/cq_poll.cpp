@@ -85,7 +85,7 @@ inline int parse_resp(SimCq *cq, struct mlx5_cqe64 *cqe, uint32_t qpn, struct ib
 	if (SIM_UNLIKELY(!qp))
 		return CQ_POLL_ERR;
 	wc->byte_len = be32toh(cqe->byte_cnt);
-	wc->wr_id = sim_cq_rq_retire(qp);
+	wc->wr_id = sim_cq_rq_retire(qp, cqe);
 	switch (mlx5dv_get_cqe_opcode(cqe)) {
 	case MLX5_CQE_RESP_WR_IMM:
 		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
@@ -136,7 +136,7 @@ inline int parse_err(SimCq *cq, struct mlx5_cqe64 *cqe, uint32_t qpn, uint8_t op
 	qp = sim_cq_find_resp_qp(cq, cqe, qpn);
 	if (SIM_UNLIKELY(!qp))
 		return CQ_POLL_ERR;
-	wc->wr_id = sim_cq_rq_retire(qp);
+	wc->wr_id = sim_cq_rq_retire(qp, cqe);
 	return CQ_OK;
 }
 

@@ -93,19 +93,21 @@ static inline SimQp *sim_cq_find_qp(SimCq *cq, const struct mlx5_cqe64 *cqe, uin
 }
 
 /**
- * The QP of a responder CQE. With CQE version 0 a non-zero SRQ number names an
- * SRQ; the model has no SRQs, so such a CQE is unknown, as is a QP without RQ.
+ * The QP of a responder CQE. With CQE version 0 a non-zero SRQ number names the
+ * SRQ of the QP the CQE names. A QP with neither RQ nor that SRQ: unknown.
  */
 static inline SimQp *sim_cq_find_resp_qp(SimCq *cq, const struct mlx5_cqe64 *cqe, uint32_t qpn)
 {
-	SimQp *qp;
+	uint32_t srqn = cq->ctx->cqe_version ? 0 : be32toh(cqe->srqn_uidx) & 0xffffff;
+	SimQp *qp = sim_cq_find_qp(cq, cqe, qpn);
 
-	if (!cq->ctx->cqe_version && (be32toh(cqe->srqn_uidx) & 0xffffff))
+	if (SIM_UNLIKELY(!qp))
 		return nullptr;
-	qp = sim_cq_find_qp(cq, cqe, qpn);
-	if (SIM_UNLIKELY(qp && !qp->rq.wqe_cnt))
-		return nullptr;
-	return qp;
+	if (qp->srq)
+		return !srqn && !cq->ctx->cqe_version  ? nullptr
+		       : srqn && qp->srq->srqn != srqn ? nullptr
+						       : qp;
+	return qp->rq.wqe_cnt && !srqn ? qp : nullptr;
 }
 
 /** Error syndrome (byte 55) to ibv_wc_status, as libmlx5's mlx5_handle_error_cqe. */
@@ -155,9 +157,19 @@ static inline uint32_t sim_cq_sq_retire(SimQp *qp, const struct mlx5_cqe64 *cqe)
 	return idx;
 }
 
-/** wr_id of the next receive WQE of a plain RQ (v44 takes it from rq.tail). */
-static inline uint64_t sim_cq_rq_retire(SimQp *qp)
+/**
+ * wr_id of a receive completion: the next WQE of a plain RQ (v44 takes it from
+ * rq.tail), or the SRQ WQE the CQE names, which goes back to the free list.
+ */
+static inline uint64_t sim_cq_rq_retire(SimQp *qp, const struct mlx5_cqe64 *cqe)
 {
+	if (qp->srq) {
+		uint16_t idx = be16toh(cqe->wqe_counter) & (qp->srq->wqe_cnt - 1);
+		uint64_t wr_id = qp->srq->wrid[idx];
+
+		sim_srq_free_wqe(qp->srq, idx);
+		return wr_id;
+	}
 	uint64_t wr_id = qp->rq.wrid[qp->rq.tail & (qp->rq.wqe_cnt - 1)];
 
 	++qp->rq.tail;
@@ -201,7 +213,7 @@ static inline int sim_cq_sigerr(SimCq *cq, const struct mlx5_cqe64 *cqe)
  * @p cq and close the gap, as libmlx5's mlx5_cq_clean does when a QP is reset or
  * destroyed (cq_clean.cpp). Control path.
  */
-void sim_cq_clean(SimCq *cq, uint32_t rsn);
+void sim_cq_clean(SimCq *cq, uint32_t rsn, SimSrq *srq = nullptr);
 
 } // namespace mlx5sim
 

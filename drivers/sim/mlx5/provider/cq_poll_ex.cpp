@@ -45,7 +45,7 @@ inline int lazy_resp(SimCq *cq, struct mlx5_cqe64 *cqe, uint32_t qpn)
 
 	if (SIM_UNLIKELY(!qp))
 		return CQ_POLL_ERR;
-	cq->cqx.wr_id = sim_cq_rq_retire(qp);
+	cq->cqx.wr_id = sim_cq_rq_retire(qp, cqe);
 	cq->cqx.status = IBV_WC_SUCCESS;
 	return CQ_OK;
 }
@@ -66,7 +66,7 @@ inline int lazy_err(SimCq *cq, struct mlx5_cqe64 *cqe, uint32_t qpn, uint8_t opc
 	qp = sim_cq_find_resp_qp(cq, cqe, qpn);
 	if (SIM_UNLIKELY(!qp))
 		return CQ_POLL_ERR;
-	cq->cqx.wr_id = sim_cq_rq_retire(qp);
+	cq->cqx.wr_id = sim_cq_rq_retire(qp, cqe);
 	return CQ_OK;
 }
 

@@ -157,6 +157,45 @@ static inline struct SimAh *to_sim_ah(struct ibv_ah *ah)
 	return reinterpret_cast<struct SimAh *>(ah);
 }
 
+/**
+ * A shared receive queue: libmlx5's mlx5_srq. Free WQEs form a list through
+ * their next segments (head = next to post, tail = last freed); one WQE always
+ * stays free, so head == tail means full.
+ */
+struct SimSrq {
+	struct ibv_srq ibsrq;
+	SimContext *ctx;
+	uint8_t *buf;
+	uint32_t wqe_cnt;   /**< power of two */
+	uint32_t wqe_shift; /**< stride = 1 << wqe_shift */
+	uint32_t max_gs;    /**< data segments per WQE */
+	uint16_t head;
+	uint16_t tail;
+	uint16_t counter; /**< WQEs posted (doorbell record) */
+	uint64_t *wrid;
+	uint32_t *dbrec; /**< [0] counter, BE32 */
+	uint32_t srqn;
+};
+
+static inline SimSrq *to_sim_srq(struct ibv_srq *srq)
+{
+	return reinterpret_cast<SimSrq *>(srq);
+}
+
+/** The WQE of index @p idx. */
+static inline struct mlx5_wqe_srq_next_seg *sim_srq_wqe(SimSrq *srq, uint32_t idx)
+{
+	return reinterpret_cast<struct mlx5_wqe_srq_next_seg *>(srq->buf +
+								((size_t)idx << srq->wqe_shift));
+}
+
+/** A completed receive gives its WQE back: it joins the free list at the tail. */
+static inline void sim_srq_free_wqe(SimSrq *srq, uint16_t idx)
+{
+	sim_srq_wqe(srq, srq->tail)->next_wqe_index = htobe16(idx);
+	srq->tail = idx;
+}
+
 /** A memory region. */
 struct SimMr {
 	struct ibv_mr ibmr;
@@ -227,6 +266,7 @@ struct SimQp {
 	enum ibv_qp_type type; /**< IBV_QPT_RC, or IBV_QPT_DRIVER for a DCI */
 	bool is_dci;
 	bool is_dct;                /**< a DC target: no queues, number known at RTR */
+	SimSrq *srq;                /**< receives come from this SRQ (then rq is empty) */
 	uint64_t send_ops_flags;    /**< IBV_QP_EX_WITH_* */
 	uint64_t dv_send_ops_flags; /**< MLX5DV_QP_EX_WITH_* */
 	bool operational;           /**< RTS reached: wr_complete posts (else EINVAL) */

@@ -127,6 +127,7 @@ struct ibv_context *sim_open_device(struct ibv_device *device)
 	ctx->ibctx.ops.req_notify_cq = sim_req_notify_cq;
 	ctx->ibctx.ops.post_send = sim_post_send;
 	ctx->ibctx.ops.post_recv = sim_post_recv;
+	ctx->ibctx.ops.post_srq_recv = sim_post_srq_recv;
 	ctx->ibctx.cmd_fd = -1;
 	ctx->ibctx.async_fd = -1;
 	ctx->ibctx.num_comp_vectors = 1;

@@ -178,6 +178,11 @@ int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn);
 /** Destroy the device objects of every reserved QPN block (context close). */
 void sim_reserved_qpn_release(SimCtxFull *ctx);
 
+/* ---- SRQ (sim_srq.cpp) ---- */
+struct ibv_srq *sim_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+int sim_destroy_srq(struct ibv_srq *srq);
+int sim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
 /* ---- DC transport (sim_dc.cpp) ---- */
 struct ibv_ah *sim_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int sim_destroy_ah(struct ibv_ah *ah);

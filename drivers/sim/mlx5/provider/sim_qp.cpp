@@ -66,6 +66,7 @@ struct QpPlan {
 	uint32_t rq_max_gs;
 	bool drain_sigerr; /**< MLX5DV_QP_CREATE_SIG_PIPELINING */
 	DcRole dc;
+	SimSrq *srq; /**< receives come from here (no RQ then) */
 	uint64_t dct_key;
 	uint8_t dci_log_streams;
 	uint8_t dci_log_errored;
@@ -86,9 +87,10 @@ int check_dct(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 	if (!attr->pd || attr->pd->context != &ctx->ibctx || !attr->recv_cq ||
 	    attr->recv_cq->context != &ctx->ibctx)
 		return EINVAL;
-	/* the kernel wants an SRQ; the model has none yet (ASSUMPTIONS.md) */
-	if (attr->srq)
-		return EOPNOTSUPP;
+	/* the kernel's create_dct wants an SRQ and a CQ */
+	if (!attr->srq || attr->srq->context != &ctx->ibctx)
+		return EINVAL;
+	p->srq = to_sim_srq(attr->srq);
 	p->dc = DcRole::Dct;
 	p->dct_key = dv->dc_init_attr.dct_access_key;
 	return 0;
@@ -182,8 +184,9 @@ int check_attr(SimCtxFull *ctx, const struct ibv_qp_init_attr_ex *attr,
 	if (!attr->send_cq || !attr->recv_cq || attr->send_cq->context != &ctx->ibctx ||
 	    attr->recv_cq->context != &ctx->ibctx)
 		return EINVAL;
-	if (attr->srq)
-		return EOPNOTSUPP;
+	if (attr->srq && attr->srq->context != &ctx->ibctx)
+		return EINVAL;
+	p->srq = attr->srq ? to_sim_srq(attr->srq) : nullptr;
 	p->ops_valid = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	p->ops = p->ops_valid ? attr->send_ops_flags : 0;
 	p->dv_ops = 0;
@@ -218,7 +221,7 @@ int size_queues(SimCtxFull *ctx, struct ibv_qp_init_attr_ex *attr, QpPlan *p)
 			    p->ops, p->dv_ops);
 	if (p->sq.sizing_ret < 0)
 		return -p->sq.sizing_ret;
-	if (!attr->cap.max_recv_wr)
+	if (!attr->cap.max_recv_wr || p->srq)
 		return 0;
 	if (attr->cap.max_recv_wr > caps.max_recv_wr || attr->cap.max_recv_sge > caps.max_sge)
 		return EINVAL;
@@ -314,7 +317,8 @@ void fill_qp(SimCtxFull *ctx, SimQpFull *qp, const struct ibv_qp_init_attr_ex *a
 	ib->pd = attr->pd;
 	ib->send_cq = attr->send_cq;
 	ib->recv_cq = attr->recv_cq;
-	ib->srq = nullptr;
+	qp->srq = p.srq;
+	ib->srq = attr->srq;
 	ib->state = IBV_QPS_RESET;
 	ib->qp_type = attr->qp_type;
 	pthread_mutex_init(&ib->mutex, nullptr);
@@ -361,6 +365,7 @@ int attach_qp(SimCtxFull *ctx, SimQpFull *qp, bool memcpy_qp, const QpPlan &p)
 	cfg.dbrec = qp->dbrec;
 	cfg.send_cqn = qp->send_cq->cqn;
 	cfg.recv_cqn = qp->recv_cq->cqn;
+	cfg.srqn = qp->srq ? qp->srq->srqn : 0;
 	cfg.drain_sigerr = p.drain_sigerr;
 	cfg.dc = p.dc;
 	cfg.dct_key = p.dct_key;
@@ -464,7 +469,7 @@ int sim_destroy_qp(struct ibv_qp *ibqp)
 		if (ret)
 			return ret;
 		/* drop the completions still queued for it, as libmlx5 does */
-		sim_cq_clean(qp->recv_cq, sim_qp_rsn(qp));
+		sim_cq_clean(qp->recv_cq, sim_qp_rsn(qp), qp->srq);
 		if (qp->send_cq != qp->recv_cq)
 			sim_cq_clean(qp->send_cq, sim_qp_rsn(qp));
 		ctx->qp_by_qpn.erase(qp->qpn);

@@ -57,7 +57,7 @@ void shadow_update(struct ibv_qp_attr *s, const struct ibv_qp_attr *a, int mask)
 /** libmlx5's provider work on a transition to RESET. */
 void provider_reset(SimQpFull *qp)
 {
-	sim_cq_clean(qp->recv_cq, sim_qp_rsn(qp));
+	sim_cq_clean(qp->recv_cq, sim_qp_rsn(qp), qp->srq);
 	if (qp->send_cq != qp->recv_cq)
 		sim_cq_clean(qp->send_cq, sim_qp_rsn(qp));
 	qp->sq.cur_post = 0;

@@ -39,6 +39,7 @@ struct Env {
 	struct ibv_pd *pd;
 	struct ibv_pd *other_pd; /* an MR there is a local protection error */
 	struct ibv_cq_ex *cq;
+	struct ibv_srq *srq; /* the DCT's receives */
 	struct ibv_qp *dct;
 	struct ibv_qp *dci[kMaxDci];
 	struct ibv_qp_ex *qpx[kMaxDci];
@@ -85,13 +86,14 @@ struct ibv_qp *create_dci(Env &e, bool streams, uint8_t log_conc, uint8_t log_er
 	return g->dv_create_qp(e.ctx, &qa, &dv);
 }
 
-struct ibv_qp *create_dct(Env &e, uint64_t key)
+struct ibv_qp *create_dct(Env &e, uint64_t key, bool with_srq = true)
 {
 	struct ibv_qp_init_attr_ex qa = {};
 	struct mlx5dv_qp_init_attr dv = {};
 
 	qa.qp_type = IBV_QPT_DRIVER;
 	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(e.cq);
+	qa.srq = with_srq ? e.srq : nullptr;
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qa.pd = e.pd;
 	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
@@ -178,6 +180,13 @@ void setup(Env &e, const char *name, int ndci, bool streams = false, uint8_t log
 	ca.cqe = 255;
 	e.cq = g->create_cq_ex(e.ctx, &ca);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.cq);
+	struct ibv_srq_init_attr sa = {};
+	sa.attr.max_wr = 64;
+	sa.attr.max_sge = 1;
+	e.srq = g->create_srq(e.pd, &sa);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e.srq);
+	CU_ASSERT_EQUAL(sa.attr.max_wr, 127u); /* 65 WQEs rounded up, one kept free */
+	CU_ASSERT_EQUAL(sa.attr.max_sge, 1u);
 	e.dct = create_dct(e, kDctKey);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e.dct);
 	CU_ASSERT_EQUAL(e.dct->qp_num, 0u); /* known at RTR only */
@@ -204,7 +213,9 @@ void teardown(Env &e)
 	for (int i = 0; i < kMaxDci; i++)
 		if (e.dci[i])
 			CU_ASSERT_EQUAL(g->destroy_qp(e.dci[i]), 0);
+	CU_ASSERT_EQUAL(g->destroy_srq(e.srq), EBUSY); /* the DCT uses it */
 	CU_ASSERT_EQUAL(g->destroy_qp(e.dct), 0);
+	CU_ASSERT_EQUAL(g->destroy_srq(e.srq), 0);
 	CU_ASSERT_EQUAL(g->destroy_ah(e.ah), 0);
 	CU_ASSERT_EQUAL(g->destroy_cq(ibv_cq_ex_to_cq(e.cq)), 0);
 	CU_ASSERT_EQUAL(g->dereg_mr(e.src_mr), 0);
@@ -342,6 +353,9 @@ void test_creation(void)
 	a.timeout = 14;
 	CU_ASSERT_EQUAL(g->modify_qp(e.dct, &a, IBV_QP_STATE | IBV_QP_TIMEOUT), EINVAL);
 	CU_ASSERT_EQUAL(state_of(e.dct), IBV_QPS_RTR);
+	/* the kernel's create_dct wants an SRQ */
+	CU_ASSERT_PTR_NULL(create_dct(e, 1, false));
+	CU_ASSERT_EQUAL(errno, EINVAL);
 	/* stream reset on something that is not a DCI */
 	CU_ASSERT_EQUAL(g->dv_dci_stream_id_reset(e.dct, 0), EOPNOTSUPP); /* not in RTS */
 	teardown(e);
@@ -350,6 +364,7 @@ void test_creation(void)
 	struct ibv_context *ctx = glue_test_open(g, "sim3");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
 	e.ctx = ctx;
+	e.srq = nullptr;
 	e.pd = g->alloc_pd(ctx);
 	struct ibv_cq_init_attr_ex ca = {};
 	ca.cqe = 15;
@@ -640,6 +655,173 @@ void test_ids_recovery(void)
 	teardown(e);
 }
 
+/** One receive WQE on the SRQ: @p len bytes at dst + @p off. */
+int post_srq(Env &e, uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {(uintptr_t)e.dst + off, len, e.dst_mr->lkey};
+	struct ibv_recv_wr wr = {}, *bad = nullptr;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ibv_post_srq_recv(e.srq, &wr, &bad);
+}
+
+void post_send(Env &e, int i, uint64_t wr_id, uint16_t stream, uint32_t len)
+{
+	struct ibv_qp_ex *qpx = e.qpx[i];
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	mlx5dv_wr_set_dc_addr_stream(e.dv[i], e.ah, e.dct->qp_num, kDctKey, stream);
+	ibv_wr_set_sge(qpx, e.src_mr->lkey, (uintptr_t)e.src, len);
+	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(qpx), 0);
+}
+
+/** The requester's and the DCT's completion of one SEND, in either order. */
+void poll_send_pair(Env &e, int i, uint64_t send_id, uint64_t recv_id, uint32_t len)
+{
+	std::vector<struct ibv_wc> wc;
+
+	poll_n(e, 2, &wc);
+	for (const struct ibv_wc &w : wc) {
+		CU_ASSERT_EQUAL(w.status, IBV_WC_SUCCESS);
+		if (w.opcode == IBV_WC_SEND) {
+			CU_ASSERT_EQUAL(w.wr_id, send_id);
+			CU_ASSERT_EQUAL(w.qp_num, e.dci[i]->qp_num);
+		} else {
+			CU_ASSERT_EQUAL(w.opcode, IBV_WC_RECV);
+			CU_ASSERT_EQUAL(w.wr_id, recv_id);
+			CU_ASSERT_EQUAL(w.byte_len, len);
+			CU_ASSERT_EQUAL(w.qp_num, e.dct->qp_num);
+			CU_ASSERT_EQUAL(w.src_qp, e.dci[i]->qp_num);
+		}
+	}
+}
+
+/*
+ * test_dc_send: SEND from 2 DCIs into the DCT's SRQ, data validated; 300 rounds,
+ * so the SRQ's free list wraps twice; sends posted before their receive wait (RNR)
+ * and complete once the receive is posted.
+ */
+void run_send(const char *name)
+{
+	Env e;
+
+	setup(e, name, 2);
+	for (uint32_t it = 0; it < 300; it++) {
+		int i = (int)(it & 1);
+		uint32_t len = 1 + (it * 37) % kBuf;
+
+		fill_src(e, it);
+		memset(e.dst, 0, kBuf);
+		CU_ASSERT_EQUAL_FATAL(post_srq(e, 1000 + it, 0, kBuf), 0);
+		post_send(e, i, it, (uint16_t)it, len);
+		poll_send_pair(e, i, it, 1000 + it, len);
+		CU_ASSERT_EQUAL(memcmp(e.dst, e.src, len), 0);
+		CU_ASSERT_EQUAL(e.dst[len % kBuf], len < kBuf ? 0 : e.src[0]);
+	}
+	/* the send first, then the receive: it waits for it */
+	fill_src(e, 7);
+	post_send(e, 0, 1, 0, 64);
+	std::vector<struct ibv_wc> wc;
+	if (!strcmp(name, "sim1")) { /* inline: nothing can have completed */
+		struct ibv_wc w;
+		CU_ASSERT_EQUAL(ibv_poll_cq(ibv_cq_ex_to_cq(e.cq), 1, &w), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(post_srq(e, 2, 0, kBuf), 0);
+	poll_send_pair(e, 0, 1, 2, 64);
+	CU_ASSERT_EQUAL(memcmp(e.dst, e.src, 64), 0);
+	teardown(e);
+}
+
+void test_send_inline(void)
+{
+	run_send("sim1");
+}
+
+void test_send_thread(void)
+{
+	run_send("sim2");
+}
+
+/* SRQ rules: full at max_wr, max_sge; a receive too small; an RC QP on an SRQ */
+void test_srq(void)
+{
+	std::vector<struct ibv_wc> wc;
+	Env e;
+
+	setup(e, "sim1", 1);
+	/* more receive WRs than max_wr: the first max_wr go in, the next is bad */
+	std::vector<struct ibv_recv_wr> wrs(128);
+	std::vector<struct ibv_sge> sges(128);
+	for (size_t k = 0; k < wrs.size(); k++) {
+		sges[k] = {(uintptr_t)e.dst, 8, e.dst_mr->lkey};
+		wrs[k].wr_id = k;
+		wrs[k].sg_list = &sges[k];
+		wrs[k].num_sge = 1;
+		wrs[k].next = k + 1 < wrs.size() ? &wrs[k + 1] : nullptr;
+	}
+	struct ibv_recv_wr *bad = nullptr;
+	CU_ASSERT_EQUAL(ibv_post_srq_recv(e.srq, &wrs[0], &bad), ENOMEM);
+	CU_ASSERT_PTR_EQUAL(bad, &wrs[127]);
+	/* 127 receives of 8 bytes: a 16-byte SEND does not fit the first */
+	fill_src(e, 1);
+	post_send(e, 0, 5, 0, 16);
+	poll_n(e, 2, &wc);
+	int resp = wc[0].qp_num == e.dct->qp_num ? 0 : 1; /* error CQEs have no opcode */
+	CU_ASSERT_EQUAL(wc[resp].status, IBV_WC_LOC_LEN_ERR);
+	CU_ASSERT_EQUAL(wc[resp].wr_id, 0u);
+	CU_ASSERT_EQUAL(wc[1 - resp].status, IBV_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_EQUAL(state_of(e.dct), IBV_QPS_RTR);
+	/* two SGEs on an SRQ of one */
+	struct ibv_sge two[2] = {{(uintptr_t)e.dst, 8, e.dst_mr->lkey},
+				 {(uintptr_t)e.dst + 8, 8, e.dst_mr->lkey}};
+	struct ibv_recv_wr w2 = {};
+	w2.sg_list = two;
+	w2.num_sge = 2;
+	CU_ASSERT_EQUAL(ibv_post_srq_recv(e.srq, &w2, &bad), EINVAL);
+	CU_ASSERT_PTR_EQUAL(bad, &w2);
+
+	/* an RC QP connected to itself, receiving from the SRQ (its 126 WQEs left) */
+	struct ibv_qp_init_attr_ex qa = {};
+	struct mlx5dv_qp_init_attr dv = {};
+	qa.qp_type = IBV_QPT_RC;
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(e.cq);
+	qa.srq = e.srq;
+	qa.cap.max_send_wr = 8;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_wr = 8; /* ignored: receives come from the SRQ */
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.pd = e.pd;
+	qa.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	struct ibv_qp *rc = g->dv_create_qp(e.ctx, &qa, &dv);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rc);
+	CU_ASSERT_EQUAL(qa.cap.max_recv_wr, 0u);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, rc, IBV_QPS_INIT, rc->qp_num), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, rc, IBV_QPS_RTR, rc->qp_num), 0);
+	CU_ASSERT_EQUAL_FATAL(glue_test_modify_rc(g, rc, IBV_QPS_RTS, rc->qp_num), 0);
+	struct ibv_qp_ex *qpx = g->qp_to_qp_ex(rc);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qpx);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 9;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, e.src_mr->lkey, (uintptr_t)e.src, 8);
+	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(qpx), 0);
+	poll_n(e, 2, &wc);
+	for (const struct ibv_wc &w : wc) {
+		CU_ASSERT_EQUAL(w.status, IBV_WC_SUCCESS);
+		if (w.opcode == IBV_WC_RECV)
+			CU_ASSERT_EQUAL(w.wr_id, 1u); /* the SRQ's next WQE */
+	}
+	CU_ASSERT_EQUAL(memcmp(e.dst, e.src, 8), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(rc), 0);
+	teardown(e);
+}
+
 void test_remove(void)
 {
 	for (const char *n : {"sim1", "sim2", "sim3", "sim4"})
@@ -661,6 +843,9 @@ int main(void)
 		{"bad flow without reset: ERR, recovery", test_bad_flow_qp},
 		{"errors at the target: access, key, DCT number", test_target_errors},
 		{"stream ids recovery", test_ids_recovery},
+		{"test_dc_send into the SRQ, inline", test_send_inline},
+		{"test_dc_send into the SRQ, thread", test_send_thread},
+		{"SRQ rules, an RC QP on an SRQ", test_srq},
 		{"remove", test_remove},
 	};
 

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Shared receive queues: CREATE_SRQ / DESTROY_SRQ, and how the device takes the
+ * next receive WQE of an SRQ: along the next_wqe_index links the provider keeps,
+ * from WQE 0 on, while the posted counter is ahead of what it consumed.
+ */
+#include <errno.h>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr uint32_t kSrqMinShift = 5;   /* next segment + one data segment */
+constexpr uint32_t kSrqNextBytes = 16; /* struct mlx5_wqe_srq_next_seg */
+
+} // namespace
+
+int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
+{
+	if (!srqn || !cfg.buf || !cfg.dbrec || !cfg.wqe_cnt || (cfg.wqe_cnt & (cfg.wqe_cnt - 1)) ||
+	    cfg.wqe_cnt > caps_.max_recv_wr + 1 || cfg.wqe_cnt > 0x10000 ||
+	    cfg.wqe_shift < kSrqMinShift || cfg.wqe_shift > HCA_RQ_MAX_SHIFT)
+		return -EINVAL;
+	DevLock lk(mu_);
+	if (cfg.pdn == 0 || cfg.pdn >= pds_.size() || !pds_[cfg.pdn].used)
+		return -EINVAL;
+	size_t slot = 0;
+	while (slot < srqs_.size() && srqs_[slot])
+		slot++;
+	SrqObj *srq = new (std::nothrow) SrqObj{cfg, (uint32_t)slot + 1, 0, 0, 0};
+	if (!srq)
+		return -ENOMEM;
+	if (slot == srqs_.size()) {
+		try {
+			srqs_.push_back(srq);
+		} catch (...) {
+			delete srq;
+			return -ENOMEM;
+		}
+	} else {
+		srqs_[slot] = srq;
+	}
+	pds_[cfg.pdn].refs++;
+	*srqn = srq->srqn;
+	return 0;
+}
+
+int HcaImpl::destroy_srq(uint32_t srqn)
+{
+	DevLock lk(mu_);
+	SrqObj *srq = find_srq(srqn);
+	if (!srq)
+		return -EINVAL;
+	if (srq->refs)
+		return -EBUSY;
+	srqs_[srqn - 1] = nullptr;
+	pds_[srq->cfg.pdn].refs--;
+	delete srq;
+	return 0;
+}
+
+SrqObj *HcaImpl::find_srq(uint32_t srqn) const
+{
+	if (srqn == 0 || srqn > srqs_.size())
+		return nullptr;
+	return srqs_[srqn - 1];
+}
+
+void HcaImpl::srq_notify(uint32_t srqn)
+{
+	(void)srqn; /* any stalled send may be waiting for it */
+	if (mode_ != ExecMode::Inline) {
+		kick(); /* every pass re-plans stalled sends */
+		return;
+	}
+	DevLock lk(mu_);
+	retry_stalled();
+	drain_overrun_errors();
+}
+
+const uint8_t *HcaImpl::take_srq_wqe(SrqObj *srq, uint16_t *idx)
+{
+	uint32_t pi = __atomic_load_n(&srq->cfg.dbrec[0], __ATOMIC_ACQUIRE);
+	if ((uint16_t)(be32toh(pi) - srq->consumed) == 0)
+		return nullptr;
+	const uint8_t *wqe = static_cast<const uint8_t *>(srq->cfg.buf) +
+			     ((size_t)(srq->head & (srq->cfg.wqe_cnt - 1)) << srq->cfg.wqe_shift);
+	*idx = srq->head;
+	/* the link is the provider's: a bad one only picks another WQE of the ring */
+	srq->head = (uint16_t)(mlx5_hw_ld_be16(wqe + 2) & (srq->cfg.wqe_cnt - 1));
+	srq->consumed++;
+	return wqe + kSrqNextBytes;
+}
+
+} // namespace mlx5sim
