@@ -127,6 +127,14 @@ struct mlx5_sim_device_attr {
 	uint8_t dci_max_log_streams;
 	/** DCI streams: largest log_num_errored, 0..4 (default 3; 0: no stream reset). */
 	uint8_t dci_max_log_errored;
+	/**
+	 * Non-zero: the instance is a host on the process's simulated fabric. Its port
+	 * LID (query_port: the instance number + 1, at most 0xbfff) is reachable from the
+	 * QPs of the other fabric hosts (RC paths and DC address vectors), and it reaches
+	 * theirs; a host removed is gone from the fabric (peer down). Fabric hosts share
+	 * one device lock. Default 0: reachable only from its own QPs.
+	 */
+	uint8_t fabric;
 };
 
 /** The software HCA's table of the seam (registered as backend "sim" at load). */

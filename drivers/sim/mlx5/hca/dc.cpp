@@ -23,11 +23,13 @@ QpObj *HcaImpl::dc_target(const Plan *pl, Verdict *v)
 		*v = Verdict{MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, 0};
 		return nullptr;
 	}
-	QpObj *dct = find_qp(dqp_dct & 0xffffff);
+	/* the host of the address vector's LID, then its DCT */
+	HcaImpl *host = host_of(mlx5_hw_ld_be16(av + 14));
+	QpObj *dct = host ? host->find_qp(dqp_dct & 0xffffff) : nullptr;
 	/*
-	 * No DCT of that number answering, or a wrong key: the target drops the
-	 * request (a key violation is counted in the DCT), so the requester's retries
-	 * run out (ASSUMPTIONS.md).
+	 * Nobody at that LID, no DCT of that number answering, or a wrong key: the
+	 * target drops the request (a key violation is counted in the DCT), so the requester's
+	 * retries run out (ASSUMPTIONS.md).
 	 */
 	*v = Verdict{MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, 0};
 	if (!dct || dct->cfg.dc != DcRole::Dct || dct->state != IBV_QPS_RTR)

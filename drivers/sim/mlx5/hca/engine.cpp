@@ -96,6 +96,10 @@ void HcaImpl::rq_notify(uint32_t qpn)
 {
 	if (mode_ != ExecMode::Inline) {
 		post_to_engine(this, qpn, &QpObj::rq_pending);
+		if (caps_.fabric) { /* a sender on another host may wait for it */
+			DevLock lk(mu_);
+			responders_changed_everywhere();
+		}
 		return;
 	}
 	DevLock lk(mu_);
@@ -104,7 +108,7 @@ void HcaImpl::rq_notify(uint32_t qpn)
 		return;
 	if (qp->state == IBV_QPS_ERR)
 		flush_rq(qp);
-	retry_stalled();
+	responders_changed_everywhere();
 	drain_overrun_errors();
 }
 

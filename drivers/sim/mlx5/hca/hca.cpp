@@ -56,7 +56,7 @@ bool caps_valid(const HcaCaps &c)
 } // namespace
 
 HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
-	: name_(name), caps_(caps), mode_(mode)
+	: name_(name), caps_(caps), mode_(mode), mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_)
 {
 	pds_.resize(1); /* pdn 0 is never handed out */
 	mrs_.resize(1); /* key index 0 is never handed out */
@@ -77,6 +77,7 @@ HcaImpl::~HcaImpl()
 		}
 		engine_.join();
 	}
+	fabric_leave();
 	for (QpObj *qp : qps_)
 		delete qp;
 	for (CqObj *cq : cqs_)
@@ -102,8 +103,8 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 		release_name(name);
 		return nullptr;
 	}
-	if (h->start(engine_cpus) != 0)
-		return nullptr; /* the destructor releases the name */
+	if (h->fabric_join() != 0 || h->start(engine_cpus) != 0)
+		return nullptr; /* the destructor leaves the fabric, releases the name */
 	return h;
 }
 

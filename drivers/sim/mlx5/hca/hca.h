@@ -91,6 +91,14 @@ struct HcaCaps {
 	uint8_t dci_max_log_streams = 4;
 	/** DCI streams: largest log_num_errored (0: no stream reset) */
 	uint8_t dci_max_log_errored = 3;
+	/** The port's LID (0: none); address vectors naming it reach this instance. */
+	uint16_t lid = 0;
+	/**
+	 * A host on the process's simulated fabric: QPs of other fabric instances reach
+	 * this one's QPs and DCTs by LID (and it theirs). Fabric instances share one
+	 * device lock. LIDs are unique among them.
+	 */
+	bool fabric = false;
 };
 
 /** Largest DCI log_num_errored the model tracks (2^this errored streams). */

@@ -208,6 +208,11 @@ struct CqObj {
 	bool overrun_fault; /**< injected: the next write overruns */
 };
 
+class HcaImpl;
+
+/** The device lock of a new instance: its own, or the fabric's (fabric.cpp). */
+std::shared_ptr<DevMutex> hca_device_lock(const HcaCaps &caps);
+
 /** A shared receive queue. */
 struct SrqObj {
 	SrqConfig cfg;
@@ -220,12 +225,14 @@ struct SrqObj {
 /** A queue pair. */
 struct QpObj {
 	QpConfig cfg;
+	HcaImpl *owner; /**< the instance (host) the QP belongs to */
 	uint32_t qpn;
 	CqObj *scq;
 	CqObj *rcq;
 	SrqObj *srq; /**< receives come from here when set */
 	enum ibv_qp_state state;
 	uint32_t dest_qpn;
+	uint16_t dest_lid; /**< RC: the remote port (0 or the own LID: this instance) */
 	uint32_t access_flags;
 	uint8_t port_num;
 	uint16_t pkey_index;
@@ -252,7 +259,7 @@ struct QpObj {
 	uint32_t dci_errored; /**< DCI: streams in error (ERR at 2^log_num_errored) */
 	uint16_t dci_err_stream[1u << HCA_DCI_MAX_LOG_ERRORED]; /**< their ids */
 	uint64_t dct_key_violations; /**< DCT: DC WQEs dropped for a wrong key */
-	uint32_t rnr_peer;           /**< DCI: the DCT whose RNR NAK stalled the head WQE */
+	uint8_t rnr_peer_timer;      /**< min_rnr_timer of the responder that NAKed the head WQE */
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
@@ -365,6 +372,7 @@ struct Plan {
 	uint64_t total;    /**< bytes moved from src to dst */
 	QpObj *resp_qp;    /**< responder completion (SEND*, WRITE_IMM) */
 	uint32_t imm_raw;  /**< ctrl imm as in memory */
+	QpObj *peer;       /**< responder QP of a remote operation (any host), else NULL */
 	Span src[HCA_MAX_GATHER];
 	Span dst[HCA_MAX_GATHER];
 	/* atomics */
@@ -509,6 +517,19 @@ public:
 	/** exec_special() of plans with XF_DIO_* bits: move the bytes in that order. */
 	static void exec_data_order(Plan *pl);
 
+	/* ---- fabric.cpp ---- */
+	/**
+	 * The instance whose port has LID @p lid: this one for 0 or its own LID, another
+	 * fabric host, or NULL (nobody there). Under mu_.
+	 */
+	HcaImpl *host_of(uint16_t lid);
+	/** Join the process's fabric (caps_.fabric); -EEXIST when the LID is taken. */
+	int fabric_join();
+	/** Leave it: no other host reaches this one afterwards. */
+	void fabric_leave();
+	/** responder_changed() on every fabric host (this one alone if not on it). */
+	void responders_changed_everywhere();
+
 	/* ---- dc.cpp (under mu_) ---- */
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
 	/**
@@ -646,7 +667,9 @@ public:
 	const std::string name_;
 	const HcaCaps caps_;
 	const ExecMode mode_;
-	mutable DevMutex mu_;
+	/* the device lock: the instance's own, or the fabric's (caps_.fabric) */
+	std::shared_ptr<DevMutex> mu_owner_;
+	DevMutex &mu_;
 
 	std::vector<PdEntry> pds_;
 	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */

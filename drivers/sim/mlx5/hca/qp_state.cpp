@@ -191,6 +191,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 		return -ENOMEM;
 	}
 	qp->cfg = cfg;
+	qp->owner = this;
 	qp->qpn = HCA_QPN_BASE + slot;
 	qp->scq = scq;
 	qp->rcq = rcq;
@@ -223,7 +224,7 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 		qp->srq->refs--;
 	pds_[qp->cfg.pdn].refs--;
 	delete qp;
-	responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
+	responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 	return 0;
 }
 
@@ -282,6 +283,8 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->access_flags = attr.qp_access_flags;
 	if (given & IBV_QP_DEST_QPN)
 		qp->dest_qpn = attr.dest_qp_num;
+	if ((given & IBV_QP_AV) && qp->cfg.dc == DcRole::None)
+		qp->dest_lid = attr.ah_attr.dlid;
 	if (given & IBV_QP_PORT)
 		qp->port_num = attr.port_num;
 	if (given & IBV_QP_PKEY_INDEX)
@@ -302,6 +305,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->sig_stop = qp->sig_draining = false;
 		qp->access_flags = 0;
 		qp->dest_qpn = 0;
+		qp->dest_lid = 0;
 		qp->fail_armed = false;
 		qp->corrupt_sig_armed = false;
 		deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
@@ -309,12 +313,12 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 				deferred_.end());
 		qp->deferred = 0;
 		qp->dci_errored = 0;
-		responder_changed();
+		responders_changed_everywhere();
 		break;
 	case IBV_QPS_ERR:
 		enter_err(qp);
 		drain_overrun_errors();
-		responder_changed(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
+		responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 		break;
 	case IBV_QPS_SQD:
 		qp->state = IBV_QPS_SQD;

@@ -336,7 +336,7 @@ bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 		QpObj *owner = qp;
 		CqObj *cq = qp->scq;
 		if (x.resp) {
-			owner = find_qp(qp->dest_qpn);
+			owner = pl->peer;
 			if (!owner)
 				continue;
 			cq = owner->rcq;

@@ -84,8 +84,9 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 {
 	write_err_cqe(qp, false, pl->opcode, pl->idx, err.req);
 	QpObj *resp = err.resp_qp;
+	/* the responder's consequences happen on its own host */
 	if (resp && err.resp_cqe)
-		write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
+		resp->owner->write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
 	/* a DCI loses only the stream, until too many streams are in error */
 	if (qp->cfg.dc == DcRole::Dci)
 		dci_stream_failed(qp, pl->stream);
@@ -95,9 +96,9 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 	if (resp && resp->cfg.dc == DcRole::Dct)
 		return;
 	if (resp && resp != qp && resp->state != IBV_QPS_ERR)
-		enter_err(resp);
+		resp->owner->enter_err(resp);
 	if (resp && err.resp_event != IBV_EVENT_COMM_EST)
-		push_event(err.resp_event, resp->qpn, 0);
+		resp->owner->push_event(err.resp_event, resp->qpn, 0);
 }
 
 /** Requester and responder CQEs of an executed plan. */
@@ -113,7 +114,7 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	if (pl->signaled)
 		write_req_cqe(qp, pl);
 	if (pl->resp_qp)
-		write_resp_cqe(pl->resp_qp, pl, qp->qpn);
+		pl->resp_qp->owner->write_resp_cqe(pl->resp_qp, pl, qp->qpn);
 }
 
 namespace {
@@ -280,9 +281,8 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 bool HcaImpl::rnr_spent(QpObj *qp)
 {
 	auto now = std::chrono::steady_clock::now();
-	/* answered with an RNR NAK: alive (a DCI's head WQE names its DCT itself) */
-	const QpObj *resp = find_qp(qp->cfg.dc == DcRole::Dci ? qp->rnr_peer : qp->dest_qpn);
-	std::chrono::microseconds delay(kRnrTimerUs[resp ? resp->min_rnr_timer & 31 : 0]);
+	/* the timer the responder asked for in its RNR NAK */
+	std::chrono::microseconds delay(kRnrTimerUs[qp->rnr_peer_timer & 31]);
 
 	if (!qp->stalled) {
 		qp->stalled = true;

@@ -71,14 +71,13 @@ SrqObj *HcaImpl::find_srq(uint32_t srqn) const
 
 void HcaImpl::srq_notify(uint32_t srqn)
 {
-	(void)srqn; /* any stalled send may be waiting for it */
-	if (mode_ != ExecMode::Inline) {
+	(void)srqn; /* any stalled send, of any host, may be waiting for it */
+	if (mode_ != ExecMode::Inline && !caps_.fabric) {
 		kick(); /* every pass re-plans stalled sends */
 		return;
 	}
 	DevLock lk(mu_);
-	retry_stalled();
-	drain_overrun_errors();
+	responders_changed_everywhere();
 }
 
 const uint8_t *HcaImpl::take_srq_wqe(SrqObj *srq, uint16_t *idx)

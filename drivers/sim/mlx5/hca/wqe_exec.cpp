@@ -122,7 +122,7 @@ void HcaImpl::fail_moved(QpObj *qp, uint32_t bad)
 		err.resp_idx = pl->resp_idx;
 	} else if ((remote_src && pl->fault == 1) || (remote_dst && pl->fault == 2)) {
 		err.req = remote;
-		err.resp_qp = find_qp(qp->dest_qpn);
+		err.resp_qp = pl->peer;
 		err.resp_event = IBV_EVENT_QP_ACCESS_ERR;
 	}
 	/* the later WQEs of the group are consumed: rewind so that enter_err flushes them */

@@ -69,8 +69,8 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 }
 
 /** Remote segment of RDMA/atomic WQEs, checked against the responder. */
-static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint32_t at, uint64_t len,
-			    int need, PlanError *err)
+static Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
+			    PlanError *err)
 {
 	uint64_t raddr = mlx5_hw_ld_be64(pl->wqe + at);
 	uint32_t rkey = mlx5_hw_ld_be32(pl->wqe + at + 8);
@@ -82,8 +82,9 @@ static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint32_t 
 	}
 	if (len == 0) /* nothing is accessed: no key check */
 		return Verdict{0, 0};
-	Verdict v = hca->xlat_remote(resp, rkey, raddr, len, need, pl,
-				     need != IBV_ACCESS_REMOTE_READ);
+	/* the responder's host checks its own MR table */
+	Verdict v = resp->owner->xlat_remote(resp, rkey, raddr, len, need, pl,
+					     need != IBV_ACCESS_REMOTE_READ);
 	if (v.syndrome) {
 		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
 		err->req = v;
@@ -96,8 +97,9 @@ static Verdict parse_remote(const HcaImpl *hca, QpObj *resp, Plan *pl, uint32_t 
  * Consume the responder's next receive WQE. With @p scatter its data segments
  * become pl->dst. Returns Stall when the RQ is empty.
  */
-static PlanResult take_recv(HcaImpl *hca, QpObj *resp, Plan *pl, bool scatter, PlanError *err)
+static PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 {
+	HcaImpl *hca = resp->owner; /* the responder's host owns its receive queues and MRs */
 	const uint8_t *wqe;
 	uint32_t stride;
 
@@ -210,7 +212,7 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 				IBV_EVENT_QP_REQ_ERR);
 		return err->req;
 	}
-	v = parse_remote(hca, resp, pl, at, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
+	v = parse_remote(resp, pl, at, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
 	if (v.syndrome)
 		return v;
 	if (pl->ndst != 1 || (pl->dst[0].len & HCA_SPAN_PATTERN)) {
@@ -233,8 +235,9 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
  * SEND_INVAL: the rkey in imm names an mkey of the responder with en_rinval: it
  * is freed when the send executes. Any other rkey invalidates nothing.
  */
-static void plan_remote_inval(HcaImpl *hca, const QpObj *resp, Plan *pl)
+static void plan_remote_inval(const QpObj *resp, Plan *pl)
 {
+	HcaImpl *hca = resp->owner;
 	uint32_t rkey = be32toh(pl->imm_raw);
 	uint32_t idx = rkey >> 8;
 	if (idx == 0 || idx >= hca->mrs_.size())
@@ -284,6 +287,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	pl->safe = false;
 	pl->fault = 0;
 	pl->resp_qp = nullptr;
+	pl->peer = nullptr;
 	memcpy(&pl->imm_raw, &ctrl->imm, sizeof(pl->imm_raw));
 
 	if (qp->fail_armed && qp->fail_idx == pl->idx) {
@@ -361,22 +365,24 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 			return PlanResult::Error;
 		}
 	} else {
-		resp = find_qp(qp->dest_qpn);
+		HcaImpl *host = host_of(qp->dest_lid);
+		resp = host ? host->find_qp(qp->dest_qpn) : nullptr;
 		if (!responder_alive(resp)) {
 			err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 			return PlanResult::Error;
 		}
 	}
+	pl->peer = resp;
 	PlanResult r = PlanResult::Ok;
 	switch (op) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
 	case MLX5_OPCODE_SEND_INVAL:
-		r = take_recv(this, resp, pl, true, err);
+		r = take_recv(resp, pl, true, err);
 		if (r == PlanResult::Stall)
-			qp->rnr_peer = resp->qpn; /* its RNR timer paces the retries */
+			qp->rnr_peer_timer = resp->min_rnr_timer; /* paces the retries */
 		if (r == PlanResult::Ok && op == MLX5_OPCODE_SEND_INVAL)
-			plan_remote_inval(this, resp, pl);
+			plan_remote_inval(resp, pl);
 		pl->resp_opcode = op == MLX5_OPCODE_SEND       ? MLX5_CQE_RESP_SEND
 				  : op == MLX5_OPCODE_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM
 							       : MLX5_CQE_RESP_SEND_INV;
@@ -384,21 +390,21 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		return r;
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
-		v = parse_remote(this, resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_WRITE, err);
+		v = parse_remote(resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_WRITE, err);
 		if (v.syndrome)
 			return PlanResult::Error;
 		pl->byte_cnt = (uint32_t)pl->total;
 		if (op == MLX5_OPCODE_RDMA_WRITE)
 			return PlanResult::Ok;
 		pl->resp_opcode = MLX5_CQE_RESP_WR_IMM;
-		r = take_recv(this, resp, pl, false, err);
+		r = take_recv(resp, pl, false, err);
 		if (r == PlanResult::Stall) {
 			pl->ndst = 0; /* planned again later */
-			qp->rnr_peer = resp->qpn;
+			qp->rnr_peer_timer = resp->min_rnr_timer;
 		}
 		return r;
 	case MLX5_OPCODE_RDMA_READ:
-		v = parse_remote(this, resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_READ, err);
+		v = parse_remote(resp, pl, seg, pl->total, IBV_ACCESS_REMOTE_READ, err);
 		pl->byte_cnt = (uint32_t)pl->total;
 		return v.syndrome ? PlanResult::Error : PlanResult::Ok;
 	default: /* atomics */

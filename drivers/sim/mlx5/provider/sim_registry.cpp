@@ -126,6 +126,7 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->dc = a.dc != 0;
 	caps->dci_max_log_streams = a.dci_max_log_streams;
 	caps->dci_max_log_errored = a.dci_max_log_errored;
+	caps->fabric = a.fabric != 0;
 	caps->data_in_order = a.data_in_order == MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG
 				      ? DataInOrder::WholeMsg
 			      : a.data_in_order == MLX5_SIM_DATA_IN_ORDER_ALIGNED_128
@@ -147,6 +148,10 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 	ExecMode mode;
 
 	if (!attr_to_caps(attr, &caps, &mode))
+		return -EINVAL;
+	/* the port's LID, as query_port reports it: a unicast LID for fabric hosts */
+	caps.lid = (uint16_t)(number + 1);
+	if (caps.fabric && number + 1 > 0xbfff)
 		return -EINVAL;
 	if (r.devs.count(number))
 		return -EEXIST;
@@ -311,6 +316,7 @@ extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
 	attr->dc = caps.dc;
 	attr->dci_max_log_streams = caps.dci_max_log_streams;
 	attr->dci_max_log_errored = caps.dci_max_log_errored;
+	attr->fabric = 0;
 }
 
 extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr)

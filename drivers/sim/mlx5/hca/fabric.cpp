@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The simulated fabric of one process: instances created with caps.fabric are
+ * hosts with a port LID; an address vector (RC path or DC WQE) naming another
+ * host's LID reaches that host's QPs and DCTs, whose memory is checked against
+ * that host's MR table by that host's objects. Fabric hosts share one device lock,
+ * so an engine pass may touch the responder host's objects as the responder's own
+ * engine would (no lock order to keep, no deadlock between two hosts' engines).
+ */
+#include <errno.h>
+
+#include <map>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+/**
+ * The hosts, guarded by the fabric's device lock. Intentionally leaked: instances
+ * held by static shared_ptrs may be destroyed among the static destructors.
+ */
+struct Fabric {
+	std::shared_ptr<DevMutex> mu = std::make_shared<DevMutex>();
+	std::map<uint16_t, HcaImpl *> hosts;
+};
+
+Fabric &fabric()
+{
+	static Fabric *f = new Fabric;
+	return *f;
+}
+
+} // namespace
+
+std::shared_ptr<DevMutex> hca_device_lock(const HcaCaps &caps)
+{
+	return caps.fabric ? fabric().mu : std::make_shared<DevMutex>();
+}
+
+HcaImpl *HcaImpl::host_of(uint16_t lid)
+{
+	if (lid == 0 || lid == caps_.lid)
+		return this;
+	if (!caps_.fabric)
+		return nullptr;
+	auto it = fabric().hosts.find(lid);
+	return it == fabric().hosts.end() ? nullptr : it->second;
+}
+
+int HcaImpl::fabric_join()
+{
+	if (!caps_.fabric)
+		return 0;
+	DevLock lk(mu_);
+	if (caps_.lid == 0 || !fabric().hosts.emplace(caps_.lid, this).second)
+		return -EEXIST;
+	return 0;
+}
+
+void HcaImpl::fabric_leave()
+{
+	if (!caps_.fabric)
+		return;
+	DevLock lk(mu_);
+	auto it = fabric().hosts.find(caps_.lid);
+	if (it != fabric().hosts.end() && it->second == this)
+		fabric().hosts.erase(it);
+	/* sends of the other hosts stalled on this one: TRANSPORT_RETRY_EXC now */
+	for (auto &h : fabric().hosts)
+		h.second->responder_changed();
+}
+
+void HcaImpl::responders_changed_everywhere()
+{
+	if (!caps_.fabric) {
+		responder_changed();
+		return;
+	}
+	for (auto &h : fabric().hosts)
+		h.second->responder_changed();
+}
+
+} // namespace mlx5sim
