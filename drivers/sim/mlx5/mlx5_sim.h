@@ -165,6 +165,28 @@ int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *att
  */
 int mlx5_sim_device_remove(const char *name);
 
+/** The port link of a fabric host, for tests (mlx5_sim_device_set_link). */
+struct mlx5_sim_link {
+	/** Non-zero: the link is down: nothing reaches the host, nothing leaves it. */
+	uint8_t down;
+	/**
+	 * Each request to the host is lost with probability loss_ppm / 10^6; the
+	 * requester retries it retry_cnt times (the QP's attribute), then completes it
+	 * with RETRY_EXC_ERR. 0..10^6.
+	 */
+	uint32_t loss_ppm;
+	/** Seed of the loss draws: one seed, one sequence of losses. */
+	uint64_t seed;
+};
+
+/**
+ * Set the port link of instance @p name (a fabric host; others are never reached
+ * from outside anyway). Sends waiting on a host whose link goes down end with
+ * RETRY_EXC_ERR.
+ * @return 0; -EINVAL for a NULL argument or loss_ppm above 10^6, -ENODEV when unknown.
+ */
+int mlx5_sim_device_set_link(const char *name, const struct mlx5_sim_link *link);
+
 /** Kinds of injected faults (see struct mlx5_sim_fault). */
 enum mlx5_sim_fault_kind {
 	/** Fail the WQE with index @c wqe_index on @c qpn with @c syndrome. */

@@ -11,7 +11,7 @@
 
 namespace mlx5sim {
 
-QpObj *HcaImpl::dc_target(const Plan *pl, Verdict *v)
+QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 {
 	/* address vector at +16: dc_key (8), dqp_dct (4), sl, fl_mlid, rlid, ..., rgid */
 	const uint8_t *av = pl->wqe + MLX5_HW_DS_BYTES;
@@ -32,7 +32,8 @@ QpObj *HcaImpl::dc_target(const Plan *pl, Verdict *v)
 	 * retries run out (ASSUMPTIONS.md).
 	 */
 	*v = Verdict{MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, 0};
-	if (!dct || dct->cfg.dc != DcRole::Dct || dct->state != IBV_QPS_RTR)
+	if (!dct || dct->cfg.dc != DcRole::Dct || dct->state != IBV_QPS_RTR ||
+	    !request_reaches(qp, host))
 		return nullptr;
 	if (dct->cfg.dct_key != key) {
 		dct->dct_key_violations++;

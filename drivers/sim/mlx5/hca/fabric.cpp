@@ -73,6 +73,41 @@ void HcaImpl::fabric_leave()
 		h.second->responder_changed();
 }
 
+int HcaImpl::set_link(bool down, uint32_t loss_ppm, uint64_t seed)
+{
+	if (loss_ppm > 1000000)
+		return -EINVAL;
+	DevLock lk(mu_);
+	link_down_ = down;
+	loss_ppm_ = loss_ppm;
+	loss_rng_ = seed ? seed : 1; /* xorshift never leaves 0 */
+	/* sends stalled on a host that just went away: TRANSPORT_RETRY_EXC now */
+	if (down)
+		responders_changed_everywhere();
+	return 0;
+}
+
+bool HcaImpl::request_reaches(const QpObj *qp, HcaImpl *host)
+{
+	if (host == this)
+		return true; /* loopback never leaves the HCA */
+	if (link_down_ || host->link_down_)
+		return false;
+	if (host->loss_ppm_ == 0)
+		return true;
+	for (uint32_t attempt = 0; attempt <= qp->retry_cnt; attempt++) {
+		/* xorshift64: a reproducible sequence per seed */
+		uint64_t x = host->loss_rng_;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		host->loss_rng_ = x;
+		if (x % 1000000 >= host->loss_ppm_)
+			return true;
+	}
+	return false;
+}
+
 void HcaImpl::responders_changed_everywhere()
 {
 	if (!caps_.fabric) {

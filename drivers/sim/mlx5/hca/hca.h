@@ -321,6 +321,16 @@ public:
 	/** DESTROY_GENERAL_OBJECT of one. -EINVAL unless @p first_qpn is a live object. */
 	virtual int destroy_reserved_qpn(uint32_t first_qpn) = 0;
 
+	/* fabric */
+	/**
+	 * The port's link (fabric hosts): @p down, nothing reaches this host and
+	 * nothing leaves it; otherwise each request to it is lost with probability
+	 * @p loss_ppm / 10^6, drawn from a generator seeded with @p seed. A requester
+	 * retries a lost request retry_cnt times before RETRY_EXC. -EINVAL: loss_ppm
+	 * above 10^6.
+	 */
+	virtual int set_link(bool down, uint32_t loss_ppm, uint64_t seed) = 0;
+
 	/* DC transport */
 	/**
 	 * RTS2RTS with qpc_ext.dci_stream_channel_id: stream @p stream of DCI @p qpn

@@ -243,6 +243,7 @@ struct QpObj {
 	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
 	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
 	uint8_t rnr_retry;     /**< RNR retries of a send (HCA_RNR_INFINITE: no limit) */
+	uint8_t retry_cnt;     /**< transport retries of a lost request */
 	uint8_t min_rnr_timer; /**< as responder: the RNR delay it asks for (IB encoding) */
 	uint32_t rnr_naks;     /**< RNR NAKs the stalled head WQE got so far */
 	std::chrono::steady_clock::time_point rnr_since; /**< first RNR NAK of the head WQE */
@@ -529,6 +530,12 @@ public:
 	void fabric_leave();
 	/** responder_changed() on every fabric host (this one alone if not on it). */
 	void responders_changed_everywhere();
+	int set_link(bool down, uint32_t loss_ppm, uint64_t seed) override;
+	/**
+	 * A request of @p qp to @p host gets there within its retries (links up,
+	 * not every attempt lost); false: RETRY_EXC.
+	 */
+	bool request_reaches(const QpObj *qp, HcaImpl *host);
 
 	/* ---- dc.cpp (under mu_) ---- */
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
@@ -536,7 +543,7 @@ public:
 	 * The DCT a DCI WQE's address vector names, checked (state, key); NULL with
 	 * *v set when the WQE cannot reach one.
 	 */
-	QpObj *dc_target(const Plan *pl, Verdict *v);
+	QpObj *dc_target(const QpObj *qp, const Plan *pl, Verdict *v);
 	/** Stream @p stream of DCI @p qp is in error: its WQEs are flushed. */
 	bool dci_stream_errored(const QpObj *qp, uint16_t stream) const;
 	/**
@@ -667,6 +674,10 @@ public:
 	const std::string name_;
 	const HcaCaps caps_;
 	const ExecMode mode_;
+	/* the port's link on the fabric (fabric.cpp, under mu_) */
+	bool link_down_ = false;
+	uint32_t loss_ppm_ = 0;
+	uint64_t loss_rng_ = 1;
 	/* the device lock: the instance's own, or the fabric's (caps_.fabric) */
 	std::shared_ptr<DevMutex> mu_owner_;
 	DevMutex &mu_;

@@ -291,6 +291,8 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->pkey_index = attr.pkey_index;
 	if (given & IBV_QP_RNR_RETRY)
 		qp->rnr_retry = attr.rnr_retry;
+	if (given & IBV_QP_RETRY_CNT)
+		qp->retry_cnt = attr.retry_cnt;
 	if (given & IBV_QP_MIN_RNR_TIMER)
 		qp->min_rnr_timer = attr.min_rnr_timer;
 

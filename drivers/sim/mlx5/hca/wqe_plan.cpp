@@ -359,7 +359,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	/* the responder: a QP of this device in a state that answers, or a DCT */
 	QpObj *resp;
 	if (qp->cfg.dc == DcRole::Dci) {
-		resp = dc_target(pl, &v);
+		resp = dc_target(qp, pl, &v);
 		if (!resp) {
 			err->req = v;
 			return PlanResult::Error;
@@ -367,7 +367,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	} else {
 		HcaImpl *host = host_of(qp->dest_lid);
 		resp = host ? host->find_qp(qp->dest_qpn) : nullptr;
-		if (!responder_alive(resp)) {
+		if (!responder_alive(resp) || !request_reaches(qp, host)) {
 			err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 			return PlanResult::Error;
 		}

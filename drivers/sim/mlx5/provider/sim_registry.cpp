@@ -335,6 +335,26 @@ extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_devic
 	return add_locked(r, name, number, *attr);
 }
 
+extern "C" int mlx5_sim_device_set_link(const char *name, const struct mlx5_sim_link *link)
+{
+	Registry &r = registry();
+	std::shared_ptr<SimDevice> dev;
+	uint32_t number;
+
+	if (!name || !link)
+		return -EINVAL;
+	if (!parse_name(name, &number))
+		return -ENODEV;
+	{
+		std::lock_guard<std::mutex> g(r.lock);
+		auto it = r.devs.find(number);
+		if (it == r.devs.end())
+			return -ENODEV;
+		dev = it->second;
+	}
+	return dev->hca->set_link(link->down != 0, link->loss_ppm, link->seed);
+}
+
 extern "C" int mlx5_sim_device_remove(const char *name)
 {
 	Registry &r = registry();

@@ -101,8 +101,8 @@ struct ibv_qp *rc_create(Host &h)
 	return g->dv_create_qp(h.ctx, &qa, &dv);
 }
 
-/** RC through INIT, RTR (to @p dest_qpn at @p dlid) and RTS. */
-int rc_connect(struct ibv_qp *qp, uint32_t dest_qpn, uint16_t dlid)
+/** RC through INIT, RTR (to @p dest_qpn at @p dlid) and RTS (@p retry_cnt retries). */
+int rc_connect(struct ibv_qp *qp, uint32_t dest_qpn, uint16_t dlid, uint8_t retry_cnt = 7)
 {
 	struct ibv_qp_attr a = {};
 	int ret = glue_test_modify_rc(g, qp, IBV_QPS_INIT, dest_qpn);
@@ -120,7 +120,16 @@ int rc_connect(struct ibv_qp *qp, uint32_t dest_qpn, uint16_t dlid)
 			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				   IBV_QP_MIN_RNR_TIMER);
-	return ret ? ret : glue_test_modify_rc(g, qp, IBV_QPS_RTS, dest_qpn);
+	if (ret)
+		return ret;
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return g->modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 void poll_n(Host &h, int n, std::vector<struct ibv_wc> *out)
@@ -442,10 +451,103 @@ void test_dc(void)
 	host_close(c);
 }
 
+/** RC QP @p q (on a) back to RTS towards @p dest at @p dlid with @p retry_cnt. */
+void reconnect(struct ibv_qp *q, uint32_t dest, uint16_t dlid, uint8_t retry_cnt)
+{
+	struct ibv_qp_attr a = {};
+
+	a.qp_state = IBV_QPS_RESET;
+	CU_ASSERT_EQUAL_FATAL(g->modify_qp(q, &a, IBV_QP_STATE), 0);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(q, dest, dlid, retry_cnt), 0);
+}
+
+/** 100 writes a -> b through lossy links; returns the outcome bits (1 = delivered). */
+std::vector<bool> lossy_run(Host &a, Host &b, struct ibv_qp *qa, struct ibv_qp *qb,
+			    uint8_t retry_cnt, uint32_t loss_ppm, uint64_t seed)
+{
+	struct mlx5_sim_link link = {0, loss_ppm, seed};
+	std::vector<struct ibv_wc> wc;
+	std::vector<bool> out;
+
+	const uint32_t dest = qb->qp_num;
+
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim6", &link), 0);
+	reconnect(qb, qa->qp_num, a.lid, 7); /* the responder may be in ERR from before */
+	reconnect(qa, dest, b.lid, retry_cnt);
+	for (uint32_t it = 0; it < 100; it++) {
+		fill(a.buf, 64, it);
+		rdma(qa, true, (uintptr_t)a.buf, a.mr->lkey, (uintptr_t)b.buf, b.mr->rkey, 64);
+		poll_n(a, 1, &wc);
+		out.push_back(wc[0].status == IBV_WC_SUCCESS);
+		if (wc[0].status == IBV_WC_SUCCESS) {
+			CU_ASSERT_EQUAL(memcmp(b.buf, a.buf, 64), 0);
+		} else {
+			CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+			reconnect(qa, dest, b.lid, retry_cnt);
+		}
+	}
+	return out;
+}
+
+/* the link fault model: down, loss with retries, reproducible per seed */
+void test_link(void)
+{
+	std::vector<struct ibv_wc> wc;
+	Host a, b;
+
+	CU_ASSERT_EQUAL(add("sim5", MLX5_SIM_EXEC_INLINE, 1), 0);
+	CU_ASSERT_EQUAL(add("sim6", MLX5_SIM_EXEC_INLINE, 1), 0);
+	host_open(a, "sim5");
+	host_open(b, "sim6");
+	struct ibv_qp *qa = rc_create(a), *qb = rc_create(b);
+	CU_ASSERT_FATAL(qa && qb);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(qa, qb->qp_num, b.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(qb, qa->qp_num, a.lid), 0);
+	struct mlx5_sim_link link = {1, 0, 0};
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link(nullptr, &link), -EINVAL);
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim99", &link), -ENODEV);
+	link.loss_ppm = 1000001;
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim6", &link), -EINVAL);
+	link.loss_ppm = 0;
+	/* down: B is unreachable, and B reaches nobody */
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim6", &link), 0);
+	rdma(qa, true, (uintptr_t)a.buf, a.mr->lkey, (uintptr_t)b.buf, b.mr->rkey, 8);
+	poll_n(a, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	rdma(qb, true, (uintptr_t)b.buf, b.mr->lkey, (uintptr_t)a.buf, a.mr->rkey, 8);
+	poll_n(b, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	/* every attempt lost: RETRY_EXC whatever retry_cnt */
+	std::vector<bool> all_lost = lossy_run(a, b, qa, qb, 7, 1000000, 9);
+	for (bool ok : all_lost)
+		CU_ASSERT_FALSE(ok);
+	/* half lost: 8 attempts almost always get through, 1 attempt about half the time */
+	std::vector<bool> r7 = lossy_run(a, b, qa, qb, 7, 500000, 42);
+	std::vector<bool> r0 = lossy_run(a, b, qa, qb, 0, 500000, 42);
+	int ok7 = 0, ok0 = 0;
+	for (int k = 0; k < 100; k++) {
+		ok7 += r7[k];
+		ok0 += r0[k];
+	}
+	printf("\n    delivered with 50%% loss: %d/100 with 7 retries, %d/100 without ", ok7, ok0);
+	CU_ASSERT(ok7 >= 95);
+	CU_ASSERT(ok0 >= 25 && ok0 <= 75);
+	/* the same seed, the same losses */
+	CU_ASSERT(lossy_run(a, b, qa, qb, 0, 500000, 42) == r0);
+	/* link up and lossless again: everything arrives */
+	std::vector<bool> clean = lossy_run(a, b, qa, qb, 0, 0, 0);
+	for (bool ok : clean)
+		CU_ASSERT_TRUE(ok);
+	CU_ASSERT_EQUAL(g->destroy_qp(qa), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(qb), 0);
+	host_close(a);
+	host_close(b);
+}
+
 void test_remove(void)
 {
-	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim1"), 0);
-	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim3"), 0);
+	for (const char *n : {"sim1", "sim3", "sim5", "sim6"})
+		CU_ASSERT_EQUAL(mlx5_sim_device_remove(n), 0);
 }
 
 } // namespace
@@ -456,6 +558,7 @@ int main(void)
 		{"hosts", test_setup},
 		{"RC across hosts", test_rc},
 		{"DC across hosts, peer down", test_dc},
+		{"link down, loss and retries", test_link},
 		{"remove", test_remove},
 	};
 
