@@ -57,7 +57,13 @@ void HcaImpl::kick()
 void HcaImpl::responder_changed()
 {
 	if (mode_ != ExecMode::Inline) {
-		kick(); /* every pass re-plans stalled sends */
+		/* every pass re-plans stalled sends; an engine with none need not wake (a
+		 * fabric of many hosts would otherwise wake them all at every change) */
+		for (const QpObj *qp : qps_)
+			if (qp->stalled) {
+				kick();
+				break;
+			}
 		return;
 	}
 	retry_stalled();
