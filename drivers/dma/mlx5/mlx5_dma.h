@@ -172,6 +172,7 @@ struct mlx5_dma_dev {
 	bool sva;            /**< implicit MR in use */
 	uint32_t service_id; /**< progress service (polled backends) */
 	bool has_service;
+	struct mlx5_dma_remote_state *remote; /**< DC targets and remote channels, or NULL */
 };
 
 /* mlx5_dma_ops.cpp */
@@ -201,6 +202,10 @@ int mlx5_dma_progress_setup(struct mlx5_dma_dev *p);
 void mlx5_dma_progress_start(struct mlx5_dma_dev *p);
 /** Before close: stop and unregister the progress service. */
 void mlx5_dma_progress_teardown(struct mlx5_dma_dev *p);
+
+/* mlx5_dma_remote.cpp: remote copies over DC (rte_pmd_dma_mlx5.h) */
+/** Destroy the device's DC targets and the channels the application left. */
+void mlx5_dma_remote_release(struct mlx5_dma_dev *p);
 
 /* mlx5_dma_devargs.cpp */
 int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);

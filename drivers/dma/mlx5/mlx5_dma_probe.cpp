@@ -325,6 +325,7 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
 {
 	mlx5_dma_api_detach(p);
 	mlx5_dma_progress_teardown(p);
+	mlx5_dma_remote_release(p);
 	mlx5_dma_mr_registry_destroy(p->mrs);
 	p->mrs = NULL;
 	if (p->pd)
@@ -339,6 +340,7 @@ RTE_PMD_REGISTER_VDEV(dma_mlx5, mlx5_dma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5, "dev=<ibdev|PCI address|simN> "
 					"sim_exec=<inline|thread|service> "
 					"sim_core=<CPU list> "
+					"sim_fabric=<0|1> "
 					"path=<direct|verbs> "
 					"max_vchans=<1-64> "
 					"umr_entries=<0-16> "

@@ -544,6 +544,194 @@ __rte_experimental int rte_pmd_dma_mlx5_sig_error(int16_t dev_id, uint16_t vchan
 
 /** @} */
 
+/**
+ * @defgroup rte_pmd_dma_mlx5_remote Remote copies over DC transport
+ *
+ * A dma_mlx5 device can copy to and from the memory of other hosts through one DC
+ * initiator (DCI): a **remote channel**. Each host that accepts copies creates a DC
+ * target (rte_pmd_dma_mlx5_remote_target_create()) and hands its address, DCT number
+ * and key, with the rkey of the memory it exposes (rte_pmd_dma_mlx5_remote_rkey()),
+ * to the copying host out of band. There each becomes a peer of a channel
+ * (rte_pmd_dma_mlx5_remote_peer_add()), and copies name the peer.
+ *
+ * Ops take ring indices and complete in ring order with an rte_dma status, as on a
+ * vchan, through rte_pmd_dma_mlx5_remote_completed(). Each peer has a DCI stream of
+ * its own: an op that fails towards one peer (unreachable, wrong key, no access)
+ * reports its status; the peer's later ops that the device flushed are posted again
+ * once, after the stream is reset, while ops to other peers go on (flushed by the
+ * peer's next failure they end RTE_DMA_STATUS_NOT_ATTEMPTED). When more peers fail
+ * at once than the device keeps streams in error, the DCI is reset and every op it
+ * flushed is posted again. No op is lost or executed twice; ops to one peer may
+ * execute out of order after a failure.
+ *
+ * A channel belongs to one lcore; its calls are not thread safe. Target and channel
+ * creation are control-path calls.
+ * @{
+ */
+
+/** Where a host's DC target is: what a peer needs (exchanged out of band). */
+struct rte_pmd_dma_mlx5_remote_target {
+	uint16_t lid;    /**< port LID of the target's device */
+	uint32_t dctn;   /**< DCT number */
+	uint64_t dc_key; /**< DC access key */
+};
+
+/** A peer of a remote channel: a DC target and the rkey of its exposed memory. */
+struct rte_pmd_dma_mlx5_remote_peer {
+	struct rte_pmd_dma_mlx5_remote_target target;
+	uint32_t rkey; /**< from rte_pmd_dma_mlx5_remote_rkey() on the peer */
+};
+
+/** A remote channel (opaque). */
+struct rte_pmd_dma_mlx5_remote;
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Create a DC target on device @p dev_id that accepts RDMA writes and reads of
+ * hosts that know @p dc_key, into the memory the device has registered.
+ *
+ * @return
+ *   0 and @p out filled; -ENOTSUP when the device has no DC transport; -EINVAL for a
+ *   bad argument; -ENOMEM.
+ */
+__rte_experimental int
+rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
+				      struct rte_pmd_dma_mlx5_remote_target *out);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * The rkey under which peers reach [@p addr, @p addr + @p len) of this host's DPDK
+ * memory (registered by the device).
+ *
+ * @return
+ *   0 and @p rkey set; -ENOENT when no registered range covers it; -ENOTSUP with
+ *   sva=1 (the implicit MR allows no remote access); -EINVAL for a bad argument.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_rkey(int16_t dev_id, const void *addr, uint32_t len,
+						    uint32_t *rkey);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Create a remote channel of @p nb_desc ops in flight (a power of two, 32..4096) on
+ * device @p dev_id: one DCI with a stream per peer.
+ *
+ * @return
+ *   The channel; NULL with rte_errno ENOTSUP (no DC transport), EINVAL or ENOMEM.
+ */
+__rte_experimental struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(int16_t dev_id,
+										  uint16_t nb_desc);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Free a channel; ops still in flight are waited for (bounded) and dropped.
+ */
+__rte_experimental void rte_pmd_dma_mlx5_remote_free(struct rte_pmd_dma_mlx5_remote *ch);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Add a peer to a channel.
+ *
+ * @return
+ *   The peer id (0, 1, ...), at most 65535 peers; -EINVAL for a bad argument;
+ *   -ENOSPC; -ENOMEM.
+ */
+__rte_experimental int
+rte_pmd_dma_mlx5_remote_peer_add(struct rte_pmd_dma_mlx5_remote *ch,
+				 const struct rte_pmd_dma_mlx5_remote_peer *peer);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Enqueue a copy of @p len bytes from local IOVA @p src to address @p raddr of peer
+ * @p peer (an RDMA write). Local memory must be registered by the device (DPDK
+ * memory).
+ *
+ * @param flags
+ *   RTE_DMA_OP_FLAG_SUBMIT: submit this op and those before it.
+ * @return
+ *   The ring index; -ENOSPC when @p nb_desc ops are in flight or not yet reported;
+ *   -EINVAL for an unknown peer, a length of 0 or above 2 GiB, or local memory no
+ *   registered range covers (nothing is enqueued then).
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_write(struct rte_pmd_dma_mlx5_remote *ch,
+						     uint16_t peer, rte_iova_t src, uint64_t raddr,
+						     uint32_t len, uint64_t flags);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Enqueue a copy of @p len bytes from address @p raddr of peer @p peer to local IOVA
+ * @p dst (an RDMA read). As rte_pmd_dma_mlx5_remote_write() otherwise.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_read(struct rte_pmd_dma_mlx5_remote *ch,
+						    uint16_t peer, uint64_t raddr, rte_iova_t dst,
+						    uint32_t len, uint64_t flags);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Submit every op enqueued without RTE_DMA_OP_FLAG_SUBMIT.
+ *
+ * @return
+ *   0; -EINVAL for a NULL channel.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_submit(struct rte_pmd_dma_mlx5_remote *ch);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Report up to @p nb_cpls completed ops in ring order, each with its status in
+ * @p status (RTE_DMA_STATUS_SUCCESSFUL, or why it failed: DEV_LINK_ERROR for an
+ * unreachable peer or a wrong key, INVALID_ADDR for an access the peer refused, ...).
+ * Failed ops towards a peer are handled here (stream reset, later ops posted again).
+ *
+ * @param last_idx
+ *   Ring index of the last op reported (unchanged when none).
+ * @return
+ *   Ops reported.
+ */
+__rte_experimental uint16_t rte_pmd_dma_mlx5_remote_completed(struct rte_pmd_dma_mlx5_remote *ch,
+							      uint16_t nb_cpls, uint16_t *last_idx,
+							      enum rte_dma_status_code *status);
+
+/** Counters of a remote channel. */
+struct rte_pmd_dma_mlx5_remote_stats {
+	uint64_t submitted;      /**< ops enqueued */
+	uint64_t completed;      /**< ops reported */
+	uint64_t errors;         /**< ops reported with a failure */
+	uint64_t reposted;       /**< flushed ops posted again */
+	uint64_t stream_resets;  /**< streams reset after a failure */
+	uint64_t dci_recoveries; /**< DCI resets (too many streams in error at once) */
+};
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * The channel's counters.
+ *
+ * @return
+ *   0; -EINVAL for a bad argument.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_stats_get(const struct rte_pmd_dma_mlx5_remote *ch,
+							 struct rte_pmd_dma_mlx5_remote_stats *st);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

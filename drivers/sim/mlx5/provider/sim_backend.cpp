@@ -105,6 +105,12 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 					 v);
 				return -EINVAL;
 			}
+		} else if (strcmp(k, "sim_fabric") == 0) {
+			if (strcmp(v, "0") && strcmp(v, "1")) {
+				snprintf(why, why_len, "bad value '%s' for sim_fabric (0 or 1)", v);
+				return -EINVAL;
+			}
+			attr.fabric = v[0] == '1';
 		} else if (strcmp(k, "sim_core") == 0) {
 			ret = parse_cpu_list(v, &attr.engine_cpus, why, why_len);
 			if (ret)
@@ -112,8 +118,10 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 			attr.engine_cpus_set = 1;
 			core = v;
 		} else {
-			snprintf(why, why_len,
-				 "unknown software HCA option '%s' (sim_exec, sim_core)", k);
+			snprintf(
+				why, why_len,
+				"unknown software HCA option '%s' (sim_exec, sim_core, sim_fabric)",
+				k);
 			return -EINVAL;
 		}
 	}

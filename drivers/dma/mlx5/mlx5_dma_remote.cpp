@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Remote copies over DC transport (rte_pmd_dma_mlx5.h, "remote"): DC targets a
+ * device offers to other hosts, and remote channels, one DCI each, with a DCI stream
+ * per peer.
+ *
+ * Every op is signaled, so each has its own completion: success, its failure, or a
+ * flush. A failure puts the op's stream in error on the device: its status is
+ * recorded, the stream is reset, and the stream's ops the device flushed meanwhile
+ * are posted again, once: flushed again by their own peer's next failure they end
+ * NOT_ATTEMPTED (the peer keeps failing; the work per failing op stays bounded). When
+ * too many streams failed at once the DCI itself enters ERR: once every posted op has
+ * completed or been flushed, it is reset and the ops it flushed are posted again
+ * (healthy peers' ops as often as that happens). Ops are reported in ring order,
+ * whatever order they completed in.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <new>
+#include <vector>
+
+#include <rte_dmadev.h>
+#include <rte_errno.h>
+
+#include "mlx5_dma.h"
+#include "rte_pmd_dma_mlx5.h"
+
+#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+constexpr int kTargetAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+constexpr uint16_t kMinDesc = 32;
+constexpr uint16_t kMaxDesc = 4096;
+constexpr uint32_t kMaxLen = 1u << 31;
+constexpr uint8_t kWantLogStreams = 4;
+constexpr int kFreeWaitPolls = 1 << 20;
+
+/** A DC target of the device: its DCT with the SRQ and CQ a DCT needs. */
+struct Target {
+	struct ibv_cq_ex *cq;
+	struct ibv_srq *srq;
+	struct ibv_qp *dct;
+};
+
+enum SlotState : uint8_t {
+	SLOT_FREE,   /**< no op, or reported */
+	SLOT_POSTED, /**< on the DCI, no completion yet */
+	SLOT_REDO,   /**< flushed: to be posted again */
+	SLOT_DONE,   /**< completed (status holds the outcome) */
+};
+
+/** One op of the ring: what to post again after a flush, and how it ended. */
+struct Slot {
+	uint64_t local;
+	uint64_t raddr;
+	uint32_t len;
+	uint32_t lkey;
+	uint16_t peer;
+	bool read;
+	uint8_t state;
+	uint16_t status;        /**< enum rte_dma_status_code */
+	uint8_t stream_flushes; /**< times its peer's failed stream flushed it */
+};
+
+struct Peer {
+	struct ibv_ah *ah;
+	uint32_t dctn;
+	uint64_t key;
+	uint32_t rkey;
+	bool errored; /**< its stream failed and was not reset yet */
+};
+
+} // namespace
+
+/** A remote channel. */
+struct rte_pmd_dma_mlx5_remote {
+	struct mlx5_dma_dev *dev;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *dci;
+	struct ibv_qp_ex *qpx;
+	struct mlx5dv_qp_ex *dv;
+	struct mlx5_dma_mr_cache mr_cache;
+	std::vector<Slot> slots;
+	std::vector<Peer> peers;
+	uint16_t mask;
+	uint16_t ring_idx; /**< next op */
+	uint16_t reported; /**< next op to report */
+	uint32_t posted;   /**< ops on the DCI without a completion */
+	bool batch_open;
+	bool repair;     /**< a failure or a flush was seen: streams, DCI, ops to post again */
+	bool dci_failed; /**< the DCI entered ERR: reset it once nothing is posted */
+	struct rte_pmd_dma_mlx5_remote_stats stats;
+};
+
+/** What a device keeps for remote copies, freed with it. */
+struct mlx5_dma_remote_state {
+	std::vector<Target> targets;
+	std::vector<struct rte_pmd_dma_mlx5_remote *> channels;
+};
+
+namespace {
+
+struct mlx5_dma_remote_state *state_of(struct mlx5_dma_dev *p)
+{
+	if (!p->remote)
+		p->remote = new (std::nothrow) mlx5_dma_remote_state();
+	return p->remote;
+}
+
+/** The device's DCI stream caps: 0 (no streams) when the device reports none. */
+void dci_stream_caps(struct mlx5_dma_dev *p, uint8_t *log_streams, uint8_t *log_errored)
+{
+	struct mlx5dv_context c = {};
+
+	c.comp_mask = MLX5DV_CONTEXT_MASK_DCI_STREAMS;
+	*log_streams = *log_errored = 0;
+	if (p->glue->dv_query_device(p->ctx, &c) == 0 &&
+	    (c.comp_mask & MLX5DV_CONTEXT_MASK_DCI_STREAMS)) {
+		*log_streams = RTE_MIN(c.dci_streams_caps.max_log_num_concurent, kWantLogStreams);
+		*log_errored = c.dci_streams_caps.max_log_num_errored;
+	}
+}
+
+int modify(const struct mlx5_glue *g, struct ibv_qp *qp, enum ibv_qp_state s, int mask,
+	   struct ibv_qp_attr a)
+{
+	a.qp_state = s;
+	return g->modify_qp(qp, &a, IBV_QP_STATE | mask);
+}
+
+/** A DCI from RESET to RTS: no remote attributes, the path only. */
+int dci_to_rts(const struct mlx5_glue *g, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {};
+
+	a.port_num = 1;
+	a.path_mtu = IBV_MTU_4096;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	if (modify(g, qp, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT, a) ||
+	    modify(g, qp, IBV_QPS_RTR, IBV_QP_PATH_MTU, a))
+		return -EIO;
+	return modify(g, qp, IBV_QPS_RTS,
+		      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			      IBV_QP_MAX_QP_RD_ATOMIC,
+		      a)
+		       ? -EIO
+		       : 0;
+}
+
+void target_destroy(const struct mlx5_glue *g, Target &t)
+{
+	if (t.dct)
+		g->destroy_qp(t.dct);
+	if (t.srq)
+		g->destroy_srq(t.srq);
+	if (t.cq)
+		g->destroy_cq(ibv_cq_ex_to_cq(t.cq));
+}
+
+void channel_destroy(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	const struct mlx5_glue *g = ch->dev->glue;
+
+	if (ch->batch_open)
+		ibv_wr_abort(ch->qpx);
+	if (ch->dci)
+		g->destroy_qp(ch->dci);
+	for (Peer &p : ch->peers)
+		g->destroy_ah(p.ah);
+	if (ch->cq)
+		g->destroy_cq(ibv_cq_ex_to_cq(ch->cq));
+	delete ch;
+}
+
+/** Build the op of slot @p idx into the open batch (verbs builders: rdma-core's). */
+void build(struct rte_pmd_dma_mlx5_remote *ch, uint16_t idx)
+{
+	Slot &s = ch->slots[idx & ch->mask];
+	const Peer &p = ch->peers[s.peer];
+
+	if (!ch->batch_open) {
+		ibv_wr_start(ch->qpx);
+		ch->batch_open = true;
+	}
+	ch->qpx->wr_id = idx;
+	ch->qpx->wr_flags = IBV_SEND_SIGNALED; /* every op's own outcome is needed */
+	if (s.read)
+		ibv_wr_rdma_read(ch->qpx, p.rkey, s.raddr);
+	else
+		ibv_wr_rdma_write(ch->qpx, p.rkey, s.raddr);
+	/* one stream per peer: a failing peer stops only its own ops */
+	mlx5dv_wr_set_dc_addr_stream(ch->dv, p.ah, p.dctn, p.key, s.peer);
+	ibv_wr_set_sge(ch->qpx, s.lkey, s.local, s.len);
+	s.state = SLOT_POSTED;
+	ch->posted++;
+}
+
+void submit(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	if (!ch->batch_open)
+		return;
+	ch->batch_open = false;
+	/* ring room and lengths are checked at enqueue: a refusal is a bug, counted */
+	if (ibv_wr_complete(ch->qpx))
+		MLX5_DMA_LOG(ERR, "remote channel: ibv_wr_complete failed");
+}
+
+int enqueue(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, bool read, uint64_t local,
+	    uint64_t raddr, uint32_t len, uint64_t flags)
+{
+	if (!ch)
+		return -EINVAL;
+	if (peer >= ch->peers.size() || len == 0 || len > kMaxLen) {
+		MLX5_DMA_LOG(ERR, "remote %s: bad %s %u", read ? "read" : "write",
+			     peer >= ch->peers.size() ? "peer" : "length",
+			     peer >= ch->peers.size() ? (uint32_t)peer : len);
+		return -EINVAL;
+	}
+	if ((uint16_t)(ch->ring_idx - ch->reported) > ch->mask)
+		return -ENOSPC;
+	mlx5_dma_mr_cache_check(&ch->mr_cache);
+	const struct mlx5_dma_mr_range *r = mlx5_dma_mr_lookup(&ch->mr_cache, (uintptr_t)local,
+							       len);
+	if (!r) {
+		MLX5_DMA_LOG(ERR, "remote %s: local memory %#" PRIx64 " + %u is not registered",
+			     read ? "read" : "write", local, len);
+		return -EINVAL;
+	}
+	uint16_t idx = ch->ring_idx++;
+	ch->slots[idx & ch->mask] = Slot{local, raddr, len, r->lkey, peer, read, SLOT_FREE, 0, 0};
+	build(ch, idx);
+	ch->stats.submitted++;
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		submit(ch);
+	return idx;
+}
+
+/** Reset the DCI and give every peer's stream a clean start (nothing is posted). */
+int recover_dci(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	const struct mlx5_glue *g = ch->dev->glue;
+	struct ibv_qp_attr a = {};
+
+	if (ch->batch_open) {
+		ibv_wr_abort(ch->qpx);
+		ch->batch_open = false;
+	}
+	if (modify(g, ch->dci, IBV_QPS_RESET, 0, a) || dci_to_rts(g, ch->dci)) {
+		MLX5_DMA_LOG(ERR, "%s: remote channel: DCI %#x not recovered", ch->dev->name,
+			     ch->dci->qp_num);
+		return -EIO;
+	}
+	for (Peer &p : ch->peers)
+		p.errored = false;
+	ch->dci_failed = false;
+	ch->stats.dci_recoveries++;
+	return 0;
+}
+
+/** Take the completions the CQ holds. */
+void poll_cq(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_cq_ex *cq = ch->cq;
+
+	if (ibv_start_poll(cq, &attr))
+		return;
+	do {
+		Slot &s = ch->slots[(uint16_t)cq->wr_id & ch->mask];
+		enum ibv_wc_status st = cq->status;
+
+		ch->posted--;
+		if (st == IBV_WC_SUCCESS) {
+			s.state = SLOT_DONE;
+			s.status = RTE_DMA_STATUS_SUCCESSFUL;
+		} else if (st == IBV_WC_WR_FLUSH_ERR) {
+			/*
+			 * Its stream (or the DCI) failed before it ran: it is posted again,
+			 * once for its own peer's failures (a second one ends it: the peer
+			 * is failing), as often as needed for the DCI's (other peers').
+			 */
+			ch->repair = true;
+			if (ch->peers[s.peer].errored && ++s.stream_flushes > 1) {
+				s.state = SLOT_DONE;
+				s.status = RTE_DMA_STATUS_NOT_ATTEMPTED;
+			} else {
+				s.state = SLOT_REDO;
+			}
+		} else {
+			s.state = SLOT_DONE;
+			s.status = st == IBV_WC_RETRY_EXC_ERR || st == IBV_WC_RNR_RETRY_EXC_ERR
+					   ? RTE_DMA_STATUS_DEV_LINK_ERROR
+				   : st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_LOC_PROT_ERR
+					   ? RTE_DMA_STATUS_INVALID_ADDR
+				   : st == IBV_WC_REM_INV_REQ_ERR || st == IBV_WC_LOC_LEN_ERR
+					   ? RTE_DMA_STATUS_INVALID_LENGTH
+					   : RTE_DMA_STATUS_ERROR_UNKNOWN;
+			ch->peers[s.peer].errored = true;
+			ch->repair = true;
+		}
+	} while (ibv_next_poll(cq) == 0);
+	ibv_end_poll(cq);
+}
+
+/** After failures: reset streams (or the DCI) and post the flushed ops again. */
+void repair_after_failures(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	const struct mlx5_glue *g = ch->dev->glue;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	bool any_redo = false;
+
+	/* too many streams in error at once, or no streams: the DCI itself failed */
+	if (!ch->dci_failed && g->query_qp(ch->dci, &qa, IBV_QP_STATE, &qi) == 0 &&
+	    qa.qp_state == IBV_QPS_ERR)
+		ch->dci_failed = true;
+	if (ch->dci_failed) {
+		if (ch->posted)
+			return; /* every posted op must report first: the reset drops CQEs */
+		if (recover_dci(ch))
+			return; /* tried again at the next completed() */
+	}
+	for (uint16_t i = 0; i < ch->peers.size(); i++) {
+		Peer &p = ch->peers[i];
+		if (!p.errored)
+			continue;
+		/* EINVAL: the stream is not in error (the DCI was reset meanwhile) */
+		int ret = g->dv_dci_stream_id_reset(ch->dci, i);
+		if (ret && ret != EINVAL)
+			return; /* tried again at the next completed() */
+		p.errored = false;
+		ch->stats.stream_resets += ret == 0;
+	}
+	ch->repair = false;
+	for (uint16_t idx = ch->reported; idx != ch->ring_idx; idx++) {
+		Slot &s = ch->slots[idx & ch->mask];
+		if (s.state != SLOT_REDO || ch->peers[s.peer].errored)
+			continue;
+		build(ch, idx);
+		ch->stats.reposted++;
+		any_redo = true;
+	}
+	if (any_redo)
+		submit(ch);
+}
+
+} // namespace
+
+void mlx5_dma_remote_release(struct mlx5_dma_dev *p)
+{
+	if (!p->remote)
+		return;
+	for (struct rte_pmd_dma_mlx5_remote *ch : p->remote->channels) {
+		MLX5_DMA_LOG(WARNING, "%s: remote channel not freed before close: freed now",
+			     p->name);
+		channel_destroy(ch);
+	}
+	for (Target &t : p->remote->targets)
+		target_destroy(p->glue, t);
+	delete p->remote;
+	p->remote = NULL;
+}
+
+MLX5_DMA_EXPORT int
+rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
+				      struct rte_pmd_dma_mlx5_remote_target *out)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+	struct ibv_cq_init_attr_ex ca = {};
+	struct ibv_srq_init_attr sa = {};
+	struct ibv_qp_init_attr_ex qa = {};
+	struct mlx5dv_qp_init_attr dv = {};
+	struct ibv_qp_attr at = {};
+	struct ibv_port_attr port;
+	Target t = {};
+	int ret = -ENOMEM;
+
+	if (!p || !out)
+		return -EINVAL;
+	struct mlx5_dma_remote_state *st = state_of(p);
+	if (!st)
+		return -ENOMEM;
+	ca.cqe = 16; /* RDMA writes and reads leave no completion at the target */
+	t.cq = p->glue->create_cq_ex(p->ctx, &ca);
+	sa.attr.max_wr = 1;
+	sa.attr.max_sge = 1;
+	t.srq = t.cq ? p->glue->create_srq(p->pd, &sa) : NULL;
+	if (!t.srq)
+		goto err;
+	qa.qp_type = IBV_QPT_DRIVER;
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(t.cq);
+	qa.srq = t.srq;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qa.pd = p->pd;
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
+	dv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCT;
+	dv.dc_init_attr.dct_access_key = dc_key;
+	t.dct = p->glue->dv_create_qp(p->ctx, &qa, &dv);
+	if (!t.dct) {
+		ret = errno == EOPNOTSUPP ? -ENOTSUP : -ENOMEM;
+		goto err;
+	}
+	at.port_num = 1;
+	at.qp_access_flags = kTargetAccess;
+	at.path_mtu = IBV_MTU_4096;
+	at.min_rnr_timer = 12;
+	if (modify(p->glue, t.dct, IBV_QPS_INIT,
+		   IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, at) ||
+	    modify(p->glue, t.dct, IBV_QPS_RTR, IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER, at) ||
+	    p->glue->query_port(p->ctx, 1, &port)) {
+		ret = -EIO;
+		goto err;
+	}
+	try {
+		st->targets.push_back(t);
+	} catch (...) {
+		goto err;
+	}
+	out->lid = port.lid;
+	out->dctn = t.dct->qp_num;
+	out->dc_key = dc_key;
+	return 0;
+err:
+	MLX5_DMA_LOG(ERR, "%s: DC target not created: %s", p->name, strerror(-ret));
+	target_destroy(p->glue, t);
+	return ret;
+}
+
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey(int16_t dev_id, const void *addr, uint32_t len,
+						 uint32_t *rkey)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+	struct mlx5_dma_mr_cache cache;
+
+	if (!p || !addr || !len || !rkey)
+		return -EINVAL;
+	if (p->sva)
+		return -ENOTSUP;
+	mlx5_dma_mr_cache_init(&cache, p->mrs);
+	const struct mlx5_dma_mr_range *r = mlx5_dma_mr_lookup(&cache, (uintptr_t)addr, len);
+	if (!r)
+		return -ENOENT;
+	*rkey = r->lkey; /* an mlx5 MR's rkey is its lkey */
+	return 0;
+}
+
+MLX5_DMA_EXPORT struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(int16_t dev_id,
+									       uint16_t nb_desc)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+	struct ibv_cq_init_attr_ex ca = {};
+	struct ibv_qp_init_attr_ex qa = {};
+	struct mlx5dv_qp_init_attr dv = {};
+	struct rte_pmd_dma_mlx5_remote *ch = NULL;
+	uint8_t log_streams, log_errored;
+	int err = ENOMEM;
+
+	if (!p || nb_desc < kMinDesc || nb_desc > kMaxDesc || (nb_desc & (nb_desc - 1))) {
+		if (p)
+			MLX5_DMA_LOG(ERR, "%s: remote channel: bad nb_desc %u", p->name, nb_desc);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	struct mlx5_dma_remote_state *st = state_of(p);
+	ch = st ? new (std::nothrow) rte_pmd_dma_mlx5_remote() : NULL;
+	if (!ch)
+		goto err;
+	ch->dev = p;
+	ch->mask = (uint16_t)(nb_desc - 1);
+	try {
+		ch->slots.resize(nb_desc);
+		ch->peers.reserve(16);
+	} catch (...) {
+		goto err;
+	}
+	ca.cqe = nb_desc; /* one completion per op in flight */
+	ch->cq = p->glue->create_cq_ex(p->ctx, &ca);
+	if (!ch->cq)
+		goto err;
+	dci_stream_caps(p, &log_streams, &log_errored);
+	qa.qp_type = IBV_QPT_DRIVER;
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(ch->cq);
+	qa.cap.max_send_wr = nb_desc;
+	qa.cap.max_send_sge = 1;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.pd = p->pd;
+	qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ;
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
+	dv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
+	if (log_errored) {
+		dv.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
+		dv.dc_init_attr.dci_streams.log_num_concurent = log_streams;
+		dv.dc_init_attr.dci_streams.log_num_errored = log_errored;
+	}
+	ch->dci = p->glue->dv_create_qp(p->ctx, &qa, &dv);
+	if (!ch->dci) {
+		err = errno == EOPNOTSUPP ? ENOTSUP : errno ? errno : ENOMEM;
+		goto err;
+	}
+	ch->qpx = p->glue->qp_to_qp_ex(ch->dci);
+	ch->dv = ch->qpx ? p->glue->dv_qp_ex_from_ibv_qp_ex(ch->qpx) : NULL;
+	if (!ch->dv || dci_to_rts(p->glue, ch->dci)) {
+		err = EIO;
+		goto err;
+	}
+	mlx5_dma_mr_cache_init(&ch->mr_cache, p->mrs);
+	try {
+		st->channels.push_back(ch);
+	} catch (...) {
+		goto err;
+	}
+	return ch;
+err:
+	MLX5_DMA_LOG(ERR, "%s: remote channel not created: %s", p->name, strerror(err));
+	if (ch)
+		channel_destroy(ch);
+	rte_errno = err;
+	return NULL;
+}
+
+MLX5_DMA_EXPORT void rte_pmd_dma_mlx5_remote_free(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	if (!ch)
+		return;
+	submit(ch);
+	/* the device may still write into the ops' memory: wait for their completions */
+	for (int i = 0; ch->posted && i < kFreeWaitPolls; i++)
+		poll_cq(ch);
+	auto &v = ch->dev->remote->channels;
+	for (size_t i = 0; i < v.size(); i++)
+		if (v[i] == ch) {
+			v.erase(v.begin() + (long)i);
+			break;
+		}
+	channel_destroy(ch);
+}
+
+MLX5_DMA_EXPORT int
+rte_pmd_dma_mlx5_remote_peer_add(struct rte_pmd_dma_mlx5_remote *ch,
+				 const struct rte_pmd_dma_mlx5_remote_peer *peer)
+{
+	struct ibv_ah_attr aa = {};
+	Peer p = {};
+
+	if (!ch || !peer)
+		return -EINVAL;
+	if (ch->peers.size() > UINT16_MAX)
+		return -ENOSPC;
+	aa.dlid = peer->target.lid;
+	aa.port_num = 1;
+	p.ah = ch->dev->glue->create_ah(ch->dev->pd, &aa);
+	if (!p.ah) {
+		MLX5_DMA_LOG(ERR, "%s: no address handle for LID %u", ch->dev->name,
+			     peer->target.lid);
+		return -EINVAL;
+	}
+	p.dctn = peer->target.dctn;
+	p.key = peer->target.dc_key;
+	p.rkey = peer->rkey;
+	try {
+		ch->peers.push_back(p);
+	} catch (...) {
+		ch->dev->glue->destroy_ah(p.ah);
+		return -ENOMEM;
+	}
+	return (int)ch->peers.size() - 1;
+}
+
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_write(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer,
+						  rte_iova_t src, uint64_t raddr, uint32_t len,
+						  uint64_t flags)
+{
+	return enqueue(ch, peer, false, src, raddr, len, flags);
+}
+
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_read(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer,
+						 uint64_t raddr, rte_iova_t dst, uint32_t len,
+						 uint64_t flags)
+{
+	return enqueue(ch, peer, true, dst, raddr, len, flags);
+}
+
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_submit(struct rte_pmd_dma_mlx5_remote *ch)
+{
+	if (!ch)
+		return -EINVAL;
+	submit(ch);
+	return 0;
+}
+
+MLX5_DMA_EXPORT uint16_t rte_pmd_dma_mlx5_remote_completed(struct rte_pmd_dma_mlx5_remote *ch,
+							   uint16_t nb_cpls, uint16_t *last_idx,
+							   enum rte_dma_status_code *status)
+{
+	uint16_t n = 0;
+
+	if (!ch || !last_idx || !status)
+		return 0;
+	if (ch->posted)
+		poll_cq(ch);
+	if (ch->repair || ch->dci_failed)
+		repair_after_failures(ch);
+	while (n < nb_cpls && ch->reported != ch->ring_idx) {
+		Slot &s = ch->slots[ch->reported & ch->mask];
+		if (s.state != SLOT_DONE)
+			break; /* reported in ring order */
+		status[n++] = (enum rte_dma_status_code)s.status;
+		ch->stats.errors += s.status != RTE_DMA_STATUS_SUCCESSFUL;
+		s.state = SLOT_FREE;
+		ch->reported++;
+	}
+	if (n) {
+		*last_idx = (uint16_t)(ch->reported - 1);
+		ch->stats.completed += n;
+	}
+	return n;
+}
+
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_stats_get(const struct rte_pmd_dma_mlx5_remote *ch,
+						      struct rte_pmd_dma_mlx5_remote_stats *st)
+{
+	if (!ch || !st)
+		return -EINVAL;
+	*st = ch->stats;
+	return 0;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * dma_mlx5 remote copies over DC (rte_pmd_dma_mlx5_remote_*) between dma_mlx5
+ * devices on software HCAs of one simulated fabric: targets, rkeys, channels, writes
+ * and reads checked byte for byte; many peers with bad ones among them (wrong key,
+ * wrong rkey, a host whose link goes down) while the others run: every op reported
+ * exactly once, in ring order, with its exact status, no healthy op lost, no bad op
+ * writing; more bad peers at once than streams can hold, and a device without
+ * streams (DCI recovery); bad input.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include <CUnit/Basic.h>
+
+#include <rte_dmadev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "cunit_run.h"
+#include "mlx5_sim.h"
+#include "rte_pmd_dma_mlx5.h"
+#include "test_dma_mlx5.h"
+
+namespace {
+
+/* software HCAs: requesters, targets (one thread mode), no streams, no DC */
+const char *const S_REQ = "sim81";
+const char *const S_T1 = "sim82";
+const char *const S_T2 = "sim83";
+const char *const S_NOSTREAM = "sim84";
+const char *const S_NODC = "sim85";
+int16_t d_req, d_t1, d_t2, d_nostream, d_nodc;
+
+constexpr uint32_t kSlot = 64; /* bytes each op owns at the target */
+constexpr int kTimeoutMs = 20000;
+
+int add(const char *name, enum mlx5_sim_exec_mode mode, uint8_t dc, uint8_t log_errored)
+{
+	struct mlx5_sim_device_attr attr;
+
+	mlx5_sim_device_attr_init(&attr);
+	attr.exec_mode = mode;
+	attr.fabric = 1;
+	attr.dc = dc;
+	attr.dci_max_log_errored = log_errored;
+	return mlx5_sim_device_add(name, &attr);
+}
+
+int16_t probe(const char *vdev, const char *sim)
+{
+	char args[64];
+
+	snprintf(args, sizeof(args), "dev=%s", sim);
+	return (int16_t)t_probe(vdev, args);
+}
+
+/** A peer on a target device: a DCT and a zeroed DPDK buffer of @p ops slots. */
+struct Target {
+	int16_t dev;
+	uint8_t *buf;
+	size_t len;
+	struct rte_pmd_dma_mlx5_remote_peer peer;
+};
+
+void target_make(Target &t, int16_t dev, uint64_t key, uint32_t ops)
+{
+	t.dev = dev;
+	t.len = (size_t)ops * kSlot;
+	t.buf = (uint8_t *)rte_zmalloc(NULL, t.len, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t.buf);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_target_create(dev, key, &t.peer.target), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		rte_pmd_dma_mlx5_remote_rkey(dev, t.buf, (uint32_t)t.len, &t.peer.rkey), 0);
+}
+
+/** Wait until @p n ops were reported; statuses into @p st in ring order. */
+void wait_all(struct rte_pmd_dma_mlx5_remote *ch, uint16_t first, uint32_t n,
+	      std::vector<enum rte_dma_status_code> *st)
+{
+	uint64_t deadline = t_now_ms() + kTimeoutMs;
+	enum rte_dma_status_code buf[64];
+	uint16_t last = 0;
+
+	st->clear();
+	while (st->size() < n && t_now_ms() < deadline) {
+		uint16_t k = rte_pmd_dma_mlx5_remote_completed(ch, 64, &last, buf);
+		if (k) {
+			/* ring order: the last index follows from what was reported */
+			CU_ASSERT_EQUAL(last, (uint16_t)(first + st->size() + k - 1));
+			st->insert(st->end(), buf, buf + k);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(st->size(), n);
+}
+
+/* ---- tests ---- */
+
+void test_bad_input(void)
+{
+	Target t;
+	uint32_t rkey;
+	uint8_t *plain = (uint8_t *)malloc(4096);
+
+	CU_ASSERT_PTR_NULL(rte_pmd_dma_mlx5_remote_create(d_req, 100));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	CU_ASSERT_PTR_NULL(rte_pmd_dma_mlx5_remote_create(d_req, 16));
+	CU_ASSERT_PTR_NULL(rte_pmd_dma_mlx5_remote_create(-1, 64));
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, plain, 64, &rkey), -ENOENT);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, NULL, 64, &rkey), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_target_create(d_t1, 1, NULL), -EINVAL);
+	/* a device without DC */
+	struct rte_pmd_dma_mlx5_remote_target tg;
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_target_create(d_nodc, 1, &tg), -ENOTSUP);
+	CU_ASSERT_PTR_NULL(rte_pmd_dma_mlx5_remote_create(d_nodc, 64));
+	CU_ASSERT_EQUAL(rte_errno, ENOTSUP);
+
+	target_make(t, d_t1, 0x11, 4);
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(d_req, 32);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_peer_add(ch, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_peer_add(NULL, &t.peer), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t.peer), 0);
+	uint8_t *src = (uint8_t *)rte_zmalloc(NULL, 4096, 64);
+	/* unknown peer, bad length, unregistered local memory: refused, nothing enqueued */
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(ch, 1, t_iova(src), (uintptr_t)t.buf, 8, 0),
+			-EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(ch, 0, t_iova(src), (uintptr_t)t.buf, 0, 0),
+			-EINVAL);
+	CU_ASSERT_EQUAL(
+		rte_pmd_dma_mlx5_remote_write(ch, 0, (uintptr_t)plain, (uintptr_t)t.buf, 8, 0),
+		-EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(NULL, 0, t_iova(src), (uintptr_t)t.buf, 8, 0),
+			-EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_submit(NULL), -EINVAL);
+	/* the ring holds 32 ops not yet reported */
+	for (int i = 0; i < 32; i++)
+		CU_ASSERT_EQUAL(
+			rte_pmd_dma_mlx5_remote_write(ch, 0, t_iova(src), (uintptr_t)t.buf, 8, 0),
+			i);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(ch, 0, t_iova(src), (uintptr_t)t.buf, 8, 0),
+			-ENOSPC);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_submit(ch), 0);
+	std::vector<enum rte_dma_status_code> st;
+	wait_all(ch, 0, 32, &st);
+	for (auto s : st)
+		CU_ASSERT_EQUAL(s, RTE_DMA_STATUS_SUCCESSFUL);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(src);
+	rte_free(t.buf);
+	free(plain);
+}
+
+/* writes then reads of random sizes to one peer, checked byte for byte */
+void run_basic(int16_t target_dev)
+{
+	constexpr uint32_t kOps = 200;
+	std::vector<enum rte_dma_status_code> st;
+	Target t;
+
+	target_make(t, target_dev, 0xbadc0de, kOps);
+	uint8_t *src = (uint8_t *)rte_zmalloc(NULL, (size_t)kOps * kSlot, 64);
+	uint8_t *back = (uint8_t *)rte_zmalloc(NULL, (size_t)kOps * kSlot, 64);
+	CU_ASSERT_FATAL(src && back);
+	t_fill(src, (size_t)kOps * kSlot, 5);
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(d_req, 256);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t.peer), 0);
+	for (uint32_t i = 0; i < kOps; i++) {
+		uint32_t len = 1 + (i * 37) % kSlot;
+		int idx = rte_pmd_dma_mlx5_remote_write(ch, 0, t_iova(src + i * kSlot),
+							(uintptr_t)t.buf + i * kSlot, len,
+							i % 16 == 15 ? RTE_DMA_OP_FLAG_SUBMIT : 0);
+		CU_ASSERT_EQUAL(idx, (int)i);
+	}
+	rte_pmd_dma_mlx5_remote_submit(ch);
+	wait_all(ch, 0, kOps, &st);
+	for (uint32_t i = 0; i < kOps; i++) {
+		uint32_t len = 1 + (i * 37) % kSlot;
+		CU_ASSERT_EQUAL(st[i], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(memcmp(t.buf + i * kSlot, src + i * kSlot, len), 0);
+		CU_ASSERT_EQUAL(t.buf[i * kSlot + len % kSlot],
+				len == kSlot ? t.buf[i * kSlot] : 0);
+	}
+	/* read it all back */
+	for (uint32_t i = 0; i < kOps; i++)
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_read(ch, 0, (uintptr_t)t.buf + i * kSlot,
+							     t_iova(back + i * kSlot), kSlot,
+							     RTE_DMA_OP_FLAG_SUBMIT),
+				(int)(uint16_t)(kOps + i));
+	wait_all(ch, kOps, kOps, &st);
+	CU_ASSERT_EQUAL(memcmp(back, t.buf, (size_t)kOps * kSlot), 0);
+	struct rte_pmd_dma_mlx5_remote_stats s;
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, &s), 0);
+	CU_ASSERT_EQUAL(s.submitted, 2u * kOps);
+	CU_ASSERT_EQUAL(s.completed, 2u * kOps);
+	CU_ASSERT_EQUAL(s.errors, 0u);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(src);
+	rte_free(back);
+	rte_free(t.buf);
+}
+
+void test_basic_inline(void)
+{
+	run_basic(d_t1);
+}
+
+void test_basic_thread(void)
+{
+	run_basic(d_t2);
+}
+
+/** What a peer does wrong. */
+enum Fault {
+	GOOD,
+	BAD_KEY,
+	BAD_RKEY,
+	DOWN
+};
+
+/**
+ * @p npeers peers split over both target devices, @p faults[i] for peer i; @p ops
+ * writes to random peers, each to a slot of its own. Every op reported once with
+ * the status its peer implies; healthy bytes land, a bad op writes nothing.
+ */
+void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
+	       struct rte_pmd_dma_mlx5_remote_stats *out)
+{
+	const uint32_t npeers = (uint32_t)faults.size();
+	std::vector<Target> t(npeers);
+	std::vector<uint32_t> to(ops);
+	std::vector<enum rte_dma_status_code> st;
+	bool down = false;
+
+	for (uint32_t p = 0; p < npeers; p++) {
+		bool on_t2 = faults[p] == DOWN || p % 2;
+		target_make(t[p], on_t2 ? d_t2 : d_t1, 0x1000 + p, ops);
+		if (faults[p] == BAD_KEY)
+			t[p].peer.target.dc_key ^= 1;
+		if (faults[p] == BAD_RKEY)
+			t[p].peer.rkey ^= 0x100; /* another key index: not this memory's MR */
+		down |= faults[p] == DOWN;
+	}
+	/* a DOWN peer lives on S_T2, whose link is taken down: its other peers too */
+	for (uint32_t p = 0; down && p < npeers; p++)
+		if (t[p].dev == d_t2 && faults[p] == GOOD)
+			CU_FAIL_FATAL("a GOOD peer on the host that goes down");
+	uint8_t *src = (uint8_t *)rte_zmalloc(NULL, (size_t)ops * kSlot, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	t_fill(src, (size_t)ops * kSlot, 9);
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(req, 512);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	for (uint32_t p = 0; p < npeers; p++)
+		CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t[p].peer), (int)p);
+	if (down) {
+		struct mlx5_sim_link link = {1, 0, 0};
+		CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_set_link(S_T2, &link), 0);
+	}
+	uint32_t done = 0, posted = 0, seed = 12345;
+	enum rte_dma_status_code buf[64];
+	uint16_t last;
+	uint64_t deadline = t_now_ms() + kTimeoutMs;
+	while (done < ops && t_now_ms() < deadline) {
+		/* keep up to 300 ops in flight, bursts of up to 24 */
+		for (uint32_t b = 0; b < 24 && posted < ops && posted - done < 300; b++) {
+			seed = seed * 1103515245 + 12345;
+			uint32_t p = (seed >> 16) % npeers;
+			to[posted] = p;
+			int idx = rte_pmd_dma_mlx5_remote_write(
+				ch, (uint16_t)p, t_iova(src + posted * kSlot),
+				(uintptr_t)t[p].buf + posted * kSlot, kSlot, 0);
+			CU_ASSERT_EQUAL_FATAL(idx, (int)(uint16_t)posted);
+			posted++;
+		}
+		rte_pmd_dma_mlx5_remote_submit(ch);
+		uint16_t k = rte_pmd_dma_mlx5_remote_completed(ch, 64, &last, buf);
+		for (uint16_t i = 0; i < k; i++)
+			st.push_back(buf[i]);
+		if (k)
+			CU_ASSERT_EQUAL(last, (uint16_t)(done + k - 1));
+		done += k;
+	}
+	CU_ASSERT_EQUAL_FATAL(done, ops);
+	for (uint32_t i = 0; i < ops; i++) {
+		uint32_t p = to[i];
+		enum rte_dma_status_code want = faults[p] == GOOD ? RTE_DMA_STATUS_SUCCESSFUL
+						: faults[p] == BAD_RKEY
+							? RTE_DMA_STATUS_INVALID_ADDR
+							: RTE_DMA_STATUS_DEV_LINK_ERROR;
+		/* a failing peer's ops flushed twice by its failures end NOT_ATTEMPTED */
+		CU_ASSERT(st[i] == want ||
+			  (faults[p] != GOOD && st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED));
+		bool landed = memcmp(t[p].buf + i * kSlot, src + i * kSlot, kSlot) == 0;
+		CU_ASSERT_EQUAL(landed, faults[p] == GOOD);
+	}
+	if (down) {
+		struct mlx5_sim_link link = {0, 0, 0};
+		CU_ASSERT_EQUAL(mlx5_sim_device_set_link(S_T2, &link), 0);
+	}
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, out), 0);
+	CU_ASSERT_EQUAL(out->completed, ops);
+	printf("\n    %u ops to %u peers: %" PRIu64 " not done, %" PRIu64 " posted again, %" PRIu64
+	       " stream resets, %" PRIu64 " DCI recoveries ",
+	       ops, npeers, out->errors, out->reposted, out->stream_resets, out->dci_recoveries);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(src);
+	for (Target &x : t)
+		rte_free(x.buf);
+}
+
+/* 16 peers, one with a wrong key, one with a wrong rkey: the others unharmed */
+void test_one_bad_peer(void)
+{
+	std::vector<Fault> f(16, GOOD);
+	struct rte_pmd_dma_mlx5_remote_stats s;
+
+	f[3] = BAD_KEY;
+	f[6] = BAD_RKEY;
+	for (uint32_t p = 0; p < 16; p++)
+		if (p % 2)
+			f[p] = f[p] == GOOD ? GOOD : f[p]; /* odd peers live on the thread host */
+	run_peers(d_req, f, 3000, &s);
+	CU_ASSERT(s.errors > 0);
+	CU_ASSERT(s.stream_resets > 0);
+	CU_ASSERT_EQUAL(s.dci_recoveries, 0u);
+}
+
+/* 64 peers: the thread host's link goes down; the inline host's peers unharmed */
+void test_host_down(void)
+{
+	std::vector<Fault> f(64, GOOD);
+	struct rte_pmd_dma_mlx5_remote_stats s;
+
+	for (uint32_t p = 1; p < 64; p += 2)
+		f[p] = DOWN;
+	run_peers(d_req, f, 3000, &s);
+	/* 32 streams fail at once, more than the 8 the device keeps: DCI recoveries */
+	CU_ASSERT(s.dci_recoveries > 0);
+	/* link up again: everybody reachable */
+	std::vector<Fault> good(8, GOOD);
+	run_peers(d_req, good, 500, &s);
+	CU_ASSERT_EQUAL(s.errors, 0u);
+}
+
+/* a device without DCI streams: every failure resets the DCI; nothing lost */
+void test_no_streams(void)
+{
+	std::vector<Fault> f(8, GOOD);
+	struct rte_pmd_dma_mlx5_remote_stats s;
+
+	f[2] = BAD_KEY;
+	run_peers(d_nostream, f, 1500, &s);
+	CU_ASSERT(s.dci_recoveries > 0);
+	CU_ASSERT_EQUAL(s.stream_resets, 0u);
+}
+
+const struct cunit_test tests[] = {
+	{"bad input", test_bad_input},
+	{"writes and reads, inline target", test_basic_inline},
+	{"writes and reads, thread target", test_basic_thread},
+	{"16 peers, wrong key and wrong rkey among them", test_one_bad_peer},
+	{"64 peers, a host down", test_host_down},
+	{"no DCI streams", test_no_streams},
+};
+
+} // namespace
+
+int main(void)
+{
+	char *eal_argv[] = {
+		(char *)"test_pmd_remote", (char *)"--no-huge",   (char *)"-m", (char *)"512",
+		(char *)"--no-pci",        (char *)"--no-shconf", NULL};
+	int ret;
+
+	if (rte_eal_init(6, eal_argv) < 0) {
+		fprintf(stderr, "rte_eal_init failed\n");
+		return 1;
+	}
+	if (add(S_REQ, MLX5_SIM_EXEC_INLINE, 1, 3) || add(S_T1, MLX5_SIM_EXEC_INLINE, 1, 3) ||
+	    add(S_T2, MLX5_SIM_EXEC_THREAD, 1, 3) || add(S_NOSTREAM, MLX5_SIM_EXEC_INLINE, 1, 0) ||
+	    add(S_NODC, MLX5_SIM_EXEC_INLINE, 0, 0)) {
+		fprintf(stderr, "cannot add the software HCAs\n");
+		return 1;
+	}
+	d_req = probe("dma_mlx5_r81", S_REQ);
+	d_t1 = probe("dma_mlx5_r82", S_T1);
+	d_t2 = probe("dma_mlx5_r83", S_T2);
+	d_nostream = probe("dma_mlx5_r84", S_NOSTREAM);
+	d_nodc = probe("dma_mlx5_r85", S_NODC);
+	if (d_req < 0 || d_t1 < 0 || d_t2 < 0 || d_nostream < 0 || d_nodc < 0) {
+		fprintf(stderr, "cannot probe the dma_mlx5 devices\n");
+		return 1;
+	}
+	ret = CUNIT_RUN_SUITE("remote", tests);
+	for (const char *n :
+	     {"dma_mlx5_r81", "dma_mlx5_r82", "dma_mlx5_r83", "dma_mlx5_r84", "dma_mlx5_r85"})
+		t_remove(n);
+	rte_eal_cleanup();
+	return ret;
+}
