@@ -27,6 +27,7 @@
 #include <infiniband/verbs.h>
 
 #include "mlx5_glue.h"
+#include "mlx5_qp_state.h"
 #include "mlx5_sim.h"
 
 namespace {
@@ -176,19 +177,6 @@ struct ibv_qp *create_send_qp(Host &h, bool dci, uint8_t log_errored, uint32_t d
 	return qp;
 }
 
-int dci_connect(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {};
-
-	a.port_num = 1;
-	if (modify(qp, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT, a))
-		return -1;
-	a.path_mtu = IBV_MTU_4096;
-	if (modify(qp, IBV_QPS_RTR, IBV_QP_PATH_MTU, a))
-		return -1;
-	return to_rts(qp);
-}
-
 int rc_connect(struct ibv_qp *qp, uint32_t dest, uint16_t dlid, bool rts)
 {
 	struct ibv_qp_attr a = {};
@@ -232,7 +220,6 @@ void setup_peer(World &w, Peer &p, int number)
 	struct ibv_srq_init_attr sa = {};
 	struct ibv_qp_init_attr_ex qa = {};
 	struct mlx5dv_qp_init_attr dv = {};
-	struct ibv_qp_attr at = {};
 	struct ibv_ah_attr aa = {};
 
 	host_open(p.host, number, w.opt.exec, w.opt.size);
@@ -250,13 +237,7 @@ void setup_peer(World &w, Peer &p, int number)
 	p.host.dct = p.host.srq ? g->dv_create_qp(p.host.ctx, &qa, &dv) : nullptr;
 	if (!p.host.dct)
 		die("DCT");
-	at.port_num = 1;
-	at.qp_access_flags = kAccess;
-	at.path_mtu = IBV_MTU_4096;
-	at.min_rnr_timer = 1;
-	if (modify(p.host.dct, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
-		   at) ||
-	    modify(p.host.dct, IBV_QPS_RTR, IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER, at))
+	if (mlx5_qp_connect_dct(g, p.host.dct, kAccess))
 		die("DCT to RTR");
 	p.dctn = p.host.dct->qp_num;
 	aa.port_num = 1;
@@ -387,7 +368,8 @@ double run_failover(World &w, uint32_t npeers, bool streams, bool fail, uint32_t
 	uint32_t posted = 0, peer = 0;
 
 	*healthy = *recoveries = 0;
-	if (dci_connect(dci) || mlx5_sim_device_set_link(w.peers[0].host.name.c_str(), &link))
+	if (mlx5_qp_connect_dci(g, dci, 0) ||
+	    mlx5_sim_device_set_link(w.peers[0].host.name.c_str(), &link))
 		die("failover setup");
 	double t0 = now_s();
 	while (posted < w.opt.ops || !redo.empty()) {
@@ -431,8 +413,7 @@ double run_failover(World &w, uint32_t npeers, bool streams, bool fail, uint32_t
 			}
 		}
 		if (dci_failed && !streams) {
-			struct ibv_qp_attr a = {};
-			if (modify(dci, IBV_QPS_RESET, 0, a) || dci_connect(dci))
+			if (mlx5_qp_connect_dci(g, dci, 1))
 				die("DCI recovery");
 			(*recoveries)++;
 		}
@@ -525,7 +506,7 @@ int main(int argc, char **argv)
 	       w.opt.ops, w.opt.size, w.opt.exec == MLX5_SIM_EXEC_INLINE ? "inline" : "thread");
 	printf("%6s %16s %16s %12s\n", "peers", "DCI+streams/s", "RC per peer/s", "DCI/RC");
 	struct ibv_qp *dci = create_send_qp(w.a, true, 3, 2 * kBurst);
-	if (dci_connect(dci))
+	if (mlx5_qp_connect_dci(g, dci, 0))
 		die("DCI");
 	for (int np : w.opt.peers) {
 		double d = run_dci(w, dci, (uint32_t)np);

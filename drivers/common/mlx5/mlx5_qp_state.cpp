@@ -148,3 +148,89 @@ int mlx5_qp_reconnect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32
 		return ret;
 	return mlx5_qp_connect_rc(glue, qp, dest_qpn, access);
 }
+
+namespace {
+
+/** The port's MTU (at most 4096), or a negative errno. */
+int port_mtu(const struct mlx5_glue *glue, struct ibv_qp *qp, enum ibv_mtu *mtu)
+{
+	struct ibv_port_attr port;
+	int ret;
+
+	memset(&port, 0, sizeof(port));
+	ret = glue->query_port(qp->context, 1, &port);
+	if (ret)
+		return ret > 0 ? -ret : ret;
+	if (port.state != IBV_PORT_ACTIVE)
+		return -ENETDOWN;
+	*mtu = port.active_mtu < IBV_MTU_4096 ? port.active_mtu : IBV_MTU_4096;
+	return 0;
+}
+
+} // namespace
+
+int mlx5_qp_connect_dci(const struct mlx5_glue *glue, struct ibv_qp *qp, int reset)
+{
+	struct ibv_qp_attr attr;
+	enum ibv_mtu mtu;
+	int ret = reset ? to_reset(glue, qp) : 0;
+
+	if (ret == 0)
+		ret = port_mtu(glue, qp, &mtu);
+	if (ret)
+		goto fail;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	ret = modify(glue, qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT);
+	if (ret)
+		goto fail;
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = mtu;
+	ret = modify(glue, qp, &attr, IBV_QP_STATE | IBV_QP_PATH_MTU);
+	if (ret)
+		goto fail;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 16;
+	ret = modify(glue, qp, &attr,
+		     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	to_reset(glue, qp);
+	return ret;
+}
+
+int mlx5_qp_connect_dct(const struct mlx5_glue *glue, struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr attr;
+	enum ibv_mtu mtu;
+	int ret = port_mtu(glue, qp, &mtu);
+
+	if (ret)
+		goto fail;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = access;
+	ret = modify(glue, qp, &attr,
+		     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		goto fail;
+	attr.qp_state = IBV_QPS_RTR;
+	attr.path_mtu = mtu;
+	attr.min_rnr_timer = 12;
+	ret = modify(glue, qp, &attr, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	to_reset(glue, qp);
+	return ret;
+}

@@ -25,6 +25,7 @@
 #include <rte_errno.h>
 
 #include "mlx5_dma.h"
+#include "mlx5_qp_state.h"
 #include "rte_pmd_dma_mlx5.h"
 
 #define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
@@ -125,35 +126,6 @@ void dci_stream_caps(struct mlx5_dma_dev *p, uint8_t *log_streams, uint8_t *log_
 	}
 }
 
-int modify(const struct mlx5_glue *g, struct ibv_qp *qp, enum ibv_qp_state s, int mask,
-	   struct ibv_qp_attr a)
-{
-	a.qp_state = s;
-	return g->modify_qp(qp, &a, IBV_QP_STATE | mask);
-}
-
-/** A DCI from RESET to RTS: no remote attributes, the path only. */
-int dci_to_rts(const struct mlx5_glue *g, struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {};
-
-	a.port_num = 1;
-	a.path_mtu = IBV_MTU_4096;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	if (modify(g, qp, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT, a) ||
-	    modify(g, qp, IBV_QPS_RTR, IBV_QP_PATH_MTU, a))
-		return -EIO;
-	return modify(g, qp, IBV_QPS_RTS,
-		      IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			      IBV_QP_MAX_QP_RD_ATOMIC,
-		      a)
-		       ? -EIO
-		       : 0;
-}
-
 void target_destroy(const struct mlx5_glue *g, Target &t)
 {
 	if (t.dct)
@@ -245,14 +217,11 @@ int enqueue(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, bool read, uint64
 /** Reset the DCI and give every peer's stream a clean start (nothing is posted). */
 int recover_dci(struct rte_pmd_dma_mlx5_remote *ch)
 {
-	const struct mlx5_glue *g = ch->dev->glue;
-	struct ibv_qp_attr a = {};
-
 	if (ch->batch_open) {
 		ibv_wr_abort(ch->qpx);
 		ch->batch_open = false;
 	}
-	if (modify(g, ch->dci, IBV_QPS_RESET, 0, a) || dci_to_rts(g, ch->dci)) {
+	if (mlx5_qp_connect_dci(ch->dev->glue, ch->dci, 1)) {
 		MLX5_DMA_LOG(ERR, "%s: remote channel: DCI %#x not recovered", ch->dev->name,
 			     ch->dci->qp_num);
 		return -EIO;
@@ -377,7 +346,6 @@ rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
 	struct ibv_srq_init_attr sa = {};
 	struct ibv_qp_init_attr_ex qa = {};
 	struct mlx5dv_qp_init_attr dv = {};
-	struct ibv_qp_attr at = {};
 	struct ibv_port_attr port;
 	Target t = {};
 	int ret = -ENOMEM;
@@ -407,13 +375,7 @@ rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
 		ret = errno == EOPNOTSUPP ? -ENOTSUP : -ENOMEM;
 		goto err;
 	}
-	at.port_num = 1;
-	at.qp_access_flags = kTargetAccess;
-	at.path_mtu = IBV_MTU_4096;
-	at.min_rnr_timer = 12;
-	if (modify(p->glue, t.dct, IBV_QPS_INIT,
-		   IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, at) ||
-	    modify(p->glue, t.dct, IBV_QPS_RTR, IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER, at) ||
+	if (mlx5_qp_connect_dct(p->glue, t.dct, kTargetAccess) ||
 	    p->glue->query_port(p->ctx, 1, &port)) {
 		ret = -EIO;
 		goto err;
@@ -506,7 +468,7 @@ MLX5_DMA_EXPORT struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(i
 	}
 	ch->qpx = p->glue->qp_to_qp_ex(ch->dci);
 	ch->dv = ch->qpx ? p->glue->dv_qp_ex_from_ibv_qp_ex(ch->qpx) : NULL;
-	if (!ch->dv || dci_to_rts(p->glue, ch->dci)) {
+	if (!ch->dv || mlx5_qp_connect_dci(p->glue, ch->dci, 0)) {
 		err = EIO;
 		goto err;
 	}
