@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs dma_mlx5 into a fresh prefix, builds examples/dma_mlx5_copy against that
 # prefix through PKG_CONFIG_PATH only (make shared/static, meson shared/static) and
-# runs every build on the software HCA; builds and runs a C consumer of librte_blkint.
+# runs every build on the software HCA; builds examples/dma_mlx5_remote (make) and runs
+# it between two fabric hosts; builds and runs a C consumer of librte_blkint.
 #
 #   test/install/test_install.sh <source dir> <work dir>
 #
@@ -206,6 +207,27 @@ for kind in shared static; do
 		fail "meson ($kind)" "$log/meson-$kind.txt"
 	fi
 done
+
+# ---- remote copies over DC: the second example, make (shared), two fabric hosts ---------
+ex=$work/ex-remote
+rm -rf "$ex" && cp -r "$src/examples/dma_mlx5_remote" "$ex"
+remote_re='^dma_mlx5_remote: 256 writes, 256 reads, [0-9]+ bytes verified, 0 failures: PASS$'
+if make -C "$ex" >"$log/make-remote.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_remote-shared" ]; then
+	pass "make (shared) of examples/dma_mlx5_remote"
+	check_paths "make (remote) command line" "$log/make-remote.txt"
+	(cd "$work" && LD_LIBRARY_PATH="$plugin_ld" timeout 120 \
+		"$ex/build/dma_mlx5_remote-shared" --no-huge -m 512 --no-pci --no-shconf -l 0 \
+		"${plugin_args[@]}" --vdev dma_mlx5_a,dev=sim11,sim_exec=inline,sim_fabric=1 \
+		--vdev dma_mlx5_b,dev=sim12,sim_exec=thread,sim_fabric=1) \
+		>"$log/run-remote.txt" 2>&1
+	if grep -Eq "$remote_re" "$log/run-remote.txt"; then
+		pass "run dma_mlx5_remote: $(grep -E "$remote_re" "$log/run-remote.txt")"
+	else
+		fail "run dma_mlx5_remote" "$log/run-remote.txt"
+	fi
+else
+	fail "make (shared) of examples/dma_mlx5_remote" "$log/make-remote.txt"
+fi
 
 # ---- librte_blkint: a C consumer built by pkg-config alone, run on the CPU engine ------
 bk=$work/blkint
