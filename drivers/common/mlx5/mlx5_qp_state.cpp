@@ -16,6 +16,22 @@ int modify(const struct mlx5_glue *glue, struct ibv_qp *qp, struct ibv_qp_attr *
 	return ret > 0 ? -ret : ret;
 }
 
+/** Port 1 of @p ctx, which must be active; its MTU at most 4096. 0 or a negative errno. */
+int active_port(const struct mlx5_glue *glue, struct ibv_context *ctx, struct ibv_port_attr *port,
+		enum ibv_mtu *mtu)
+{
+	int ret;
+
+	memset(port, 0, sizeof(*port));
+	ret = glue->query_port(ctx, 1, port);
+	if (ret)
+		return ret > 0 ? -ret : ret;
+	if (port->state != IBV_PORT_ACTIVE)
+		return -ENETDOWN;
+	*mtu = port->active_mtu < IBV_MTU_4096 ? port->active_mtu : IBV_MTU_4096;
+	return 0;
+}
+
 /*
  * The address of the port itself, for a QP connected to a QP of the same port: on
  * InfiniBand its LID (the port must be active, i.e. a subnet manager assigned one);
@@ -31,16 +47,13 @@ int self_path(const struct mlx5_glue *glue, struct ibv_qp *qp, struct ibv_ah_att
 	struct ibv_device_attr_ex dev;
 	int ret, best = -1, best_type = -1;
 
-	memset(&port, 0, sizeof(port));
 	memset(&dev, 0, sizeof(dev));
-	ret = glue->query_port(ctx, 1, &port);
-	if (ret == 0)
-		ret = glue->query_device_ex(ctx, NULL, &dev);
+	ret = active_port(glue, ctx, &port, mtu);
+	if (ret)
+		return ret;
+	ret = glue->query_device_ex(ctx, NULL, &dev);
 	if (ret)
 		return ret > 0 ? -ret : ret;
-	if (port.state != IBV_PORT_ACTIVE)
-		return -ENETDOWN;
-	*mtu = port.active_mtu < IBV_MTU_4096 ? port.active_mtu : IBV_MTU_4096;
 	*rd_atom = (uint8_t)std::min(dev.orig_attr.max_qp_rd_atom, 16);
 	*init_rd_atom = (uint8_t)std::min(dev.orig_attr.max_qp_init_rd_atom, 16);
 	memset(ah, 0, sizeof(*ah));
@@ -83,6 +96,37 @@ int to_reset(const struct mlx5_glue *glue, struct ibv_qp *qp)
 	return modify(glue, qp, &attr, IBV_QP_STATE);
 }
 
+/** RESET -> INIT on port 1, pkey 0; @p access (IBV_ACCESS_*) unless negative. */
+int to_init(const struct mlx5_glue *glue, struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = access < 0 ? 0 : access;
+	return modify(glue, qp, &attr,
+		      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			      (access < 0 ? 0 : IBV_QP_ACCESS_FLAGS));
+}
+
+/** RTR -> RTS of a requester: PSN 0, timeout 14, retries 7, RNR retries for ever. */
+int to_rts(const struct mlx5_glue *glue, struct ibv_qp *qp, uint8_t max_rd_atomic)
+{
+	struct ibv_qp_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RTS;
+	attr.sq_psn = 0;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7; /* infinite: a loopback peer always posts its receives */
+	attr.max_rd_atomic = max_rd_atomic;
+	return modify(glue, qp, &attr,
+		      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
 } // namespace
 
 int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t dest_qpn,
@@ -97,13 +141,7 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 	ret = self_path(glue, qp, &ah, &mtu, &rd_atom, &init_rd_atom);
 	if (ret)
 		goto fail;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.pkey_index = 0;
-	attr.port_num = 1;
-	attr.qp_access_flags = access;
-	ret = modify(glue, qp, &attr,
-		     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	ret = to_init(glue, qp, access);
 	if (ret)
 		goto fail;
 
@@ -120,17 +158,7 @@ int mlx5_qp_connect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32_t
 			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (ret)
 		goto fail;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.sq_psn = 0;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7; /* infinite: a loopback peer always posts its receives */
-	attr.max_rd_atomic = init_rd_atom;
-	ret = modify(glue, qp, &attr,
-		     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	ret = to_rts(glue, qp, init_rd_atom);
 	if (ret)
 		goto fail;
 	return 0;
@@ -149,56 +177,25 @@ int mlx5_qp_reconnect_rc(const struct mlx5_glue *glue, struct ibv_qp *qp, uint32
 	return mlx5_qp_connect_rc(glue, qp, dest_qpn, access);
 }
 
-namespace {
-
-/** The port's MTU (at most 4096), or a negative errno. */
-int port_mtu(const struct mlx5_glue *glue, struct ibv_qp *qp, enum ibv_mtu *mtu)
-{
-	struct ibv_port_attr port;
-	int ret;
-
-	memset(&port, 0, sizeof(port));
-	ret = glue->query_port(qp->context, 1, &port);
-	if (ret)
-		return ret > 0 ? -ret : ret;
-	if (port.state != IBV_PORT_ACTIVE)
-		return -ENETDOWN;
-	*mtu = port.active_mtu < IBV_MTU_4096 ? port.active_mtu : IBV_MTU_4096;
-	return 0;
-}
-
-} // namespace
-
 int mlx5_qp_connect_dci(const struct mlx5_glue *glue, struct ibv_qp *qp, int reset)
 {
+	struct ibv_port_attr port;
 	struct ibv_qp_attr attr;
 	enum ibv_mtu mtu;
 	int ret = reset ? to_reset(glue, qp) : 0;
 
 	if (ret == 0)
-		ret = port_mtu(glue, qp, &mtu);
+		ret = active_port(glue, qp->context, &port, &mtu);
+	if (ret == 0)
+		ret = to_init(glue, qp, -1); /* a DCI has no responder rights */
 	if (ret)
 		goto fail;
 	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = 1;
-	ret = modify(glue, qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT);
-	if (ret)
-		goto fail;
 	attr.qp_state = IBV_QPS_RTR;
 	attr.path_mtu = mtu;
 	ret = modify(glue, qp, &attr, IBV_QP_STATE | IBV_QP_PATH_MTU);
-	if (ret)
-		goto fail;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.max_rd_atomic = 16;
-	ret = modify(glue, qp, &attr,
-		     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (ret == 0)
+		ret = to_rts(glue, qp, 16);
 	if (ret)
 		goto fail;
 	return 0;
@@ -209,20 +206,16 @@ fail:
 
 int mlx5_qp_connect_dct(const struct mlx5_glue *glue, struct ibv_qp *qp, int access)
 {
+	struct ibv_port_attr port;
 	struct ibv_qp_attr attr;
 	enum ibv_mtu mtu;
-	int ret = port_mtu(glue, qp, &mtu);
+	int ret = active_port(glue, qp->context, &port, &mtu);
 
+	if (ret == 0)
+		ret = to_init(glue, qp, access);
 	if (ret)
 		goto fail;
 	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = 1;
-	attr.qp_access_flags = access;
-	ret = modify(glue, qp, &attr,
-		     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		goto fail;
 	attr.qp_state = IBV_QPS_RTR;
 	attr.path_mtu = mtu;
 	attr.min_rnr_timer = 12;

@@ -265,5 +265,7 @@ uint16_t mlx5_dma_report_with_errors(struct mlx5_dma_vchan *vc, uint16_t nb_cpls
 				     uint16_t *last_idx, bool *has_error,
 				     enum rte_dma_status_code *status);
 enum rte_dma_status_code mlx5_dma_status_of_syndrome(uint8_t syndrome);
+/** The same for a work completion's status (verbs completions). */
+enum rte_dma_status_code mlx5_dma_status_of_wc(enum ibv_wc_status status);
 
 #endif /* MLX5_DMA_H */

@@ -91,6 +91,11 @@ constexpr int kPeerAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 
 } // namespace
 
+enum rte_dma_status_code mlx5_dma_status_of_wc(enum ibv_wc_status status)
+{
+	return mlx5_dma_status_of_syndrome(syndrome_of_wc_status(status));
+}
+
 void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 {
 	uint32_t ci = vc->cq_ci;

@@ -264,13 +264,7 @@ void poll_cq(struct rte_pmd_dma_mlx5_remote *ch)
 			}
 		} else {
 			s.state = SLOT_DONE;
-			s.status = st == IBV_WC_RETRY_EXC_ERR || st == IBV_WC_RNR_RETRY_EXC_ERR
-					   ? RTE_DMA_STATUS_DEV_LINK_ERROR
-				   : st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_LOC_PROT_ERR
-					   ? RTE_DMA_STATUS_INVALID_ADDR
-				   : st == IBV_WC_REM_INV_REQ_ERR || st == IBV_WC_LOC_LEN_ERR
-					   ? RTE_DMA_STATUS_INVALID_LENGTH
-					   : RTE_DMA_STATUS_ERROR_UNKNOWN;
+			s.status = mlx5_dma_status_of_wc(st);
 			ch->peers[s.peer].errored = true;
 			ch->repair = true;
 		}

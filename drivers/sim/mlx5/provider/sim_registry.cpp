@@ -335,21 +335,34 @@ extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_devic
 	return add_locked(r, name, number, *attr);
 }
 
+namespace {
+
+/** The instance called @p name in r.devs (caller holds r.lock); -ENODEV when unknown. */
+int find_locked(Registry &r, const char *name, decltype(r.devs)::iterator *it)
+{
+	uint32_t number;
+
+	if (!parse_name(name, &number))
+		return -ENODEV;
+	*it = r.devs.find(number);
+	return *it == r.devs.end() ? -ENODEV : 0;
+}
+
+} // namespace
+
 extern "C" int mlx5_sim_device_set_link(const char *name, const struct mlx5_sim_link *link)
 {
 	Registry &r = registry();
 	std::shared_ptr<SimDevice> dev;
-	uint32_t number;
+	decltype(r.devs)::iterator it;
 
 	if (!name || !link)
 		return -EINVAL;
-	if (!parse_name(name, &number))
-		return -ENODEV;
 	{
 		std::lock_guard<std::mutex> g(r.lock);
-		auto it = r.devs.find(number);
-		if (it == r.devs.end())
-			return -ENODEV;
+		int ret = find_locked(r, name, &it);
+		if (ret)
+			return ret;
 		dev = it->second;
 	}
 	return dev->hca->set_link(link->down != 0, link->loss_ppm, link->seed);
@@ -359,16 +372,14 @@ extern "C" int mlx5_sim_device_remove(const char *name)
 {
 	Registry &r = registry();
 	std::shared_ptr<SimDevice> dev; /* last reference dropped after the lock */
-	uint32_t number;
+	decltype(r.devs)::iterator it;
 
 	if (!name)
 		return -EINVAL;
-	if (!parse_name(name, &number))
-		return -ENODEV;
 	std::lock_guard<std::mutex> g(r.lock);
-	auto it = r.devs.find(number);
-	if (it == r.devs.end())
-		return -ENODEV;
+	int ret = find_locked(r, name, &it);
+	if (ret)
+		return ret;
 	if (it->second->open_count)
 		return -EBUSY;
 	dev = it->second;
