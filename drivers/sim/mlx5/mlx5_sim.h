@@ -135,6 +135,14 @@ struct mlx5_sim_device_attr {
 	 * one device lock. Default 0: reachable only from its own QPs.
 	 */
 	uint8_t fabric;
+	/**
+	 * With @c fabric: a non-empty name (1..31 of [A-Za-z0-9_.-]) puts the host on
+	 * the machine-wide fabric of that name, shared by every process that names it
+	 * (doc/guides, software HCA, "Fabric"). Its LID is the instance number + 1 if
+	 * no process holds it, else the lowest free one; query_port reports it. A
+	 * process is on one such fabric at most. Empty (default): the process's own.
+	 */
+	char fabric_name[32];
 };
 
 /** The software HCA's table of the seam (registered as backend "sim" at load). */

@@ -146,7 +146,8 @@ bool HcaImpl::engine_pass(bool *more)
 			}
 		}
 		/* a send waiting for a receive WQE with limited retries: wake for the retry */
-		if (qp->stalled && qp->rnr_retry != HCA_RNR_INFINITE &&
+		/* (a responder in another process tells no one when it posts receives) */
+		if (qp->stalled && (qp->rnr_retry != HCA_RNR_INFINITE || qp->stall_remote) &&
 		    (!rnr_timed_ || qp->rnr_due < rnr_wake_)) {
 			rnr_timed_ = true;
 			rnr_wake_ = qp->rnr_due;

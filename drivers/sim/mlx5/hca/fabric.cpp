@@ -9,6 +9,7 @@
  * engine would (no lock order to keep, no deadlock between two hosts' engines).
  */
 #include <errno.h>
+#include <string.h>
 
 #include <map>
 
@@ -35,6 +36,17 @@ Fabric &fabric()
 
 } // namespace
 
+DevMutex &fabric_lock()
+{
+	return *fabric().mu;
+}
+
+HcaImpl *fabric_host(uint16_t lid)
+{
+	auto it = fabric().hosts.find(lid);
+	return it == fabric().hosts.end() ? nullptr : it->second;
+}
+
 std::shared_ptr<DevMutex> hca_device_lock(const HcaCaps &caps)
 {
 	return caps.fabric ? fabric().mu : std::make_shared<DevMutex>();
@@ -47,7 +59,12 @@ HcaImpl *HcaImpl::host_of(uint16_t lid)
 	if (!caps_.fabric)
 		return nullptr;
 	auto it = fabric().hosts.find(lid);
-	return it == fabric().hosts.end() ? nullptr : it->second;
+	if (it == fabric().hosts.end())
+		return nullptr;
+	/* hosts of the process's fabric and of a machine-wide one do not meet */
+	if (strcmp(it->second->caps_.fabric_name, caps_.fabric_name) != 0)
+		return nullptr;
+	return it->second;
 }
 
 int HcaImpl::fabric_join()
@@ -57,6 +74,13 @@ int HcaImpl::fabric_join()
 	DevLock lk(mu_);
 	if (caps_.lid == 0 || !fabric().hosts.emplace(caps_.lid, this).second)
 		return -EEXIST;
+	if (xport_fd_ < 0)
+		return 0;
+	int ret = xfabric_port_add(caps_.lid, xport_fd_);
+	if (ret) {
+		fabric().hosts.erase(caps_.lid);
+		return ret;
+	}
 	return 0;
 }
 
@@ -68,6 +92,11 @@ void HcaImpl::fabric_leave()
 	auto it = fabric().hosts.find(caps_.lid);
 	if (it != fabric().hosts.end() && it->second == this)
 		fabric().hosts.erase(it);
+	if (xport_fd_ >= 0) {
+		/* gone from the machine-wide fabric: its LID is free again */
+		xfabric_port_remove(xport_fd_);
+		xport_fd_ = -1;
+	}
 	/* sends of the other hosts stalled on this one: TRANSPORT_RETRY_EXC now */
 	for (auto &h : fabric().hosts)
 		h.second->responder_changed();
@@ -93,16 +122,21 @@ bool HcaImpl::request_reaches(const QpObj *qp, HcaImpl *host)
 		return true; /* loopback never leaves the HCA */
 	if (link_down_ || host->link_down_)
 		return false;
-	if (host->loss_ppm_ == 0)
+	return host->request_survives(qp->retry_cnt);
+}
+
+bool HcaImpl::request_survives(uint8_t retry_cnt)
+{
+	if (loss_ppm_ == 0)
 		return true;
-	for (uint32_t attempt = 0; attempt <= qp->retry_cnt; attempt++) {
+	for (uint32_t attempt = 0; attempt <= retry_cnt; attempt++) {
 		/* xorshift64: a reproducible sequence per seed */
-		uint64_t x = host->loss_rng_;
+		uint64_t x = loss_rng_;
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		host->loss_rng_ = x;
-		if (x % 1000000 >= host->loss_ppm_)
+		loss_rng_ = x;
+		if (x % 1000000 >= loss_ppm_)
 			return true;
 	}
 	return false;

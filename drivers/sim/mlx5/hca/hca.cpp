@@ -9,6 +9,8 @@
 
 #include <set>
 
+#include <unistd.h>
+
 #include "hca_impl.h"
 
 namespace mlx5sim {
@@ -96,13 +98,27 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 		return nullptr;
 	if (!take_name(name))
 		return nullptr;
+	/* a host of a machine-wide fabric: its LID is claimed there first */
+	HcaCaps c = caps;
+	int xfd = -1;
+	if (c.fabric && c.fabric_name[0]) {
+		c.fabric_name[sizeof(c.fabric_name) - 1] = 0;
+		xfd = xfabric_claim_lid(c.fabric_name, &c.lid);
+		if (xfd < 0) {
+			release_name(name);
+			return nullptr;
+		}
+	}
 	std::shared_ptr<HcaImpl> h;
 	try {
-		h = std::make_shared<HcaImpl>(name, caps, mode);
+		h = std::make_shared<HcaImpl>(name, c, mode);
 	} catch (...) {
+		if (xfd >= 0)
+			close(xfd);
 		release_name(name);
 		return nullptr;
 	}
+	h->xport_fd_ = xfd; /* the destructor closes it */
 	if (h->fabric_join() != 0 || h->start(engine_cpus) != 0)
 		return nullptr; /* the destructor leaves the fabric, releases the name */
 	return h;

@@ -99,6 +99,11 @@ struct HcaCaps {
 	 * device lock. LIDs are unique among them.
 	 */
 	bool fabric = false;
+	/**
+	 * With @c fabric: non-empty names a machine-wide fabric (hosts in several
+	 * processes, xfabric.cpp); empty: the process's own. NUL-terminated.
+	 */
+	char fabric_name[32] = {};
 };
 
 /** Largest DCI log_num_errored the model tracks (2^this errored streams). */

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "fabric_wire.h"
 #include "hca.h"
 #include "mlx5_hw.h"
 #include "sig_crc.h"
@@ -242,6 +243,7 @@ struct QpObj {
 	uint32_t sq_ci;        /**< free-running WQEBB counter of the next WQE to fetch */
 	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
 	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	bool stall_remote;     /**< ... of a responder in another process */
 	uint8_t rnr_retry;     /**< RNR retries of a send (HCA_RNR_INFINITE: no limit) */
 	uint8_t retry_cnt;     /**< transport retries of a lost request */
 	uint8_t min_rnr_timer; /**< as responder: the RNR delay it asks for (IB encoding) */
@@ -536,6 +538,24 @@ public:
 	 * not every attempt lost); false: RETRY_EXC.
 	 */
 	bool request_reaches(const QpObj *qp, HcaImpl *host);
+	/** A request with @p retry_cnt retries gets through this host's link (loss draws). */
+	bool request_survives(uint8_t retry_cnt);
+
+	/* ---- xfabric.cpp: the machine-wide fabric (caps_.fabric_name), under mu_ ---- */
+	/** Remote WQE @p pl of @p qp goes to a host of another process. */
+	bool leaves_process(const QpObj *qp, const Plan *pl);
+	/**
+	 * Execute remote WQE @p pl (local segments planned, transport segments at
+	 * @p seg) at a host of another process, now: Ok (nothing left to move), Stall
+	 * (RNR) or Error. The caller plans it as the head of its group, so every earlier
+	 * WQE has executed and no later one has.
+	 */
+	PlanResult xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err);
+	/** Responder side: execute request @p rq on this host into *rep (and @p out). */
+	void xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
+			   Plan *pl);
+	/** The listening socket of this host's LID on the machine-wide fabric, or -1. */
+	int xport_fd_ = -1;
 
 	/* ---- dc.cpp (under mu_) ---- */
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
@@ -659,6 +679,8 @@ private:
 	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
 			    bool *all_fast);
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
+	/** The responder's own consequences of a failed request (ERR, async event). */
+	void responder_fails(const PlanError &err, const QpObj *requester);
 	/* engine.cpp */
 	void engine_main();
 	bool engine_pass(bool *more);
@@ -737,6 +759,32 @@ public:
 };
 
 /** Memory probes (mem_probe.cpp). */
+/* ---- wqe_plan.cpp: responder checks, also for requests from other processes ---- */
+/** @p r answers requests (RTR, RTS, SQD, SQE). */
+bool responder_alive(const QpObj *r);
+/** The RETH-like remote segment at pl->wqe + @p at, checked on @p resp's host. */
+Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
+		     PlanError *err);
+/** Consume @p resp's next receive WQE (its segments as pl->dst with @p scatter). */
+PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err);
+
+/* ---- fabric.cpp ---- */
+/** The device lock of the process's fabric hosts. */
+DevMutex &fabric_lock();
+/** The fabric host of this process with LID @p lid, or NULL. Under fabric_lock(). */
+HcaImpl *fabric_host(uint16_t lid);
+
+/* ---- xfabric.cpp ---- */
+/**
+ * Claim a LID on machine-wide fabric @p name: @p *lid if free, else the next
+ * free one (1..0xbfff). Returns the LID's listening socket, or -errno.
+ */
+int xfabric_claim_lid(const char *name, uint16_t *lid);
+/** Serve requests to listening socket @p fd (host @p lid) from now on. Under fabric_lock(). */
+int xfabric_port_add(uint16_t lid, int fd);
+/** Stop serving @p fd and close it. Under fabric_lock(). */
+void xfabric_port_remove(int fd);
+
 namespace mem {
 /**
  * reg_mr of a non-ODP MR: [addr, addr + len) is mapped readable (and writable if

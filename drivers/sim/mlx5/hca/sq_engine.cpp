@@ -92,12 +92,18 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 		dci_stream_failed(qp, pl->stream);
 	else
 		enter_err(qp);
+	responder_fails(err, qp);
+}
+
+void HcaImpl::responder_fails(const PlanError &err, const QpObj *requester)
+{
+	QpObj *resp = err.resp_qp;
 	/* a DCT serves every DCI: one bad request does not stop it (ASSUMPTIONS.md) */
-	if (resp && resp->cfg.dc == DcRole::Dct)
+	if (!resp || resp->cfg.dc == DcRole::Dct)
 		return;
-	if (resp && resp != qp && resp->state != IBV_QPS_ERR)
+	if (resp != requester && resp->state != IBV_QPS_ERR)
 		resp->owner->enter_err(resp);
-	if (resp && err.resp_event != IBV_EVENT_COMM_EST)
+	if (err.resp_event != IBV_EVENT_COMM_EST)
 		resp->owner->push_event(err.resp_event, resp->qpn, 0);
 }
 
@@ -237,6 +243,9 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		}
 		if (pl->fenced && n > 0)
 			break; /* fetched again as the head of the next group */
+		/* a WQE to another process executes while planned: after all earlier ones */
+		if (n > 0 && leaves_process(qp, pl))
+			break;
 		if (qp->cfg.dc == DcRole::Dci && dci_stream_errored(qp, pl->stream)) {
 			if (n > 0)
 				break; /* flushed as the head of the next group, in WQE order */
@@ -298,6 +307,8 @@ bool HcaImpl::rnr_spent(QpObj *qp)
 		qp->rnr_naks = periods >= UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)periods + 1;
 	}
 	qp->rnr_due = qp->rnr_since + delay * qp->rnr_naks;
+	if (qp->rnr_retry == HCA_RNR_INFINITE)
+		qp->rnr_due = now + delay; /* the next retry, for a responder in another process */
 	return qp->rnr_retry != HCA_RNR_INFINITE && qp->rnr_naks > qp->rnr_retry;
 }
 

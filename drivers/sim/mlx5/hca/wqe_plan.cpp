@@ -18,12 +18,6 @@ Verdict synd(uint8_t s)
 	return Verdict{s, 0};
 }
 
-bool responder_alive(const QpObj *r)
-{
-	return r && (r->state == IBV_QPS_RTR || r->state == IBV_QPS_RTS ||
-		     r->state == IBV_QPS_SQD || r->state == IBV_QPS_SQE);
-}
-
 /** The responder moves to ERR with @p ev; its requester sees @p req. */
 void responder_fault(PlanError *err, QpObj *resp, uint8_t req, enum ibv_event_type ev)
 {
@@ -33,6 +27,12 @@ void responder_fault(PlanError *err, QpObj *resp, uint8_t req, enum ibv_event_ty
 }
 
 } // namespace
+
+bool responder_alive(const QpObj *r)
+{
+	return r && (r->state == IBV_QPS_RTR || r->state == IBV_QPS_RTS ||
+		     r->state == IBV_QPS_SQD || r->state == IBV_QPS_SQE);
+}
 
 /** Parse data/inline segments of [off, end) of the WQE into local spans. */
 static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t off,
@@ -69,7 +69,7 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 }
 
 /** Remote segment of RDMA/atomic WQEs, checked against the responder. */
-static Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
+Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
 			    PlanError *err)
 {
 	uint64_t raddr = mlx5_hw_ld_be64(pl->wqe + at);
@@ -97,7 +97,7 @@ static Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, in
  * Consume the responder's next receive WQE. With @p scatter its data segments
  * become pl->dst. Returns Stall when the RQ is empty.
  */
-static PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
+PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 {
 	HcaImpl *hca = resp->owner; /* the responder's host owns its receive queues and MRs */
 	const uint8_t *wqe;
@@ -355,6 +355,9 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	}
 	if (!remote)
 		return PlanResult::Ok;
+	/* a host of another process: executed now, as the head of its group */
+	if (leaves_process(qp, pl))
+		return xfabric_execute(qp, pl, seg, err);
 
 	/* the responder: a QP of this device in a state that answers, or a DCT */
 	QpObj *resp;

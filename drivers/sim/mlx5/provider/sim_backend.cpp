@@ -106,11 +106,18 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 				return -EINVAL;
 			}
 		} else if (strcmp(k, "sim_fabric") == 0) {
-			if (strcmp(v, "0") && strcmp(v, "1")) {
-				snprintf(why, why_len, "bad value '%s' for sim_fabric (0 or 1)", v);
+			/* 0, 1 (the process's fabric) or the name of a machine-wide one */
+			if (!v[0] || strlen(v) >= sizeof(attr.fabric_name) ||
+			    !sim_fabric_name_ok(v, sizeof(attr.fabric_name))) {
+				snprintf(why, why_len,
+					 "bad value '%s' for sim_fabric (0, 1 or a fabric name of "
+					 "1..31 characters [A-Za-z0-9_.-])",
+					 v);
 				return -EINVAL;
 			}
-			attr.fabric = v[0] == '1';
+			attr.fabric = strcmp(v, "0") != 0;
+			if (strcmp(v, "0") && strcmp(v, "1"))
+				snprintf(attr.fabric_name, sizeof(attr.fabric_name), "%s", v);
 		} else if (strcmp(k, "sim_core") == 0) {
 			ret = parse_cpu_list(v, &attr.engine_cpus, why, why_len);
 			if (ret)

@@ -184,7 +184,7 @@ int sim_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_por
 	attr->gid_tbl_len = 1;
 	attr->max_msg_sz = 1u << 31;
 	attr->pkey_tbl_len = 1;
-	attr->lid = (uint16_t)(ctx->dev->number + 1);
+	attr->lid = ctx->dev->hca->caps().lid; /* a machine-wide fabric may give another */
 	attr->sm_lid = 1;
 	attr->lmc = 0;
 	attr->max_vl_num = 1;

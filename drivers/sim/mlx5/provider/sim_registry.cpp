@@ -70,6 +70,24 @@ bool parse_name(const char *name, uint32_t *number)
 	return true;
 }
 
+} // namespace
+
+bool sim_fabric_name_ok(const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+	if (n == cap)
+		return false; /* not terminated */
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+namespace {
+
 bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -127,6 +145,9 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	caps->dci_max_log_streams = a.dci_max_log_streams;
 	caps->dci_max_log_errored = a.dci_max_log_errored;
 	caps->fabric = a.fabric != 0;
+	if (!sim_fabric_name_ok(a.fabric_name, sizeof(a.fabric_name)))
+		return false;
+	memcpy(caps->fabric_name, a.fabric_name, sizeof(caps->fabric_name));
 	caps->data_in_order = a.data_in_order == MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG
 				      ? DataInOrder::WholeMsg
 			      : a.data_in_order == MLX5_SIM_DATA_IN_ORDER_ALIGNED_128
@@ -150,7 +171,7 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 	if (!attr_to_caps(attr, &caps, &mode))
 		return -EINVAL;
 	/* the port's LID, as query_port reports it: a unicast LID for fabric hosts */
-	caps.lid = (uint16_t)(number + 1);
+	caps.lid = (uint16_t)(number + 1); /* machine-wide fabric: the preferred LID */
 	if (caps.fabric && number + 1 > 0xbfff)
 		return -EINVAL;
 	if (r.devs.count(number))

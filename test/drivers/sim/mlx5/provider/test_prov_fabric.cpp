@@ -10,7 +10,12 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <thread>
 #include <vector>
@@ -97,7 +102,8 @@ struct ibv_qp *rc_create(Host &h)
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	qa.pd = h.pd;
 	qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
-			    IBV_QP_EX_WITH_RDMA_READ;
+			    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
 	return g->dv_create_qp(h.ctx, &qa, &dv);
 }
 
@@ -193,6 +199,82 @@ void fill(uint8_t *p, size_t n, uint32_t seed)
 {
 	for (size_t k = 0; k < n; k++)
 		p[k] = (uint8_t)(seed * 29 + k * 13 + 1);
+}
+
+/** A DCT on @p h (key kKey, in RTR) receiving from a new SRQ (*srq). */
+struct ibv_qp *dct_create(Host &h, struct ibv_srq **srq)
+{
+	struct ibv_srq_init_attr sa = {};
+	sa.attr.max_wr = 16;
+	sa.attr.max_sge = 1;
+	*srq = g->create_srq(h.pd, &sa);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*srq);
+	struct ibv_qp_init_attr_ex qa = {};
+	struct mlx5dv_qp_init_attr dv = {};
+	qa.qp_type = IBV_QPT_DRIVER;
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(h.cq);
+	qa.srq = *srq;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qa.pd = h.pd;
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
+	dv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCT;
+	dv.dc_init_attr.dct_access_key = kKey;
+	struct ibv_qp *dct = g->dv_create_qp(h.ctx, &qa, &dv);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dct);
+	struct ibv_qp_attr at = {};
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	at.qp_access_flags = kAccess;
+	CU_ASSERT_EQUAL_FATAL(
+		g->modify_qp(dct, &at,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+		0);
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_4096;
+	at.min_rnr_timer = 1;
+	CU_ASSERT_EQUAL_FATAL(
+		g->modify_qp(dct, &at, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER), 0);
+	return dct;
+}
+
+/** A DCI on @p h with 4 streams (8 may fail), in RTS with 7 retries. */
+struct ibv_qp *dci_create(Host &h)
+{
+	struct ibv_qp_init_attr_ex ia = {};
+	struct mlx5dv_qp_init_attr idv = {};
+	ia.qp_type = IBV_QPT_DRIVER;
+	ia.send_cq = ia.recv_cq = ibv_cq_ex_to_cq(h.cq);
+	ia.cap.max_send_wr = 32;
+	ia.cap.max_send_sge = 1;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.pd = h.pd;
+	ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
+			    IBV_QP_EX_WITH_SEND;
+	idv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
+	idv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
+	idv.dc_init_attr.dci_streams.log_num_concurent = 2;
+	idv.dc_init_attr.dci_streams.log_num_errored = 3;
+	struct ibv_qp *dci = g->dv_create_qp(h.ctx, &ia, &idv);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dci);
+	struct ibv_qp_attr at = {};
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	CU_ASSERT_EQUAL_FATAL(
+		g->modify_qp(dci, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT), 0);
+	at.qp_state = IBV_QPS_RTR;
+	at.path_mtu = IBV_MTU_4096;
+	CU_ASSERT_EQUAL_FATAL(g->modify_qp(dci, &at, IBV_QP_STATE | IBV_QP_PATH_MTU), 0);
+	at.qp_state = IBV_QPS_RTS;
+	at.timeout = 14;
+	at.retry_cnt = 7;
+	at.rnr_retry = 7;
+	at.max_rd_atomic = 1;
+	CU_ASSERT_EQUAL_FATAL(g->modify_qp(dci, &at,
+					   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+						   IBV_QP_MAX_QP_RD_ATOMIC),
+			      0);
+	return dci;
 }
 
 /* ---- tests ---- */
@@ -302,72 +384,11 @@ void test_dc(void)
 	host_open(b, "sim2");
 	host_open(c, "sim3");
 	/* the DCT on B, with an SRQ */
-	struct ibv_srq_init_attr sa = {};
-	sa.attr.max_wr = 16;
-	sa.attr.max_sge = 1;
-	struct ibv_srq *srq = g->create_srq(b.pd, &sa);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(srq);
-	struct ibv_qp_init_attr_ex qa = {};
-	struct mlx5dv_qp_init_attr dv = {};
-	qa.qp_type = IBV_QPT_DRIVER;
-	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(b.cq);
-	qa.srq = srq;
-	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qa.pd = b.pd;
-	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
-	dv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCT;
-	dv.dc_init_attr.dct_access_key = kKey;
-	struct ibv_qp *dct = g->dv_create_qp(b.ctx, &qa, &dv);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(dct);
-	uint32_t dct_num = 0; /* known at RTR; kept for after the DCT is gone */
-	struct ibv_qp_attr at = {};
-	at.qp_state = IBV_QPS_INIT;
-	at.port_num = 1;
-	at.qp_access_flags = kAccess;
-	CU_ASSERT_EQUAL_FATAL(
-		g->modify_qp(dct, &at,
-			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
-		0);
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = IBV_MTU_4096;
-	at.min_rnr_timer = 1;
-	CU_ASSERT_EQUAL_FATAL(
-		g->modify_qp(dct, &at, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER), 0);
-	dct_num = dct->qp_num;
+	struct ibv_srq *srq;
+	struct ibv_qp *dct = dct_create(b, &srq);
+	uint32_t dct_num = dct->qp_num; /* kept for after the DCT is gone */
 	/* a DCI on A, with streams */
-	struct ibv_qp_init_attr_ex ia = {};
-	struct mlx5dv_qp_init_attr idv = {};
-	ia.qp_type = IBV_QPT_DRIVER;
-	ia.send_cq = ia.recv_cq = ibv_cq_ex_to_cq(a.cq);
-	ia.cap.max_send_wr = 32;
-	ia.cap.max_send_sge = 1;
-	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	ia.pd = a.pd;
-	ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND;
-	idv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
-	idv.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
-	idv.dc_init_attr.dci_streams.log_num_concurent = 2;
-	idv.dc_init_attr.dci_streams.log_num_errored = 3;
-	struct ibv_qp *dci = g->dv_create_qp(a.ctx, &ia, &idv);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(dci);
-	at = {};
-	at.qp_state = IBV_QPS_INIT;
-	at.port_num = 1;
-	CU_ASSERT_EQUAL_FATAL(
-		g->modify_qp(dci, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT), 0);
-	at.qp_state = IBV_QPS_RTR;
-	at.path_mtu = IBV_MTU_4096;
-	CU_ASSERT_EQUAL_FATAL(g->modify_qp(dci, &at, IBV_QP_STATE | IBV_QP_PATH_MTU), 0);
-	at.qp_state = IBV_QPS_RTS;
-	at.timeout = 14;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = 1;
-	CU_ASSERT_EQUAL_FATAL(g->modify_qp(dci, &at,
-					   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-						   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-						   IBV_QP_MAX_QP_RD_ATOMIC),
-			      0);
+	struct ibv_qp *dci = dci_create(a);
 	struct ibv_qp_ex *qpx = g->qp_to_qp_ex(dci);
 	struct mlx5dv_qp_ex *dvx = g->dv_qp_ex_from_ibv_qp_ex(qpx);
 	CU_ASSERT_FATAL(qpx && dvx);
@@ -544,6 +565,386 @@ void test_link(void)
 	host_close(b);
 }
 
+/* ---- hosts in two processes (the machine-wide fabric) ---- */
+
+constexpr size_t kBig = 256 * 1024; /**< several 64 KiB fabric messages */
+
+/** A host on machine-wide fabric @p fabric: instance @p name, with a kBig MR too. */
+struct BigHost {
+	Host h;
+	uint8_t *big;
+	struct ibv_mr *big_mr;
+};
+
+void big_open(BigHost &b, const char *name, const char *fabric, enum mlx5_sim_exec_mode mode)
+{
+	struct mlx5_sim_device_attr attr;
+
+	mlx5_sim_device_attr_init(&attr);
+	attr.exec_mode = mode;
+	attr.fabric = 1;
+	snprintf(attr.fabric_name, sizeof(attr.fabric_name), "%s", fabric);
+	CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_add(name, &attr), 0);
+	host_open(b.h, name);
+	CU_ASSERT_EQUAL_FATAL(posix_memalign((void **)&b.big, 4096, kBig), 0);
+	memset(b.big, 0, kBig);
+	b.big_mr = g->reg_mr(b.h.pd, b.big, kBig, kAccess);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b.big_mr);
+}
+
+void big_close(BigHost &b, const char *name)
+{
+	CU_ASSERT_EQUAL(g->dereg_mr(b.big_mr), 0);
+	free(b.big);
+	host_close(b.h);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove(name), 0);
+}
+
+/**
+ * The other process (this binary with --peer <fabric>): one host on an engine
+ * thread with an RC QP and a DCT, driven by lines on stdin, answering on stdout.
+ */
+const char *g_peer_fabric;
+
+void peer_body(void)
+{
+	BigHost b;
+	struct ibv_srq *srq;
+	char line[256];
+
+	big_open(b, "sim0", g_peer_fabric, MLX5_SIM_EXEC_THREAD);
+	struct ibv_qp *rc = rc_create(b.h);
+	struct ibv_qp *dct = dct_create(b.h, &srq);
+	CU_ASSERT_FATAL(rc && dct);
+	printf("%u %u %u %llu %u\n", b.h.lid, rc->qp_num, dct->qp_num,
+	       (unsigned long long)(uintptr_t)b.big, b.big_mr->rkey);
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin)) {
+		unsigned a1, a2, a3;
+		unsigned long long addr;
+		std::vector<struct ibv_wc> wc;
+		if (sscanf(line, "connect %u %u", &a1, &a2) == 2) {
+			/* RC to the other process's QP; a receive posted for its SEND */
+			int r = rc_connect(rc, a2, (uint16_t)a1);
+			struct ibv_qp_attr at = {};
+			at.qp_access_flags = kAccess; /* atomics too */
+			r = r ? r : g->modify_qp(rc, &at, IBV_QP_ACCESS_FLAGS);
+			recv(rc, (uintptr_t)b.h.buf, b.h.mr->lkey, kBuf);
+			printf("%d\n", r);
+		} else if (sscanf(line, "check %u %u %u", &a1, &a2, &a3) == 3) {
+			/* big[a1, a1 + a2) holds fill(seed a3) */
+			std::vector<uint8_t> want(a2);
+			fill(want.data(), a2, a3);
+			printf("%d\n", memcmp(b.big + a1, want.data(), a2) == 0);
+		} else if (sscanf(line, "set %u %u %u", &a1, &a2, &a3) == 3) {
+			fill(b.big + a1, a2, a3);
+			printf("ok\n");
+		} else if (sscanf(line, "recv %u", &a1) == 1) {
+			/* the SEND of the other process: its status, length and bytes */
+			poll_n(b.h, 1, &wc);
+			std::vector<uint8_t> want(a1);
+			fill(want.data(), a1, 77);
+			printf("%d %u %d\n", wc[0].status, wc[0].byte_len,
+			       memcmp(b.h.buf, want.data(), a1) == 0);
+		} else if (sscanf(line, "write %llu %u %u", &addr, &a1, &a2) == 3) {
+			/* a2 RDMA writes of 64 KiB + 1 into the other process's memory */
+			int bad = 0;
+			fill(b.big, 65537, 5);
+			for (unsigned k = 0; k < a2; k++) {
+				rdma(rc, true, (uintptr_t)b.big, b.big_mr->lkey, addr, a1, 65537);
+				poll_n(b.h, 1, &wc);
+				bad += wc[0].status != IBV_WC_SUCCESS;
+			}
+			printf("%d\n", bad);
+		} else if (strncmp(line, "quit", 4) == 0) {
+			break;
+		} else {
+			printf("?\n");
+		}
+		fflush(stdout);
+	}
+	CU_ASSERT_EQUAL(g->destroy_qp(dct), 0);
+	CU_ASSERT_EQUAL(g->destroy_srq(srq), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(rc), 0);
+	big_close(b, "sim0");
+}
+
+/** The peer runs as a CUnit test of its own, silent: stdout carries its answers. */
+int peer_main(const char *fabric)
+{
+	g = mlx5_glue_sim();
+	g_peer_fabric = fabric;
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	CU_pSuite suite = CU_add_suite("fabric_peer", nullptr, nullptr);
+	if (!suite || !CU_add_test(suite, "peer", peer_body))
+		return 2;
+	CU_basic_set_mode(CU_BRM_SILENT);
+	CU_basic_run_tests();
+	int failed = (int)CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
+
+/** The peer process and its pipes. */
+struct Peer {
+	pid_t pid;
+	FILE *to;
+	FILE *from;
+};
+
+void peer_start(Peer &p, const char *fabric)
+{
+	int in[2], out[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(in), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(out), 0);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	char self[] = "/proc/self/exe", flag[] = "--peer";
+	char *argv[] = {self, flag, const_cast<char *>(fabric), nullptr};
+	CU_ASSERT_EQUAL_FATAL(posix_spawn(&p.pid, self, &fa, nullptr, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	p.to = fdopen(in[1], "w");
+	p.from = fdopen(out[0], "r");
+	CU_ASSERT_FATAL(p.to && p.from);
+}
+
+/** Send one command line; the answer line in @p ans. */
+void peer_ask(Peer &p, const char *cmd, char *ans, size_t n)
+{
+	fprintf(p.to, "%s\n", cmd);
+	fflush(p.to);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(ans, (int)n, p.from));
+}
+
+/*
+ * Two processes, each with its own HCA and memory: RC and DC writes, reads,
+ * atomics and SENDs cross between them through the peer's HCA only; both write
+ * into each other at once (no deadlock); a stopped peer and a killed peer give
+ * RETRY_EXC, never a hang.
+ */
+void test_two_processes(void)
+{
+	char fabric[32], ans[256], cmd[256];
+	std::vector<struct ibv_wc> wc;
+	BigHost a;
+	Peer p;
+
+	snprintf(fabric, sizeof(fabric), "t%d", (int)getpid());
+	peer_start(p, fabric);
+	unsigned lid, rcqpn, dctn, rkey;
+	unsigned long long raddr;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(ans, sizeof(ans), p.from));
+	CU_ASSERT_EQUAL_FATAL(sscanf(ans, "%u %u %u %llu %u", &lid, &rcqpn, &dctn, &raddr, &rkey),
+			      5);
+	/* this process's host: inline, so this thread waits for the peer's replies */
+	big_open(a, "sim8", fabric, MLX5_SIM_EXEC_INLINE);
+	CU_ASSERT_EQUAL(a.h.lid, 9); /* instance number + 1: free on this fabric */
+	CU_ASSERT_NOT_EQUAL(a.h.lid, lid);
+	struct ibv_qp *qa = rc_create(a.h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qa);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(qa, rcqpn, (uint16_t)lid), 0);
+	snprintf(cmd, sizeof(cmd), "connect %u %u", a.h.lid, qa->qp_num);
+	peer_ask(p, cmd, ans, sizeof(ans));
+	CU_ASSERT_EQUAL(atoi(ans), 0);
+
+	/* RC writes of random sizes (up to 4 messages) land in the peer's memory */
+	uint32_t rng = 12345;
+	for (uint32_t it = 0; it < 24; it++) {
+		rng = rng * 1103515245 + 12345;
+		uint32_t len = 1 + (rng >> 8) % (uint32_t)(kBig / 2);
+		uint32_t off = (rng >> 3) % (uint32_t)(kBig / 2);
+		fill(a.big, len, it);
+		rdma(qa, true, (uintptr_t)a.big, a.big_mr->lkey, raddr + off, rkey, len);
+		poll_n(a.h, 1, &wc);
+		CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+		snprintf(cmd, sizeof(cmd), "check %u %u %u", off, len, it);
+		peer_ask(p, cmd, ans, sizeof(ans));
+		CU_ASSERT_EQUAL(atoi(ans), 1);
+	}
+	/* RC read of 200000 bytes the peer wrote */
+	peer_ask(p, "set 1000 200000 31", ans, sizeof(ans));
+	memset(a.big, 0, kBig);
+	rdma(qa, false, (uintptr_t)a.big, a.big_mr->lkey, raddr + 1000, rkey, 200000);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[0].byte_len, 200000u);
+	std::vector<uint8_t> want(200000);
+	fill(want.data(), want.size(), 31);
+	CU_ASSERT_EQUAL(memcmp(a.big, want.data(), want.size()), 0);
+
+	/* atomics on the peer's memory: the old values come back */
+	struct ibv_qp_ex *qpx = g->qp_to_qp_ex(qa);
+	peer_ask(p, "set 0 8 0", ans, sizeof(ans));
+	uint64_t before;
+	memcpy(&before, want.data(), 8); /* fill(seed 0) of 8 bytes is not want's; read it */
+	rdma(qa, false, (uintptr_t)&a.big[0], a.big_mr->lkey, raddr, rkey, 8);
+	poll_n(a.h, 1, &wc);
+	memcpy(&before, a.big, 8);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_fetch_add(qpx, rkey, raddr, 5);
+	ibv_wr_set_sge(qpx, a.big_mr->lkey, (uintptr_t)(a.big + 64), 8);
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_cmp_swp(qpx, rkey, raddr, before + 5, 0x1234);
+	ibv_wr_set_sge(qpx, a.big_mr->lkey, (uintptr_t)(a.big + 72), 8);
+	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(qpx), 0);
+	poll_n(a.h, 2, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc[1].status, IBV_WC_SUCCESS);
+	uint64_t old1, old2, now;
+	memcpy(&old1, a.big + 64, 8);
+	memcpy(&old2, a.big + 72, 8);
+	CU_ASSERT_EQUAL(old1, before);
+	CU_ASSERT_EQUAL(old2, before + 5);
+	rdma(qa, false, (uintptr_t)&a.big[128], a.big_mr->lkey, raddr, rkey, 8);
+	poll_n(a.h, 1, &wc);
+	memcpy(&now, a.big + 128, 8);
+	CU_ASSERT_EQUAL(now, 0x1234u);
+
+	/* SEND into the peer's posted receive: its CQE there, the bytes there */
+	fill(a.big, 3000, 77);
+	send(qa, (uintptr_t)a.big, a.big_mr->lkey, 3000);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	peer_ask(p, "recv 3000", ans, sizeof(ans));
+	CU_ASSERT_STRING_EQUAL(ans, "0 3000 1\n");
+
+	/* both write into each other at once: the peer's engine and this thread */
+	snprintf(cmd, sizeof(cmd), "write %llu %u 20",
+		 (unsigned long long)(uintptr_t)(a.big + 4096), a.big_mr->rkey);
+	fprintf(p.to, "%s\n", cmd);
+	fflush(p.to);
+	fill(a.big + 131072, 65537, 6); /* clear of where the peer writes */
+	for (int k = 0; k < 20; k++) {
+		rdma(qa, true, (uintptr_t)(a.big + 131072), a.big_mr->lkey, raddr + 70000, rkey,
+		     65537);
+		poll_n(a.h, 1, &wc);
+		CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(ans, sizeof(ans), p.from));
+	CU_ASSERT_EQUAL(atoi(ans), 0); /* the peer's 20 writes all succeeded */
+	fill(want.data(), 65537, 5);
+	CU_ASSERT_EQUAL(memcmp(a.big + 4096, want.data(), 65537), 0);
+	peer_ask(p, "check 70000 65537 6", ans, sizeof(ans));
+	CU_ASSERT_EQUAL(atoi(ans), 1);
+
+	/* a key the peer's MR table does not know: REM_ACCESS_ERR, nothing written */
+	struct ibv_qp *dci = dci_create(a.h);
+	struct ibv_qp_ex *dx = g->qp_to_qp_ex(dci);
+	struct mlx5dv_qp_ex *dvx = g->dv_qp_ex_from_ibv_qp_ex(dx);
+	struct ibv_ah_attr aa = {};
+	aa.port_num = 1;
+	aa.dlid = (uint16_t)lid;
+	struct ibv_ah *ah = g->create_ah(a.h.pd, &aa);
+	CU_ASSERT_FATAL(dci && dvx && ah);
+	auto dc_post = [&](bool write, uint16_t stream, uint64_t key, uint32_t rk, uint32_t len) {
+		ibv_wr_start(dx);
+		dx->wr_id = stream;
+		dx->wr_flags = IBV_SEND_SIGNALED;
+		if (write)
+			ibv_wr_rdma_write(dx, rk, raddr);
+		else
+			ibv_wr_rdma_read(dx, rk, raddr);
+		mlx5dv_wr_set_dc_addr_stream(dvx, ah, dctn, key, stream);
+		ibv_wr_set_sge(dx, a.big_mr->lkey, (uintptr_t)a.big, len);
+		CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(dx), 0);
+	};
+	/* DC: a write and a read through the peer's DCT */
+	fill(a.big, 100000, 8);
+	dc_post(true, 0, kKey, rkey, 100000);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	peer_ask(p, "check 0 100000 8", ans, sizeof(ans));
+	CU_ASSERT_EQUAL(atoi(ans), 1);
+	memset(a.big, 0, 100000);
+	dc_post(false, 1, kKey, rkey, 100000);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	fill(want.data(), 100000, 8);
+	CU_ASSERT_EQUAL(memcmp(a.big, want.data(), 100000), 0);
+	/* a wrong DC key (dropped: RETRY_EXC), a wrong rkey (REM_ACCESS_ERR, nothing written) */
+	dc_post(true, 2, kKey + 1, rkey, 64);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	fill(a.big, 64, 9);
+	dc_post(true, 3, kKey, rkey + 1, 64);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	peer_ask(p, "check 0 64 8", ans, sizeof(ans));
+	CU_ASSERT_EQUAL(atoi(ans), 1);
+
+	/* a peer that stops answering: RETRY_EXC after the retries' time, no hang */
+	CU_ASSERT_EQUAL(kill(p.pid, SIGSTOP), 0);
+	int st;
+	CU_ASSERT_EQUAL(waitpid(p.pid, &st, WUNTRACED), p.pid); /* stopped now */
+	CU_ASSERT(WIFSTOPPED(st));
+	uint64_t t0 = glue_test_now_ms();
+	reconnect(qa, rcqpn, (uint16_t)lid, 0);
+	rdma(qa, true, (uintptr_t)a.big, a.big_mr->lkey, raddr, rkey, 8);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	printf("\n    stopped peer: RETRY_EXC after %llu ms ",
+	       (unsigned long long)(glue_test_now_ms() - t0));
+	CU_ASSERT_EQUAL(kill(p.pid, SIGCONT), 0);
+	/* a peer that is gone: RETRY_EXC at once */
+	CU_ASSERT_EQUAL(kill(p.pid, SIGKILL), 0);
+	CU_ASSERT_EQUAL(waitpid(p.pid, &st, 0), p.pid);
+	dc_post(true, 1, kKey, rkey, 8);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
+	fclose(p.to);
+	fclose(p.from);
+	CU_ASSERT_EQUAL(g->destroy_ah(ah), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(dci), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(qa), 0);
+	big_close(a, "sim8");
+}
+
+/* the peer's part of the clean run: it exits 0 after "quit" */
+void test_peer_exit(void)
+{
+	char fabric[32], ans[256];
+	Peer p;
+	snprintf(fabric, sizeof(fabric), "u%d", (int)getpid());
+	peer_start(p, fabric);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(ans, sizeof(ans), p.from));
+	unsigned lid = 0;
+	CU_ASSERT_EQUAL(sscanf(ans, "%u", &lid), 1);
+	CU_ASSERT_EQUAL(lid, 1u); /* sim0: the first free LID of a new fabric */
+	peer_ask(p, "bogus", ans, sizeof(ans));
+	CU_ASSERT_STRING_EQUAL(ans, "?\n");
+	fprintf(p.to, "quit\n");
+	fflush(p.to);
+	int st = -1;
+	CU_ASSERT_EQUAL(waitpid(p.pid, &st, 0), p.pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	fclose(p.to);
+	fclose(p.from);
+}
+
+/* fabric names: bad ones refused, one machine-wide fabric per process */
+void test_fabric_names(void)
+{
+	struct mlx5_sim_device_attr attr;
+	mlx5_sim_device_attr_init(&attr);
+	attr.fabric = 1;
+	snprintf(attr.fabric_name, sizeof(attr.fabric_name), "bad/name");
+	CU_ASSERT_EQUAL(mlx5_sim_device_add("sim10", &attr), -EINVAL);
+	memset(attr.fabric_name, 'x', sizeof(attr.fabric_name)); /* not terminated */
+	CU_ASSERT_EQUAL(mlx5_sim_device_add("sim10", &attr), -EINVAL);
+	/* the earlier test's fabric was "t<pid>": another name is refused */
+	snprintf(attr.fabric_name, sizeof(attr.fabric_name), "other%d", (int)getpid());
+	CU_ASSERT_NOT_EQUAL(mlx5_sim_device_add("sim10", &attr), 0);
+}
+
 void test_remove(void)
 {
 	for (const char *n : {"sim1", "sim3", "sim5", "sim6"})
@@ -552,16 +953,21 @@ void test_remove(void)
 
 } // namespace
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const struct cunit_test tests[] = {
 		{"hosts", test_setup},
 		{"RC across hosts", test_rc},
 		{"DC across hosts, peer down", test_dc},
 		{"link down, loss and retries", test_link},
+		{"hosts in two processes", test_two_processes},
+		{"peer process exits cleanly", test_peer_exit},
+		{"fabric names", test_fabric_names},
 		{"remove", test_remove},
 	};
 
+	if (argc == 3 && strcmp(argv[1], "--peer") == 0)
+		return peer_main(argv[2]);
 	g = mlx5_glue_sim();
 	return CUNIT_RUN_SUITE("prov_fabric", tests);
 }

@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The machine-wide simulated fabric: fabric hosts of several processes. Each
+ * host's LID is an abstract UNIX socket ("mlx5-sim-fabric/<name>/<lid>"), claimed
+ * with bind(), so two processes never hold one LID and a process that dies frees
+ * its LIDs. A remote WQE to a host of another process is executed by the
+ * requester's engine as one request / reply exchange per 64 KiB (fabric_wire.h);
+ * the responder's process checks it against the responder host's QPs and MR
+ * table, moves the bytes in its own memory, and writes its own CQEs. Nothing of
+ * one process's memory is ever touched by another.
+ *
+ * Locking: the process's fabric hosts share one device lock. Requests are read
+ * only by its holder: a listener thread takes it when a request arrives, and an
+ * engine that waits for a reply (holding it) serves the requests that arrive
+ * meanwhile, so two processes requesting from each other never deadlock.
+ *
+ * Lost replies: a reply not received within kAckTimeoutMs x (1 + retry_cnt), or
+ * a connection that fails, completes the WQE with TRANSPORT_RETRY_EXC_ERR
+ * (ASSUMPTIONS.md): a peer that disappears never hangs the requester.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "hca_impl.h"
+
+namespace mlx5sim {
+
+namespace {
+
+constexpr int kAckTimeoutMs = 250; /**< per transport attempt */
+constexpr size_t kMsgBytes = sizeof(XfReq) + XF_CHUNK;
+
+/**
+ * The process's side of the fabric. Lists change under the fabric lock and
+ * fds_mu; the fabric lock's holder reads them, the listener thread a copy.
+ * Intentionally leaked, as the process's fabric (fabric.cpp).
+ */
+struct XFabric {
+	std::string name;                      /**< the one fabric of this process */
+	std::mutex fds_mu;                     /**< ports and conns, for the listener */
+	std::vector<int> ports;                /**< listening sockets of our hosts */
+	std::vector<int> conns;                /**< accepted: requests arrive here */
+	std::map<uint16_t, int> clients;       /**< to other processes' hosts, by LID */
+	bool listening = false;                /**< the listener thread runs */
+	uint64_t seq = 0;                      /**< request numbers */
+	std::unique_ptr<Plan> scratch{new Plan}; /**< the responder's plan */
+	/* message buffers: the requester's and the responder's (serving while waiting) */
+	std::unique_ptr<uint8_t[]> req{new uint8_t[kMsgBytes]};
+	std::unique_ptr<uint8_t[]> rep{new uint8_t[kMsgBytes]};
+	std::unique_ptr<uint8_t[]> srv_in{new uint8_t[kMsgBytes]};
+	std::unique_ptr<uint8_t[]> srv_out{new uint8_t[kMsgBytes]};
+};
+
+XFabric &xf()
+{
+	static XFabric *x = new XFabric;
+	return *x;
+}
+
+socklen_t lid_addr(const char *name, uint16_t lid, struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	/* abstract namespace: sun_path[0] = 0, no file, gone with its last holder */
+	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-fabric/%s/%u", name,
+			 (unsigned)lid);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+Verdict synd(uint8_t s)
+{
+	return Verdict{s, 0};
+}
+
+bool plain(const Span *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i].len & (HCA_SPAN_PATTERN | HCA_SPAN_SIG))
+			return false;
+	return true;
+}
+
+/**
+ * Move @p len bytes between @p buf and the spans, starting @p off bytes into
+ * them: into the spans with @p to_spans. Returns 0, or 1 / 2 when the source /
+ * destination faulted (@p safe: on-demand memory, moved through the kernel).
+ */
+int span_io(const Span *s, uint32_t n, uint64_t off, uint8_t *buf, uint64_t len, bool to_spans,
+	    bool safe)
+{
+	for (uint32_t i = 0; i < n && len; i++) {
+		if (off >= s[i].len) {
+			off -= s[i].len;
+			continue;
+		}
+		uint64_t k = s[i].len - off < len ? s[i].len - off : len;
+		uint8_t *d = to_spans ? s[i].p + off : buf;
+		const uint8_t *src = to_spans ? buf : s[i].p + off;
+		if (!safe)
+			memmove(d, src, k);
+		else if (int side = mem::safe_move(d, src, k))
+			return side;
+		buf += k;
+		len -= k;
+		off = 0;
+	}
+	return 0;
+}
+
+void close_conn(std::vector<int> &v, size_t i)
+{
+	std::lock_guard<std::mutex> g(xf().fds_mu);
+	close(v[i]);
+	v.erase(v.begin() + (long)i);
+}
+
+/** One request read from a connection: execute it and send the reply. */
+void serve_one(int fd, const uint8_t *msg, size_t n)
+{
+	XFabric &x = xf();
+	XfReq rq;
+	XfRep rep{};
+	if (n < sizeof(rq))
+		return; /* not ours: no reply, the requester times out */
+	memcpy(&rq, msg, sizeof(rq));
+	if (rq.magic != XF_MAGIC || rq.len > XF_CHUNK || n != sizeof(rq) + (rq.opcode ==
+								    MLX5_OPCODE_RDMA_READ
+							    ? 0
+							    : rq.len))
+		return;
+	rep.magic = XF_MAGIC;
+	rep.seq = rq.seq;
+	HcaImpl *host = fabric_host(rq.dlid);
+	if (!host)
+		rep.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; /* gone meanwhile */
+	else
+		host->xfabric_serve(rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep),
+				    x.scratch.get());
+	memcpy(x.srv_out.get(), &rep, sizeof(rep));
+	/* a requester that went away gets nothing: its process is gone */
+	(void)send(fd, x.srv_out.get(), sizeof(rep) + rep.len, MSG_NOSIGNAL);
+}
+
+/** Accept connections and serve every request that has arrived. Under fabric_lock(). */
+void serve_pending()
+{
+	XFabric &x = xf();
+	for (int lfd : x.ports) {
+		int c;
+		while ((c = accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+			std::lock_guard<std::mutex> g(x.fds_mu);
+			x.conns.push_back(c);
+		}
+	}
+	for (size_t i = 0; i < x.conns.size();) {
+		ssize_t n = recv(x.conns[i], x.srv_in.get(), kMsgBytes, MSG_DONTWAIT);
+		if (n > 0) {
+			serve_one(x.conns[i], x.srv_in.get(), (size_t)n);
+			continue; /* more may be queued */
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			i++;
+			continue;
+		}
+		close_conn(x.conns, i); /* the requester's process is gone */
+	}
+}
+
+/** The listener: wakes up when a request arrives and nobody holding the lock serves it. */
+void listen_main()
+{
+	XFabric &x = xf();
+	std::vector<struct pollfd> fds;
+	for (;;) {
+		fds.clear();
+		{
+			std::lock_guard<std::mutex> g(x.fds_mu);
+			for (int fd : x.ports)
+				fds.push_back(pollfd{fd, POLLIN, 0});
+			for (int fd : x.conns)
+				fds.push_back(pollfd{fd, POLLIN, 0});
+		}
+		/* the timeout picks up new connections' sockets */
+		if (poll(fds.data(), fds.size(), 100) <= 0)
+			continue;
+		std::lock_guard<DevMutex> lk(fabric_lock());
+		serve_pending();
+	}
+}
+
+/** The connection to host @p lid of another process, or -1 (nobody there). */
+int client_fd(uint16_t lid)
+{
+	XFabric &x = xf();
+	auto it = x.clients.find(lid);
+	if (it != x.clients.end())
+		return it->second;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_un a;
+	socklen_t len = lid_addr(x.name.c_str(), lid, &a);
+	if (connect(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
+		close(fd);
+		return -1;
+	}
+	x.clients[lid] = fd;
+	return fd;
+}
+
+void drop_client(uint16_t lid)
+{
+	auto it = xf().clients.find(lid);
+	if (it == xf().clients.end())
+		return;
+	close(it->second);
+	xf().clients.erase(it);
+}
+
+/**
+ * Send the request in xf().req (header + @p data_len bytes) to host @p lid and
+ * wait for its reply in xf().rep, serving requests that arrive meanwhile. false:
+ * no reply (connection failed or timed out): the request is lost.
+ */
+bool exchange(uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
+{
+	XFabric &x = xf();
+	int fd = client_fd(lid);
+	if (fd < 0)
+		return false;
+	XfReq *rq = reinterpret_cast<XfReq *>(x.req.get());
+	uint64_t seq = rq->seq = ++x.seq;
+	if (send(fd, x.req.get(), sizeof(XfReq) + data_len, MSG_NOSIGNAL) < 0) {
+		drop_client(lid);
+		return false;
+	}
+	auto deadline = std::chrono::steady_clock::now() +
+			std::chrono::milliseconds(kAckTimeoutMs * (1 + (int)retry_cnt));
+	std::vector<struct pollfd> fds;
+	for (;;) {
+		fds.clear();
+		fds.push_back(pollfd{fd, POLLIN, 0});
+		for (int p : x.ports)
+			fds.push_back(pollfd{p, POLLIN, 0});
+		for (int c : x.conns)
+			fds.push_back(pollfd{c, POLLIN, 0});
+		auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+			deadline - std::chrono::steady_clock::now());
+		if (left.count() <= 0)
+			break;
+		int r = poll(fds.data(), fds.size(), (int)left.count());
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		bool others = false;
+		for (size_t i = 1; i < fds.size(); i++)
+			others |= fds[i].revents != 0;
+		if (others)
+			serve_pending(); /* the peer may be waiting for us right now */
+		if (!fds[0].revents)
+			continue;
+		ssize_t n = recv(fd, x.rep.get(), kMsgBytes, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break; /* the responder's process is gone */
+		XfRep rep;
+		if ((size_t)n < sizeof(rep))
+			continue;
+		memcpy(&rep, x.rep.get(), sizeof(rep));
+		if (rep.magic != XF_MAGIC || rep.seq != seq || (size_t)n != sizeof(rep) + rep.len)
+			continue; /* a late reply to a request given up on */
+		*rep_len = (size_t)n;
+		return true;
+	}
+	drop_client(lid); /* late replies die with the connection */
+	return false;
+}
+
+} // namespace
+
+int xfabric_claim_lid(const char *name, uint16_t *lid)
+{
+	XFabric &x = xf();
+	std::lock_guard<DevMutex> lk(fabric_lock());
+	if (!x.name.empty() && x.name != name)
+		return -EINVAL; /* one machine-wide fabric per process */
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* the preferred LID (instance number + 1), else the lowest free one */
+	for (uint32_t i = 0; i <= 0xbfff; i++) {
+		uint16_t cand = (uint16_t)(i == 0 ? *lid : i);
+		/* a LID of the process's own fabric stays with its host */
+		if (cand == 0 || cand > 0xbfff || (i > 0 && cand == *lid) || fabric_host(cand))
+			continue;
+		struct sockaddr_un a;
+		socklen_t len = lid_addr(name, cand, &a);
+		if (bind(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
+			if (errno == EADDRINUSE)
+				continue;
+			break;
+		}
+		if (listen(fd, 64) != 0)
+			break;
+		x.name = name;
+		*lid = cand;
+		return fd;
+	}
+	int err = errno ? errno : EADDRINUSE;
+	close(fd);
+	return -err;
+}
+
+int xfabric_port_add(uint16_t lid, int fd)
+{
+	(void)lid;
+	XFabric &x = xf();
+	try {
+		std::lock_guard<std::mutex> g(x.fds_mu);
+		x.ports.push_back(fd);
+		if (!x.listening) {
+			std::thread(listen_main).detach();
+			x.listening = true;
+		}
+	} catch (...) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void xfabric_port_remove(int fd)
+{
+	XFabric &x = xf();
+	std::lock_guard<std::mutex> g(x.fds_mu);
+	for (size_t i = 0; i < x.ports.size(); i++)
+		if (x.ports[i] == fd)
+			x.ports.erase(x.ports.begin() + (long)i);
+	close(fd);
+}
+
+bool HcaImpl::leaves_process(const QpObj *qp, const Plan *pl)
+{
+	if (!caps_.fabric_name[0])
+		return false;
+	uint8_t op = pl->opcode;
+	bool remote = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
+		      op == MLX5_OPCODE_SEND_INVAL || op == MLX5_OPCODE_RDMA_WRITE ||
+		      op == MLX5_OPCODE_RDMA_WRITE_IMM || op == MLX5_OPCODE_RDMA_READ ||
+		      op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
+	if (!remote)
+		return false;
+	uint16_t dlid = qp->cfg.dc == DcRole::Dci
+				? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14)
+				: qp->dest_lid;
+	return host_of(dlid) == nullptr;
+}
+
+PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err)
+{
+	XFabric &x = xf();
+	uint8_t op = pl->opcode;
+	XfReq rq{};
+	rq.magic = XF_MAGIC;
+	rq.opcode = op;
+	rq.retry_cnt = qp->retry_cnt;
+	rq.slid = caps_.lid;
+	rq.sqpn = qp->qpn;
+	rq.imm = pl->imm_raw;
+	if (qp->cfg.dc == DcRole::Dci) {
+		const uint8_t *av = pl->wqe + MLX5_HW_DS_BYTES;
+		uint32_t dqp_dct = mlx5_hw_ld_be32(av + 8);
+		if (!(dqp_dct & 0x80000000u)) {
+			err->req = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			return PlanResult::Error;
+		}
+		rq.flags |= XF_REQ_DC;
+		rq.dc_key = mlx5_hw_ld_be64(av);
+		rq.dqpn = dqp_dct & 0xffffff;
+		rq.dlid = mlx5_hw_ld_be16(av + 14);
+	} else {
+		rq.dlid = qp->dest_lid;
+		rq.dqpn = qp->dest_qpn;
+	}
+	bool rdma = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM ||
+		    op == MLX5_OPCODE_RDMA_READ;
+	bool atomic = op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
+	const uint8_t *t = pl->wqe + seg; /* remote address segment */
+	if (rdma || atomic) {
+		rq.raddr = mlx5_hw_ld_be64(t);
+		rq.rkey = mlx5_hw_ld_be32(t + 8);
+	}
+	/*
+	 * Not modelled across processes (ASSUMPTIONS.md): data through repeat-block or
+	 * signature mkeys, SEND with invalidate, and SENDs longer than one message.
+	 */
+	bool read = op == MLX5_OPCODE_RDMA_READ;
+	const Span *local = read ? pl->dst : pl->src;
+	uint32_t nlocal = read ? pl->ndst : pl->nsrc;
+	if ((pl->nsrc & HCA_NSRC_SPECIAL) || !plain(local, nlocal) ||
+	    op == MLX5_OPCODE_SEND_INVAL) {
+		err->req = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+		return PlanResult::Error;
+	}
+	if (!rdma && !atomic && pl->total > XF_CHUNK) {
+		err->req = synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+		return PlanResult::Error;
+	}
+	uint8_t *res = nullptr;
+	bool res_odp = false;
+	if (atomic) {
+		/* the local result buffer, as plan_atomic() checks it */
+		const struct mlx5_wqe_ctrl_seg *ctrl =
+			reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
+		if (mlx5_hw_ctrl_ds(ctrl) * MLX5_HW_DS_BYTES < seg + 48) {
+			err->req = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+			return PlanResult::Error;
+		}
+		const uint8_t *data = t + 32;
+		if (mlx5_hw_ld_be32(data) != 8) {
+			err->req = synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+			return PlanResult::Error;
+		}
+		Verdict v = check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
+					true, &res, &res_odp);
+		if (v.syndrome) {
+			err->req = v;
+			return PlanResult::Error;
+		}
+		rq.swap_add = mlx5_hw_ld_be64(t + 16);
+		rq.compare = mlx5_hw_ld_be64(t + 24);
+		pl->total = 8;
+	}
+	rq.total = pl->total;
+	/* nothing leaves a host whose link is down */
+	err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	if (link_down_)
+		return PlanResult::Error;
+
+	uint64_t off = 0;
+	do {
+		uint64_t len = pl->total - off < XF_CHUNK ? pl->total - off : XF_CHUNK;
+		rq.off = off;
+		rq.len = atomic ? 0 : (uint32_t)len;
+		rq.flags = (uint8_t)((rq.flags & XF_REQ_DC) | (off + len == pl->total ? XF_REQ_LAST : 0));
+		memcpy(x.req.get(), &rq, sizeof(rq));
+		size_t out = 0;
+		if (!read && !atomic && len) {
+			out = len;
+			if (span_io(local, nlocal, off, x.req.get() + sizeof(rq), len, false,
+				    pl->safe)) {
+				err->req = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+						   MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+				return PlanResult::Error;
+			}
+		}
+		size_t got;
+		if (!exchange(rq.dlid, out, rq.retry_cnt, &got))
+			return PlanResult::Error; /* RETRY_EXC */
+		XfRep rep;
+		memcpy(&rep, x.rep.get(), sizeof(rep));
+		if (rep.status == XF_REP_STALL) {
+			qp->rnr_peer_timer = rep.rnr_timer; /* paces the retries */
+			qp->stall_remote = true;
+			return PlanResult::Stall;
+		}
+		if (rep.syndrome) {
+			err->req = Verdict{rep.syndrome, rep.vendor};
+			return PlanResult::Error;
+		}
+		if (read && (rep.len != len ||
+			     span_io(local, nlocal, off, x.rep.get() + sizeof(rep), len, true,
+				     pl->safe))) {
+			err->req = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+					   MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+			return PlanResult::Error;
+		}
+		if (atomic) {
+			uint8_t old[8];
+			memcpy(old, &rep.atomic_old, 8);
+			if (!res_odp)
+				memcpy(res, old, 8);
+			else if (mem::safe_move(res, old, 8)) {
+				err->req = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+						   MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+				return PlanResult::Error;
+			}
+		}
+		off += len;
+	} while (off < pl->total);
+
+	/* done: the plan has nothing left to move, only its requester CQE */
+	*err = PlanError{};
+	err->resp_event = IBV_EVENT_COMM_EST;
+	st_bytes_.fetch_add(pl->total, std::memory_order_relaxed);
+	pl->byte_cnt = (uint32_t)pl->total;
+	pl->nsrc = pl->ndst = 0;
+	pl->total = 0;
+	pl->atomic = false;
+	pl->resp_qp = nullptr;
+	pl->peer = nullptr;
+	return PlanResult::Ok;
+}
+
+void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
+			    Plan *pl)
+{
+	uint8_t op = rq.opcode;
+	PlanError err{};
+	err.resp_event = IBV_EVENT_COMM_EST;
+	rep->status = XF_REP_DONE;
+	rep->len = 0;
+	/* the target: a DCT with the right key, or an RC QP that answers */
+	QpObj *resp = find_qp(rq.dqpn);
+	rep->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+	if (link_down_ || !request_survives(rq.retry_cnt))
+		return;
+	if (rq.flags & XF_REQ_DC) {
+		if (!resp || resp->cfg.dc != DcRole::Dct || resp->state != IBV_QPS_RTR)
+			return;
+		if (resp->cfg.dct_key != rq.dc_key) {
+			resp->dct_key_violations++;
+			return;
+		}
+	} else if (!responder_alive(resp)) {
+		return;
+	}
+	rep->syndrome = 0;
+
+	/* a plan of this host's spans: the remote segment as a WQE would carry it */
+	pl->nsrc = pl->ndst = 0;
+	pl->safe = false;
+	pl->xflags = 0;
+	pl->npat = pl->nsig = 0;
+	pl->resp_qp = nullptr;
+	pl->opcode = op;
+	pl->total = rq.total;
+	pl->imm_raw = rq.imm;
+	mlx5_hw_st_be64(pl->wqe, rq.raddr);
+	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);
+	bool write = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM;
+	bool send = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM;
+	Verdict v{0, 0};
+	const Span *spans = pl->dst;
+	uint32_t nspans = 0;
+	if (write || op == MLX5_OPCODE_RDMA_READ) {
+		/* every chunk checks the whole message's range: nothing of a bad one lands */
+		int need = write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
+		v = parse_remote(resp, pl, 0, rq.total, need, &err);
+		spans = write ? pl->dst : pl->src;
+		nspans = write ? pl->ndst : pl->nsrc;
+	} else if (send) {
+		PlanResult r = take_recv(resp, pl, true, &err);
+		if (r == PlanResult::Stall) {
+			rep->status = XF_REP_STALL;
+			rep->rnr_timer = resp->min_rnr_timer;
+			return;
+		}
+		if (r == PlanResult::Error)
+			v = err.req;
+		nspans = pl->ndst;
+	} else if (op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA) {
+		if (rq.raddr & 7) {
+			v = synd(MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+			err = PlanError{v, resp, IBV_EVENT_QP_REQ_ERR, false, {0, 0}, 0};
+		} else {
+			v = parse_remote(resp, pl, 0, 8, IBV_ACCESS_REMOTE_ATOMIC, &err);
+		}
+		if (!v.syndrome && (pl->ndst != 1 || !plain(pl->dst, 1))) {
+			v = synd(MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+			err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
+		}
+	} else {
+		v = synd(MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+		err = PlanError{v, resp, IBV_EVENT_QP_REQ_ERR, false, {0, 0}, 0};
+	}
+	/* an mkey this model cannot move across processes (ASSUMPTIONS.md) */
+	if (!v.syndrome && !plain(spans, nspans)) {
+		v = synd(MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+		err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
+	}
+
+	/* the bytes */
+	if (!v.syndrome && !(op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA)) {
+		bool in = op != MLX5_OPCODE_RDMA_READ;
+		int f = span_io(spans, nspans, rq.off, in ? const_cast<uint8_t *>(data) : out,
+				rq.len, in, pl->safe);
+		if (f == (in ? 2 : 1)) {
+			/* this host's on-demand page went away under the request */
+			v = Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				    MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+			err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
+		} else if (!in) {
+			rep->len = rq.len;
+		}
+	} else if (!v.syndrome) {
+		uint64_t *tgt = reinterpret_cast<uint64_t *>(pl->dst[0].p);
+		if (pl->safe && !mem::range_readable((uintptr_t)tgt, 8)) {
+			v = Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				    MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+			err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
+		} else if (op == MLX5_OPCODE_ATOMIC_FA) {
+			rep->atomic_old = __atomic_fetch_add(tgt, rq.swap_add, __ATOMIC_SEQ_CST);
+		} else {
+			uint64_t expected = rq.compare;
+			__atomic_compare_exchange_n(tgt, &expected, rq.swap_add, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+			rep->atomic_old = expected;
+		}
+	}
+	if (v.syndrome) {
+		rep->syndrome = v.syndrome;
+		rep->vendor = v.vendor;
+		rep->len = 0;
+		if (err.resp_qp && err.resp_cqe)
+			write_err_cqe(err.resp_qp, true, 0, err.resp_idx, err.resp);
+		responder_fails(err, nullptr);
+		return;
+	}
+	/* the message's end: a write with immediate takes a receive; responder CQEs */
+	if (op == MLX5_OPCODE_RDMA_WRITE_IMM && (rq.flags & XF_REQ_LAST)) {
+		PlanResult r = take_recv(resp, pl, false, &err);
+		if (r == PlanResult::Stall) {
+			rep->status = XF_REP_STALL; /* the data is written again on the retry */
+			rep->rnr_timer = resp->min_rnr_timer;
+			return;
+		}
+		if (r == PlanResult::Error) {
+			rep->syndrome = err.req.syndrome;
+			responder_fails(err, nullptr);
+			return;
+		}
+		pl->resp_opcode = MLX5_CQE_RESP_WR_IMM;
+	} else if (send) {
+		pl->resp_opcode = op == MLX5_OPCODE_SEND ? MLX5_CQE_RESP_SEND
+							 : MLX5_CQE_RESP_SEND_IMM;
+	} else {
+		return;
+	}
+	write_resp_cqe(resp, pl, rq.sqpn);
+}
+
+} // namespace mlx5sim
