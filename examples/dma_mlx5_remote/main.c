@@ -10,6 +10,16 @@
  *
  * It writes N chunks into the target's memory through one remote channel, reads them
  * back into fresh memory, checks every byte, and prints one summary line.
+ *
+ * Two processes (doc/guides/howto/remote_two_processes.rst): one dma_mlx5 device each,
+ * on the machine-wide fabric of one name; the target prints its peer line and waits,
+ * the copier is given that line:
+ *
+ *   dma_mlx5_remote --file-prefix t ... --vdev dma_mlx5_t,dev=sim1,sim_fabric=lab -- serve
+ *   dma_mlx5_remote --file-prefix c ... --vdev dma_mlx5_c,dev=sim2,sim_fabric=lab \
+ *       -- copy <the target's peer line>
+ *
+ * and a line on the target's stdin makes it check what landed in its memory.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +70,106 @@ static unsigned int wait_ops(struct rte_pmd_dma_mlx5_remote *ch, unsigned int n)
 	return failed + (n - done);
 }
 
+/* the bytes the copier writes: both processes compute them */
+static void pattern(uint8_t *p)
+{
+	for (size_t i = 0; i < CHUNKS * CHUNK; i++)
+		p[i] = (uint8_t)(i * 31 + i / CHUNK + 7);
+}
+
+/* the first dma_mlx5 device */
+static int16_t first_device(void)
+{
+	int16_t a, b;
+
+	if (find_devices(&a, &b) == 0)
+		return a;
+	for (int16_t d = 0; d < RTE_DMADEV_DEFAULT_MAX; d++) {
+		struct rte_dma_info info;
+
+		if (rte_dma_is_valid(d) && rte_dma_info_get(d, &info) == 0 &&
+		    strncmp(info.dev_name, "dma_mlx5", 8) == 0)
+			return d;
+	}
+	return -1;
+}
+
+/* "serve": a DC target; its peer line on stdout; on a line of stdin, check its memory */
+static int serve(int16_t dev)
+{
+	struct rte_pmd_dma_mlx5_remote_peer peer;
+	uint8_t *far = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);
+	uint8_t *want = malloc(CHUNKS * CHUNK);
+	char line[64];
+	int ok;
+
+	if (!far || !want || rte_pmd_dma_mlx5_remote_target_create(dev, DC_KEY, &peer.target) ||
+	    rte_pmd_dma_mlx5_remote_rkey(dev, far, CHUNKS * CHUNK, &peer.rkey)) {
+		fprintf(stderr, "dma_mlx5_remote: no DC target on device %d\n", dev);
+		return 1;
+	}
+	printf("peer %u %u %#" PRIx64 " %#x %#" PRIx64 "\n", peer.target.lid, peer.target.dctn,
+	       peer.target.dc_key, peer.rkey, (uint64_t)(uintptr_t)far);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	pattern(want);
+	ok = memcmp(far, want, CHUNKS * CHUNK) == 0;
+	printf("dma_mlx5_remote: target: %u bytes written by the other process: %s\n",
+	       CHUNKS * CHUNK, ok ? "PASS" : "FAIL");
+	free(want);
+	rte_free(far);
+	return ok ? 0 : 1;
+}
+
+/* "copy <peer line>": writes to the other process's target, reads back, checks */
+static int copy(int16_t dev, char **av)
+{
+	struct rte_pmd_dma_mlx5_remote_peer peer;
+	struct rte_pmd_dma_mlx5_remote *ch;
+	unsigned int failures = 0;
+	uint8_t *src, *back;
+	uint64_t far;
+	int peer_id;
+
+	peer.target.lid = (uint16_t)strtoul(av[0], NULL, 0);
+	peer.target.dctn = (uint32_t)strtoul(av[1], NULL, 0);
+	peer.target.dc_key = strtoull(av[2], NULL, 0);
+	peer.rkey = (uint32_t)strtoul(av[3], NULL, 0);
+	far = strtoull(av[4], NULL, 0);
+	src = rte_malloc(NULL, CHUNKS * CHUNK, 64);
+	back = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);
+	ch = rte_pmd_dma_mlx5_remote_create(dev, 256);
+	if (!src || !back || !ch) {
+		fprintf(stderr, "dma_mlx5_remote: no channel: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	pattern(src);
+	peer_id = rte_pmd_dma_mlx5_remote_peer_add(ch, &peer);
+	if (peer_id < 0)
+		return 1;
+	for (unsigned int i = 0; i < CHUNKS; i++)
+		if (rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)peer_id,
+						  rte_malloc_virt2iova(src) + i * CHUNK,
+						  far + i * CHUNK, CHUNK,
+						  i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
+			failures++;
+	failures += wait_ops(ch, CHUNKS);
+	for (unsigned int i = 0; i < CHUNKS; i++)
+		if (rte_pmd_dma_mlx5_remote_read(ch, (uint16_t)peer_id, far + i * CHUNK,
+						 rte_malloc_virt2iova(back) + i * CHUNK, CHUNK,
+						 i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
+			failures++;
+	failures += wait_ops(ch, CHUNKS);
+	failures += memcmp(back, src, CHUNKS * CHUNK) != 0;
+	rte_pmd_dma_mlx5_remote_free(ch);
+	printf("dma_mlx5_remote: copier: %u writes, %u reads to LID %u, %u failures: %s\n",
+	       CHUNKS, CHUNKS, peer.target.lid, failures, failures ? "FAIL" : "PASS");
+	rte_free(src);
+	rte_free(back);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rte_pmd_dma_mlx5_remote_peer peer;
@@ -69,8 +179,27 @@ int main(int argc, char **argv)
 	int16_t a, b;
 	int peer_id;
 
-	if (rte_eal_init(argc, argv) < 0) {
+	int eal = rte_eal_init(argc, argv);
+
+	if (eal < 0) {
 		fprintf(stderr, "dma_mlx5_remote: EAL init failed\n");
+		return 1;
+	}
+	argc -= eal;
+	argv += eal;
+	if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
+		int ret = first_device() < 0 ? 1 : serve(first_device());
+		rte_eal_cleanup();
+		return ret;
+	}
+	if (argc >= 8 && strcmp(argv[1], "copy") == 0 && strcmp(argv[2], "peer") == 0) {
+		int ret = first_device() < 0 ? 1 : copy(first_device(), argv + 3);
+		rte_eal_cleanup();
+		return ret;
+	}
+	if (argc >= 2) {
+		fprintf(stderr, "usage: dma_mlx5_remote <EAL args> [-- serve | -- copy peer "
+				"<lid> <dctn> <key> <rkey> <address>]\n");
 		return 1;
 	}
 	if (find_devices(&a, &b)) {
@@ -83,8 +212,7 @@ int main(int argc, char **argv)
 	far = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);  /* target host's memory */
 	if (!src || !back || !far)
 		return 1;
-	for (size_t i = 0; i < CHUNKS * CHUNK; i++)
-		src[i] = (uint8_t)(i * 31 + i / CHUNK + 7);
+	pattern(src);
 
 	/* the target host: a DC target and the rkey of its memory (sent out of band) */
 	if (rte_pmd_dma_mlx5_remote_target_create(b, DC_KEY, &peer.target) != 0 ||

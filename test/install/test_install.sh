@@ -225,6 +225,43 @@ if make -C "$ex" >"$log/make-remote.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_remote
 	else
 		fail "run dma_mlx5_remote" "$log/run-remote.txt"
 	fi
+	# two processes on one machine-wide fabric, as the how-to does it: the target
+	# prints its peer line and waits on stdin; the copier is given that line
+	fabric=inst$$
+	fifo=$work/remote-target.in
+	rm -f "$fifo" && mkfifo "$fifo"
+	(cd "$work" && LD_LIBRARY_PATH="$plugin_ld" timeout 120 \
+		"$ex/build/dma_mlx5_remote-shared" --no-huge -m 512 --no-pci --no-shconf -l 0 \
+		--file-prefix "t$$" "${plugin_args[@]}" \
+		--vdev "dma_mlx5_t,dev=sim1,sim_exec=thread,sim_fabric=$fabric" -- serve \
+		<"$fifo" >"$log/run-remote-target.txt" 2>&1) &
+	target_pid=$!
+	exec 7>"$fifo" # the target's stdin stays open until the copier is done
+	peer=""
+	for _ in $(seq 1 300); do
+		peer=$(grep -m1 '^peer ' "$log/run-remote-target.txt" 2>/dev/null)
+		[ -n "$peer" ] && break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086 # the peer line is words on purpose
+	(cd "$work" && LD_LIBRARY_PATH="$plugin_ld" timeout 120 \
+		"$ex/build/dma_mlx5_remote-shared" --no-huge -m 512 --no-pci --no-shconf -l 0 \
+		--file-prefix "c$$" "${plugin_args[@]}" \
+		--vdev "dma_mlx5_c,dev=sim2,sim_exec=inline,sim_fabric=$fabric" -- copy $peer) \
+		>"$log/run-remote-copier.txt" 2>&1
+	echo done >&7
+	exec 7>&-
+	wait "$target_pid"
+	rm -f "$fifo"
+	copier_re='^dma_mlx5_remote: copier: 256 writes, 256 reads to LID [0-9]+, 0 failures: PASS$'
+	target_re='^dma_mlx5_remote: target: [0-9]+ bytes written by the other process: PASS$'
+	if [ -n "$peer" ] && grep -Eq "$copier_re" "$log/run-remote-copier.txt" &&
+		grep -Eq "$target_re" "$log/run-remote-target.txt"; then
+		pass "dma_mlx5_remote in two processes: $(grep -E "$copier_re" "$log/run-remote-copier.txt")"
+	else
+		fail "dma_mlx5_remote in two processes (target)" "$log/run-remote-target.txt"
+		fail "dma_mlx5_remote in two processes (copier)" "$log/run-remote-copier.txt"
+	fi
 else
 	fail "make (shared) of examples/dma_mlx5_remote" "$log/make-remote.txt"
 fi

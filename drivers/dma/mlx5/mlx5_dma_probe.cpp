@@ -340,7 +340,7 @@ RTE_PMD_REGISTER_VDEV(dma_mlx5, mlx5_dma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(dma_mlx5, "dev=<ibdev|PCI address|simN> "
 					"sim_exec=<inline|thread|service> "
 					"sim_core=<CPU list> "
-					"sim_fabric=<0|1> "
+					"sim_fabric=<0|1|name> "
 					"path=<direct|verbs> "
 					"max_vchans=<1-64> "
 					"umr_entries=<0-16> "

@@ -14,7 +14,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
 
 #include <vector>
 
@@ -360,6 +366,249 @@ void test_no_streams(void)
 	CU_ASSERT_EQUAL(s.stream_resets, 0u);
 }
 
+/* ---- targets in another process (the software HCA's machine-wide fabric) ---- */
+
+constexpr uint32_t kXPeers = 8;
+constexpr uint32_t kXOps = 2000;
+
+/**
+ * The other process (this binary with --targets <fabric>): kXPeers dma_mlx5 devices
+ * on the machine-wide fabric, a DC target and a zeroed buffer of kXOps slots each.
+ * One line per target on fd 3 (lid dctn key rkey address); then, per command line
+ * on stdin: "dump <p>" answers one character per slot of target p ('1': the
+ * requester's source bytes, '0': untouched, 'x': anything else), "set <p> <seed>"
+ * fills target p's buffer, "quit" ends. No CUnit here: the parent judges.
+ */
+int targets_main(const char *fabric)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "--file-prefix=rt%d", (int)getpid());
+	char *eal_argv[] = {(char *)"test_pmd_remote_targets",
+			    (char *)"--no-huge",
+			    (char *)"-m",
+			    (char *)"256",
+			    (char *)"--no-pci",
+			    (char *)"--no-shconf",
+			    prefix,
+			    NULL};
+	FILE *out = fdopen(3, "w");
+	if (!out || rte_eal_init(7, eal_argv) < 0)
+		return 2;
+	std::vector<uint8_t *> bufs(kXPeers);
+	const size_t len = (size_t)kXOps * kSlot;
+	for (uint32_t p = 0; p < kXPeers; p++) {
+		struct mlx5_sim_device_attr attr;
+		char sim[16], vdev[32], args[32];
+		mlx5_sim_device_attr_init(&attr);
+		attr.exec_mode = p % 2 ? MLX5_SIM_EXEC_THREAD : MLX5_SIM_EXEC_INLINE;
+		attr.fabric = 1;
+		snprintf(attr.fabric_name, sizeof(attr.fabric_name), "%s", fabric);
+		snprintf(sim, sizeof(sim), "sim%u", 90 + p);
+		snprintf(vdev, sizeof(vdev), "dma_mlx5_x%u", p);
+		snprintf(args, sizeof(args), "dev=%s", sim);
+		if (mlx5_sim_device_add(sim, &attr) != 0)
+			return 3;
+		int16_t dev = (int16_t)t_probe(vdev, args);
+		struct rte_pmd_dma_mlx5_remote_target tgt;
+		uint32_t rkey;
+		bufs[p] = (uint8_t *)rte_zmalloc(NULL, len, 64);
+		if (dev < 0 || !bufs[p] ||
+		    rte_pmd_dma_mlx5_remote_target_create(dev, 0x2000 + p, &tgt) != 0 ||
+		    rte_pmd_dma_mlx5_remote_rkey(dev, bufs[p], (uint32_t)len, &rkey) != 0)
+			return 4;
+		fprintf(out, "%u %u %" PRIu64 " %u %" PRIu64 "\n", tgt.lid, tgt.dctn, tgt.dc_key,
+			rkey, (uint64_t)(uintptr_t)bufs[p]);
+	}
+	fflush(out);
+	std::vector<uint8_t> src(len), zero(kSlot, 0);
+	t_fill(src.data(), len, 9); /* the requester's source bytes, as it made them */
+	char line[128];
+	unsigned p, seed;
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "dump %u", &p) == 1 && p < kXPeers) {
+			std::string map(kXOps, '0');
+			for (uint32_t i = 0; i < kXOps; i++) {
+				const uint8_t *slot = bufs[p] + (size_t)i * kSlot;
+				map[i] = !memcmp(slot, src.data() + (size_t)i * kSlot, kSlot) ? '1'
+					 : !memcmp(slot, zero.data(), kSlot)		  ? '0'
+												  : 'x';
+			}
+			fprintf(out, "%s\n", map.c_str());
+		} else if (sscanf(line, "set %u %u", &p, &seed) == 2 && p < kXPeers) {
+			t_fill(bufs[p], len, seed);
+			fprintf(out, "ok\n");
+		} else if (strncmp(line, "quit", 4) == 0) {
+			break;
+		} else {
+			fprintf(out, "?\n");
+		}
+		fflush(out);
+	}
+	return 0;
+}
+
+/*
+ * 8 targets in another process (half inline, half on engine threads), one with a
+ * wrong key and one with a wrong rkey: 2000 writes to random peers, every op
+ * reported once with its exact status, the other process's memory holding exactly
+ * the healthy ops' bytes; reads back; then the other process is killed (peer down):
+ * every later op reported, none succeeds, nothing hangs.
+ */
+void test_two_processes(void)
+{
+	char fabric[32], line[kXOps + 16];
+	snprintf(fabric, sizeof(fabric), "r%d", (int)getpid());
+	int in[2], out[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(in), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(out), 0);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 3);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	char self[] = "/proc/self/exe", flag[] = "--targets";
+	char *argv[] = {self, flag, fabric, nullptr};
+	pid_t pid;
+	CU_ASSERT_EQUAL_FATAL(posix_spawn(&pid, self, &fa, nullptr, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	FILE *to = fdopen(in[1], "w"), *from = fdopen(out[0], "r");
+	CU_ASSERT_FATAL(to && from);
+
+	/* this process's requester on the same fabric */
+	struct mlx5_sim_device_attr attr;
+	mlx5_sim_device_attr_init(&attr);
+	attr.exec_mode = MLX5_SIM_EXEC_INLINE;
+	attr.fabric = 1;
+	snprintf(attr.fabric_name, sizeof(attr.fabric_name), "%s", fabric);
+	CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_add("sim86", &attr), 0);
+	int16_t req = probe("dma_mlx5_r86", "sim86");
+	CU_ASSERT_FATAL(req >= 0);
+
+	std::vector<struct rte_pmd_dma_mlx5_remote_peer> peers(kXPeers);
+	std::vector<uint64_t> addr(kXPeers);
+	for (uint32_t p = 0; p < kXPeers; p++) {
+		unsigned lid, dctn, rkey;
+		uint64_t key;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
+		CU_ASSERT_EQUAL_FATAL(sscanf(line, "%u %u %" SCNu64 " %u %" SCNu64, &lid, &dctn,
+					     &key, &rkey, &addr[p]),
+				      5);
+		peers[p].target.lid = (uint16_t)lid;
+		peers[p].target.dctn = dctn;
+		peers[p].target.dc_key = key;
+		peers[p].rkey = rkey;
+	}
+	std::vector<Fault> faults(kXPeers, GOOD);
+	faults[3] = BAD_KEY;
+	peers[3].target.dc_key ^= 1;
+	faults[6] = BAD_RKEY;
+	peers[6].rkey ^= 0x100;
+
+	const size_t len = (size_t)kXOps * kSlot;
+	uint8_t *src = (uint8_t *)rte_zmalloc(NULL, len, 64);
+	uint8_t *back = (uint8_t *)rte_zmalloc(NULL, len, 64);
+	CU_ASSERT_FATAL(src && back);
+	t_fill(src, len, 9);
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(req, 512);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	for (uint32_t p = 0; p < kXPeers; p++)
+		CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &peers[p]), (int)p);
+
+	std::vector<uint32_t> to_peer(kXOps);
+	std::vector<enum rte_dma_status_code> st;
+	enum rte_dma_status_code buf[64];
+	uint32_t done = 0, posted = 0, seed = 777;
+	uint16_t last;
+	uint64_t deadline = t_now_ms() + kTimeoutMs;
+	while (done < kXOps && t_now_ms() < deadline) {
+		for (uint32_t b = 0; b < 24 && posted < kXOps && posted - done < 300; b++) {
+			seed = seed * 1103515245 + 12345;
+			uint32_t p = (seed >> 16) % kXPeers;
+			to_peer[posted] = p;
+			int idx = rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)p,
+								t_iova(src + posted * kSlot),
+								addr[p] + posted * kSlot, kSlot, 0);
+			CU_ASSERT_EQUAL_FATAL(idx, (int)(uint16_t)posted);
+			posted++;
+		}
+		rte_pmd_dma_mlx5_remote_submit(ch);
+		uint16_t k = rte_pmd_dma_mlx5_remote_completed(ch, 64, &last, buf);
+		st.insert(st.end(), buf, buf + k);
+		done += k;
+	}
+	CU_ASSERT_EQUAL_FATAL(done, kXOps);
+	uint32_t ok = 0;
+	for (uint32_t i = 0; i < kXOps; i++) {
+		Fault f = faults[to_peer[i]];
+		enum rte_dma_status_code want = f == GOOD       ? RTE_DMA_STATUS_SUCCESSFUL
+						: f == BAD_RKEY ? RTE_DMA_STATUS_INVALID_ADDR
+								: RTE_DMA_STATUS_DEV_LINK_ERROR;
+		CU_ASSERT(st[i] == want || (f != GOOD && st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED));
+		ok += st[i] == RTE_DMA_STATUS_SUCCESSFUL;
+	}
+	/* the other process's memory: exactly the healthy ops' slots, nothing else */
+	uint32_t landed = 0, stray = 0;
+	for (uint32_t p = 0; p < kXPeers; p++) {
+		fprintf(to, "dump %u\n", p);
+		fflush(to);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
+		for (uint32_t i = 0; i < kXOps; i++) {
+			char want = to_peer[i] == p && faults[p] == GOOD ? '1' : '0';
+			stray += line[i] != want;
+			landed += line[i] == '1';
+		}
+	}
+	CU_ASSERT_EQUAL(stray, 0u);
+	CU_ASSERT_EQUAL(landed, ok);
+	printf("\n    other process: %u of %u writes landed, %u stray slots ", landed, kXOps,
+	       stray);
+
+	/* reads: peer 1's buffer, refilled over there, comes back byte for byte */
+	fprintf(to, "set 1 44\n");
+	fflush(to);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
+	uint16_t first = (uint16_t)kXOps;
+	for (uint32_t i = 0; i < 256; i++)
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_read(ch, 1, addr[1] + i * kSlot,
+							     t_iova(back + i * kSlot), kSlot,
+							     RTE_DMA_OP_FLAG_SUBMIT),
+				(int)(uint16_t)(first + i));
+	wait_all(ch, first, 256, &st);
+	std::vector<uint8_t> want(len);
+	t_fill(want.data(), len, 44);
+	for (uint32_t i = 0; i < 256; i++)
+		CU_ASSERT_EQUAL(st[i], RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_EQUAL(memcmp(back, want.data(), 256 * kSlot), 0);
+
+	/* the other process dies: every op after reported, none successful, no hang */
+	CU_ASSERT_EQUAL(kill(pid, SIGKILL), 0);
+	int wst;
+	CU_ASSERT_EQUAL(waitpid(pid, &wst, 0), pid);
+	first = (uint16_t)(first + 256);
+	for (uint32_t i = 0; i < 64; i++)
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)(i % 3), t_iova(src),
+							      addr[i % 3] + i * kSlot, kSlot,
+							      RTE_DMA_OP_FLAG_SUBMIT),
+				(int)(uint16_t)(first + i));
+	wait_all(ch, first, 64, &st);
+	for (uint32_t i = 0; i < 64; i++)
+		CU_ASSERT(st[i] == RTE_DMA_STATUS_DEV_LINK_ERROR ||
+			  st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED);
+	struct rte_pmd_dma_mlx5_remote_stats s;
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, &s), 0);
+	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 64u);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	fclose(to);
+	fclose(from);
+	rte_free(src);
+	rte_free(back);
+	CU_ASSERT_EQUAL(t_remove("dma_mlx5_r86"), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim86"), 0);
+}
+
 const struct cunit_test tests[] = {
 	{"bad input", test_bad_input},
 	{"writes and reads, inline target", test_basic_inline},
@@ -367,12 +616,15 @@ const struct cunit_test tests[] = {
 	{"16 peers, wrong key and wrong rkey among them", test_one_bad_peer},
 	{"64 peers, a host down", test_host_down},
 	{"no DCI streams", test_no_streams},
+	{"8 targets in another process, one dies", test_two_processes},
 };
 
 } // namespace
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "--targets") == 0)
+		return targets_main(argv[2]);
 	char *eal_argv[] = {
 		(char *)"test_pmd_remote", (char *)"--no-huge",   (char *)"-m", (char *)"512",
 		(char *)"--no-pci",        (char *)"--no-shconf", NULL};
