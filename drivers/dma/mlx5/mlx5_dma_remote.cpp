@@ -389,6 +389,30 @@ err:
 	return ret;
 }
 
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_data_in_order(int16_t dev_id, uint32_t dctn)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+
+	if (!p)
+		return -EINVAL;
+	for (size_t i = 0; p->remote && i < p->remote->targets.size(); i++) {
+		const Target &t = p->remote->targets[i];
+		if (t.dct->qp_num != dctn)
+			continue;
+		int caps = p->glue->query_qp_data_in_order(t.dct, IBV_WR_RDMA_WRITE,
+							   MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS);
+		int out = 0;
+		if (caps & MLX5_GLUE_QP_DATA_IN_ORDER_WHOLE_MSG)
+			out |= RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_WHOLE_MSG;
+		if (caps & MLX5_GLUE_QP_DATA_IN_ORDER_ALIGNED_128_BYTES)
+			out |= RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_ALIGNED_128;
+		return out;
+	}
+	MLX5_DMA_LOG(ERR, "%s: data in order: %u is not a DC target of this device", p->name,
+		     dctn);
+	return -ENOENT;
+}
+
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey(int16_t dev_id, const void *addr, uint32_t len,
 						 uint32_t *rkey)
 {

@@ -730,6 +730,48 @@ struct rte_pmd_dma_mlx5_remote_stats {
 __rte_experimental int rte_pmd_dma_mlx5_remote_stats_get(const struct rte_pmd_dma_mlx5_remote *ch,
 							 struct rte_pmd_dma_mlx5_remote_stats *st);
 
+/** rte_pmd_dma_mlx5_remote_data_in_order(): an RDMA write's bytes land in order. */
+#define RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_WHOLE_MSG (1u << 0)
+/** rte_pmd_dma_mlx5_remote_data_in_order(): each aligned 128-byte block in order. */
+#define RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_ALIGNED_128 (1u << 1)
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * What DC target @p dctn of device @p dev_id (the receiving host) promises about the
+ * order in which the bytes of an RDMA write land in its memory
+ * (ibv_query_qp_data_in_order() on its DCT). With
+ * RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_WHOLE_MSG the receiving side may detect a write's
+ * arrival by its last byte (rte_pmd_dma_mlx5_remote_arrived()) instead of a message
+ * of its own; without it, it must not.
+ *
+ * @return
+ *   RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_* flags (0: no promise); -EINVAL for a bad
+ *   device; -ENOENT when @p dctn is not a target of the device.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_data_in_order(int16_t dev_id, uint32_t dctn);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Poll-on-data, the receiving side: whether the message of @p len bytes at @p buf has
+ * arrived, judged by its last byte holding @p mark. When it returns true every byte
+ * of the message can be read. Preconditions, all of them:
+ * - the target's device reports RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_WHOLE_MSG;
+ * - the message is one remote write (one op, not split by the writer), and its last
+ *   byte is @p mark, a value the last byte did not hold before (e.g. a sequence
+ *   number, the buffer cleared after use);
+ * - nobody else writes the buffer meanwhile.
+ */
+__rte_experimental static inline int rte_pmd_dma_mlx5_remote_arrived(const void *buf, uint32_t len,
+								     uint8_t mark)
+{
+	/* acquire: the message's other bytes are read after its last one */
+	return len && __atomic_load_n((const uint8_t *)buf + len - 1, __ATOMIC_ACQUIRE) == mark;
+}
+
 /** @} */
 
 #ifdef __cplusplus

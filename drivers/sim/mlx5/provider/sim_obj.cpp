@@ -122,13 +122,18 @@ int sim_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_
 {
 	/*
 	 * The seam's v46+ contract (mlx5_glue.h): unknown flags give 0; mlx5 ignores
-	 * op and answers 0 unless the QP is in RTS (its cached state); libibverbs adds
+	 * op and answers 0 unless the QP is in RTS (its cached state) or is a DCT in
+	 * RTR; libibverbs adds
 	 * ALIGNED_128_BYTES to WHOLE_MSG. An instance may also promise 128-byte blocks
 	 * only, which the caps vector reports as ALIGNED_128_BYTES alone.
 	 */
 	(void)op;
 	if (!qp || !sim_is_sim_context(qp->context) ||
-	    (flags & ~(uint32_t)MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS) || qp->state != IBV_QPS_RTS)
+	    (flags & ~(uint32_t)MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS))
+		return 0;
+	/* a DCT is asked with QUERY_DCT (facts §8): it answers once it exists, at RTR */
+	bool dct = to_sim_qp(qp)->is_dct;
+	if (qp->state != IBV_QPS_RTS && !(dct && qp->state == IBV_QPS_RTR))
 		return 0;
 	int caps = 0;
 	switch (to_sim_ctx(qp->context)->hca->caps().data_in_order) {

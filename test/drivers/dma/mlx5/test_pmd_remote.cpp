@@ -14,13 +14,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include <vector>
 
@@ -44,7 +47,8 @@ const char *const S_T1 = "sim82";
 const char *const S_T2 = "sim83";
 const char *const S_NOSTREAM = "sim84";
 const char *const S_NODC = "sim85";
-int16_t d_req, d_t1, d_t2, d_nostream, d_nodc;
+const char *const S_INORDER = "sim87"; /* a target that promises WHOLE_MSG */
+int16_t d_req, d_t1, d_t2, d_nostream, d_nodc, d_inorder;
 
 constexpr uint32_t kSlot = 64; /* bytes each op owns at the target */
 constexpr int kTimeoutMs = 20000;
@@ -366,6 +370,109 @@ void test_no_streams(void)
 	CU_ASSERT_EQUAL(s.stream_resets, 0u);
 }
 
+/**
+ * The reader of poll-on-data: waits for message @p m's last byte to be @p mark, then
+ * compares the message with @p src. It races with the device by design, as a CPU
+ * reading a DMA target does, so ThreadSanitizer does not instrument it. Returns -1
+ * (never arrived), 1 (torn: the last byte came before the rest) or 0.
+ */
+__attribute__((no_sanitize_thread)) int read_on_data(const uint8_t *m, const uint8_t *src,
+						     uint32_t len, uint8_t mark)
+{
+	uint64_t deadline = t_now_ms() + kTimeoutMs;
+	while (!rte_pmd_dma_mlx5_remote_arrived(m, len, mark))
+		if (t_now_ms() > deadline)
+			return -1;
+	volatile const uint8_t *d = m;
+	for (uint32_t i = 0; i < len; i++)
+		if (d[i] != src[i])
+			return 1;
+	return 0;
+}
+
+/**
+ * Poll-on-data: @p nmsg writes of kMsg bytes to @p target_dev, each ending with its
+ * own mark, while a second thread waits for each message's last byte and then
+ * compares the whole message. Returns the arrivals seen before the rest had landed.
+ */
+uint32_t poll_on_data(int16_t target_dev, uint32_t nmsg)
+{
+	/* long enough that a reader waiting at the message sees it land */
+	constexpr uint32_t kMsg = 1u << 20;
+	Target t;
+	target_make(t, target_dev, 0xd10, nmsg * kMsg / kSlot);
+	uint8_t *src = (uint8_t *)rte_zmalloc(NULL, (size_t)nmsg * kMsg, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	t_fill(src, (size_t)nmsg * kMsg, 3);
+	for (uint32_t i = 0; i < nmsg; i++)
+		src[(size_t)i * kMsg + kMsg - 1] = (uint8_t)(i % 255 + 1); /* never 0: the buffer's */
+	std::atomic<uint32_t> torn{0}, seen{0};
+	std::thread reader([&] {
+		/* off the main lcore's CPU, where EAL pinned this thread's creator */
+		cpu_set_t cpus;
+		mlx5_sim_default_engine_cpus(&cpus);
+		pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+		for (uint32_t i = 0; i < nmsg; i++) {
+			int r = read_on_data(t.buf + (size_t)i * kMsg, src + (size_t)i * kMsg, kMsg,
+					     (uint8_t)(i % 255 + 1));
+			if (r < 0)
+				return;
+			torn += (uint32_t)r;
+			seen++;
+		}
+	});
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(d_req, 256);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t.peer), 0);
+	std::vector<enum rte_dma_status_code> st;
+	for (uint32_t i = 0; i < nmsg; i += 1) {
+		uint32_t n = 1; /* one at a time, once the reader waits for it */
+		uint64_t deadline = t_now_ms() + kTimeoutMs;
+		while (seen.load() < i && t_now_ms() < deadline)
+			;
+		for (uint32_t k = 0; k < n; k++)
+			CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(
+						ch, 0, t_iova(src + (size_t)(i + k) * kMsg),
+						(uintptr_t)t.buf + (size_t)(i + k) * kMsg, kMsg,
+						RTE_DMA_OP_FLAG_SUBMIT),
+					(int)(uint16_t)(i + k));
+		wait_all(ch, (uint16_t)i, n, &st);
+	}
+	reader.join();
+	CU_ASSERT_EQUAL(seen.load(), nmsg);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(src);
+	rte_free(t.buf);
+	return torn.load();
+}
+
+/* the data-in-order query, and a reader polling the last byte of each write */
+void test_poll_on_data(void)
+{
+	Target t;
+	target_make(t, d_inorder, 0x77, 4);
+	int flags = rte_pmd_dma_mlx5_remote_data_in_order(d_inorder, t.peer.target.dctn);
+	CU_ASSERT_EQUAL(flags, (int)(RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_WHOLE_MSG |
+				     RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_ALIGNED_128));
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_data_in_order(d_inorder, t.peer.target.dctn + 1),
+			-ENOENT);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_data_in_order(-1, t.peer.target.dctn), -EINVAL);
+	rte_free(t.buf);
+	Target n;
+	target_make(n, d_t1, 0x78, 4);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_data_in_order(d_t1, n.peer.target.dctn), 0);
+	rte_free(n.buf);
+	CU_ASSERT_FALSE(rte_pmd_dma_mlx5_remote_arrived(n.buf, 0, 0)); /* no message, no byte */
+
+	/* WHOLE_MSG: the last byte arrives last, every time */
+	CU_ASSERT_EQUAL(poll_on_data(d_inorder, 32), 0u);
+	/* no promise: the model lands the last block first, so a reader may be early */
+	uint32_t early = poll_on_data(d_t1, 32);
+	printf("\n    last byte seen before the rest: whole-message target 0 of 32, target "
+	       "without the promise %u of 32 ",
+	       early);
+}
+
 /* ---- targets in another process (the software HCA's machine-wide fabric) ---- */
 
 constexpr uint32_t kXPeers = 8;
@@ -617,6 +724,7 @@ const struct cunit_test tests[] = {
 	{"64 peers, a host down", test_host_down},
 	{"no DCI streams", test_no_streams},
 	{"8 targets in another process, one dies", test_two_processes},
+	{"poll-on-data with the data-in-order query", test_poll_on_data},
 };
 
 } // namespace
@@ -645,13 +753,24 @@ int main(int argc, char **argv)
 	d_t2 = probe("dma_mlx5_r83", S_T2);
 	d_nostream = probe("dma_mlx5_r84", S_NOSTREAM);
 	d_nodc = probe("dma_mlx5_r85", S_NODC);
-	if (d_req < 0 || d_t1 < 0 || d_t2 < 0 || d_nostream < 0 || d_nodc < 0) {
+	{
+		struct mlx5_sim_device_attr attr;
+		mlx5_sim_device_attr_init(&attr);
+		attr.exec_mode = MLX5_SIM_EXEC_THREAD;
+		attr.fabric = 1;
+		attr.data_in_order = MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG;
+		d_inorder = mlx5_sim_device_add(S_INORDER, &attr) == 0
+				    ? probe("dma_mlx5_r87", S_INORDER)
+				    : (int16_t)-1;
+	}
+	if (d_req < 0 || d_t1 < 0 || d_t2 < 0 || d_nostream < 0 || d_nodc < 0 || d_inorder < 0) {
 		fprintf(stderr, "cannot probe the dma_mlx5 devices\n");
 		return 1;
 	}
 	ret = CUNIT_RUN_SUITE("remote", tests);
 	for (const char *n :
-	     {"dma_mlx5_r81", "dma_mlx5_r82", "dma_mlx5_r83", "dma_mlx5_r84", "dma_mlx5_r85"})
+	     {"dma_mlx5_r81", "dma_mlx5_r82", "dma_mlx5_r83", "dma_mlx5_r84", "dma_mlx5_r85",
+	      "dma_mlx5_r87"})
 		t_remove(n);
 	rte_eal_cleanup();
 	return ret;
