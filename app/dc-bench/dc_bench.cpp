@@ -360,7 +360,7 @@ double run_rc(World &w, uint32_t npeers)
 double run_failover(World &w, uint32_t npeers, bool streams, bool fail, uint32_t *healthy,
 		    uint32_t *recoveries)
 {
-	struct mlx5_sim_link link = {(uint8_t)fail, 0, 0};
+	struct mlx5_sim_link link = {(uint8_t)fail, 0, 0, 0};
 	struct ibv_qp *dci = create_send_qp(w.a, true, streams ? 3 : 0, 2 * kBurst);
 	struct ibv_qp_ex *qpx = g->qp_to_qp_ex(dci);
 	struct mlx5dv_qp_ex *dv = g->dv_qp_ex_from_ibv_qp_ex(qpx);

@@ -185,13 +185,20 @@ struct mlx5_sim_link {
 	uint32_t loss_ppm;
 	/** Seed of the loss draws: one seed, one sequence of losses. */
 	uint64_t seed;
+	/**
+	 * Each request that reaches the host completes delay_us later at the requester
+	 * (its CQE is held back; the bytes land at once): the requester's and the
+	 * responder's delays add up. Thread and service modes; 0..10^7 (10 s).
+	 */
+	uint32_t delay_us;
 };
 
 /**
  * Set the port link of instance @p name (a fabric host; others are never reached
  * from outside anyway). Sends waiting on a host whose link goes down end with
  * RETRY_EXC_ERR.
- * @return 0; -EINVAL for a NULL argument or loss_ppm above 10^6, -ENODEV when unknown.
+ * @return 0; -EINVAL for a NULL argument, loss_ppm above 10^6 or delay_us above 10^7,
+ *	   -ENODEV when unknown.
  */
 int mlx5_sim_device_set_link(const char *name, const struct mlx5_sim_link *link);
 

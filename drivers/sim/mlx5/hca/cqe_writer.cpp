@@ -60,11 +60,13 @@ bool HcaImpl::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
 	return true;
 }
 
-void HcaImpl::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
+void HcaImpl::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us)
 {
-	if (qp->delay_us || qp->deferred) {
+	/* held back: a delayed QP, a slow link, or behind a CQE of its QP held back */
+	if (qp->delay_us || qp->deferred || delay_us) {
 		DeferredCqe d;
-		d.due = std::chrono::steady_clock::now() + std::chrono::microseconds(qp->delay_us);
+		uint32_t us = qp->delay_us > delay_us ? qp->delay_us : delay_us;
+		d.due = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
 		d.cq = cq;
 		d.qp = qp;
 		memcpy(d.cqe, cqe, sizeof(d.cqe));
@@ -102,7 +104,7 @@ void HcaImpl::drain_overrun_errors()
 	}
 }
 
-void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl)
+void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl, uint32_t delay_us)
 {
 	uint8_t cqe[64] = {};
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, qp));
@@ -111,7 +113,7 @@ void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl)
 			(uint32_t)pl->opcode << 24 | qp->qpn);
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->idx);
 	cqe[63] = MLX5_CQE_REQ << MLX5_HW_CQE_OPCODE_SHIFT;
-	put_cqe(qp->scq, qp, cqe);
+	put_cqe(qp->scq, qp, cqe, delay_us);
 }
 
 void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
@@ -131,7 +133,8 @@ void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
 	put_cqe(resp->rcq, resp, cqe);
 }
 
-void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v)
+void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v,
+			    uint32_t delay_us)
 {
 	uint8_t cqe[64] = {};
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, srqn),
@@ -144,7 +147,7 @@ void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, 
 	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR)
 			    << MLX5_HW_CQE_OPCODE_SHIFT);
 	st_err_cqes_.fetch_add(1, std::memory_order_relaxed);
-	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe);
+	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe, delay_us);
 }
 
 } // namespace mlx5sim

@@ -102,18 +102,27 @@ void HcaImpl::fabric_leave()
 		h.second->responder_changed();
 }
 
-int HcaImpl::set_link(bool down, uint32_t loss_ppm, uint64_t seed)
+int HcaImpl::set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us)
 {
-	if (loss_ppm > 1000000)
+	if (loss_ppm > 1000000 || delay_us > 10000000)
 		return -EINVAL;
 	DevLock lk(mu_);
 	link_down_ = down;
+	link_delay_us_ = delay_us;
 	loss_ppm_ = loss_ppm;
 	loss_rng_ = seed ? seed : 1; /* xorshift never leaves 0 */
 	/* sends stalled on a host that just went away: TRANSPORT_RETRY_EXC now */
 	if (down)
 		responders_changed_everywhere();
 	return 0;
+}
+
+uint32_t HcaImpl::link_delay(const HcaImpl *host) const
+{
+	/* inline mode holds no CQE back: nothing would release it while the app polls */
+	if (host == this || mode_ == ExecMode::Inline)
+		return 0;
+	return link_delay_us_ + host->link_delay_us_;
 }
 
 bool HcaImpl::request_reaches(const QpObj *qp, HcaImpl *host)

@@ -64,7 +64,7 @@ struct XfRep {
 	uint64_t seq;
 	uint64_t atomic_old; /**< the responder's old value (host-endian as in memory) */
 	uint32_t len;        /**< read data bytes that follow */
-	uint32_t rsvd;
+	uint32_t delay_us;   /**< the responder's link delay (its CQE waits for it) */
 };
 static_assert(sizeof(XfRep) == 32, "XfRep layout");
 

@@ -331,10 +331,11 @@ public:
 	 * The port's link (fabric hosts): @p down, nothing reaches this host and
 	 * nothing leaves it; otherwise each request to it is lost with probability
 	 * @p loss_ppm / 10^6, drawn from a generator seeded with @p seed. A requester
-	 * retries a lost request retry_cnt times before RETRY_EXC. -EINVAL: loss_ppm
-	 * above 10^6.
+	 * retries a lost request retry_cnt times before RETRY_EXC. A request that gets
+	 * there completes @p delay_us later at the requester (thread and service
+	 * modes). -EINVAL: loss_ppm above 10^6, delay_us above 10 s.
 	 */
-	virtual int set_link(bool down, uint32_t loss_ppm, uint64_t seed) = 0;
+	virtual int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) = 0;
 
 	/* DC transport */
 	/**

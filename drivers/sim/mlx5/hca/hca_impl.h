@@ -376,6 +376,7 @@ struct Plan {
 	QpObj *resp_qp;    /**< responder completion (SEND*, WRITE_IMM) */
 	uint32_t imm_raw;  /**< ctrl imm as in memory */
 	QpObj *peer;       /**< responder QP of a remote operation (any host), else NULL */
+	uint32_t delay_us; /**< general path: the links' delay, its CQE waits for it */
 	Span src[HCA_MAX_GATHER];
 	Span dst[HCA_MAX_GATHER];
 	/* atomics */
@@ -532,12 +533,14 @@ public:
 	void fabric_leave();
 	/** responder_changed() on every fabric host (this one alone if not on it). */
 	void responders_changed_everywhere();
-	int set_link(bool down, uint32_t loss_ppm, uint64_t seed) override;
+	int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) override;
 	/**
 	 * A request of @p qp to @p host gets there within its retries (links up,
 	 * not every attempt lost); false: RETRY_EXC.
 	 */
 	bool request_reaches(const QpObj *qp, HcaImpl *host);
+	/** The delay of a request to @p host: both links' (0 in inline mode, or to itself). */
+	uint32_t link_delay(const HcaImpl *host) const;
 	/** A request with @p retry_cnt retries gets through this host's link (loss draws). */
 	bool request_survives(uint8_t retry_cnt);
 
@@ -628,11 +631,12 @@ public:
 
 	/* ---- cqe_writer.cpp (under mu_) ---- */
 	/** Requester CQE of a successful WQE. */
-	void write_req_cqe(QpObj *qp, const Plan *pl);
+	void write_req_cqe(QpObj *qp, const Plan *pl, uint32_t delay_us = 0);
 	/** Responder CQE of a successful receive. */
 	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
 	/** Error CQE (REQ_ERR or RESP_ERR). */
-	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v);
+	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v,
+			   uint32_t delay_us = 0);
 	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
 	void release_deferred(bool all);
 	/** QPs whose CQ overran go to ERR here (after the current step). */
@@ -688,7 +692,7 @@ private:
 	int engine_cpus(cpu_set_t *cpus) const override;
 	bool deferred_pending_locked() const { return !deferred_.empty(); }
 	/* cqe_writer.cpp */
-	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);
+	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us = 0);
 	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);
 
 public:
@@ -700,6 +704,7 @@ public:
 	bool link_down_ = false;
 	uint32_t loss_ppm_ = 0;
 	uint64_t loss_rng_ = 1;
+	uint32_t link_delay_us_ = 0; /**< requests to this host complete this much later */
 	/* the device lock: the instance's own, or the fabric's (caps_.fabric) */
 	std::shared_ptr<DevMutex> mu_owner_;
 	DevMutex &mu_;

@@ -82,7 +82,7 @@ bool HcaImpl::flush_rq(QpObj *qp)
 
 void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 {
-	write_err_cqe(qp, false, pl->opcode, pl->idx, err.req);
+	write_err_cqe(qp, false, pl->opcode, pl->idx, err.req, pl->delay_us);
 	QpObj *resp = err.resp_qp;
 	/* the responder's consequences happen on its own host */
 	if (resp && err.resp_cqe)
@@ -118,7 +118,7 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	    qp->cfg.drain_sigerr)
 		qp->sig_stop = true;
 	if (pl->signaled)
-		write_req_cqe(qp, pl);
+		write_req_cqe(qp, pl, pl->delay_us);
 	if (pl->resp_qp)
 		pl->resp_qp->owner->write_resp_cqe(pl->resp_qp, pl, qp->qpn);
 }
@@ -230,6 +230,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		*all_fast = false;
 		/* the general path: one WQE the fast path declined */
 		Plan *pl = &plans_[n];
+		pl->delay_us = 0; /* a WQE that fails to fetch reaches nobody */
 		uint32_t wqebbs;
 		Verdict v = fetch_wqe(qp, pi, pl, &wqebbs);
 		if (v.syndrome) {

@@ -288,6 +288,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	pl->fault = 0;
 	pl->resp_qp = nullptr;
 	pl->peer = nullptr;
+	pl->delay_us = 0;
 	memcpy(&pl->imm_raw, &ctrl->imm, sizeof(pl->imm_raw));
 
 	if (qp->fail_armed && qp->fail_idx == pl->idx) {
@@ -376,6 +377,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		}
 	}
 	pl->peer = resp;
+	pl->delay_us = link_delay(resp->owner);
 	PlanResult r = PlanResult::Ok;
 	switch (op) {
 	case MLX5_OPCODE_SEND:

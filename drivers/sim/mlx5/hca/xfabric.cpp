@@ -467,6 +467,8 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));
+		/* the request got there: both links' delay, as in one process */
+		pl->delay_us = mode_ == ExecMode::Inline ? 0 : link_delay_us_ + rep.delay_us;
 		if (rep.status == XF_REP_STALL) {
 			qp->rnr_peer_timer = rep.rnr_timer; /* paces the retries */
 			qp->stall_remote = true;
@@ -518,6 +520,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	err.resp_event = IBV_EVENT_COMM_EST;
 	rep->status = XF_REP_DONE;
 	rep->len = 0;
+	rep->delay_us = link_delay_us_;
 	/* the target: a DCT with the right key, or an RC QP that answers */
 	QpObj *resp = find_qp(rq.dqpn);
 	rep->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;

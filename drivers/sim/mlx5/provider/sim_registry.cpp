@@ -386,7 +386,7 @@ extern "C" int mlx5_sim_device_set_link(const char *name, const struct mlx5_sim_
 			return ret;
 		dev = it->second;
 	}
-	return dev->hca->set_link(link->down != 0, link->loss_ppm, link->seed);
+	return dev->hca->set_link(link->down != 0, link->loss_ppm, link->seed, link->delay_us);
 }
 
 extern "C" int mlx5_sim_device_remove(const char *name)

@@ -272,7 +272,7 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 	for (uint32_t p = 0; p < npeers; p++)
 		CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t[p].peer), (int)p);
 	if (down) {
-		struct mlx5_sim_link link = {1, 0, 0};
+		struct mlx5_sim_link link = {1, 0, 0, 0};
 		CU_ASSERT_EQUAL_FATAL(mlx5_sim_device_set_link(S_T2, &link), 0);
 	}
 	uint32_t done = 0, posted = 0, seed = 12345;
@@ -313,7 +313,7 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 		CU_ASSERT_EQUAL(landed, faults[p] == GOOD);
 	}
 	if (down) {
-		struct mlx5_sim_link link = {0, 0, 0};
+		struct mlx5_sim_link link = {0, 0, 0, 0};
 		CU_ASSERT_EQUAL(mlx5_sim_device_set_link(S_T2, &link), 0);
 	}
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, out), 0);

@@ -486,7 +486,7 @@ void reconnect(struct ibv_qp *q, uint32_t dest, uint16_t dlid, uint8_t retry_cnt
 std::vector<bool> lossy_run(Host &a, Host &b, struct ibv_qp *qa, struct ibv_qp *qb,
 			    uint8_t retry_cnt, uint32_t loss_ppm, uint64_t seed)
 {
-	struct mlx5_sim_link link = {0, loss_ppm, seed};
+	struct mlx5_sim_link link = {0, loss_ppm, seed, 0};
 	std::vector<struct ibv_wc> wc;
 	std::vector<bool> out;
 
@@ -524,7 +524,7 @@ void test_link(void)
 	CU_ASSERT_FATAL(qa && qb);
 	CU_ASSERT_EQUAL_FATAL(rc_connect(qa, qb->qp_num, b.lid), 0);
 	CU_ASSERT_EQUAL_FATAL(rc_connect(qb, qa->qp_num, a.lid), 0);
-	struct mlx5_sim_link link = {1, 0, 0};
+	struct mlx5_sim_link link = {1, 0, 0, 0};
 	CU_ASSERT_EQUAL(mlx5_sim_device_set_link(nullptr, &link), -EINVAL);
 	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim99", &link), -ENODEV);
 	link.loss_ppm = 1000001;
@@ -945,6 +945,56 @@ void test_fabric_names(void)
 	CU_ASSERT_NOT_EQUAL(mlx5_sim_device_add("sim10", &attr), 0);
 }
 
+/* the delay model: a request to a slow host completes that much later, its bytes land at once */
+void test_link_delay(void)
+{
+	std::vector<struct ibv_wc> wc;
+	Host a, b;
+
+	CU_ASSERT_EQUAL(add("sim13", MLX5_SIM_EXEC_THREAD, 1), 0);
+	CU_ASSERT_EQUAL(add("sim14", MLX5_SIM_EXEC_THREAD, 1), 0);
+	host_open(a, "sim13");
+	host_open(b, "sim14");
+	struct ibv_qp *qa = rc_create(a), *qb = rc_create(b);
+	CU_ASSERT_FATAL(qa && qb);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(qa, qb->qp_num, b.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(qb, qa->qp_num, a.lid), 0);
+	struct mlx5_sim_link link = {0, 0, 0, 10000001};
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim14", &link), -EINVAL); /* above 10 s */
+	link.delay_us = 30000;
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim14", &link), 0);
+	for (int it = 0; it < 3; it++) {
+		fill(a.buf, 256, 40 + it);
+		uint64_t t0 = glue_test_now_ms();
+		rdma(qa, true, (uintptr_t)a.buf, a.mr->lkey, (uintptr_t)b.buf, b.mr->rkey, 256);
+		/* the bytes land long before the completion */
+		while (memcmp(b.buf, a.buf, 256) != 0 && glue_test_now_ms() < t0 + kTimeoutMs)
+			std::this_thread::yield();
+		CU_ASSERT_EQUAL(memcmp(b.buf, a.buf, 256), 0);
+		poll_n(a, 1, &wc);
+		uint64_t ms = glue_test_now_ms() - t0;
+		CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+		CU_ASSERT(ms >= 30); /* a lower bound only: never sooner */
+	}
+	/* an error from the slow host is as late; the requester's own delay adds up */
+	link.delay_us = 20000;
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim13", &link), 0);
+	uint64_t t0 = glue_test_now_ms();
+	rdma(qa, true, (uintptr_t)a.buf, a.mr->lkey, (uintptr_t)b.buf, b.mr->rkey + 0x100, 8);
+	poll_n(a, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	CU_ASSERT(glue_test_now_ms() - t0 >= 50);
+	link.delay_us = 0;
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim13", &link), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim14", &link), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(qa), 0);
+	CU_ASSERT_EQUAL(g->destroy_qp(qb), 0);
+	host_close(a);
+	host_close(b);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim13"), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim14"), 0);
+}
+
 void test_remove(void)
 {
 	for (const char *n : {"sim1", "sim3", "sim5", "sim6"})
@@ -960,6 +1010,7 @@ int main(int argc, char **argv)
 		{"RC across hosts", test_rc},
 		{"DC across hosts, peer down", test_dc},
 		{"link down, loss and retries", test_link},
+		{"link delay", test_link_delay},
 		{"hosts in two processes", test_two_processes},
 		{"peer process exits cleanly", test_peer_exit},
 		{"fabric names", test_fabric_names},
