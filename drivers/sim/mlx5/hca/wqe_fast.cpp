@@ -136,6 +136,7 @@ inline void fill_plan(Plan *pl, uint16_t idx, uint64_t ctrl_w1, uint64_t src, ui
 	pl->byte_cnt = (uint32_t)len; /* 2 GiB is 0x80000000 */
 	pl->total = len;
 	pl->resp_qp = nullptr;
+	pl->delay_us = 0; /* a general plan may have used this slot */
 	pl->src[0] = Span{host_ptr(src), len};
 	pl->dst[0] = Span{host_ptr(dst), len};
 }
