@@ -122,32 +122,27 @@ static int serve(int16_t dev)
 	return ok ? 0 : 1;
 }
 
-/* "copy <peer line>": writes to the other process's target, reads back, checks */
-static int copy(int16_t dev, char **av)
+/*
+ * The copying host: a channel on @dev, @peer as its peer, CHUNKS writes to address
+ * @far of the peer, then reads back, checked. @far_local: the target's memory when it
+ * is in this process (checked after the writes too), else NULL. Returns the failures.
+ */
+static unsigned int write_read_back(int16_t dev, const struct rte_pmd_dma_mlx5_remote_peer *peer,
+				    uint64_t far, const uint8_t *far_local)
 {
-	struct rte_pmd_dma_mlx5_remote_peer peer;
-	struct rte_pmd_dma_mlx5_remote *ch;
+	/* rte_malloc_virt2iova() takes the start of an allocation: offsets are added */
+	uint8_t *src = rte_malloc(NULL, CHUNKS * CHUNK, 64);
+	uint8_t *back = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(dev, 256);
 	unsigned int failures = 0;
-	uint8_t *src, *back;
-	uint64_t far;
-	int peer_id;
+	int peer_id = ch ? rte_pmd_dma_mlx5_remote_peer_add(ch, peer) : -1;
 
-	peer.target.lid = (uint16_t)strtoul(av[0], NULL, 0);
-	peer.target.dctn = (uint32_t)strtoul(av[1], NULL, 0);
-	peer.target.dc_key = strtoull(av[2], NULL, 0);
-	peer.rkey = (uint32_t)strtoul(av[3], NULL, 0);
-	far = strtoull(av[4], NULL, 0);
-	src = rte_malloc(NULL, CHUNKS * CHUNK, 64);
-	back = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);
-	ch = rte_pmd_dma_mlx5_remote_create(dev, 256);
-	if (!src || !back || !ch) {
+	if (!src || !back || peer_id < 0) {
 		fprintf(stderr, "dma_mlx5_remote: no channel: %s\n", rte_strerror(rte_errno));
-		return 1;
+		failures = 1;
+		goto out;
 	}
 	pattern(src);
-	peer_id = rte_pmd_dma_mlx5_remote_peer_add(ch, &peer);
-	if (peer_id < 0)
-		return 1;
 	for (unsigned int i = 0; i < CHUNKS; i++)
 		if (rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)peer_id,
 						  rte_malloc_virt2iova(src) + i * CHUNK,
@@ -155,6 +150,8 @@ static int copy(int16_t dev, char **av)
 						  i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
 			failures++;
 	failures += wait_ops(ch, CHUNKS);
+	if (far_local)
+		failures += memcmp(far_local, src, CHUNKS * CHUNK) != 0;
 	for (unsigned int i = 0; i < CHUNKS; i++)
 		if (rte_pmd_dma_mlx5_remote_read(ch, (uint16_t)peer_id, far + i * CHUNK,
 						 rte_malloc_virt2iova(back) + i * CHUNK, CHUNK,
@@ -162,23 +159,35 @@ static int copy(int16_t dev, char **av)
 			failures++;
 	failures += wait_ops(ch, CHUNKS);
 	failures += memcmp(back, src, CHUNKS * CHUNK) != 0;
+out:
 	rte_pmd_dma_mlx5_remote_free(ch);
-	printf("dma_mlx5_remote: copier: %u writes, %u reads to LID %u, %u failures: %s\n",
-	       CHUNKS, CHUNKS, peer.target.lid, failures, failures ? "FAIL" : "PASS");
 	rte_free(src);
 	rte_free(back);
+	return failures;
+}
+
+/* "copy <peer line>": writes to the other process's target, reads back, checks */
+static int copy(int16_t dev, char **av)
+{
+	struct rte_pmd_dma_mlx5_remote_peer peer;
+	unsigned int failures;
+
+	peer.target.lid = (uint16_t)strtoul(av[0], NULL, 0);
+	peer.target.dctn = (uint32_t)strtoul(av[1], NULL, 0);
+	peer.target.dc_key = strtoull(av[2], NULL, 0);
+	peer.rkey = (uint32_t)strtoul(av[3], NULL, 0);
+	failures = write_read_back(dev, &peer, strtoull(av[4], NULL, 0), NULL);
+	printf("dma_mlx5_remote: copier: %u writes, %u reads to LID %u, %u failures: %s\n",
+	       CHUNKS, CHUNKS, peer.target.lid, failures, failures ? "FAIL" : "PASS");
 	return failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct rte_pmd_dma_mlx5_remote_peer peer;
-	struct rte_pmd_dma_mlx5_remote *ch;
-	unsigned int failures = 0;
-	uint8_t *src, *far, *back;
+	unsigned int failures;
+	uint8_t *far;
 	int16_t a, b;
-	int peer_id;
-
 	int eal = rte_eal_init(argc, argv);
 
 	if (eal < 0) {
@@ -206,13 +215,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dma_mlx5_remote: two dma_mlx5 devices needed (--vdev ...)\n");
 		return 1;
 	}
-	/* rte_malloc_virt2iova() takes the start of an allocation: offsets are added */
-	src = rte_malloc(NULL, CHUNKS * CHUNK, 64);   /* copying host */
-	back = rte_zmalloc(NULL, CHUNKS * CHUNK, 64); /* copying host */
-	far = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);  /* target host's memory */
-	if (!src || !back || !far)
+	far = rte_zmalloc(NULL, CHUNKS * CHUNK, 64); /* target host's memory */
+	if (!far)
 		return 1;
-	pattern(src);
 
 	/* the target host: a DC target and the rkey of its memory (sent out of band) */
 	if (rte_pmd_dma_mlx5_remote_target_create(b, DC_KEY, &peer.target) != 0 ||
@@ -223,35 +228,10 @@ int main(int argc, char **argv)
 	printf("target: LID %u, DCT %#x, rkey %#x\n", peer.target.lid, peer.target.dctn, peer.rkey);
 
 	/* the copying host: a channel, the peer, writes, then reads back */
-	ch = rte_pmd_dma_mlx5_remote_create(a, 256);
-	if (!ch) {
-		fprintf(stderr, "dma_mlx5_remote: no channel: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	peer_id = rte_pmd_dma_mlx5_remote_peer_add(ch, &peer);
-	if (peer_id < 0)
-		return 1;
-	for (unsigned int i = 0; i < CHUNKS; i++)
-		if (rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)peer_id,
-						  rte_malloc_virt2iova(src) + i * CHUNK,
-						  (uintptr_t)far + i * CHUNK, CHUNK,
-						  i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
-			failures++;
-	failures += wait_ops(ch, CHUNKS);
-	failures += memcmp(far, src, CHUNKS * CHUNK) != 0;
-	for (unsigned int i = 0; i < CHUNKS; i++)
-		if (rte_pmd_dma_mlx5_remote_read(ch, (uint16_t)peer_id, (uintptr_t)far + i * CHUNK,
-						 rte_malloc_virt2iova(back) + i * CHUNK, CHUNK,
-						 i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
-			failures++;
-	failures += wait_ops(ch, CHUNKS);
-	failures += memcmp(back, src, CHUNKS * CHUNK) != 0;
-	rte_pmd_dma_mlx5_remote_free(ch);
+	failures = write_read_back(a, &peer, (uintptr_t)far, far);
 
 	printf("dma_mlx5_remote: %u writes, %u reads, %u bytes verified, %u failures: %s\n", CHUNKS,
 	       CHUNKS, 2 * CHUNKS * CHUNK, failures, failures ? "FAIL" : "PASS");
-	rte_free(src);
-	rte_free(back);
 	rte_free(far);
 	rte_eal_cleanup();
 	return failures ? 1 : 0;

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +35,7 @@
 
 #include "cunit_run.h"
 #include "mlx5_sim.h"
+#include "spawn_self.h"
 #include "rte_pmd_dma_mlx5.h"
 #include "test_dma_mlx5.h"
 
@@ -565,24 +565,12 @@ void test_two_processes(void)
 {
 	char fabric[32], line[kXOps + 16];
 	snprintf(fabric, sizeof(fabric), "r%d", (int)getpid());
-	int in[2], out[2];
-	CU_ASSERT_EQUAL_FATAL(pipe(in), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(out), 0);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 3);
-	posix_spawn_file_actions_addclose(&fa, in[1]);
-	posix_spawn_file_actions_addclose(&fa, out[0]);
-	char self[] = "/proc/self/exe", flag[] = "--targets";
-	char *argv[] = {self, flag, fabric, nullptr};
+	/* answers on fd 3: EAL logs on the other process's stdout */
+	char flag[] = "--targets";
+	char *argv[] = {nullptr, flag, fabric, nullptr};
 	pid_t pid;
-	CU_ASSERT_EQUAL_FATAL(posix_spawn(&pid, self, &fa, nullptr, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	close(out[1]);
-	FILE *to = fdopen(in[1], "w"), *from = fdopen(out[0], "r");
-	CU_ASSERT_FATAL(to && from);
+	FILE *to = nullptr, *from = nullptr;
+	CU_ASSERT_EQUAL_FATAL(test_spawn_self(argv, 3, &pid, &to, &from), 0);
 
 	/* this process's requester on the same fabric */
 	struct mlx5_sim_device_attr attr;

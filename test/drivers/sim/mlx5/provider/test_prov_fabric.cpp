@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -24,6 +23,7 @@
 
 #include "cunit_run.h"
 #include "glue_test_util.h"
+#include "spawn_self.h"
 
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
@@ -472,6 +472,21 @@ void test_dc(void)
 	host_close(c);
 }
 
+/** Two new fabric hosts @p na, @p nb in @p mode, an RC QP each, connected. */
+void pair_open(Host &a, Host &b, const char *na, const char *nb, enum mlx5_sim_exec_mode mode,
+	       struct ibv_qp **qa, struct ibv_qp **qb)
+{
+	CU_ASSERT_EQUAL_FATAL(add(na, mode, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(add(nb, mode, 1), 0);
+	host_open(a, na);
+	host_open(b, nb);
+	*qa = rc_create(a);
+	*qb = rc_create(b);
+	CU_ASSERT_FATAL(*qa && *qb);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(*qa, (*qb)->qp_num, b.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(rc_connect(*qb, (*qa)->qp_num, a.lid), 0);
+}
+
 /** RC QP @p q (on a) back to RTS towards @p dest at @p dlid with @p retry_cnt. */
 void reconnect(struct ibv_qp *q, uint32_t dest, uint16_t dlid, uint8_t retry_cnt)
 {
@@ -515,15 +530,9 @@ void test_link(void)
 {
 	std::vector<struct ibv_wc> wc;
 	Host a, b;
+	struct ibv_qp *qa, *qb;
 
-	CU_ASSERT_EQUAL(add("sim5", MLX5_SIM_EXEC_INLINE, 1), 0);
-	CU_ASSERT_EQUAL(add("sim6", MLX5_SIM_EXEC_INLINE, 1), 0);
-	host_open(a, "sim5");
-	host_open(b, "sim6");
-	struct ibv_qp *qa = rc_create(a), *qb = rc_create(b);
-	CU_ASSERT_FATAL(qa && qb);
-	CU_ASSERT_EQUAL_FATAL(rc_connect(qa, qb->qp_num, b.lid), 0);
-	CU_ASSERT_EQUAL_FATAL(rc_connect(qb, qa->qp_num, a.lid), 0);
+	pair_open(a, b, "sim5", "sim6", MLX5_SIM_EXEC_INLINE, &qa, &qb);
 	struct mlx5_sim_link link = {1, 0, 0, 0};
 	CU_ASSERT_EQUAL(mlx5_sim_device_set_link(nullptr, &link), -EINVAL);
 	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim99", &link), -ENODEV);
@@ -695,24 +704,10 @@ struct Peer {
 
 void peer_start(Peer &p, const char *fabric)
 {
-	int in[2], out[2];
-	CU_ASSERT_EQUAL_FATAL(pipe(in), 0);
-	CU_ASSERT_EQUAL_FATAL(pipe(out), 0);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_addclose(&fa, in[1]);
-	posix_spawn_file_actions_addclose(&fa, out[0]);
-	char self[] = "/proc/self/exe", flag[] = "--peer";
-	char *argv[] = {self, flag, const_cast<char *>(fabric), nullptr};
-	CU_ASSERT_EQUAL_FATAL(posix_spawn(&p.pid, self, &fa, nullptr, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	close(out[1]);
-	p.to = fdopen(in[1], "w");
-	p.from = fdopen(out[0], "r");
-	CU_ASSERT_FATAL(p.to && p.from);
+	char flag[] = "--peer";
+	char *argv[] = {nullptr, flag, const_cast<char *>(fabric), nullptr};
+	p.to = p.from = nullptr;
+	CU_ASSERT_EQUAL_FATAL(test_spawn_self(argv, 1, &p.pid, &p.to, &p.from), 0);
 }
 
 /** Send one command line; the answer line in @p ans. */
@@ -950,15 +945,9 @@ void test_link_delay(void)
 {
 	std::vector<struct ibv_wc> wc;
 	Host a, b;
+	struct ibv_qp *qa, *qb;
 
-	CU_ASSERT_EQUAL(add("sim13", MLX5_SIM_EXEC_THREAD, 1), 0);
-	CU_ASSERT_EQUAL(add("sim14", MLX5_SIM_EXEC_THREAD, 1), 0);
-	host_open(a, "sim13");
-	host_open(b, "sim14");
-	struct ibv_qp *qa = rc_create(a), *qb = rc_create(b);
-	CU_ASSERT_FATAL(qa && qb);
-	CU_ASSERT_EQUAL_FATAL(rc_connect(qa, qb->qp_num, b.lid), 0);
-	CU_ASSERT_EQUAL_FATAL(rc_connect(qb, qa->qp_num, a.lid), 0);
+	pair_open(a, b, "sim13", "sim14", MLX5_SIM_EXEC_THREAD, &qa, &qb);
 	struct mlx5_sim_link link = {0, 0, 0, 10000001};
 	CU_ASSERT_EQUAL(mlx5_sim_device_set_link("sim14", &link), -EINVAL); /* above 10 s */
 	link.delay_us = 30000;
