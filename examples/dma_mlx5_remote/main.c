@@ -144,10 +144,9 @@ static unsigned int write_read_back(int16_t dev, const struct rte_pmd_dma_mlx5_r
 	}
 	pattern(src);
 	for (unsigned int i = 0; i < CHUNKS; i++)
-		if (rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)peer_id,
-						  rte_malloc_virt2iova(src) + i * CHUNK,
-						  far + i * CHUNK, CHUNK,
-						  i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
+		if (rte_pmd_dma_mlx5_remote_write(
+			    ch, (uint16_t)peer_id, rte_malloc_virt2iova(src) + i * CHUNK,
+			    far + i * CHUNK, CHUNK, i % 32 == 31 ? RTE_DMA_OP_FLAG_SUBMIT : 0) < 0)
 			failures++;
 	failures += wait_ops(ch, CHUNKS);
 	if (far_local)
@@ -177,8 +176,8 @@ static int copy(int16_t dev, char **av)
 	peer.target.dc_key = strtoull(av[2], NULL, 0);
 	peer.rkey = (uint32_t)strtoul(av[3], NULL, 0);
 	failures = write_read_back(dev, &peer, strtoull(av[4], NULL, 0), NULL);
-	printf("dma_mlx5_remote: copier: %u writes, %u reads to LID %u, %u failures: %s\n",
-	       CHUNKS, CHUNKS, peer.target.lid, failures, failures ? "FAIL" : "PASS");
+	printf("dma_mlx5_remote: copier: %u writes, %u reads to LID %u, %u failures: %s\n", CHUNKS,
+	       CHUNKS, peer.target.lid, failures, failures ? "FAIL" : "PASS");
 	return failures ? 1 : 0;
 }
 

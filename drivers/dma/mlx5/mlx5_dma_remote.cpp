@@ -408,8 +408,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_data_in_order(int16_t dev_id, uint32
 			out |= RTE_PMD_DMA_MLX5_REMOTE_IN_ORDER_ALIGNED_128;
 		return out;
 	}
-	MLX5_DMA_LOG(ERR, "%s: data in order: %u is not a DC target of this device", p->name,
-		     dctn);
+	MLX5_DMA_LOG(ERR, "%s: data in order: %u is not a DC target of this device", p->name, dctn);
 	return -ENOENT;
 }
 

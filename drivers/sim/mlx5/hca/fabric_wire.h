@@ -31,12 +31,12 @@ struct XfReq {
 	uint8_t flags;     /**< XF_REQ_* */
 	uint8_t retry_cnt; /**< the requester QP's transport retries (loss draws) */
 	uint8_t rsvd;
-	uint64_t seq;   /**< echoed by the reply */
-	uint16_t dlid;  /**< the responder host */
-	uint16_t slid;  /**< the requester host */
-	uint32_t dqpn;  /**< RC: the responder QP; DC: the DCT number */
-	uint32_t sqpn;  /**< the requester QP (responder CQEs) */
-	uint32_t imm;   /**< ctrl imm as in the WQE */
+	uint64_t seq;  /**< echoed by the reply */
+	uint16_t dlid; /**< the responder host */
+	uint16_t slid; /**< the requester host */
+	uint32_t dqpn; /**< RC: the responder QP; DC: the DCT number */
+	uint32_t sqpn; /**< the requester QP (responder CQEs) */
+	uint32_t imm;  /**< ctrl imm as in the WQE */
 	uint64_t dc_key;
 	uint64_t raddr; /**< remote address of the whole message */
 	uint32_t rkey;

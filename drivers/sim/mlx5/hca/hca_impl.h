@@ -768,8 +768,7 @@ public:
 /** @p r answers requests (RTR, RTS, SQD, SQE). */
 bool responder_alive(const QpObj *r);
 /** The RETH-like remote segment at pl->wqe + @p at, checked on @p resp's host. */
-Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
-		     PlanError *err);
+Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need, PlanError *err);
 /** Consume @p resp's next receive WQE (its segments as pl->dst with @p scatter). */
 PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err);
 

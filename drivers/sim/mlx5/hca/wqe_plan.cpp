@@ -69,8 +69,7 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 }
 
 /** Remote segment of RDMA/atomic WQEs, checked against the responder. */
-Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
-			    PlanError *err)
+Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need, PlanError *err)
 {
 	uint64_t raddr = mlx5_hw_ld_be64(pl->wqe + at);
 	uint32_t rkey = mlx5_hw_ld_be32(pl->wqe + at + 8);

@@ -43,13 +43,13 @@ constexpr size_t kMsgBytes = sizeof(XfReq) + XF_CHUNK;
  * Intentionally leaked, as the process's fabric (fabric.cpp).
  */
 struct XFabric {
-	std::string name;                      /**< the one fabric of this process */
-	std::mutex fds_mu;                     /**< ports and conns, for the listener */
-	std::vector<int> ports;                /**< listening sockets of our hosts */
-	std::vector<int> conns;                /**< accepted: requests arrive here */
-	std::map<uint16_t, int> clients;       /**< to other processes' hosts, by LID */
-	bool listening = false;                /**< the listener thread runs */
-	uint64_t seq = 0;                      /**< request numbers */
+	std::string name;                        /**< the one fabric of this process */
+	std::mutex fds_mu;                       /**< ports and conns, for the listener */
+	std::vector<int> ports;                  /**< listening sockets of our hosts */
+	std::vector<int> conns;                  /**< accepted: requests arrive here */
+	std::map<uint16_t, int> clients;         /**< to other processes' hosts, by LID */
+	bool listening = false;                  /**< the listener thread runs */
+	uint64_t seq = 0;                        /**< request numbers */
 	std::unique_ptr<Plan> scratch{new Plan}; /**< the responder's plan */
 	/* message buffers: the requester's and the responder's (serving while waiting) */
 	std::unique_ptr<uint8_t[]> req{new uint8_t[kMsgBytes]};
@@ -130,10 +130,8 @@ void serve_one(int fd, const uint8_t *msg, size_t n)
 	if (n < sizeof(rq))
 		return; /* not ours: no reply, the requester times out */
 	memcpy(&rq, msg, sizeof(rq));
-	if (rq.magic != XF_MAGIC || rq.len > XF_CHUNK || n != sizeof(rq) + (rq.opcode ==
-								    MLX5_OPCODE_RDMA_READ
-							    ? 0
-							    : rq.len))
+	if (rq.magic != XF_MAGIC || rq.len > XF_CHUNK ||
+	    n != sizeof(rq) + (rq.opcode == MLX5_OPCODE_RDMA_READ ? 0 : rq.len))
 		return;
 	rep.magic = XF_MAGIC;
 	rep.seq = rq.seq;
@@ -358,9 +356,8 @@ bool HcaImpl::leaves_process(const QpObj *qp, const Plan *pl)
 		      op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
 	if (!remote)
 		return false;
-	uint16_t dlid = qp->cfg.dc == DcRole::Dci
-				? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14)
-				: qp->dest_lid;
+	uint16_t dlid = qp->cfg.dc == DcRole::Dci ? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14)
+						  : qp->dest_lid;
 	return host_of(dlid) == nullptr;
 }
 
@@ -450,7 +447,8 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 		uint64_t len = pl->total - off < XF_CHUNK ? pl->total - off : XF_CHUNK;
 		rq.off = off;
 		rq.len = atomic ? 0 : (uint32_t)len;
-		rq.flags = (uint8_t)((rq.flags & XF_REQ_DC) | (off + len == pl->total ? XF_REQ_LAST : 0));
+		rq.flags = (uint8_t)((rq.flags & XF_REQ_DC) |
+				     (off + len == pl->total ? XF_REQ_LAST : 0));
 		memcpy(x.req.get(), &rq, sizeof(rq));
 		size_t out = 0;
 		if (!read && !atomic && len) {
@@ -478,9 +476,9 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 			err->req = Verdict{rep.syndrome, rep.vendor};
 			return PlanResult::Error;
 		}
-		if (read && (rep.len != len ||
-			     span_io(local, nlocal, off, x.rep.get() + sizeof(rep), len, true,
-				     pl->safe))) {
+		if (read &&
+		    (rep.len != len ||
+		     span_io(local, nlocal, off, x.rep.get() + sizeof(rep), len, true, pl->safe))) {
 			err->req = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
 					   MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 			return PlanResult::Error;
