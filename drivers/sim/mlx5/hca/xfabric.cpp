@@ -51,6 +51,7 @@ struct XFabric {
 	bool listening = false;                  /**< the listener thread runs */
 	uint64_t seq = 0;                        /**< request numbers */
 	std::unique_ptr<Plan> scratch{new Plan}; /**< the responder's plan */
+	std::vector<struct pollfd> wait_fds;     /**< exchange()'s poll set, reused */
 	/* message buffers: the requester's and the responder's (serving while waiting) */
 	std::unique_ptr<uint8_t[]> req{new uint8_t[kMsgBytes]};
 	std::unique_ptr<uint8_t[]> rep{new uint8_t[kMsgBytes]};
@@ -241,7 +242,7 @@ bool exchange(uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
 	}
 	auto deadline = std::chrono::steady_clock::now() +
 			std::chrono::milliseconds(kAckTimeoutMs * (1 + (int)retry_cnt));
-	std::vector<struct pollfd> fds;
+	std::vector<struct pollfd> &fds = x.wait_fds; /* no allocation once grown */
 	for (;;) {
 		fds.clear();
 		fds.push_back(pollfd{fd, POLLIN, 0});
