@@ -104,7 +104,7 @@ void HcaImpl::drain_overrun_errors()
 	}
 }
 
-void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl, uint32_t delay_us)
+void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl)
 {
 	uint8_t cqe[64] = {};
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, qp));
@@ -113,7 +113,7 @@ void HcaImpl::write_req_cqe(QpObj *qp, const Plan *pl, uint32_t delay_us)
 			(uint32_t)pl->opcode << 24 | qp->qpn);
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->idx);
 	cqe[63] = MLX5_CQE_REQ << MLX5_HW_CQE_OPCODE_SHIFT;
-	put_cqe(qp->scq, qp, cqe, delay_us);
+	put_cqe(qp->scq, qp, cqe, pl->delay_us);
 }
 
 void HcaImpl::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)

@@ -58,13 +58,9 @@ HcaImpl *HcaImpl::host_of(uint16_t lid)
 		return this;
 	if (!caps_.fabric)
 		return nullptr;
-	auto it = fabric().hosts.find(lid);
-	if (it == fabric().hosts.end())
-		return nullptr;
+	HcaImpl *h = fabric_host(lid);
 	/* hosts of the process's fabric and of a machine-wide one do not meet */
-	if (strcmp(it->second->caps_.fabric_name, caps_.fabric_name) != 0)
-		return nullptr;
-	return it->second;
+	return h && strcmp(h->caps_.fabric_name, caps_.fabric_name) == 0 ? h : nullptr;
 }
 
 int HcaImpl::fabric_join()
@@ -76,7 +72,7 @@ int HcaImpl::fabric_join()
 		return -EEXIST;
 	if (xport_fd_ < 0)
 		return 0;
-	int ret = xfabric_port_add(caps_.lid, xport_fd_);
+	int ret = xfabric_port_add(xport_fd_);
 	if (ret) {
 		fabric().hosts.erase(caps_.lid);
 		return ret;

@@ -102,6 +102,15 @@ constexpr uint64_t HCA_SPAN_PATTERN = 1ull << 63;
 /** Span::len bit: the span is wire-domain bytes of a signature mkey; Span::p is its SigXfer. */
 constexpr uint64_t HCA_SPAN_SIG = 1ull << 62;
 
+/** Opcodes that reach a responder (RC peer or DCT): sends, RDMA, atomics. */
+static inline bool hca_remote_opcode(uint8_t op)
+{
+	return op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
+	       op == MLX5_OPCODE_SEND_INVAL || op == MLX5_OPCODE_RDMA_WRITE ||
+	       op == MLX5_OPCODE_RDMA_WRITE_IMM || op == MLX5_OPCODE_RDMA_READ ||
+	       op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
+}
+
 /** IB message size limit, also what a data segment byte_count of 0 means. */
 constexpr uint64_t HCA_MAX_MSG = 1ull << 31;
 
@@ -631,7 +640,7 @@ public:
 
 	/* ---- cqe_writer.cpp (under mu_) ---- */
 	/** Requester CQE of a successful WQE. */
-	void write_req_cqe(QpObj *qp, const Plan *pl, uint32_t delay_us = 0);
+	void write_req_cqe(QpObj *qp, const Plan *pl);
 	/** Responder CQE of a successful receive. */
 	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
 	/** Error CQE (REQ_ERR or RESP_ERR). */
@@ -771,6 +780,14 @@ bool responder_alive(const QpObj *r);
 Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need, PlanError *err);
 /** Consume @p resp's next receive WQE (its segments as pl->dst with @p scatter). */
 PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err);
+/** Atomic WQE, the requester's half: size and the local result (pl->atomic_result). */
+Verdict atomic_result(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds);
+/**
+ * Atomic WQE, the responder's half: raddr, rkey, swap/add and compare at
+ * pl->wqe + @p at as the WQE lays them out, checked on @p resp's host; an
+ * atomic plan (exec_general() performs it).
+ */
+Verdict atomic_target(QpObj *resp, Plan *pl, uint32_t at, PlanError *err);
 
 /* ---- fabric.cpp ---- */
 /** The device lock of the process's fabric hosts. */
@@ -784,8 +801,8 @@ HcaImpl *fabric_host(uint16_t lid);
  * free one (1..0xbfff). Returns the LID's listening socket, or -errno.
  */
 int xfabric_claim_lid(const char *name, uint16_t *lid);
-/** Serve requests to listening socket @p fd (host @p lid) from now on. Under fabric_lock(). */
-int xfabric_port_add(uint16_t lid, int fd);
+/** Serve requests to listening socket @p fd from now on. Under fabric_lock(). */
+int xfabric_port_add(int fd);
 /** Stop serving @p fd and close it. Under fabric_lock(). */
 void xfabric_port_remove(int fd);
 

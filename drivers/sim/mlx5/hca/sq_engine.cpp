@@ -118,7 +118,7 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	    qp->cfg.drain_sigerr)
 		qp->sig_stop = true;
 	if (pl->signaled)
-		write_req_cqe(qp, pl, pl->delay_us);
+		write_req_cqe(qp, pl);
 	if (pl->resp_qp)
 		pl->resp_qp->owner->write_resp_cqe(pl->resp_qp, pl, qp->qpn);
 }

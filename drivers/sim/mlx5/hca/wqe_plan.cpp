@@ -190,32 +190,33 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 	return Verdict{0, 0};
 }
 
-/** Atomics: raddr (at @p at), atomic segment, one 8-byte local data segment. */
-static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t at,
-			   uint32_t ds, PlanError *err)
+/** Atomics, the requester's half: the WQE's size and its 8-byte local result segment. */
+Verdict atomic_result(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds)
 {
 	if (ds * MLX5_HW_DS_BYTES < at + 48)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 	const uint8_t *data = pl->wqe + at + 32;
 	if (mlx5_hw_ld_be32(data) != 8)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
-	uint8_t *res;
 	bool odp = false;
 	Verdict v = hca->check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
-				     true, &res, &odp);
-	if (v.syndrome)
-		return v;
+				     true, &pl->atomic_result, &odp);
 	pl->safe |= odp;
+	return v;
+}
+
+Verdict atomic_target(QpObj *resp, Plan *pl, uint32_t at, PlanError *err)
+{
 	if (mlx5_hw_ld_be64(pl->wqe + at) & 7) {
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 				IBV_EVENT_QP_REQ_ERR);
 		return err->req;
 	}
-	v = parse_remote(resp, pl, at, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
+	Verdict v = parse_remote(resp, pl, at, 8, IBV_ACCESS_REMOTE_ATOMIC, err);
 	if (v.syndrome)
 		return v;
-	if (pl->ndst != 1 || (pl->dst[0].len & HCA_SPAN_PATTERN)) {
-		/* an mkey that splits the 8 bytes or repeats them cannot be a target */
+	if (pl->ndst != 1 || (pl->dst[0].len & (HCA_SPAN_PATTERN | HCA_SPAN_SIG))) {
+		/* an mkey that splits, repeats or protects the 8 bytes cannot be a target */
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 				IBV_EVENT_QP_ACCESS_ERR);
 		return err->req;
@@ -223,11 +224,18 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
 	pl->atomic = true;
 	pl->atomic_cs = pl->opcode == MLX5_OPCODE_ATOMIC_CS;
 	pl->atomic_target = reinterpret_cast<uint64_t *>(pl->dst[--pl->ndst].p);
-	pl->atomic_result = res;
 	pl->swap_add = mlx5_hw_ld_be64(pl->wqe + at + 16);
 	pl->compare = mlx5_hw_ld_be64(pl->wqe + at + 24);
 	pl->byte_cnt = 8;
 	return Verdict{0, 0};
+}
+
+/** Atomics: raddr (at @p at), atomic segment, one 8-byte local data segment. */
+static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t at,
+			   uint32_t ds, PlanError *err)
+{
+	Verdict v = atomic_result(hca, qp, pl, at, ds);
+	return v.syndrome ? v : atomic_target(resp, pl, at, err);
 }
 
 /**
@@ -296,10 +304,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		return PlanResult::Error;
 	}
 
-	bool remote = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
-		      op == MLX5_OPCODE_SEND_INVAL || op == MLX5_OPCODE_RDMA_WRITE ||
-		      op == MLX5_OPCODE_RDMA_WRITE_IMM || op == MLX5_OPCODE_RDMA_READ ||
-		      op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
+	bool remote = hca_remote_opcode(op);
 	bool rdma = remote && op != MLX5_OPCODE_SEND && op != MLX5_OPCODE_SEND_IMM &&
 		    op != MLX5_OPCODE_SEND_INVAL;
 	/* a DCI's transport segments follow its address vector */
@@ -356,6 +361,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	if (!remote)
 		return PlanResult::Ok;
 	/* a host of another process: executed now, as the head of its group */
+	qp->stall_remote = false; /* until such a host answers with an RNR NAK */
 	if (leaves_process(qp, pl))
 		return xfabric_execute(qp, pl, seg, err);
 

@@ -319,9 +319,8 @@ int xfabric_claim_lid(const char *name, uint16_t *lid)
 	return -err;
 }
 
-int xfabric_port_add(uint16_t lid, int fd)
+int xfabric_port_add(int fd)
 {
-	(void)lid;
 	XFabric &x = xf();
 	try {
 		std::lock_guard<std::mutex> g(x.fds_mu);
@@ -350,12 +349,7 @@ bool HcaImpl::leaves_process(const QpObj *qp, const Plan *pl)
 {
 	if (!caps_.fabric_name[0])
 		return false;
-	uint8_t op = pl->opcode;
-	bool remote = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
-		      op == MLX5_OPCODE_SEND_INVAL || op == MLX5_OPCODE_RDMA_WRITE ||
-		      op == MLX5_OPCODE_RDMA_WRITE_IMM || op == MLX5_OPCODE_RDMA_READ ||
-		      op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
-	if (!remote)
+	if (!hca_remote_opcode(pl->opcode))
 		return false;
 	uint16_t dlid = qp->cfg.dc == DcRole::Dci ? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14)
 						  : qp->dest_lid;
@@ -412,23 +406,10 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 		err->req = synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 		return PlanResult::Error;
 	}
-	uint8_t *res = nullptr;
-	bool res_odp = false;
 	if (atomic) {
-		/* the local result buffer, as plan_atomic() checks it */
 		const struct mlx5_wqe_ctrl_seg *ctrl =
 			reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
-		if (mlx5_hw_ctrl_ds(ctrl) * MLX5_HW_DS_BYTES < seg + 48) {
-			err->req = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
-			return PlanResult::Error;
-		}
-		const uint8_t *data = t + 32;
-		if (mlx5_hw_ld_be32(data) != 8) {
-			err->req = synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
-			return PlanResult::Error;
-		}
-		Verdict v = check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
-					true, &res, &res_odp);
+		Verdict v = atomic_result(this, qp, pl, seg, mlx5_hw_ctrl_ds(ctrl));
 		if (v.syndrome) {
 			err->req = v;
 			return PlanResult::Error;
@@ -487,9 +468,9 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 		if (atomic) {
 			uint8_t old[8];
 			memcpy(old, &rep.atomic_old, 8);
-			if (!res_odp)
-				memcpy(res, old, 8);
-			else if (mem::safe_move(res, old, 8)) {
+			if (!pl->safe)
+				memcpy(pl->atomic_result, old, 8);
+			else if (mem::safe_move(pl->atomic_result, old, 8)) {
 				err->req = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
 						   MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 				return PlanResult::Error;
@@ -540,6 +521,8 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	/* a plan of this host's spans: the remote segment as a WQE would carry it */
 	pl->nsrc = pl->ndst = 0;
 	pl->safe = false;
+	pl->atomic = false;
+	pl->fault = 0;
 	pl->xflags = 0;
 	pl->npat = pl->nsig = 0;
 	pl->resp_qp = nullptr;
@@ -550,6 +533,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);
 	bool write = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM;
 	bool send = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM;
+	bool atomic = op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA;
 	Verdict v{0, 0};
 	const Span *spans = pl->dst;
 	uint32_t nspans = 0;
@@ -569,17 +553,11 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 		if (r == PlanResult::Error)
 			v = err.req;
 		nspans = pl->ndst;
-	} else if (op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA) {
-		if (rq.raddr & 7) {
-			v = synd(MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
-			err = PlanError{v, resp, IBV_EVENT_QP_REQ_ERR, false, {0, 0}, 0};
-		} else {
-			v = parse_remote(resp, pl, 0, 8, IBV_ACCESS_REMOTE_ATOMIC, &err);
-		}
-		if (!v.syndrome && (pl->ndst != 1 || !plain(pl->dst, 1))) {
-			v = synd(MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
-			err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
-		}
+	} else if (atomic) {
+		/* the atomic segment where a WQE has it, after the remote address */
+		mlx5_hw_st_be64(pl->wqe + 16, rq.swap_add);
+		mlx5_hw_st_be64(pl->wqe + 24, rq.compare);
+		v = atomic_target(resp, pl, 0, &err);
 	} else {
 		v = synd(MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
 		err = PlanError{v, resp, IBV_EVENT_QP_REQ_ERR, false, {0, 0}, 0};
@@ -591,7 +569,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	}
 
 	/* the bytes */
-	if (!v.syndrome && !(op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA)) {
+	if (!v.syndrome && !atomic) {
 		bool in = op != MLX5_OPCODE_RDMA_READ;
 		int f = span_io(spans, nspans, rq.off, in ? const_cast<uint8_t *>(data) : out,
 				rq.len, in, pl->safe);
@@ -604,18 +582,14 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 			rep->len = rq.len;
 		}
 	} else if (!v.syndrome) {
-		uint64_t *tgt = reinterpret_cast<uint64_t *>(pl->dst[0].p);
-		if (pl->safe && !mem::range_readable((uintptr_t)tgt, 8)) {
+		/* the device's own atomic, its old value into the reply */
+		pl->atomic_result = reinterpret_cast<uint8_t *>(&rep->atomic_old);
+		exec_general(pl);
+		if (pl->fault) {
+			/* this host's on-demand page went away under the request */
 			v = Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 				    MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
 			err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
-		} else if (op == MLX5_OPCODE_ATOMIC_FA) {
-			rep->atomic_old = __atomic_fetch_add(tgt, rq.swap_add, __ATOMIC_SEQ_CST);
-		} else {
-			uint64_t expected = rq.compare;
-			__atomic_compare_exchange_n(tgt, &expected, rq.swap_add, false,
-						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-			rep->atomic_old = expected;
 		}
 	}
 	if (v.syndrome) {

@@ -107,8 +107,7 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 			}
 		} else if (strcmp(k, "sim_fabric") == 0) {
 			/* 0, 1 (the process's fabric) or the name of a machine-wide one */
-			if (!v[0] || strlen(v) >= sizeof(attr.fabric_name) ||
-			    !sim_fabric_name_ok(v, sizeof(attr.fabric_name))) {
+			if (!v[0] || !sim_fabric_name_ok(v, sizeof(attr.fabric_name))) {
 				snprintf(why, why_len,
 					 "bad value '%s' for sim_fabric (0, 1 or a fabric name of "
 					 "1..31 characters [A-Za-z0-9_.-])",
