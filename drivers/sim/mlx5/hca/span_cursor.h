@@ -83,6 +83,37 @@ inline int move(uint8_t *dst, const uint8_t *src, uint64_t n, bool safe)
 	return mem::safe_move(dst, src, n);
 }
 
+/** Move @p n bytes piece by piece. */
+inline int copy_pieces(Cursor *s, Cursor *d, uint64_t n, bool safe)
+{
+	while (n && s->i < s->n && d->i < d->n) {
+		uint64_t sa, da;
+		const uint8_t *sp = piece(*s, &sa);
+		uint8_t *dp = piece(*d, &da);
+		uint64_t k = sa < da ? sa : da;
+		if (n < k)
+			k = n;
+		if (k == 0)
+			return 1;
+		if (int side = move(dp, sp, k, safe))
+			return side;
+		advance(s, k);
+		advance(d, k);
+		n -= k;
+	}
+	return 0;
+}
+
+/** A cursor at byte @p off of spans @p s[0..n). */
+inline Cursor cursor_at(const Span *s, uint32_t n, uint64_t off)
+{
+	Cursor c = {s, n, 0, 0};
+	while (c.i < n && off >= span_len(s[c.i]))
+		off -= span_len(s[c.i++]);
+	c.off = off;
+	return c;
+}
+
 } // namespace mlx5sim
 
 #endif /* MLX5_SIM_SPAN_CURSOR_H */

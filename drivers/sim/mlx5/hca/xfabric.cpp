@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "hca_impl.h"
+#include "span_cursor.h"
 
 namespace mlx5sim {
 
@@ -80,39 +81,27 @@ Verdict synd(uint8_t s)
 	return Verdict{s, 0};
 }
 
-bool plain(const Span *s, uint32_t n)
+/** Whether spans @p s[0..n) hold @p bits (repeat-block or signature spans). */
+bool any_span(const Span *s, uint32_t n, uint64_t bits)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (s[i].len & (HCA_SPAN_PATTERN | HCA_SPAN_SIG))
-			return false;
-	return true;
+		if (s[i].len & bits)
+			return true;
+	return false;
 }
 
 /**
- * Move @p len bytes between @p buf and the spans, starting @p off bytes into
- * them: into the spans with @p to_spans. Returns 0, or 1 / 2 when the source /
- * destination faulted (@p safe: on-demand memory, moved through the kernel).
+ * Move @p len bytes between @p buf and the spans (plain or repeat block), starting
+ * @p off bytes into them: into the spans with @p to_spans. Returns 0, or 1 / 2 when
+ * the source / destination faulted (@p safe: on-demand memory, through the kernel).
  */
 int span_io(const Span *s, uint32_t n, uint64_t off, uint8_t *buf, uint64_t len, bool to_spans,
 	    bool safe)
 {
-	for (uint32_t i = 0; i < n && len; i++) {
-		if (off >= s[i].len) {
-			off -= s[i].len;
-			continue;
-		}
-		uint64_t k = s[i].len - off < len ? s[i].len - off : len;
-		uint8_t *d = to_spans ? s[i].p + off : buf;
-		const uint8_t *src = to_spans ? buf : s[i].p + off;
-		if (!safe)
-			memmove(d, src, k);
-		else if (int side = mem::safe_move(d, src, k))
-			return side;
-		buf += k;
-		len -= k;
-		off = 0;
-	}
-	return 0;
+	Span b = {buf, len};
+	Cursor spans = cursor_at(s, n, off), flat = {&b, 1, 0, 0};
+	return to_spans ? copy_pieces(&flat, &spans, len, safe)
+			: copy_pieces(&spans, &flat, len, safe);
 }
 
 void close_conn(std::vector<int> &v, size_t i)
@@ -391,14 +380,14 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 		rq.rkey = mlx5_hw_ld_be32(t + 8);
 	}
 	/*
-	 * Not modelled across processes (ASSUMPTIONS.md): data through repeat-block or
-	 * signature mkeys, SEND with invalidate, and SENDs longer than one message.
+	 * Not modelled across processes (ASSUMPTIONS.md): data through signature mkeys,
+	 * SEND with invalidate, and SENDs longer than one message. The requester's
+	 * repeat blocks are (a fill: an RDMA write from a repeat-block mkey).
 	 */
 	bool read = op == MLX5_OPCODE_RDMA_READ;
 	const Span *local = read ? pl->dst : pl->src;
-	uint32_t nlocal = read ? pl->ndst : pl->nsrc;
-	if ((pl->nsrc & HCA_NSRC_SPECIAL) || !plain(local, nlocal) ||
-	    op == MLX5_OPCODE_SEND_INVAL) {
+	uint32_t nlocal = (read ? pl->ndst : pl->nsrc) & ~HCA_NSRC_SPECIAL;
+	if (any_span(local, nlocal, HCA_SPAN_SIG) || op == MLX5_OPCODE_SEND_INVAL) {
 		err->req = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
 		return PlanResult::Error;
 	}
@@ -487,6 +476,8 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 	pl->nsrc = pl->ndst = 0;
 	pl->total = 0;
 	pl->atomic = false;
+	pl->xflags &= ~XF_PATTERN; /* its repeat blocks were read */
+	pl->npat = 0;
 	pl->resp_qp = nullptr;
 	pl->peer = nullptr;
 	return PlanResult::Ok;
@@ -563,7 +554,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 		err = PlanError{v, resp, IBV_EVENT_QP_REQ_ERR, false, {0, 0}, 0};
 	}
 	/* an mkey this model cannot move across processes (ASSUMPTIONS.md) */
-	if (!v.syndrome && !plain(spans, nspans)) {
+	if (!v.syndrome && any_span(spans, nspans, HCA_SPAN_PATTERN | HCA_SPAN_SIG)) {
 		v = synd(MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
 		err = PlanError{v, resp, IBV_EVENT_QP_ACCESS_ERR, false, {0, 0}, 0};
 	}

@@ -17,27 +17,6 @@ namespace mlx5sim {
 
 namespace {
 
-/** Move @p n bytes piece by piece. */
-int copy_pieces(Cursor *s, Cursor *d, uint64_t n, bool safe)
-{
-	while (n && s->i < s->n && d->i < d->n) {
-		uint64_t sa, da;
-		const uint8_t *sp = piece(*s, &sa);
-		uint8_t *dp = piece(*d, &da);
-		uint64_t k = sa < da ? sa : da;
-		if (n < k)
-			k = n;
-		if (k == 0)
-			return 1;
-		if (int side = move(dp, sp, k, safe))
-			return side;
-		advance(s, k);
-		advance(d, k);
-		n -= k;
-	}
-	return 0;
-}
-
 /**
  * The source is a periodic repeat block and the destination plain memory: write
  * one period, then double. Returns -1 when it does not apply (too short).

@@ -99,11 +99,14 @@ struct ibv_qp *rc_create(Host &h)
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_wr = 16;
 	qa.cap.max_recv_sge = 1;
+	qa.cap.max_inline_data = 2 * 16 - 4; /* a one-entry repeat-block UMR */
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	qa.pd = h.pd;
 	qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |
 			    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+	dv.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 	return g->dv_create_qp(h.ctx, &qa, &dv);
 }
 
@@ -666,6 +669,12 @@ void peer_body(void)
 			std::vector<uint8_t> want(a2);
 			fill(want.data(), a2, a3);
 			printf("%d\n", landed(b.big + a1, want.data(), a2));
+		} else if (sscanf(line, "pat %u %u %llu", &a1, &a2, &addr) == 3) {
+			/* big[a1, a1 + a2) repeats the 8 bytes of addr */
+			std::vector<uint8_t> want(a2);
+			for (unsigned k = 0; k < a2; k++)
+				want[k] = (uint8_t)(addr >> (8 * (k % 8)));
+			printf("%d\n", landed(b.big + a1, want.data(), a2));
 		} else if (sscanf(line, "set %u %u %u", &a1, &a2, &a3) == 3) {
 			fill_quiet(b.big + a1, a2, a3);
 			printf("ok\n");
@@ -886,6 +895,47 @@ void test_two_processes(void)
 	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
 	fill(want.data(), 100000, 8);
 	CU_ASSERT_EQUAL(memcmp(a.big, want.data(), 100000), 0);
+	/*
+	 * A fill: a DC write of 160000 bytes (three fabric messages) whose local bytes come
+	 * from a repeat-block mkey over 8 bytes (stride 0), configured by a UMR on qa.
+	 */
+	struct mlx5dv_mkey_init_attr ma = {};
+	ma.pd = a.h.pd;
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+	ma.max_entries = 1;
+	struct mlx5dv_mkey *pat_mk = g->dv_create_mkey(&ma);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pat_mk);
+	const uint64_t pat = 0x0123456789abcdefull;
+	uint8_t *pat_src = a.big + kBig - 8;
+	memcpy(pat_src, &pat, 8);
+	struct mlx5dv_qp_ex *dvqa = g->dv_qp_ex_from_ibv_qp_ex(qpx);
+	struct mlx5dv_mkey_conf_attr mca = {};
+	/* libmlx5's stride is bytes_count + bytes_skip in 16 bits: 8 + (2^32 - 8) wraps to 0 */
+	struct mlx5dv_mr_interleaved il = {(uintptr_t)pat_src, 8, (uint32_t)-8, a.big_mr->lkey};
+	ibv_wr_start(qpx);
+	qpx->wr_id = 9;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	mlx5dv_wr_mkey_configure(dvqa, pat_mk, 2, &mca);
+	mlx5dv_wr_set_mkey_access_flags(dvqa, IBV_ACCESS_LOCAL_WRITE);
+	mlx5dv_wr_set_mkey_layout_interleaved(dvqa, 20000, 1, &il);
+	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(qpx), 0);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	ibv_wr_start(dx);
+	dx->wr_id = 4;
+	dx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(dx, rkey, raddr + 5);
+	mlx5dv_wr_set_dc_addr_stream(dvx, ah, dctn, kKey, 4);
+	ibv_wr_set_sge(dx, pat_mk->lkey, 0, 160000);
+	CU_ASSERT_EQUAL_FATAL(ibv_wr_complete(dx), 0);
+	poll_n(a.h, 1, &wc);
+	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_SUCCESS);
+	snprintf(cmd, sizeof(cmd), "pat 5 160000 %llu", (unsigned long long)pat);
+	peer_ask(p, cmd, ans, sizeof(ans));
+	CU_ASSERT_EQUAL(atoi(ans), 1);
+	CU_ASSERT_EQUAL(g->dv_destroy_mkey(pat_mk), 0);
+	peer_ask(p, "set 0 64 8", ans, sizeof(ans)); /* what the next checks expect there */
+
 	/* a wrong DC key (dropped: RETRY_EXC), a wrong rkey (REM_ACCESS_ERR, nothing written) */
 	dc_post(true, 2, kKey + 1, rkey, 64);
 	poll_n(a.h, 1, &wc);
