@@ -35,6 +35,7 @@
 #define CHUNKS 256
 #define CHUNK 4096
 #define DC_KEY 0x5eedULL
+#define FILL_PATTERN 0x0f1e2d3c4b5a6978ULL
 
 /* the first two dma_mlx5 devices, by device name */
 static int find_devices(int16_t *a, int16_t *b)
@@ -123,8 +124,9 @@ static int serve(int16_t dev)
 }
 
 /*
- * The copying host: a channel on @dev, @peer as its peer, CHUNKS writes to address
- * @far of the peer, then reads back, checked. @far_local: the target's memory when it
+ * The copying host: a channel on @dev, @peer as its peer, a fill of the peer's memory
+ * at address @far (its last chunk read back and checked), CHUNKS writes over it, then
+ * reads back, checked. @far_local: the target's memory when it
  * is in this process (checked after the writes too), else NULL. Returns the failures.
  */
 static unsigned int write_read_back(int16_t dev, const struct rte_pmd_dma_mlx5_remote_peer *peer,
@@ -142,6 +144,20 @@ static unsigned int write_read_back(int16_t dev, const struct rte_pmd_dma_mlx5_r
 		failures = 1;
 		goto out;
 	}
+	/* byte j of a fill is byte j % 8 of the pattern as it lies in memory */
+	uint64_t pat = FILL_PATTERN;
+	if (rte_pmd_dma_mlx5_remote_fill(ch, (uint16_t)peer_id, pat, far, CHUNKS * CHUNK,
+					 RTE_DMA_OP_FLAG_SUBMIT) < 0 ||
+	    rte_pmd_dma_mlx5_remote_read(ch, (uint16_t)peer_id, far + (CHUNKS - 1) * CHUNK,
+					 rte_malloc_virt2iova(back), CHUNK,
+					 RTE_DMA_OP_FLAG_SUBMIT) < 0)
+		failures++;
+	failures += wait_ops(ch, 2);
+	for (unsigned int j = 0; j < CHUNK; j++)
+		if (back[j] != ((const uint8_t *)&pat)[j % 8]) {
+			failures++;
+			break;
+		}
 	pattern(src);
 	for (unsigned int i = 0; i < CHUNKS; i++)
 		if (rte_pmd_dma_mlx5_remote_write(
@@ -176,8 +192,8 @@ static int copy(int16_t dev, char **av)
 	peer.target.dc_key = strtoull(av[2], NULL, 0);
 	peer.rkey = (uint32_t)strtoul(av[3], NULL, 0);
 	failures = write_read_back(dev, &peer, strtoull(av[4], NULL, 0), NULL);
-	printf("dma_mlx5_remote: copier: %u writes, %u reads to LID %u, %u failures: %s\n", CHUNKS,
-	       CHUNKS, peer.target.lid, failures, failures ? "FAIL" : "PASS");
+	printf("dma_mlx5_remote: copier: 1 fill, %u writes, %u reads to LID %u, %u failures: %s\n",
+	       CHUNKS, CHUNKS + 1, peer.target.lid, failures, failures ? "FAIL" : "PASS");
 	return failures ? 1 : 0;
 }
 
@@ -229,8 +245,9 @@ int main(int argc, char **argv)
 	/* the copying host: a channel, the peer, writes, then reads back */
 	failures = write_read_back(a, &peer, (uintptr_t)far, far);
 
-	printf("dma_mlx5_remote: %u writes, %u reads, %u bytes verified, %u failures: %s\n", CHUNKS,
-	       CHUNKS, 2 * CHUNKS * CHUNK, failures, failures ? "FAIL" : "PASS");
+	printf("dma_mlx5_remote: 1 fill, %u writes, %u reads, %u bytes verified, %u failures: %s\n",
+	       CHUNKS, CHUNKS + 1, 2 * CHUNKS * CHUNK + CHUNK, failures,
+	       failures ? "FAIL" : "PASS");
 	rte_free(far);
 	rte_eal_cleanup();
 	return failures ? 1 : 0;

@@ -211,7 +211,7 @@ done
 # ---- remote copies over DC: the second example, make (shared), two fabric hosts ---------
 ex=$work/ex-remote
 rm -rf "$ex" && cp -r "$src/examples/dma_mlx5_remote" "$ex"
-remote_re='^dma_mlx5_remote: 256 writes, 256 reads, [0-9]+ bytes verified, 0 failures: PASS$'
+remote_re='^dma_mlx5_remote: 1 fill, 256 writes, 257 reads, [0-9]+ bytes verified, 0 failures: PASS$'
 if make -C "$ex" >"$log/make-remote.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_remote-shared" ]; then
 	pass "make (shared) of examples/dma_mlx5_remote"
 	check_paths "make (remote) command line" "$log/make-remote.txt"
@@ -253,7 +253,7 @@ if make -C "$ex" >"$log/make-remote.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_remote
 	exec 7>&-
 	wait "$target_pid"
 	rm -f "$fifo"
-	copier_re='^dma_mlx5_remote: copier: 256 writes, 256 reads to LID [0-9]+, 0 failures: PASS$'
+	copier_re='^dma_mlx5_remote: copier: 1 fill, 256 writes, 257 reads to LID [0-9]+, 0 failures: PASS$'
 	target_re='^dma_mlx5_remote: target: [0-9]+ bytes written by the other process: PASS$'
 	if [ -n "$peer" ] && grep -Eq "$copier_re" "$log/run-remote-copier.txt" &&
 		grep -Eq "$target_re" "$log/run-remote-target.txt"; then

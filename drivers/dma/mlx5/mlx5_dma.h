@@ -207,6 +207,20 @@ void mlx5_dma_progress_teardown(struct mlx5_dma_dev *p);
 /** Destroy the device's DC targets and the channels the application left. */
 void mlx5_dma_remote_release(struct mlx5_dma_dev *p);
 
+/* mlx5_dma_remote_fill.cpp: the pattern sources of a remote channel's fills */
+struct mlx5_dma_remote_fill;
+/** Pattern sources for fills up to @p max_len bytes, their mkeys configured: 0 or -errno. */
+int mlx5_dma_remote_fill_create(struct mlx5_dma_dev *p, uint32_t max_len,
+				struct mlx5_dma_remote_fill **out);
+void mlx5_dma_remote_fill_destroy(struct mlx5_dma_dev *p, struct mlx5_dma_remote_fill *f);
+/**
+ * The key (address 0 onwards) whose bytes repeat @p pattern, for op @p idx of a
+ * channel that reported every op before @p reported: 0 and *lkey, or -ENOSPC when
+ * every source holds another pattern for ops not reported yet.
+ */
+int mlx5_dma_remote_fill_source(struct mlx5_dma_remote_fill *f, uint64_t pattern, uint16_t idx,
+				uint16_t reported, uint32_t *lkey);
+
 /* mlx5_dma_devargs.cpp */
 int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);
 

@@ -85,6 +85,7 @@ struct rte_pmd_dma_mlx5_remote {
 	struct ibv_qp_ex *qpx;
 	struct mlx5dv_qp_ex *dv;
 	struct mlx5_dma_mr_cache mr_cache;
+	struct mlx5_dma_remote_fill *fill; /**< pattern sources, NULL: no indirect mkeys */
 	std::vector<Slot> slots;
 	std::vector<Peer> peers;
 	uint16_t mask;
@@ -148,6 +149,7 @@ void channel_destroy(struct rte_pmd_dma_mlx5_remote *ch)
 		g->destroy_ah(p.ah);
 	if (ch->cq)
 		g->destroy_cq(ibv_cq_ex_to_cq(ch->cq));
+	mlx5_dma_remote_fill_destroy(ch->dev, ch->fill);
 	delete ch;
 }
 
@@ -184,19 +186,42 @@ void submit(struct rte_pmd_dma_mlx5_remote *ch)
 		MLX5_DMA_LOG(ERR, "remote channel: ibv_wr_complete failed");
 }
 
-int enqueue(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, bool read, uint64_t local,
-	    uint64_t raddr, uint32_t len, uint64_t flags)
+/** Whether an op of @p len bytes to @p peer may be enqueued: 0, -EINVAL or -ENOSPC. */
+int admit(const struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, uint32_t len, const char *what)
 {
 	if (!ch)
 		return -EINVAL;
 	if (peer >= ch->peers.size() || len == 0 || len > kMaxLen) {
-		MLX5_DMA_LOG(ERR, "remote %s: bad %s %u", read ? "read" : "write",
+		MLX5_DMA_LOG(ERR, "remote %s: bad %s %u", what,
 			     peer >= ch->peers.size() ? "peer" : "length",
 			     peer >= ch->peers.size() ? (uint32_t)peer : len);
 		return -EINVAL;
 	}
 	if ((uint16_t)(ch->ring_idx - ch->reported) > ch->mask)
 		return -ENOSPC;
+	return 0;
+}
+
+/** Post the admitted op @p s as the next of the ring; its ring index. */
+int post(struct rte_pmd_dma_mlx5_remote *ch, const Slot &s, uint64_t flags)
+{
+	uint16_t idx = ch->ring_idx++;
+
+	ch->slots[idx & ch->mask] = s;
+	build(ch, idx);
+	ch->stats.submitted++;
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		submit(ch);
+	return idx;
+}
+
+int enqueue(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, bool read, uint64_t local,
+	    uint64_t raddr, uint32_t len, uint64_t flags)
+{
+	int ret = admit(ch, peer, len, read ? "read" : "write");
+
+	if (ret)
+		return ret;
 	mlx5_dma_mr_cache_check(&ch->mr_cache);
 	const struct mlx5_dma_mr_range *r = mlx5_dma_mr_lookup(&ch->mr_cache, (uintptr_t)local,
 							       len);
@@ -205,13 +230,7 @@ int enqueue(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, bool read, uint64
 			     read ? "read" : "write", local, len);
 		return -EINVAL;
 	}
-	uint16_t idx = ch->ring_idx++;
-	ch->slots[idx & ch->mask] = Slot{local, raddr, len, r->lkey, peer, read, SLOT_FREE, 0, 0};
-	build(ch, idx);
-	ch->stats.submitted++;
-	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
-		submit(ch);
-	return idx;
+	return post(ch, Slot{local, raddr, len, r->lkey, peer, read, SLOT_FREE, 0, 0}, flags);
 }
 
 /** Reset the DCI and give every peer's stream a clean start (nothing is posted). */
@@ -490,6 +509,9 @@ MLX5_DMA_EXPORT struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(i
 		goto err;
 	}
 	mlx5_dma_mr_cache_init(&ch->mr_cache, p->mrs);
+	/* without indirect mkeys the channel copies but does not fill */
+	if (p->has_mkey && (err = -mlx5_dma_remote_fill_create(p, kMaxLen, &ch->fill)) != 0)
+		goto err;
 	try {
 		st->channels.push_back(ch);
 	} catch (...) {
@@ -564,6 +586,26 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_read(struct rte_pmd_dma_mlx5_remote 
 						 uint64_t flags)
 {
 	return enqueue(ch, peer, true, dst, raddr, len, flags);
+}
+
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_fill(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer,
+						 uint64_t pattern, uint64_t raddr, uint32_t len,
+						 uint64_t flags)
+{
+	uint32_t lkey;
+	int ret = admit(ch, peer, len, "fill");
+
+	if (ret)
+		return ret;
+	if (!ch->fill) {
+		MLX5_DMA_LOG(ERR, "%s: remote fill: the device has no indirect mkeys",
+			     ch->dev->name);
+		return -ENOTSUP;
+	}
+	/* every pattern source busy with another pattern: report some ops first */
+	if (mlx5_dma_remote_fill_source(ch->fill, pattern, ch->ring_idx, ch->reported, &lkey))
+		return -ENOSPC;
+	return post(ch, Slot{0, raddr, len, lkey, peer, false, SLOT_FREE, 0, 0}, flags);
 }
 
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_submit(struct rte_pmd_dma_mlx5_remote *ch)

@@ -99,8 +99,7 @@ uint32_t build_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5dv_mkey *m
 		struct mlx5dv_mr_interleaved il[MLX5_DMA_UMR_MAX_XLAT];
 
 		for (uint16_t i = 0; i < n; i++)
-			/* the builder writes stride = bytes_count + bytes_skip (16 bits) */
-			il[i] = {x[i].addr, x[i].len, (uint32_t)x[i].stride - x[i].len, x[i].lkey};
+			il[i] = mlx5_dma_interleaved_entry(&x[i]);
 		mlx5dv_wr_set_mkey_layout_interleaved(vc->dvqp, repeat, n, il);
 		return mlx5_dma_umr_interleaved_wqebbs(n);
 	}

@@ -20,6 +20,15 @@ struct mlx5_dma_xlat {
 	uint16_t stride; /**< interleaved only: address step per repetition (0: same bytes) */
 };
 
+/**
+ * @p x as libmlx5's interleaved entry: the builder writes stride = bytes_count +
+ * bytes_skip in 16 bits, so a stride below the length (0: the same bytes) wraps.
+ */
+static inline struct mlx5dv_mr_interleaved mlx5_dma_interleaved_entry(const struct mlx5_dma_xlat *x)
+{
+	return {x->addr, x->len, (uint32_t)x->stride - x->len, x->lkey};
+}
+
 /** Most translation entries of a UMR WQE the device takes (ds is 6 bits). */
 #define MLX5_DMA_UMR_MAX_XLAT 52
 

@@ -683,6 +683,27 @@ __rte_experimental int rte_pmd_dma_mlx5_remote_read(struct rte_pmd_dma_mlx5_remo
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
+ * Enqueue a fill of @p len bytes at address @p raddr of peer @p peer with
+ * @p pattern, as rte_dma_fill() fills local memory: byte j is byte j % 8 of the
+ * 64-bit pattern as it lies in memory. It is an RDMA write whose local bytes come
+ * from a repeat-block mkey; the channel keeps 8 patterns at a time, so a ninth
+ * pattern waits until the ops of one of them are reported.
+ *
+ * @param flags
+ *   RTE_DMA_OP_FLAG_SUBMIT: submit this op and those before it.
+ * @return
+ *   The ring index; -ENOSPC when @p nb_desc ops are in flight or not yet reported, or
+ *   8 other patterns are; -EINVAL for an unknown peer or a length of 0 or above
+ *   2 GiB; -ENOTSUP when the device has no indirect mkeys (nothing is enqueued then).
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_fill(struct rte_pmd_dma_mlx5_remote *ch,
+						    uint16_t peer, uint64_t pattern, uint64_t raddr,
+						    uint32_t len, uint64_t flags);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
  * Submit every op enqueued without RTE_DMA_OP_FLAG_SUBMIT.
  *
  * @return

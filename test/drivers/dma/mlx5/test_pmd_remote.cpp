@@ -92,6 +92,65 @@ void target_make(Target &t, int16_t dev, uint64_t key, uint32_t ops)
 		rte_pmd_dma_mlx5_remote_rkey(dev, t.buf, (uint32_t)t.len, &t.peer.rkey), 0);
 }
 
+/**
+ * Memory another application of a host registered: an MR in a PD of its own, which
+ * the host's DC targets do not share (as after IBV_REREG_MR_CHANGE_PD moved it).
+ */
+struct ForeignMr {
+	const struct mlx5_glue *g;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+};
+
+/** Register @p buf in a new PD of a new context of @p sim (no CUnit: the child uses it). */
+bool foreign_mr(ForeignMr &f, const char *sim, void *buf, size_t len)
+{
+	struct ibv_device *device;
+
+	if (mlx5_glue_find_device(sim, &f.g, &device))
+		return false;
+	f.ctx = f.g->open_device(device);
+	mlx5_glue_put_device(f.g, device); /* the context keeps the instance */
+	f.pd = f.ctx ? f.g->alloc_pd(f.ctx) : NULL;
+	f.mr = f.pd ? f.g->reg_mr(f.pd, buf, len,
+				  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					  IBV_ACCESS_REMOTE_READ)
+		    : NULL;
+	return f.mr != NULL;
+}
+
+void foreign_mr_free(ForeignMr &f)
+{
+	CU_ASSERT_EQUAL(f.g->dereg_mr(f.mr), 0);
+	CU_ASSERT_EQUAL(f.g->dealloc_pd(f.pd), 0);
+	CU_ASSERT_EQUAL(f.g->close_device(f.ctx), 0);
+}
+
+/** The patterns of the fills among the ops (6: fewer than a channel keeps). */
+uint64_t fill_pattern(uint32_t op)
+{
+	return 0x0807060504030201ull * (op % 6 + 1);
+}
+
+/** Op @p op of a mixed run is a fill (else a write). */
+bool is_fill(uint32_t op)
+{
+	return op % 5 == 4;
+}
+
+/** The bytes op @p op leaves in its kSlot-byte slot: @p src's, or its fill pattern's. */
+void op_bytes(uint32_t op, const uint8_t *src, uint8_t *out)
+{
+	if (!is_fill(op)) {
+		memcpy(out, src + (size_t)op * kSlot, kSlot);
+		return;
+	}
+	uint64_t pat = fill_pattern(op);
+	for (uint32_t k = 0; k < kSlot; k += 8)
+		memcpy(out + k, &pat, 8);
+}
+
 /** Wait until @p n ops were reported; statuses into @p st in ring order. */
 void wait_all(struct rte_pmd_dma_mlx5_remote *ch, uint16_t first, uint32_t n,
 	      std::vector<enum rte_dma_status_code> *st)
@@ -151,6 +210,9 @@ void test_bad_input(void)
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(NULL, 0, t_iova(src), (uintptr_t)t.buf, 8, 0),
 			-EINVAL);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_submit(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 1, 7, (uintptr_t)t.buf, 8, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 0, 7, (uintptr_t)t.buf, 0, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(NULL, 0, 7, (uintptr_t)t.buf, 8, 0), -EINVAL);
 	/* the ring holds 32 ops not yet reported */
 	for (int i = 0; i < 32; i++)
 		CU_ASSERT_EQUAL(
@@ -167,6 +229,75 @@ void test_bad_input(void)
 	rte_free(src);
 	rte_free(t.buf);
 	free(plain);
+
+	/* a device without indirect mkeys (min_desc below a fill's WQEs): copies, no fills */
+	CU_ASSERT_EQUAL_FATAL(add("sim88", MLX5_SIM_EXEC_INLINE, 1, 3), 0);
+	int16_t nomkey = (int16_t)t_probe("dma_mlx5_r88", "dev=sim88,min_desc=4");
+	CU_ASSERT_FATAL(nomkey >= 0);
+	target_make(t, d_t1, 0x12, 4);
+	ch = rte_pmd_dma_mlx5_remote_create(nomkey, 32);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t.peer), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 0, 7, (uintptr_t)t.buf, 8, 0), -ENOTSUP);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(t.buf);
+	CU_ASSERT_EQUAL(t_remove("dma_mlx5_r88"), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim88"), 0);
+}
+
+/**
+ * Fills with more patterns than a channel keeps: 8 outstanding patterns, a ninth
+ * refused (-ENOSPC, nothing enqueued); once reported, 64 new patterns in bursts of
+ * 4 reuse the sources, each fill's bytes exact; lengths from 1 to 3 patterns long.
+ */
+void test_fill_patterns(void)
+{
+	constexpr uint32_t kFills = 64;
+	std::vector<enum rte_dma_status_code> st;
+	Target t;
+
+	target_make(t, d_t2, 0xf111, 16 + kFills);
+	uint8_t *area = t.buf + 16 * kSlot; /* the second part's, zero */
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(d_req, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &t.peer), 0);
+	auto pat = [](uint32_t i) { return 0x9e3779b97f4a7c15ull * (i + 1); };
+	for (uint32_t i = 0; i < 8; i++)
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(
+					ch, 0, pat(i), (uintptr_t)t.buf + i * kSlot, kSlot, 0),
+				(int)i);
+	/* a pattern held costs no source; a ninth one does */
+	CU_ASSERT_EQUAL(
+		rte_pmd_dma_mlx5_remote_fill(ch, 0, pat(3), (uintptr_t)t.buf + 8 * kSlot, kSlot, 0),
+		8);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 0, pat(100), (uintptr_t)t.buf, kSlot, 0),
+			-ENOSPC);
+	rte_pmd_dma_mlx5_remote_submit(ch);
+	wait_all(ch, 0, 9, &st);
+	uint16_t idx = 9;
+	for (uint32_t i = 0; i < kFills; i += 4) {
+		for (uint32_t k = i; k < i + 4; k++) {
+			uint32_t len = 1 + (k * 29) % kSlot;
+			CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 0, pat(1000 + k),
+								     (uintptr_t)area + k * kSlot,
+								     len, RTE_DMA_OP_FLAG_SUBMIT),
+					(int)idx++);
+		}
+		wait_all(ch, (uint16_t)(idx - 4), 4, &st);
+		for (auto x : st)
+			CU_ASSERT_EQUAL(x, RTE_DMA_STATUS_SUCCESSFUL);
+	}
+	for (uint32_t k = 0; k < kFills; k++) {
+		uint32_t len = 1 + (k * 29) % kSlot;
+		uint64_t p = pat(1000 + k);
+		const uint8_t *b = (const uint8_t *)&p;
+		bool ok = true;
+		for (uint32_t j = 0; j < kSlot; j++)
+			ok &= area[k * kSlot + j] == (j < len ? b[j % 8] : 0);
+		CU_ASSERT_TRUE(ok);
+	}
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(t.buf);
 }
 
 /* writes then reads of random sizes to one peer, checked byte for byte */
@@ -234,19 +365,30 @@ enum Fault {
 	GOOD,
 	BAD_KEY,
 	BAD_RKEY,
+	OTHER_PD, /**< its memory's MR is in a PD the target does not share */
 	DOWN
 };
 
+/** The status every op towards a peer with @p f ends with (or NOT_ATTEMPTED). */
+enum rte_dma_status_code status_for(Fault f)
+{
+	return f == GOOD                        ? RTE_DMA_STATUS_SUCCESSFUL
+	       : f == BAD_RKEY || f == OTHER_PD ? RTE_DMA_STATUS_INVALID_ADDR
+						: RTE_DMA_STATUS_DEV_LINK_ERROR;
+}
+
 /**
  * @p npeers peers split over both target devices, @p faults[i] for peer i; @p ops
- * writes to random peers, each to a slot of its own. Every op reported once with
- * the status its peer implies; healthy bytes land, a bad op writes nothing.
+ * writes and fills (one in five) to random peers, each to a slot of its own. Every
+ * op reported once with the status its peer implies; healthy bytes land, a bad op
+ * writes nothing.
  */
 void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 	       struct rte_pmd_dma_mlx5_remote_stats *out)
 {
 	const uint32_t npeers = (uint32_t)faults.size();
 	std::vector<Target> t(npeers);
+	std::vector<ForeignMr> foreign(npeers);
 	std::vector<uint32_t> to(ops);
 	std::vector<enum rte_dma_status_code> st;
 	bool down = false;
@@ -258,6 +400,11 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 			t[p].peer.target.dc_key ^= 1;
 		if (faults[p] == BAD_RKEY)
 			t[p].peer.rkey ^= 0x100; /* another key index: not this memory's MR */
+		if (faults[p] == OTHER_PD) {
+			CU_ASSERT_FATAL(foreign_mr(foreign[p], t[p].dev == d_t2 ? S_T2 : S_T1,
+						   t[p].buf, t[p].len));
+			t[p].peer.rkey = foreign[p].mr->rkey;
+		}
 		down |= faults[p] == DOWN;
 	}
 	/* a DOWN peer lives on S_T2, whose link is taken down: its other peers too */
@@ -285,9 +432,14 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 			seed = seed * 1103515245 + 12345;
 			uint32_t p = (seed >> 16) % npeers;
 			to[posted] = p;
-			int idx = rte_pmd_dma_mlx5_remote_write(
-				ch, (uint16_t)p, t_iova(src + posted * kSlot),
-				(uintptr_t)t[p].buf + posted * kSlot, kSlot, 0);
+			uint64_t raddr = (uintptr_t)t[p].buf + posted * kSlot;
+			int idx = is_fill(posted)
+					  ? rte_pmd_dma_mlx5_remote_fill(ch, (uint16_t)p,
+									 fill_pattern(posted),
+									 raddr, kSlot, 0)
+					  : rte_pmd_dma_mlx5_remote_write(
+						    ch, (uint16_t)p, t_iova(src + posted * kSlot),
+						    raddr, kSlot, 0);
 			CU_ASSERT_EQUAL_FATAL(idx, (int)(uint16_t)posted);
 			posted++;
 		}
@@ -302,14 +454,12 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 	CU_ASSERT_EQUAL_FATAL(done, ops);
 	for (uint32_t i = 0; i < ops; i++) {
 		uint32_t p = to[i];
-		enum rte_dma_status_code want = faults[p] == GOOD ? RTE_DMA_STATUS_SUCCESSFUL
-						: faults[p] == BAD_RKEY
-							? RTE_DMA_STATUS_INVALID_ADDR
-							: RTE_DMA_STATUS_DEV_LINK_ERROR;
+		uint8_t want_bytes[kSlot];
 		/* a failing peer's ops flushed twice by its failures end NOT_ATTEMPTED */
-		CU_ASSERT(st[i] == want ||
+		CU_ASSERT(st[i] == status_for(faults[p]) ||
 			  (faults[p] != GOOD && st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED));
-		bool landed = memcmp(t[p].buf + i * kSlot, src + i * kSlot, kSlot) == 0;
+		op_bytes(i, src, want_bytes);
+		bool landed = memcmp(t[p].buf + i * kSlot, want_bytes, kSlot) == 0;
 		CU_ASSERT_EQUAL(landed, faults[p] == GOOD);
 	}
 	if (down) {
@@ -323,11 +473,14 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 	       ops, npeers, out->errors, out->reposted, out->stream_resets, out->dci_recoveries);
 	rte_pmd_dma_mlx5_remote_free(ch);
 	rte_free(src);
-	for (Target &x : t)
-		rte_free(x.buf);
+	for (uint32_t p = 0; p < npeers; p++) {
+		if (faults[p] == OTHER_PD)
+			foreign_mr_free(foreign[p]);
+		rte_free(t[p].buf);
+	}
 }
 
-/* 16 peers, one with a wrong key, one with a wrong rkey: the others unharmed */
+/* 16 peers: a wrong key, a wrong rkey, memory in another PD; the others unharmed */
 void test_one_bad_peer(void)
 {
 	std::vector<Fault> f(16, GOOD);
@@ -335,6 +488,7 @@ void test_one_bad_peer(void)
 
 	f[3] = BAD_KEY; /* odd peers live on the thread host, even ones on the inline one */
 	f[6] = BAD_RKEY;
+	f[9] = OTHER_PD;
 	run_peers(d_req, f, 3000, &s);
 	CU_ASSERT(s.errors > 0);
 	CU_ASSERT(s.stream_resets > 0);
@@ -484,14 +638,18 @@ void test_poll_on_data(void)
 
 constexpr uint32_t kXPeers = 8;
 constexpr uint32_t kXOps = 2000;
+constexpr uint32_t kXOtherPd = 5;
 
 /**
  * The other process (this binary with --targets <fabric>): kXPeers dma_mlx5 devices
  * on the machine-wide fabric, a DC target and a zeroed buffer of kXOps slots each.
- * One line per target on fd 3 (lid dctn key rkey address); then, per command line
- * on stdin: "dump <p>" answers one character per slot of target p ('1': the
- * requester's source bytes, '0': untouched, 'x': anything else), "set <p> <seed>"
- * fills target p's buffer, "quit" ends. No CUnit here: the parent judges.
+ * Target kXOtherPd exposes its memory through an MR of another PD (a wrong rkey for
+ * its DC target). One line per target on fd 3 (lid dctn key rkey address); then,
+ * per command line on stdin: "dump <p>" answers one character per slot of target p
+ * ('1': the bytes op i leaves in slot i, '0': untouched, 'x': anything else),
+ * "set <p> <seed>" fills target p's buffer, "pat <p> <off> <len> <pattern>" answers
+ * 1 when those bytes repeat the 64-bit pattern, "quit" ends. No CUnit here: the
+ * parent judges.
  */
 /**
  * What slot @p slot holds: '1' the bytes of @p src, '0' zeros, 'x' anything else.
@@ -507,6 +665,18 @@ __attribute__((no_sanitize_thread)) char slot_state(const uint8_t *slot, const u
 		zero &= d[i] == 0;
 	}
 	return same ? '1' : zero ? '0' : 'x';
+}
+
+/** Whether @p len bytes at @p p repeat @p pattern (volatile loads: see slot_state()). */
+__attribute__((no_sanitize_thread)) bool repeats(const uint8_t *p, size_t len, uint64_t pattern)
+{
+	volatile const uint8_t *d = p;
+	uint8_t b[8];
+	memcpy(b, &pattern, 8);
+	for (size_t i = 0; i < len; i++)
+		if (d[i] != b[i % 8])
+			return false;
+	return true;
 }
 
 /** t_fill() through volatile stores: memory the other process reads (see slot_state()). */
@@ -536,6 +706,7 @@ int targets_main(const char *fabric)
 		return 2;
 	std::vector<uint8_t *> bufs(kXPeers);
 	const size_t len = (size_t)kXOps * kSlot;
+	ForeignMr foreign;
 	for (uint32_t p = 0; p < kXPeers; p++) {
 		struct mlx5_sim_device_attr attr;
 		char sim[16], vdev[32], args[32];
@@ -556,21 +727,32 @@ int targets_main(const char *fabric)
 		    rte_pmd_dma_mlx5_remote_target_create(dev, 0x2000 + p, &tgt) != 0 ||
 		    rte_pmd_dma_mlx5_remote_rkey(dev, bufs[p], (uint32_t)len, &rkey) != 0)
 			return 4;
+		if (p == kXOtherPd) {
+			/* kept until the process ends */
+			if (!foreign_mr(foreign, sim, bufs[p], len))
+				return 5;
+			rkey = foreign.mr->rkey;
+		}
 		fprintf(out, "%u %u %" PRIu64 " %u %" PRIu64 "\n", tgt.lid, tgt.dctn, tgt.dc_key,
 			rkey, (uint64_t)(uintptr_t)bufs[p]);
 	}
 	fflush(out);
-	std::vector<uint8_t> src(len);
+	std::vector<uint8_t> src(len), slot(kSlot);
 	t_fill(src.data(), len, 9); /* the requester's source bytes, as it made them */
 	char line[128];
-	unsigned p, seed;
+	unsigned p, seed, off, n;
+	uint64_t pat;
 	while (fgets(line, sizeof(line), stdin)) {
 		if (sscanf(line, "dump %u", &p) == 1 && p < kXPeers) {
 			std::string map(kXOps, '0');
-			for (uint32_t i = 0; i < kXOps; i++)
-				map[i] = slot_state(bufs[p] + (size_t)i * kSlot,
-						    src.data() + (size_t)i * kSlot);
+			for (uint32_t i = 0; i < kXOps; i++) {
+				op_bytes(i, src.data(), slot.data());
+				map[i] = slot_state(bufs[p] + (size_t)i * kSlot, slot.data());
+			}
 			fprintf(out, "%s\n", map.c_str());
+		} else if (sscanf(line, "pat %u %u %u %" SCNu64, &p, &off, &n, &pat) == 4 &&
+			   p < kXPeers && off <= len && n <= len - off) {
+			fprintf(out, "%d\n", repeats(bufs[p] + off, n, pat));
 		} else if (sscanf(line, "set %u %u", &p, &seed) == 2 && p < kXPeers) {
 			fill_quiet(bufs[p], len, seed);
 			fprintf(out, "ok\n");
@@ -586,9 +768,10 @@ int targets_main(const char *fabric)
 
 /*
  * 8 targets in another process (half inline, half on engine threads), one with a
- * wrong key and one with a wrong rkey: 2000 writes to random peers, every op
- * reported once with its exact status, the other process's memory holding exactly
- * the healthy ops' bytes; reads back; then the other process is killed (peer down):
+ * wrong key, one with a wrong rkey, one whose memory is in another PD: 2000 writes
+ * and fills to random peers, every op reported once with its exact status, the
+ * other process's memory holding exactly the healthy ops' bytes; reads back and a
+ * fill of several fabric messages; then the other process is killed (peer down):
  * every later op reported, none succeeds, nothing hangs.
  */
 void test_two_processes(void)
@@ -631,6 +814,7 @@ void test_two_processes(void)
 	peers[3].target.dc_key ^= 1;
 	faults[6] = BAD_RKEY;
 	peers[6].rkey ^= 0x100;
+	faults[kXOtherPd] = OTHER_PD; /* the other process gave that MR's rkey */
 
 	const size_t len = (size_t)kXOps * kSlot;
 	uint8_t *src = (uint8_t *)rte_zmalloc(NULL, len, 64);
@@ -653,9 +837,14 @@ void test_two_processes(void)
 			seed = seed * 1103515245 + 12345;
 			uint32_t p = (seed >> 16) % kXPeers;
 			to_peer[posted] = p;
-			int idx = rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)p,
-								t_iova(src + posted * kSlot),
-								addr[p] + posted * kSlot, kSlot, 0);
+			uint64_t raddr = addr[p] + posted * kSlot;
+			int idx = is_fill(posted)
+					  ? rte_pmd_dma_mlx5_remote_fill(ch, (uint16_t)p,
+									 fill_pattern(posted),
+									 raddr, kSlot, 0)
+					  : rte_pmd_dma_mlx5_remote_write(
+						    ch, (uint16_t)p, t_iova(src + posted * kSlot),
+						    raddr, kSlot, 0);
 			CU_ASSERT_EQUAL_FATAL(idx, (int)(uint16_t)posted);
 			posted++;
 		}
@@ -668,10 +857,8 @@ void test_two_processes(void)
 	uint32_t ok = 0;
 	for (uint32_t i = 0; i < kXOps; i++) {
 		Fault f = faults[to_peer[i]];
-		enum rte_dma_status_code want = f == GOOD       ? RTE_DMA_STATUS_SUCCESSFUL
-						: f == BAD_RKEY ? RTE_DMA_STATUS_INVALID_ADDR
-								: RTE_DMA_STATUS_DEV_LINK_ERROR;
-		CU_ASSERT(st[i] == want || (f != GOOD && st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED));
+		CU_ASSERT(st[i] == status_for(f) ||
+			  (f != GOOD && st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED));
 		ok += st[i] == RTE_DMA_STATUS_SUCCESSFUL;
 	}
 	/* the other process's memory: exactly the healthy ops' slots, nothing else */
@@ -708,11 +895,26 @@ void test_two_processes(void)
 		CU_ASSERT_EQUAL(st[i], RTE_DMA_STATUS_SUCCESSFUL);
 	CU_ASSERT_EQUAL(memcmp(back, want.data(), 256 * kSlot), 0);
 
+	/* a fill of 100000 bytes (two fabric messages) at an odd offset of peer 1 */
+	first = (uint16_t)(first + 256);
+	const uint64_t big_pat = 0x1122334455667788ull;
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 1, big_pat, addr[1] + 3, 100000,
+						     RTE_DMA_OP_FLAG_SUBMIT),
+			(int)first);
+	wait_all(ch, first, 1, &st);
+	CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_SUCCESSFUL);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "pat 1 3 100000 %" PRIu64 "\n", big_pat);
+	fputs(cmd, to);
+	fflush(to);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
+	CU_ASSERT_EQUAL(atoi(line), 1);
+
 	/* the other process dies: every op after reported, none successful, no hang */
 	CU_ASSERT_EQUAL(kill(pid, SIGKILL), 0);
 	int wst;
 	CU_ASSERT_EQUAL(waitpid(pid, &wst, 0), pid);
-	first = (uint16_t)(first + 256);
+	first = (uint16_t)(first + 1);
 	for (uint32_t i = 0; i < 64; i++)
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(ch, (uint16_t)(i % 3), t_iova(src),
 							      addr[i % 3] + i * kSlot, kSlot,
@@ -724,7 +926,7 @@ void test_two_processes(void)
 			  st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED);
 	struct rte_pmd_dma_mlx5_remote_stats s;
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, &s), 0);
-	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 64u);
+	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 1u + 64u);
 	rte_pmd_dma_mlx5_remote_free(ch);
 	fclose(to);
 	fclose(from);
@@ -738,7 +940,8 @@ const struct cunit_test tests[] = {
 	{"bad input", test_bad_input},
 	{"writes and reads, inline target", test_basic_inline},
 	{"writes and reads, thread target", test_basic_thread},
-	{"16 peers, wrong key and wrong rkey among them", test_one_bad_peer},
+	{"fills with more patterns than sources", test_fill_patterns},
+	{"16 peers, wrong key, wrong rkey, other PD among them", test_one_bad_peer},
 	{"64 peers, a host down", test_host_down},
 	{"no DCI streams", test_no_streams},
 	{"8 targets in another process, one dies", test_two_processes},
