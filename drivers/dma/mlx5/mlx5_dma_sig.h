@@ -11,11 +11,12 @@
  * signature mkey cannot sit in another mkey's layout (assumption 60), so SG lists
  * are the signature mkey's own list layout.
  *
- * The UMR bytes come from libmlx5's builders run on a pad QP that never leaves
- * RESET (the batch is aborted), then copied into the vchan's ring with its WQE index
- * and QPN: the direct path thus writes exactly what mlx5dv_wr_mkey_configure() +
- * mlx5dv_wr_set_mkey_sig_block() write, PSV indices included, which only libmlx5
- * knows.
+ * The direct path writes the UMR and SET_PSV bytes that mlx5dv_wr_mkey_configure() +
+ * mlx5dv_wr_set_mkey_sig_block() write. Only the PSV index is libmlx5's own (the
+ * public mlx5dv_mkey does not show it): when the pool is created, libmlx5's builders
+ * run once per mkey on a pad QP that never leaves RESET (the batch is aborted) and
+ * the index is read from the BSF they wrote. The same pad serves as the reference the
+ * tests compare the written bytes with (mlx5_dma_sig_umr_builder()).
  */
 #ifndef MLX5_DMA_SIG_H
 #define MLX5_DMA_SIG_H
@@ -49,6 +50,7 @@ struct mlx5_dma_sig_mkey {
 	struct mlx5_dma_sig_layout lay; /**< valid when @c configured */
 	uint32_t err_gen;               /**< vchan err_gen when configured */
 	uint16_t last_idx;              /**< last op that used it */
+	uint32_t mem_psv;               /**< its memory-domain PSV (libmlx5's index) */
 	uint8_t err_cnt;                /**< signature errors seen (re-arm counter) */
 	uint8_t umr_nbb;                /**< WQEBBs of its last configuration (UMR + PSVs) */
 	bool configured;
@@ -85,7 +87,9 @@ struct mlx5_dma_sig_pool {
 	 * (mlx5_dma_sig_layout_slot()): looked at first, and checked, before a search
 	 */
 	uint8_t hint[MLX5_DMA_SIG_MKEYS];
-	uint16_t max_sge; /**< list entries of one signature UMR of this vchan's QP */
+	uint16_t max_sge;     /**< list entries of one signature UMR of this vchan's QP */
+	uint32_t types;       /**< the device's rte_pmd_dma_mlx5_sig_caps.types */
+	uint16_t block_sizes; /**< and .block_sizes: what an op is checked against */
 	/* builder pad: a QP in RESET whose ring libmlx5's builders write into */
 	struct ibv_cq_ex *pad_cq;
 	struct ibv_qp *pad_qp;
@@ -132,6 +136,18 @@ void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc);
  */
 uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,
 			  const struct mlx5_dma_sig_layout *lay, bool fence);
+/**
+ * The bytes of the UMR (+ SET_PSV) giving @p m the layout @p lay at producer counter
+ * @p pi, before the op's fence and the re-arm: written here (direct), or by libmlx5's
+ * builders on the pad (builder, the reference). Into @p out, at least
+ * MLX5_DMA_SIG_UMR_MAX_BYTES; @return the WQEBBs, 0 when libmlx5 would refuse.
+ */
+uint32_t mlx5_dma_sig_umr_direct(struct mlx5_dma_vchan *vc, uint32_t pi,
+				 const struct mlx5_dma_sig_mkey *m,
+				 const struct mlx5_dma_sig_layout *lay, uint8_t *out);
+uint32_t mlx5_dma_sig_umr_builder(struct mlx5_dma_vchan *vc, uint32_t pi,
+				  const struct mlx5_dma_sig_mkey *m,
+				  const struct mlx5_dma_sig_layout *lay, uint8_t *out);
 /** Write @p n one-WQEBB NOP WQEs at producer counter @p pi (fence bits cleared). */
 void mlx5_dma_sig_nops(struct mlx5_dma_vchan *vc, uint32_t pi, uint32_t n);
 /** WQEBBs a signature UMR of @p nb entries takes at most (UMR + BSF + 2 PSVs). */
@@ -139,8 +155,14 @@ static inline uint32_t mlx5_dma_sig_umr_max_wqebbs(uint32_t nb)
 {
 	return 2 + (nb + 3) / 4 + 1 + 2;
 }
+/** Bytes of the largest signature UMR (+ PSVs). */
+#define MLX5_DMA_SIG_UMR_MAX_BYTES (mlx5_dma_sig_umr_max_wqebbs(MLX5_DMA_SIG_MAX_SGE) * 64)
 /** PI bytes of a domain type. */
 uint32_t mlx5_dma_sig_pi_bytes(enum rte_pmd_dma_mlx5_sig_type t);
+
+/* mlx5_dma_sig_api.cpp */
+/** The signature capabilities of a device (rte_pmd_dma_mlx5_sig_caps()). */
+void mlx5_dma_sig_caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_sig_caps *c);
 
 /* mlx5_dma_sig_err.cpp */
 /** A SIG_ERR CQE (direct path): record it against its op; maybe resume the SQ. */

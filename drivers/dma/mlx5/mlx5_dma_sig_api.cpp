@@ -5,6 +5,7 @@
  * op (UMRs + MMO) and of its fenced response.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -16,36 +17,7 @@
 
 #define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
 
-namespace {
-
-constexpr uint16_t kDomainFlags = RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES |
-				  RTE_PMD_DMA_MLX5_SIG_F_REF_INC |
-				  RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE |
-				  RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE |
-				  RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK;
-constexpr uint16_t kT10Flags = RTE_PMD_DMA_MLX5_SIG_F_REF_INC | RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE |
-			       RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE;
-/* bytes the verify-only destination repeats (a 16-bit interleaved entry) */
-constexpr uint32_t kDiscardBytes = 4096;
-
-int bad(const struct mlx5_dma_vchan *vc, const char *what, uint64_t value)
-{
-	MLX5_DMA_LOG(ERR, "%s vchan %u: signature copy: %s %" PRIu64, vc->dev->name, vc->vchan_id,
-		     what, value);
-	return -EINVAL;
-}
-
-/* bad() for one side's @p what (the label is built only on this, the error, path). */
-__rte_noinline int bad_side(const struct mlx5_dma_vchan *vc, const char *side, const char *what,
-			    uint64_t value)
-{
-	char label[96];
-
-	snprintf(label, sizeof(label), "%s %s", side, what);
-	return bad(vc, label, value);
-}
-
-void caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_sig_caps *c)
+void mlx5_dma_sig_caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_sig_caps *c)
 {
 	const struct mlx5dv_sig_caps &s = p->sig_caps;
 
@@ -84,11 +56,39 @@ void caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_sig_caps *c)
 	c->mkeys = c->enabled ? MLX5_DMA_SIG_MKEYS : 0;
 }
 
+namespace {
+
+constexpr uint16_t kDomainFlags = RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES |
+				  RTE_PMD_DMA_MLX5_SIG_F_REF_INC |
+				  RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE |
+				  RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE |
+				  RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK;
+constexpr uint16_t kT10Flags = RTE_PMD_DMA_MLX5_SIG_F_REF_INC | RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE |
+			       RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE;
+/* bytes the verify-only destination repeats (a 16-bit interleaved entry) */
+constexpr uint32_t kDiscardBytes = 4096;
+
+int bad(const struct mlx5_dma_vchan *vc, const char *what, uint64_t value)
+{
+	MLX5_DMA_LOG(ERR, "%s vchan %u: signature copy: %s %" PRIu64, vc->dev->name, vc->vchan_id,
+		     what, value);
+	return -EINVAL;
+}
+
+/* bad() for one side's @p what (the label is built only on this, the error, path). */
+__rte_noinline int bad_side(const struct mlx5_dma_vchan *vc, const char *side, const char *what,
+			    uint64_t value)
+{
+	char label[96];
+
+	snprintf(label, sizeof(label), "%s %s", side, what);
+	return bad(vc, label, value);
+}
+
 /* 0, or the log line + -EINVAL of a domain the device cannot take. */
 int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_sig_domain &d,
 		 const char *side)
 {
-	struct rte_pmd_dma_mlx5_sig_caps c;
 	uint32_t type;
 
 	/* the caller may store any value in the enum: read it as the 32 bits it is */
@@ -96,10 +96,9 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 	memcpy(&type, &d.type, sizeof(type));
 	if (type == RTE_PMD_DMA_MLX5_SIG_NONE)
 		return 0;
-	caps_of(vc->dev, &c);
-	if (type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(c.types & (1u << type)))
+	if (type > RTE_PMD_DMA_MLX5_SIG_CRC64 || !(vc->sig->types & (1u << type)))
 		return bad_side(vc, side, "domain type", type);
-	if (!(rte_pmd_dma_mlx5_sig_block_size_bit(d.block_size) & c.block_sizes))
+	if (!(rte_pmd_dma_mlx5_sig_block_size_bit(d.block_size) & vc->sig->block_sizes))
 		return bad_side(vc, side, "block size", d.block_size);
 	if ((d.flags & ~kDomainFlags) ||
 	    ((d.flags & kT10Flags) &&
@@ -113,7 +112,9 @@ int side_layout(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *sge, uint16
 		const struct rte_pmd_dma_mlx5_sig_domain &d, struct mlx5_dma_sig_layout *lay,
 		uint64_t *total, const char *side)
 {
-	memset(lay, 0, sizeof(*lay));
+	/* the domain (padding too: layouts compare it as bytes) and the count; the
+	 * entries beyond nb are never read */
+	memset(lay, 0, offsetof(struct mlx5_dma_sig_layout, seg));
 	if (!sge || nb == 0 || nb > vc->sig->max_sge)
 		return bad_side(vc, side, "segments:", nb);
 	if (d.type != RTE_PMD_DMA_MLX5_SIG_NONE) {
@@ -422,7 +423,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_sig_caps(int16_t dev_id,
 		MLX5_DMA_LOG(ERR, "%s: the device reports no signature offload", p->name);
 		return -ENOTSUP;
 	}
-	caps_of(p, caps);
+	mlx5_dma_sig_caps_of(p, caps);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * UMR + SET_PSV WQEs that configure a pooled mkey.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_malloc.h>
@@ -16,6 +17,8 @@ namespace {
 
 /* mkey context flags_pd: sig_err_cnt (bit 26), what a SIG_ERR-mask UMR writes */
 constexpr uint32_t kFlagsPdSigErrCnt = 1u << 26;
+/* mkey context flags_pd: bsf_en (bit 30), set with a BSF */
+constexpr uint32_t kFlagsPdBsfEnable = 1u << 30;
 constexpr uint32_t kPadWqes = 16;
 constexpr uint32_t kDiscardBytes = 4096;
 
@@ -150,6 +153,116 @@ void retarget(uint8_t *w, uint32_t pi, uint32_t qpn)
 	ctrl->qpn_ds = rte_cpu_to_be_32(qpn << 8 | (rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f));
 }
 
+/* Block-size selector of the BSF: 512 1, 520 2, 4096 3, 4160 4, 4048 6. */
+uint8_t bs_selector(uint16_t bs)
+{
+	switch (bs) {
+	case 520:
+		return 2;
+	case 4048:
+		return 6;
+	case 4096:
+		return 3;
+	case 4160:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+/* The 64-byte BSF of a memory-domain-only signature mkey (facts 5.3). */
+void write_bsf(const struct rte_pmd_dma_mlx5_sig_domain &d, uint32_t psv, struct mlx5_hw_bsf *bsf)
+{
+	bool ones = d.flags & RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES;
+	uint32_t bfs = 0;
+	uint8_t check;
+
+	bsf->basic.bsf_size_sbs = MLX5_HW_BSF_SIZE_WITH_INLINE << MLX5_HW_BSF_SIZE_SHIFT;
+	if (d.flags & RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK)
+		check = 0;
+	else
+		check = d.check_mask ? d.check_mask : full_check(d.type);
+	bsf->basic.check_byte_mask = check;
+	bsf->basic.raw_data_size = RTE_BE32(UINT32_MAX);
+	bsf->basic.mem_bs_selector = bs_selector(d.block_size);
+	switch (d.type) {
+	case RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC:
+	case RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM: {
+		struct mlx5_hw_bsf_inl *inl = &bsf->m_inl;
+		uint8_t inc = 0;
+
+		inl->vld_refresh = RTE_BE16(MLX5_HW_BSF_INL_VALID | MLX5_HW_BSF_REFRESH_DIF);
+		inl->dif_apptag = rte_cpu_to_be_16(d.app_tag);
+		inl->dif_reftag = rte_cpu_to_be_32(d.ref_tag);
+		inl->sig_type = d.type == RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC ? MLX5_HW_T10DIF_CRC
+									  : MLX5_HW_T10DIF_IPCS;
+		inl->rp_inv_seed = MLX5_HW_BSF_REPEAT_BLOCK | (ones ? MLX5_HW_BSF_SEED : 0);
+		if (d.flags & RTE_PMD_DMA_MLX5_SIG_F_REF_INC)
+			inc |= MLX5_HW_BSF_INC_REFTAG;
+		if (d.flags & RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE)
+			inc |= MLX5_HW_BSF_APPREF_ESCAPE;
+		else if (d.flags & RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE)
+			inc |= MLX5_HW_BSF_APPTAG_ESCAPE;
+		inl->dif_inc_ref_guard_check = inc;
+		inl->dif_app_bitmask_check = RTE_BE16(0xffff);
+		break;
+	}
+	case RTE_PMD_DMA_MLX5_SIG_CRC32C:
+		bfs = MLX5_HW_BFS_CRC32C_BASE;
+		break;
+	case RTE_PMD_DMA_MLX5_SIG_CRC64:
+		bfs = MLX5_HW_BFS_CRC64_XP10_BASE;
+		break;
+	default:
+		bfs = MLX5_HW_BFS_CRC32_BASE;
+		break;
+	}
+	if (bfs)
+		bfs |= MLX5_HW_BFS_CRC_REPEAT_BIT | (ones ? 0 : MLX5_HW_BFS_CRC_SEED_BIT);
+	bsf->basic.m_bfs_psv = rte_cpu_to_be_32(bfs << MLX5_HW_BFS_SHIFT |
+						(psv & MLX5_HW_BSF_PSV_INDEX_MASK));
+}
+
+/* SET_PSV transient signature: T10-DIF bg|app|ref, CRC32/C seed << 32, CRC64 seed. */
+uint64_t transient_signature(const struct rte_pmd_dma_mlx5_sig_domain &d)
+{
+	bool ones = d.flags & RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES;
+
+	switch (d.type) {
+	case RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC:
+	case RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM:
+		return (uint64_t)(ones ? 0xffff : 0) << 48 | (uint64_t)d.app_tag << 32 | d.ref_tag;
+	case RTE_PMD_DMA_MLX5_SIG_CRC64:
+		return ones ? UINT64_MAX : 0;
+	default:
+		return ones ? (uint64_t)UINT32_MAX << 32 : 0;
+	}
+}
+
+/*
+ * The memory-domain PSV index libmlx5 gave @p m (mlx5dv_mkey does not show it):
+ * read from the BSF its builders write for a CRC32 layout on the pad.
+ */
+int learn_psv(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_mkey *m)
+{
+	alignas(64) uint8_t w[MLX5_DMA_SIG_UMR_MAX_BYTES];
+	struct mlx5_dma_sig_layout lay = {};
+
+	lay.dom.type = RTE_PMD_DMA_MLX5_SIG_CRC32;
+	lay.dom.block_size = 512;
+	lay.nb = 1;
+	lay.seg[0].addr = (uintptr_t)vc->sig->discard_buf;
+	lay.seg[0].len = 512;
+	lay.seg[0].lkey = vc->sig->discard_lkey;
+	if (!mlx5_dma_sig_umr_builder(vc, 0, m, &lay, w))
+		return -EPROTO;
+	auto *umr = (const struct mlx5_wqe_umr_ctrl_seg *)(w + 16);
+	auto *bsf =
+		(const struct mlx5_hw_bsf *)(w + 128 + 16 * rte_be_to_cpu_16(umr->klm_octowords));
+	m->mem_psv = rte_be_to_cpu_32(bsf->basic.m_bfs_psv) & MLX5_HW_BSF_PSV_INDEX_MASK;
+	return 0;
+}
+
 } // namespace
 
 uint32_t mlx5_dma_sig_pi_bytes(enum rte_pmd_dma_mlx5_sig_type t)
@@ -235,6 +348,19 @@ int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
 		goto fail;
 	}
 	p->discard_lkey = r->lkey;
+	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
+		ret = learn_psv(vc, &p->m[i]);
+		if (ret) {
+			MLX5_DMA_LOG(ERR, "%s vchan %u: PSV of signature mkey %u not found",
+				     vc->dev->name, vc->vchan_id, i);
+			goto fail;
+		}
+	}
+	/* an op's domains are checked against these: computed once */
+	struct rte_pmd_dma_mlx5_sig_caps caps;
+	mlx5_dma_sig_caps_of(vc->dev, &caps);
+	p->types = caps.types;
+	p->block_sizes = caps.block_sizes;
 	mlx5_dma_sig_pool_reset(vc);
 	return 0;
 fail:
@@ -281,8 +407,9 @@ void mlx5_dma_sig_pool_reset(struct mlx5_dma_vchan *vc)
 	memset(p->ops, 0, (vc->sq_mask + 1) * sizeof(*p->ops));
 }
 
-uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,
-			  const struct mlx5_dma_sig_layout *lay, bool fence)
+uint32_t mlx5_dma_sig_umr_builder(struct mlx5_dma_vchan *vc, uint32_t pi,
+				  const struct mlx5_dma_sig_mkey *m,
+				  const struct mlx5_dma_sig_layout *lay, uint8_t *out)
 {
 	struct mlx5_dma_sig_pool *p = vc->sig;
 	struct mlx5dv_mkey_conf_attr ca = {};
@@ -316,7 +443,6 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 	/* the builder starts at the pad's slot 0: a UMR, then up to 2 SET_PSVs */
 	auto *ctrl = (struct mlx5_wqe_ctrl_seg *)p->pad_sq;
 	auto *umr = (struct mlx5_wqe_umr_ctrl_seg *)(p->pad_sq + 16);
-	auto *mkc = (struct mlx5_wqe_mkey_context_seg *)(p->pad_sq + 64);
 
 	if (mlx5_hw_ctrl_opcode(ctrl) != MLX5_OPCODE_UMR ||
 	    (has_sig && rte_be_to_cpu_16(umr->bsf_octowords) != MLX5_HW_BSF_OCTOWORDS))
@@ -332,6 +458,84 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 		w[11] &= (uint8_t)~MLX5_WQE_CTRL_CQ_UPDATE; /* submit asks for the burst's CQE */
 		nbb++;
 	}
+	memcpy(out, p->pad_sq, nbb * MLX5_SEND_WQE_BB);
+	return nbb;
+}
+
+uint32_t mlx5_dma_sig_umr_direct(struct mlx5_dma_vchan *vc, uint32_t pi,
+				 const struct mlx5_dma_sig_mkey *m,
+				 const struct mlx5_dma_sig_layout *lay, uint8_t *out)
+{
+	const struct rte_pmd_dma_mlx5_sig_domain &d = lay->dom;
+	bool has_sig = d.type != RTE_PMD_DMA_MLX5_SIG_NONE;
+	uint32_t xl_oct = (lay->nb + 3u) / 4u * 4u; /* translations, padded to 64 bytes */
+	uint32_t ds = MLX5_HW_UMR_HDR_DS + xl_oct + (has_sig ? MLX5_HW_BSF_OCTOWORDS : 0);
+	uint32_t umr_nbb = mlx5_hw_ds_to_wqebbs(ds);
+	uint32_t qpn = vc->qp->qp_num, lkey = m->mk->lkey;
+	auto *ctrl = (struct mlx5_wqe_ctrl_seg *)out;
+	auto *umr = (struct mlx5_wqe_umr_ctrl_seg *)(out + 16);
+	auto *mkc = (struct mlx5_wqe_mkey_context_seg *)(out + 64);
+	uint32_t sum = 0;
+
+	memset(out, 0, (umr_nbb + has_sig) * MLX5_SEND_WQE_BB);
+	for (uint16_t i = 0; i < lay->nb; i++) {
+		auto *k = (struct mlx5_wqe_umr_klm_seg *)(out + 128 + 16 * i);
+
+		k->byte_count = rte_cpu_to_be_32(lay->seg[i].len);
+		k->mkey = rte_cpu_to_be_32(lay->seg[i].lkey);
+		k->address = rte_cpu_to_be_64(lay->seg[i].addr);
+		sum += lay->seg[i].len;
+	}
+	/* libmlx5 v44 sums a list in an int: the length is that sum sign-extended */
+	uint64_t total = (uint64_t)(int64_t)(int32_t)sum;
+	if (has_sig && total > UINT32_MAX)
+		return 0; /* the BSF's raw data size is 32 bits: libmlx5 refuses it */
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((pi & 0xffff) << 8 | MLX5_OPCODE_UMR);
+	ctrl->qpn_ds = rte_cpu_to_be_32(qpn << 8 | ds);
+	ctrl->imm = rte_cpu_to_be_32(lkey);
+	umr->flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
+	umr->klm_octowords = rte_cpu_to_be_16((uint16_t)xl_oct);
+	/* with a domain the BSF is switched on, without one off (flags_pd bit 30) */
+	umr->mkey_mask = rte_cpu_to_be_64(MLX5_DMA_UMR_MKEY_MASK |
+					  MLX5_WQE_UMR_CTRL_MKEY_MASK_BSF_ENABLE);
+	mkc->access_flags = MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE;
+	mkc->qpn_mkey = rte_cpu_to_be_32(0xffffff00 | (lkey & 0xff));
+	mkc->len = rte_cpu_to_be_64(total);
+	if (!has_sig)
+		return umr_nbb;
+	mkc->flags_pd = rte_cpu_to_be_32(kFlagsPdBsfEnable);
+	umr->bsf_octowords = rte_cpu_to_be_16(MLX5_HW_BSF_OCTOWORDS);
+	write_bsf(d, m->mem_psv, (struct mlx5_hw_bsf *)(out + 128 + 16 * xl_oct));
+
+	/* the memory domain's SET_PSV, with the small fence a UMR leaves */
+	uint8_t *w = out + umr_nbb * MLX5_SEND_WQE_BB;
+	auto *pctrl = (struct mlx5_wqe_ctrl_seg *)w;
+	auto *psv = (struct mlx5_hw_set_psv_seg *)(w + 16);
+
+	pctrl->opmod_idx_opcode = rte_cpu_to_be_32(((pi + umr_nbb) & 0xffff) << 8 |
+						   MLX5_OPCODE_SET_PSV);
+	pctrl->qpn_ds = rte_cpu_to_be_32(qpn << 8 | 2);
+	pctrl->fm_ce_se = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
+	psv->psv_index = rte_cpu_to_be_32(m->mem_psv);
+	psv->transient_signature = rte_cpu_to_be_64(transient_signature(d));
+	return umr_nbb + 1;
+}
+
+uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dma_sig_mkey *m,
+			  const struct mlx5_dma_sig_layout *lay, bool fence)
+{
+	alignas(64) uint8_t tmp[MLX5_DMA_SIG_UMR_MAX_BYTES];
+	uint32_t slot = pi & vc->sq_mask;
+	/* in place, unless the WQEs would wrap around the end of the ring */
+	bool wraps = slot + mlx5_dma_sig_umr_max_wqebbs(lay->nb) > vc->sq_mask + 1;
+	uint8_t *w = wraps ? tmp : vc->sq + (slot << MLX5_SEND_WQE_SHIFT);
+	uint32_t nbb = mlx5_dma_sig_umr_direct(vc, pi, m, lay, w);
+	auto *ctrl = (struct mlx5_wqe_ctrl_seg *)w;
+	auto *umr = (struct mlx5_wqe_umr_ctrl_seg *)(w + 16);
+	auto *mkc = (struct mlx5_wqe_mkey_context_seg *)(w + 64);
+
+	if (!nbb)
+		return 0;
 	if (m->rearm) {
 		/* libmlx5 re-arms after polling the SIG_ERR CQE itself; here the PMD polled
 		 * it, so the PMD pushes the error counter as libmlx5 would */
@@ -343,12 +547,14 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 		m->rearm = false;
 	}
 	ctrl->fm_ce_se = fence ? (uint8_t)MLX5_WQE_CTRL_FENCE : vc->fm_pending;
-	for (uint32_t i = 0; i < nbb; i++)
+	for (uint32_t i = 0; wraps && i < nbb; i++)
 		memcpy(vc->sq + (((pi + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT),
-		       p->pad_sq + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
+		       w + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB);
 	vc->fm_pending = MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE;
-	m->lay = *lay;
-	p->hint[mlx5_dma_sig_layout_slot(lay)] = (uint8_t)(m - p->m);
+	/* the domain and the entries in use (a layout compares only those) */
+	memcpy(&m->lay, lay,
+	       offsetof(struct mlx5_dma_sig_layout, seg) + lay->nb * sizeof(lay->seg[0]));
+	vc->sig->hint[mlx5_dma_sig_layout_slot(lay)] = (uint8_t)(m - vc->sig->m);
 	m->umr_nbb = (uint8_t)nbb;
 	m->configured = true;
 	m->err_gen = vc->err_gen;

@@ -9,14 +9,6 @@
 
 namespace {
 
-/* What mkey_configure + set_mkey_access_flags + a layout setter put in the mask. */
-constexpr uint64_t kMask = MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |
-			   MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN |
-			   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE |
-			   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |
-			   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |
-			   MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC;
-
 /* Direct path: the WQE in a local buffer, then WQEBB by WQEBB into the ring. */
 uint32_t write_umr(struct mlx5_dma_vchan *vc, uint32_t pi, const struct mlx5dv_mkey *mkey,
 		   const struct mlx5_dma_xlat *x, uint16_t n, uint32_t repeat, uint64_t flags)
@@ -39,7 +31,7 @@ uint32_t write_umr(struct mlx5_dma_vchan *vc, uint32_t pi, const struct mlx5dv_m
 	ctrl->imm = rte_cpu_to_be_32(mkey->lkey);
 	umr->flags = MLX5_WQE_UMR_CTRL_FLAG_INLINE;
 	umr->klm_octowords = rte_cpu_to_be_16(oct);
-	umr->mkey_mask = rte_cpu_to_be_64(kMask);
+	umr->mkey_mask = rte_cpu_to_be_64(MLX5_DMA_UMR_MKEY_MASK);
 	mk->access_flags = MLX5_WQE_MKEY_CONTEXT_ACCESS_FLAGS_LOCAL_WRITE;
 	mk->qpn_mkey = rte_cpu_to_be_32(0xffffff00 | (mkey->lkey & 0xff));
 	if (repeat) {

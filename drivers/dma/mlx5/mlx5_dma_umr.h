@@ -29,6 +29,14 @@ static inline struct mlx5dv_mr_interleaved mlx5_dma_interleaved_entry(const stru
 	return {x->addr, x->len, (uint32_t)x->stride - x->len, x->lkey};
 }
 
+/** What mkey_configure + set_mkey_access_flags + a layout setter put in the mask. */
+#define MLX5_DMA_UMR_MKEY_MASK                                                              \
+	(MLX5_WQE_UMR_CTRL_MKEY_MASK_FREE | MLX5_WQE_UMR_CTRL_MKEY_MASK_MKEY |              \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_LEN | MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_LOCAL_WRITE | \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                                   \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                                  \
+	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
 /** Most translation entries of a UMR WQE the device takes (ds is 6 bits). */
 #define MLX5_DMA_UMR_MAX_XLAT 52
 

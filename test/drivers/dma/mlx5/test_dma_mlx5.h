@@ -148,6 +148,16 @@ int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi);
  */
 int test_hook_next_wqe(int16_t dev_id, uint16_t vchan, uint16_t *wqe_index, uint32_t *cqn);
 
+/**
+ * TEST-ONLY HOOK: @p iters random signature layouts (every domain type, block size,
+ * flag, check mask, 1..max entries) on random pool mkeys of a sig=1 vchan: the UMR +
+ * SET_PSV bytes the direct path writes against those libmlx5's builders write on the
+ * pad. @return the layouts whose bytes differ (the first described in @p why),
+ * -EINVAL, or -ENOTSUP (no signature pool).
+ */
+int test_hook_sig_umr_compare(int16_t dev_id, uint16_t vchan, uint32_t seed, uint32_t iters,
+			      char *why, size_t why_len);
+
 /** The suites, one per file, run in this order by main(). */
 extern const struct cunit_suite t_suite_probe;
 extern const struct cunit_suite t_suite_ring;

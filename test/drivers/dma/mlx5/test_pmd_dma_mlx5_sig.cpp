@@ -680,6 +680,25 @@ void test_mkey_reuse(void)
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigp"), 0);
 }
 
+/*
+ * The signature UMR + SET_PSV bytes the direct path writes are libmlx5's: 3000
+ * random layouts (every type, block size, flag, check mask, 1..max entries)
+ * against the builders on the pad, then ops through those mkeys still verify.
+ */
+void test_umr_bytes_equal_builders(void)
+{
+	char why[256] = "";
+	/* umr_entries=16: layouts of up to 16 entries */
+	int id = t_open("dma_mlx5_sigb", sim_args(S_INLINE, "sig=1,umr_entries=16"), 1, 256);
+
+	CU_ASSERT_TRUE_FATAL(id >= 0);
+	int bad = test_hook_sig_umr_compare((int16_t)id, 0, 12345, 3000, why, sizeof(why));
+	CU_ASSERT_EQUAL(bad, 0);
+	if (bad)
+		printf("\n    %d layouts differ; %s ", bad, why);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigb"), 0);
+}
+
 /* Bad input: -EINVAL, one log line, nothing posted (the next op takes index 0). */
 void test_bad_input(void)
 {
@@ -910,6 +929,7 @@ const struct cunit_test tests[] = {
 	{"ref tags across ops", test_ref_tag_across_ops},
 	{"SG both sides", test_sg},
 	{"mkey pool reuse", test_mkey_reuse},
+	{"UMR bytes equal libmlx5's builders", test_umr_bytes_equal_builders},
 	{"restart after an unread failure", test_restart_after_unread_failure},
 	{"bad input", test_bad_input},
 	{"pairs inline", test_pairs_inline},
