@@ -151,6 +151,16 @@ void op_bytes(uint32_t op, const uint8_t *src, uint8_t *out)
 		memcpy(out + k, &pat, 8);
 }
 
+/** Op @p op of a mixed run, to @p raddr of @p peer: a fill, or a write from @p src's slot. */
+int enqueue_mixed(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, uint32_t op,
+		  const uint8_t *src, uint64_t raddr)
+{
+	if (is_fill(op))
+		return rte_pmd_dma_mlx5_remote_fill(ch, peer, fill_pattern(op), raddr, kSlot, 0);
+	return rte_pmd_dma_mlx5_remote_write(ch, peer, t_iova(src + (size_t)op * kSlot), raddr,
+					     kSlot, 0);
+}
+
 /** Wait until @p n ops were reported; statuses into @p st in ring order. */
 void wait_all(struct rte_pmd_dma_mlx5_remote *ch, uint16_t first, uint32_t n,
 	      std::vector<enum rte_dma_status_code> *st)
@@ -432,14 +442,8 @@ void run_peers(int16_t req, const std::vector<Fault> &faults, uint32_t ops,
 			seed = seed * 1103515245 + 12345;
 			uint32_t p = (seed >> 16) % npeers;
 			to[posted] = p;
-			uint64_t raddr = (uintptr_t)t[p].buf + posted * kSlot;
-			int idx = is_fill(posted)
-					  ? rte_pmd_dma_mlx5_remote_fill(ch, (uint16_t)p,
-									 fill_pattern(posted),
-									 raddr, kSlot, 0)
-					  : rte_pmd_dma_mlx5_remote_write(
-						    ch, (uint16_t)p, t_iova(src + posted * kSlot),
-						    raddr, kSlot, 0);
+			int idx = enqueue_mixed(ch, (uint16_t)p, posted, src,
+						(uintptr_t)t[p].buf + posted * kSlot);
 			CU_ASSERT_EQUAL_FATAL(idx, (int)(uint16_t)posted);
 			posted++;
 		}
@@ -837,14 +841,8 @@ void test_two_processes(void)
 			seed = seed * 1103515245 + 12345;
 			uint32_t p = (seed >> 16) % kXPeers;
 			to_peer[posted] = p;
-			uint64_t raddr = addr[p] + posted * kSlot;
-			int idx = is_fill(posted)
-					  ? rte_pmd_dma_mlx5_remote_fill(ch, (uint16_t)p,
-									 fill_pattern(posted),
-									 raddr, kSlot, 0)
-					  : rte_pmd_dma_mlx5_remote_write(
-						    ch, (uint16_t)p, t_iova(src + posted * kSlot),
-						    raddr, kSlot, 0);
+			int idx = enqueue_mixed(ch, (uint16_t)p, posted, src,
+						addr[p] + posted * kSlot);
 			CU_ASSERT_EQUAL_FATAL(idx, (int)(uint16_t)posted);
 			posted++;
 		}
