@@ -4,10 +4,13 @@
  * dmadev with signature offload plus the ISA-L cross-check of a sample of its ops,
  * against ISA-L on every block (the CPU engine), in one run; and each engine's GB/s.
  * Not a test: run it on an otherwise idle machine.
- *   blkint-bench <EAL args> -- [--dev DMADEV] [--ops N] [--rate R] [--depth D]
+ *   blkint-bench <EAL args> -- [--dev DMADEV] [--ops N] [--rate R] [--depth D] [--repeat K]
  * Counted: cycles in the enqueue calls and in the dequeue calls that returned results
  * (an empty poll while the device works is time the application has for other work).
  * Workloads: CRC32C insert and T10-DIF (CRC16 guard) insert, ops of 1 and of 16 blocks.
+ * Each case runs K times (default 5), device and CPU alternating, and prints the pair
+ * with the median ratio and the range: on 2 cores one pass swings with whatever else
+ * runs, including the software HCA's engine thread on the other core.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <rte_cycles.h>
 #include <rte_dmadev.h>
@@ -32,6 +37,7 @@ struct opts {
 	uint32_t ops = 2000;
 	double rate = 1.0 / 64;
 	uint32_t depth = 8; /* dma_mlx5 has 16 signature mkeys per vchan, 1 or 2 per op */
+	uint32_t repeat = 5;
 };
 
 struct measure {
@@ -134,11 +140,9 @@ void print(const char *what, const measure &m)
 int parse(int argc, char **argv, opts *o)
 {
 	static const struct option lo[] = {
-		{"dev", required_argument, NULL, 'd'},
-		{"ops", required_argument, NULL, 'n'},
-		{"rate", required_argument, NULL, 'r'},
-		{"depth", required_argument, NULL, 'q'},
-		{NULL, 0, NULL, 0},
+		{"dev", required_argument, NULL, 'd'},    {"ops", required_argument, NULL, 'n'},
+		{"rate", required_argument, NULL, 'r'},   {"depth", required_argument, NULL, 'q'},
+		{"repeat", required_argument, NULL, 'k'}, {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -156,13 +160,19 @@ int parse(int argc, char **argv, opts *o)
 		case 'q':
 			o->depth = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'k':
+			o->repeat = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return -1;
 		}
 	}
-	if (!o->ops || !o->depth || o->depth > 1024 || !(o->rate >= 0) || o->rate > 1) {
-		fprintf(stderr, "bad --ops %u, --depth %u (1..1024) or --rate %g (0..1)\n", o->ops,
-			o->depth, o->rate);
+	if (!o->ops || !o->depth || o->depth > 1024 || !(o->rate >= 0) || o->rate > 1 ||
+	    !o->repeat || o->repeat > 101) {
+		fprintf(stderr,
+			"bad --ops %u, --depth %u (1..1024), --rate %g (0..1) or --repeat %u "
+			"(1..101)\n",
+			o->ops, o->depth, o->rate, o->repeat);
 		return -1;
 	}
 	return 0;
@@ -183,7 +193,7 @@ int main(int argc, char **argv)
 	}
 	if (parse(argc - n, argv + n, &o) < 0) {
 		fprintf(stderr, "usage: blkint-bench <EAL> -- [--dev DMADEV] [--ops N] [--rate R]"
-				" [--depth D]\n");
+				" [--depth D] [--repeat K]\n");
 		rte_eal_cleanup();
 		return 1;
 	}
@@ -212,26 +222,41 @@ int main(int argc, char **argv)
 	dif.block_size = kBlock;
 	dif.flags = RTE_BLKINT_F_REF_INC;
 	printf("blkint-bench: %u ops per case, %u KiB blocks, device %s, ISA-L sampling %g, "
-	       "depth %u\n",
-	       o.ops, kBlock / 1024, o.dev.c_str(), o.rate, o.depth);
+	       "depth %u, %u runs per case (the median shown)\n",
+	       o.ops, kBlock / 1024, o.dev.c_str(), o.rate, o.depth, o.repeat);
 	for (const auto &c :
 	     {std::make_pair("CRC32C insert", &crc), std::make_pair("T10-DIF insert", &dif)}) {
 		for (uint32_t nb : {1u, 16u}) {
-			measure d, s;
+			/* (ratio, device run, CPU run) of each repetition */
+			std::vector<std::pair<double, std::pair<measure, measure>>> runs;
 
-			if (run(o, dev, o.rate, *c.second, nb, src, dst, &d) < 0 ||
-			    run(o, -1, 0, *c.second, nb, src, dst, &s) < 0) {
-				ret = 1;
-				break;
+			for (uint32_t k = 0; k < o.repeat; k++) {
+				measure d, s;
+
+				if (run(o, dev, o.rate, *c.second, nb, src, dst, &d) < 0 ||
+				    run(o, -1, 0, *c.second, nb, src, dst, &s) < 0) {
+					ret = 1;
+					break;
+				}
+				ret |= (d.failed || s.failed) ? 1 : 0;
+				runs.push_back(
+					{(double)d.app_cycles / (double)s.app_cycles, {d, s}});
 			}
+			if (runs.size() != o.repeat)
+				break;
+			std::sort(runs.begin(), runs.end(),
+				  [](const auto &a, const auto &b) { return a.first < b.first; });
+			const auto &med = runs[runs.size() / 2];
 			printf("%s, ops of %u block%s:\n", c.first, nb, nb > 1 ? "s" : "");
-			print("device + ISA-L sampling", d);
-			print("ISA-L on every block", s);
-			printf("  ratio (app-core cycles): %.3fx%s%s\n",
-			       (double)d.app_cycles / (double)s.app_cycles,
+			print("device + ISA-L sampling", med.second.first);
+			print("ISA-L on every block", med.second.second);
+			printf("  ratio (app-core cycles): %.3fx median, %.3f-%.3f over %u "
+			       "runs%s%s\n",
+			       med.first, runs.front().first, runs.back().first, o.repeat,
 			       nb == 16 ? "  (target <= 0.25x)" : "",
-			       d.on_device ? "" : "  [no signature offload: both on the CPU]");
-			ret |= (d.failed || s.failed) ? 1 : 0;
+			       med.second.first.on_device
+				       ? ""
+				       : "  [no signature offload: both on the CPU]");
 		}
 	}
 	rte_free(src);
