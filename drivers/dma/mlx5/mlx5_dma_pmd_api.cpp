@@ -73,6 +73,18 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
 	return 0;
 }
 
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_vchan_stats(int16_t dev_id, uint16_t vchan,
+						 struct rte_pmd_dma_mlx5_vchan_stats *st)
+{
+	struct mlx5_dma_vchan *vc = mlx5_dma_api_vchan(dev_id, vchan);
+
+	if (!vc || !st)
+		return -EINVAL;
+	/* written by the vchan's lcore alone: an aligned 64-bit load sees a whole value */
+	st->recoveries = __atomic_load_n(&vc->stats.recoveries, __ATOMIC_RELAXED);
+	return 0;
+}
+
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan,
 						     const void *wqe, uint64_t flags)
 {

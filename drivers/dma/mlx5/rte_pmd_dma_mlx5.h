@@ -75,6 +75,24 @@ __rte_experimental int rte_pmd_dma_mlx5_get_caps(int16_t dev_id,
 __rte_experimental int rte_pmd_dma_mlx5_vchan_info(int16_t dev_id, uint16_t vchan,
 						   struct rte_pmd_dma_mlx5_vchan_info *info);
 
+/** Error handling counters of a vchan (beyond rte_dma_stats). */
+struct rte_pmd_dma_mlx5_vchan_stats {
+	uint64_t recoveries; /**< QP resets after errors: the ops after a failure ran again */
+};
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Error handling counters of a configured vchan. Any lcore may read them while the
+ * vchan's lcore works; rte_dma_stats_reset() and a restart of the vchan zero them.
+ *
+ * @return
+ *   0, or -EINVAL (not dma_mlx5, vchan not set up, NULL @p st).
+ */
+__rte_experimental int rte_pmd_dma_mlx5_vchan_stats(int16_t dev_id, uint16_t vchan,
+						    struct rte_pmd_dma_mlx5_vchan_stats *st);
+
 /**
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.

@@ -279,6 +279,10 @@ void test_injected_faults(void)
 					memcmp(b.src + i * kChunk, b.dst + i * kChunk, kChunk), 0);
 		}
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_last_error(id, 0, &e), 0);
+		struct rte_pmd_dma_mlx5_vchan_stats vs;
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_stats(id, 0, &vs), 0);
+		CU_ASSERT_EQUAL(vs.recoveries, 1u); /* the QP reset after op 3 */
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_stats(id, 0, NULL), -EINVAL);
 		CU_ASSERT_EQUAL(e.ring_idx, 3);
 		CU_ASSERT_EQUAL(e.syndrome, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
 		CU_ASSERT_EQUAL(e.vendor_syndrome, 0x42);
@@ -301,6 +305,8 @@ void test_injected_faults(void)
 		CU_ASSERT_EQUAL(memcmp(b.src, b.dst, 8 * kChunk), 0);
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_last_error(id, 0, &e), 0);
 		CU_ASSERT_EQUAL(e.ring_idx, 3); /* a flush is not an op's failure */
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_stats(id, 0, &vs), 0);
+		CU_ASSERT_EQUAL(vs.recoveries, 2u); /* and after the QP's fatal error */
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_flt"), 0);
 		t_sim_ctx_close(ctx);
 	}
