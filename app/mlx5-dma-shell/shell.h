@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * mlx5-dma-shell: the state its commands share, the workloads and the output helpers.
+ */
+#ifndef MLX5_DMA_SHELL_H
+#define MLX5_DMA_SHELL_H
+
+#include <stdint.h>
+
+#include <atomic>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <rte_dmadev.h>
+
+/** Workloads at once (one per worker lcore). */
+#define SHELL_MAX_WORKLOADS 16
+/** rte_dma status codes counted one by one (the rest go to the last). */
+#define SHELL_STATUS_KINDS 16
+
+/** What a workload enqueues. */
+enum shell_op {
+	SHELL_OP_COPY,
+	SHELL_OP_FILL,
+};
+
+/** Counters of a workload: written by its lcore, read by the shell. */
+struct shell_counters {
+	std::atomic<uint64_t> submitted{0};
+	std::atomic<uint64_t> completed{0};
+	std::atomic<uint64_t> bytes{0};
+	std::atomic<uint64_t> failed{0};
+	std::atomic<uint64_t> corrupt{0}; /**< verified ops whose bytes were wrong */
+	std::atomic<uint64_t> busy{0};    /**< enqueues refused with -ENOSPC */
+	std::atomic<uint64_t> status[SHELL_STATUS_KINDS];
+};
+
+/** One workload: ops of one kind on one vchan, run by one worker lcore. */
+struct shell_workload {
+	bool used;
+	unsigned int id;
+	enum shell_op op;
+	int16_t dev;
+	uint16_t vchan;
+	uint32_t size;
+	uint16_t batch;
+	unsigned int lcore;
+	bool verify;
+	std::atomic<bool> stop{false};
+	std::atomic<bool> running{false};
+	int exit_code; /**< what the lcore function returned (after stop) */
+	uint64_t start_tsc;
+	struct shell_counters c;
+	/* the last "show stats" (for the rates since then) */
+	uint64_t shown_tsc;
+	uint64_t shown_completed;
+	uint64_t shown_bytes;
+};
+
+/** Print to the shell's output (the command line's, or stdout before there is one). */
+void shell_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** Print "error: ..." and count a failed command (the batch mode's exit status). */
+void shell_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** The command line the handlers print to (NULL: stdout). */
+void shell_set_cmdline(struct cmdline *cl);
+/** Failed commands so far. */
+unsigned int shell_failures(void);
+
+/** "quit" was given (the batch mode stops reading). */
+extern bool shell_quit_requested;
+/** Data verification of the workloads started from now on. */
+extern bool shell_verify;
+
+/* shell_workload.cpp */
+/** Start a workload; its id, or -1 (a message printed). */
+int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
+			 uint16_t batch, unsigned int lcore);
+/** Stop workload @p id (all with -1); 0, or -1 when there is none such. */
+int shell_workload_stop(int id);
+/** Print the stats of workload @p id (all with -1); 0, or -1 when there is none such. */
+int shell_workload_show(int id);
+/** Zero every workload's counters. */
+void shell_workload_clear(void);
+/** Whether a workload runs on device @p dev. */
+bool shell_workload_on(int16_t dev);
+/** Name of an rte_dma status code. */
+const char *shell_status_name(unsigned int st);
+
+/* shell_cmds.cpp */
+/** The commands (a NULL-terminated context for librte_cmdline). */
+extern cmdline_parse_ctx_t shell_ctx[];
+/** Run the commands of @p path, one per line; the failures among them. */
+unsigned int shell_run_file(struct cmdline *cl, const char *path);
+
+#endif /* MLX5_DMA_SHELL_H */

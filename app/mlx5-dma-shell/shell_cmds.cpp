@@ -1,0 +1,744 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The commands of mlx5-dma-shell (librte_cmdline instances, testpmd's style): devices,
+ * vchans, workloads, stats and the software HCA's faults. Every handler either does
+ * what it says or prints one "error: ..." line naming the bad value (shell_fail()),
+ * and leaves the shell as it was.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmdline_parse_num.h>
+#include <cmdline_parse_string.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_lcore.h>
+
+#include "mlx5_glue.h"
+#include "mlx5_sim.h"
+#include "rte_pmd_dma_mlx5.h"
+#include "shell.h"
+
+/* A token in an instance's list (librte_cmdline takes them by their header). */
+#define TOK(t) ((cmdline_parse_token_hdr_t *)&(t))
+
+namespace {
+
+/* Devices this shell started (rte_dma_stop() of another one only logs). */
+bool g_started[RTE_DMADEV_DEFAULT_MAX];
+
+void stop_dev(uint16_t dev)
+{
+	if (dev < RTE_DIM(g_started) && g_started[dev]) {
+		rte_dma_stop((int16_t)dev);
+		g_started[dev] = false;
+	}
+}
+
+/** Whether @p dev is a dmadev (one error line otherwise). */
+bool dev_ok(uint16_t dev, struct rte_dma_info *info)
+{
+	if (rte_dma_info_get((int16_t)dev, info) != 0) {
+		shell_fail("no dmadev %u (show devices)", dev);
+		return false;
+	}
+	return true;
+}
+
+void print_capa(uint64_t capa)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} names[] = {{RTE_DMA_CAPA_MEM_TO_MEM, "mem2mem"},  {RTE_DMA_CAPA_SVA, "sva"},
+		     {RTE_DMA_CAPA_SILENT, "silent"},       {RTE_DMA_CAPA_OPS_COPY, "copy"},
+		     {RTE_DMA_CAPA_OPS_COPY_SG, "copy_sg"}, {RTE_DMA_CAPA_OPS_FILL, "fill"}};
+	char buf[128] = "";
+	size_t off = 0;
+
+	for (const auto &n : names)
+		if ((capa & n.bit) && off < sizeof(buf))
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+						off ? " " : "", n.name);
+	shell_printf("  capabilities: %s\n", buf);
+}
+
+/* ---- help, quit ---- */
+
+struct res_word {
+	cmdline_fixed_string_t w;
+};
+
+void cb_help(void *, struct cmdline *, void *)
+{
+	shell_printf(
+		"Devices:\n"
+		"  show devices                      every dmadev, its vchans and capabilities\n"
+		"  show device <dev>                 one dmadev: info, mlx5 caps, stats\n"
+		"  attach <devargs>                  probe a device, e.g. "
+		"attach dma_mlx5_1,dev=sim1\n"
+		"  detach <dev>                      stop, close and remove a device\n"
+		"  setup <dev> <vchans> <ring size>  configure, set up the vchans, start\n"
+		"  show vchan <dev> <vchan>          state, mlx5 QP, last error, stats\n"
+		"  dump <dev>                        rte_dma_dump()\n"
+		"Workloads (one per vchan, each on a worker lcore):\n"
+		"  start copy|fill <dev> <vchan> <size> <burst> <lcore>\n"
+		"  stop <workload> | stop all        stop, and print its stats\n"
+		"  set verify on|off                 check every op's bytes (new workloads)\n"
+		"Stats:\n"
+		"  show stats [<workload>]           ops, Mops and Gbps since the last show, "
+		"errors by status\n"
+		"  clear stats\n"
+		"Faults (software HCA):\n"
+		"  fault <dev> <vchan> qp-fatal      the vchan's QP to ERR (the driver "
+		"recovers it)\n"
+		"  fault <dev> <vchan> delay <us>    hold back the vchan's completions\n"
+		"  link <sim> up|down                a software HCA's port on its fabric\n"
+		"Other:\n"
+		"  load <file>                       run the commands of a file\n"
+		"  sleep <ms>                        wait (scripts)\n"
+		"  help, quit\n");
+}
+
+cmdline_parse_token_string_t t_help = TOKEN_STRING_INITIALIZER(struct res_word, w, "help");
+cmdline_parse_inst_t c_help = {.f = cb_help,
+			       .data = NULL,
+			       .help_str = "help: the commands",
+			       .tokens = {TOK(t_help), NULL}};
+
+void cb_quit(void *, struct cmdline *cl, void *)
+{
+	shell_workload_stop(-1);
+	shell_quit_requested = true;
+	cmdline_quit(cl);
+}
+
+cmdline_parse_token_string_t t_quit = TOKEN_STRING_INITIALIZER(struct res_word, w, "quit");
+cmdline_parse_inst_t c_quit = {.f = cb_quit,
+			       .data = NULL,
+			       .help_str = "quit: stop the workloads and leave",
+			       .tokens = {TOK(t_quit), NULL}};
+
+/* ---- show devices / device ---- */
+
+struct res_show {
+	cmdline_fixed_string_t show;
+	cmdline_fixed_string_t what;
+	uint16_t a;
+	uint16_t b;
+};
+
+cmdline_parse_token_string_t t_show = TOKEN_STRING_INITIALIZER(struct res_show, show, "show");
+cmdline_parse_token_string_t t_devices = TOKEN_STRING_INITIALIZER(struct res_show, what, "devices");
+cmdline_parse_token_string_t t_device = TOKEN_STRING_INITIALIZER(struct res_show, what, "device");
+cmdline_parse_token_string_t t_vchan = TOKEN_STRING_INITIALIZER(struct res_show, what, "vchan");
+cmdline_parse_token_string_t t_stats = TOKEN_STRING_INITIALIZER(struct res_show, what, "stats");
+cmdline_parse_token_num_t t_show_a = TOKEN_NUM_INITIALIZER(struct res_show, a, RTE_UINT16);
+cmdline_parse_token_num_t t_show_b = TOKEN_NUM_INITIALIZER(struct res_show, b, RTE_UINT16);
+
+void show_device(uint16_t dev, bool brief)
+{
+	struct rte_dma_info info;
+	struct rte_pmd_dma_mlx5_caps caps;
+
+	if (!dev_ok(dev, &info))
+		return;
+	shell_printf("dmadev %u: %s, %u of %u vchans set up, ring %u..%u, %u SG entries\n", dev,
+		     info.dev_name, info.nb_vchans, info.max_vchans, info.min_desc, info.max_desc,
+		     info.max_sges);
+	print_capa(info.dev_capa);
+	if (rte_pmd_dma_mlx5_get_caps((int16_t)dev, &caps) == 0)
+		shell_printf("  mlx5: %s (%s backend), %s path, sva %s, memcpy up to %" PRIu64
+			     " B\n",
+			     caps.device, caps.backend, caps.direct_path ? "direct" : "verbs",
+			     caps.sva ? "on" : "off", caps.max_wr_memcpy_length);
+	if (brief)
+		return;
+	struct rte_pmd_dma_mlx5_sig_caps sig;
+	if (rte_pmd_dma_mlx5_sig_caps((int16_t)dev, &sig) == 0 && sig.enabled)
+		shell_printf("  signature: types %#x, block sizes %#x, pipelining %s\n", sig.types,
+			     sig.block_sizes, sig.pipelining ? "on" : "off");
+	for (uint16_t v = 0; v < info.nb_vchans; v++) {
+		struct rte_dma_stats st;
+		if (rte_dma_stats_get((int16_t)dev, v, &st) == 0)
+			shell_printf("  vchan %u: submitted %" PRIu64 ", completed %" PRIu64
+				     ", errors %" PRIu64 "\n",
+				     v, st.submitted, st.completed, st.errors);
+	}
+}
+
+void cb_show_devices(void *, struct cmdline *, void *)
+{
+	int16_t dev = 0;
+	unsigned int n = 0;
+
+	while ((dev = rte_dma_next_dev(dev)) != -1) {
+		show_device((uint16_t)dev, true);
+		n++;
+		dev++;
+	}
+	if (!n)
+		shell_printf("no dmadevs (attach one)\n");
+}
+
+cmdline_parse_inst_t c_show_devices = {.f = cb_show_devices,
+				       .data = NULL,
+				       .help_str = "show devices",
+				       .tokens = {TOK(t_show), TOK(t_devices), NULL}};
+
+void cb_show_device(void *parsed, struct cmdline *, void *)
+{
+	show_device(((struct res_show *)parsed)->a, false);
+}
+
+cmdline_parse_inst_t c_show_device = {.f = cb_show_device,
+				      .data = NULL,
+				      .help_str = "show device <dev>",
+				      .tokens = {TOK(t_show), TOK(t_device), TOK(t_show_a), NULL}};
+
+void cb_show_vchan(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_show *)parsed;
+	struct rte_dma_info info;
+	enum rte_dma_vchan_status vs;
+	struct rte_pmd_dma_mlx5_vchan_info vi;
+	struct rte_pmd_dma_mlx5_error err;
+	struct rte_dma_stats st;
+
+	if (!dev_ok(r->a, &info))
+		return;
+	if (r->b >= info.nb_vchans) {
+		shell_fail("device %u has %u vchans set up: no vchan %u", r->a, info.nb_vchans,
+			   r->b);
+		return;
+	}
+	int ret = rte_dma_vchan_status((int16_t)r->a, r->b, &vs);
+	shell_printf("dmadev %u vchan %u: %s\n", r->a, r->b,
+		     ret                          ? "state unknown"
+		     : vs == RTE_DMA_VCHAN_IDLE   ? "idle"
+		     : vs == RTE_DMA_VCHAN_ACTIVE ? "active"
+						  : "halted (error)");
+	if (rte_dma_stats_get((int16_t)r->a, r->b, &st) == 0)
+		shell_printf("  submitted %" PRIu64 ", completed %" PRIu64 ", errors %" PRIu64 "\n",
+			     st.submitted, st.completed, st.errors);
+	struct rte_pmd_dma_mlx5_vchan_stats vst;
+	if (rte_pmd_dma_mlx5_vchan_info((int16_t)r->a, r->b, &vi) == 0 &&
+	    rte_pmd_dma_mlx5_vchan_stats((int16_t)r->a, r->b, &vst) == 0)
+		shell_printf("  mlx5 QP %#x, send queue of %u WQEBBs, %" PRIu64 " recoveries\n",
+			     vi.qpn, vi.sq_wqebbs, vst.recoveries);
+	ret = rte_pmd_dma_mlx5_last_error((int16_t)r->a, r->b, &err);
+	if (ret == 0)
+		shell_printf("  last error: op %u, syndrome %#x (vendor %#x), WQE opcode %#x\n",
+			     err.ring_idx, err.syndrome, err.vendor_syndrome, err.wqe_opcode);
+	else if (ret == -ENOENT)
+		shell_printf("  no failed op since start\n");
+}
+
+cmdline_parse_inst_t c_show_vchan = {
+	.f = cb_show_vchan,
+	.data = NULL,
+	.help_str = "show vchan <dev> <vchan>",
+	.tokens = {TOK(t_show), TOK(t_vchan), TOK(t_show_a), TOK(t_show_b), NULL}};
+
+void cb_show_stats(void *, struct cmdline *, void *)
+{
+	shell_workload_show(-1);
+}
+
+cmdline_parse_inst_t c_show_stats = {.f = cb_show_stats,
+				     .data = NULL,
+				     .help_str = "show stats: every workload",
+				     .tokens = {TOK(t_show), TOK(t_stats), NULL}};
+
+void cb_show_stats_one(void *parsed, struct cmdline *, void *)
+{
+	uint16_t id = ((struct res_show *)parsed)->a;
+
+	if (shell_workload_show(id) < 0)
+		shell_fail("no workload %u (show stats)", id);
+}
+
+cmdline_parse_inst_t c_show_stats_one = {
+	.f = cb_show_stats_one,
+	.data = NULL,
+	.help_str = "show stats <workload>",
+	.tokens = {TOK(t_show), TOK(t_stats), TOK(t_show_a), NULL}};
+
+/* ---- clear stats ---- */
+
+struct res_clear {
+	cmdline_fixed_string_t clear;
+	cmdline_fixed_string_t stats;
+};
+
+cmdline_parse_token_string_t t_clear = TOKEN_STRING_INITIALIZER(struct res_clear, clear, "clear");
+cmdline_parse_token_string_t t_clear_stats = TOKEN_STRING_INITIALIZER(struct res_clear, stats,
+								      "stats");
+
+void cb_clear(void *, struct cmdline *, void *)
+{
+	shell_workload_clear();
+	int16_t dev = 0;
+	while ((dev = rte_dma_next_dev(dev)) != -1) {
+		struct rte_dma_info info;
+		if (rte_dma_info_get(dev, &info) == 0 && info.nb_vchans)
+			rte_dma_stats_reset(dev, RTE_DMA_ALL_VCHAN);
+		dev++;
+	}
+	shell_printf("stats cleared\n");
+}
+
+cmdline_parse_inst_t c_clear = {.f = cb_clear,
+				.data = NULL,
+				.help_str = "clear stats",
+				.tokens = {TOK(t_clear), TOK(t_clear_stats), NULL}};
+
+/* ---- attach / detach ---- */
+
+struct res_arg {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t arg;
+};
+
+cmdline_parse_token_string_t t_attach = TOKEN_STRING_INITIALIZER(struct res_arg, cmd, "attach");
+cmdline_parse_token_string_t t_any = TOKEN_STRING_INITIALIZER(struct res_arg, arg, NULL);
+
+void cb_attach(void *parsed, struct cmdline *, void *)
+{
+	const char *args = ((struct res_arg *)parsed)->arg;
+	char name[RTE_DEV_NAME_MAX_LEN];
+	size_t n = strcspn(args, ",");
+
+	if (n == 0 || n >= sizeof(name)) {
+		shell_fail("bad devargs \"%s\"", args);
+		return;
+	}
+	memcpy(name, args, n);
+	name[n] = '\0';
+	int ret = rte_dev_probe(args);
+	if (ret) {
+		shell_fail("probe of \"%s\": %s", args, strerror(-ret));
+		return;
+	}
+	int id = rte_dma_get_dev_id_by_name(name);
+	if (id < 0)
+		shell_printf("%s attached (not a dmadev)\n", name);
+	else
+		shell_printf("%s attached: dmadev %d\n", name, id);
+}
+
+cmdline_parse_inst_t c_attach = {.f = cb_attach,
+				 .data = NULL,
+				 .help_str = "attach <devargs>",
+				 .tokens = {TOK(t_attach), TOK(t_any), NULL}};
+
+struct res_dev {
+	cmdline_fixed_string_t cmd;
+	uint16_t dev;
+};
+
+cmdline_parse_token_string_t t_detach = TOKEN_STRING_INITIALIZER(struct res_dev, cmd, "detach");
+cmdline_parse_token_num_t t_dev = TOKEN_NUM_INITIALIZER(struct res_dev, dev, RTE_UINT16);
+
+/** The rte_device of dmadev @p info (a vdev), or NULL. */
+struct rte_device *vdev_of(const struct rte_dma_info &info)
+{
+	struct rte_dev_iterator it;
+	struct rte_device *d, *found = NULL;
+
+	RTE_DEV_FOREACH (d, "bus=vdev", &it)
+		if (!found && strcmp(rte_dev_name(d), info.dev_name) == 0)
+			found = d;
+	return found;
+}
+
+void cb_detach(void *parsed, struct cmdline *, void *)
+{
+	uint16_t dev = ((struct res_dev *)parsed)->dev;
+	struct rte_dma_info info;
+
+	if (!dev_ok(dev, &info))
+		return;
+	if (shell_workload_on((int16_t)dev)) {
+		shell_fail("workloads run on device %u: stop them first", dev);
+		return;
+	}
+	struct rte_device *d = vdev_of(info);
+	if (!d) {
+		shell_fail("device %u (%s) is not a vdev", dev, info.dev_name);
+		return;
+	}
+	char name[RTE_DEV_NAME_MAX_LEN];
+	snprintf(name, sizeof(name), "%s", info.dev_name);
+	stop_dev(dev);
+	int ret = rte_dev_remove(d);
+	if (ret)
+		shell_fail("remove of %s: %s", name, strerror(-ret));
+	else
+		shell_printf("%s detached\n", name);
+}
+
+cmdline_parse_inst_t c_detach = {.f = cb_detach,
+				 .data = NULL,
+				 .help_str = "detach <dev>",
+				 .tokens = {TOK(t_detach), TOK(t_dev), NULL}};
+
+/* ---- setup, dump ---- */
+
+struct res_setup {
+	cmdline_fixed_string_t cmd;
+	uint16_t dev;
+	uint16_t vchans;
+	uint16_t desc;
+};
+
+cmdline_parse_token_string_t t_setup = TOKEN_STRING_INITIALIZER(struct res_setup, cmd, "setup");
+cmdline_parse_token_num_t t_setup_dev = TOKEN_NUM_INITIALIZER(struct res_setup, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_setup_vchans = TOKEN_NUM_INITIALIZER(struct res_setup, vchans,
+								 RTE_UINT16);
+cmdline_parse_token_num_t t_setup_desc = TOKEN_NUM_INITIALIZER(struct res_setup, desc, RTE_UINT16);
+
+void cb_setup(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_setup *)parsed;
+	struct rte_dma_info info;
+	struct rte_dma_conf conf = {};
+	struct rte_dma_vchan_conf vc = {};
+	int ret;
+
+	if (!dev_ok(r->dev, &info))
+		return;
+	if (shell_workload_on((int16_t)r->dev)) {
+		shell_fail("workloads run on device %u: stop them first", r->dev);
+		return;
+	}
+	if (r->vchans == 0 || r->vchans > info.max_vchans) {
+		shell_fail("vchans %u: device %u takes 1..%u", r->vchans, r->dev, info.max_vchans);
+		return;
+	}
+	if (r->desc < info.min_desc || r->desc > info.max_desc) {
+		shell_fail("ring size %u: device %u takes %u..%u", r->desc, r->dev, info.min_desc,
+			   info.max_desc);
+		return;
+	}
+	stop_dev(r->dev);
+	conf.nb_vchans = r->vchans;
+	ret = rte_dma_configure((int16_t)r->dev, &conf);
+	vc.direction = RTE_DMA_DIR_MEM_TO_MEM;
+	vc.nb_desc = r->desc;
+	for (uint16_t v = 0; ret == 0 && v < r->vchans; v++)
+		ret = rte_dma_vchan_setup((int16_t)r->dev, v, &vc);
+	if (ret == 0)
+		ret = rte_dma_start((int16_t)r->dev);
+	if (ret == 0 && r->dev < RTE_DIM(g_started))
+		g_started[r->dev] = true;
+	if (ret)
+		shell_fail("setup of device %u: %s", r->dev, strerror(-ret));
+	else
+		shell_printf("device %u: %u vchans of %u descriptors, started\n", r->dev, r->vchans,
+			     r->desc);
+}
+
+cmdline_parse_inst_t c_setup = {
+	.f = cb_setup,
+	.data = NULL,
+	.help_str = "setup <dev> <vchans> <ring size>",
+	.tokens = {TOK(t_setup), TOK(t_setup_dev), TOK(t_setup_vchans), TOK(t_setup_desc), NULL}};
+
+cmdline_parse_token_string_t t_dump = TOKEN_STRING_INITIALIZER(struct res_dev, cmd, "dump");
+
+void cb_dump(void *parsed, struct cmdline *, void *)
+{
+	uint16_t dev = ((struct res_dev *)parsed)->dev;
+	struct rte_dma_info info;
+
+	if (!dev_ok(dev, &info))
+		return;
+	fflush(stdout);
+	if (rte_dma_dump((int16_t)dev, stdout) != 0)
+		shell_fail("dump of device %u failed", dev);
+	fflush(stdout);
+}
+
+cmdline_parse_inst_t c_dump = {.f = cb_dump,
+			       .data = NULL,
+			       .help_str = "dump <dev>",
+			       .tokens = {TOK(t_dump), TOK(t_dev), NULL}};
+
+/* ---- start / stop ---- */
+
+struct res_start {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t op;
+	uint16_t dev;
+	uint16_t vchan;
+	uint32_t size;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_start = TOKEN_STRING_INITIALIZER(struct res_start, cmd, "start");
+cmdline_parse_token_string_t t_start_op = TOKEN_STRING_INITIALIZER(struct res_start, op,
+								   "copy#fill");
+cmdline_parse_token_num_t t_start_dev = TOKEN_NUM_INITIALIZER(struct res_start, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_start_vchan = TOKEN_NUM_INITIALIZER(struct res_start, vchan,
+								RTE_UINT16);
+cmdline_parse_token_num_t t_start_size = TOKEN_NUM_INITIALIZER(struct res_start, size, RTE_UINT32);
+cmdline_parse_token_num_t t_start_burst = TOKEN_NUM_INITIALIZER(struct res_start, burst,
+								RTE_UINT16);
+cmdline_parse_token_num_t t_start_lcore = TOKEN_NUM_INITIALIZER(struct res_start, lcore,
+								RTE_UINT16);
+
+void cb_start(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_start *)parsed;
+	enum shell_op op = strcmp(r->op, "fill") == 0 ? SHELL_OP_FILL : SHELL_OP_COPY;
+	int id = shell_workload_start(op, (int16_t)r->dev, r->vchan, r->size, r->burst, r->lcore);
+
+	if (id >= 0)
+		shell_printf("workload %d: %s of %u B on device %u vchan %u, lcore %u\n", id, r->op,
+			     r->size, r->dev, r->vchan, r->lcore);
+}
+
+cmdline_parse_inst_t c_start = {.f = cb_start,
+				.data = NULL,
+				.help_str = "start copy|fill <dev> <vchan> <size> <burst> <lcore>",
+				.tokens = {TOK(t_start), TOK(t_start_op), TOK(t_start_dev),
+					   TOK(t_start_vchan), TOK(t_start_size),
+					   TOK(t_start_burst), TOK(t_start_lcore), NULL}};
+
+struct res_stop {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t all;
+	uint16_t id;
+};
+
+cmdline_parse_token_string_t t_stop = TOKEN_STRING_INITIALIZER(struct res_stop, cmd, "stop");
+cmdline_parse_token_string_t t_stop_all = TOKEN_STRING_INITIALIZER(struct res_stop, all, "all");
+cmdline_parse_token_num_t t_stop_id = TOKEN_NUM_INITIALIZER(struct res_stop, id, RTE_UINT16);
+
+void cb_stop(void *parsed, struct cmdline *, void *data)
+{
+	int id = data ? -1 : ((struct res_stop *)parsed)->id;
+
+	if (shell_workload_stop(id) < 0)
+		shell_fail("no running workload %d (show stats)", id);
+}
+
+cmdline_parse_inst_t c_stop = {.f = cb_stop,
+			       .data = NULL,
+			       .help_str = "stop <workload>",
+			       .tokens = {TOK(t_stop), TOK(t_stop_id), NULL}};
+cmdline_parse_inst_t c_stop_all = {.f = cb_stop,
+				   .data = (void *)1,
+				   .help_str = "stop all",
+				   .tokens = {TOK(t_stop), TOK(t_stop_all), NULL}};
+
+/* ---- set verify ---- */
+
+struct res_set {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t what;
+	cmdline_fixed_string_t onoff;
+};
+
+cmdline_parse_token_string_t t_set = TOKEN_STRING_INITIALIZER(struct res_set, cmd, "set");
+cmdline_parse_token_string_t t_set_verify = TOKEN_STRING_INITIALIZER(struct res_set, what,
+								     "verify");
+cmdline_parse_token_string_t t_set_onoff = TOKEN_STRING_INITIALIZER(struct res_set, onoff,
+								    "on#off");
+
+void cb_set_verify(void *parsed, struct cmdline *, void *)
+{
+	shell_verify = strcmp(((struct res_set *)parsed)->onoff, "on") == 0;
+	shell_printf("verification %s for the workloads started from now on\n",
+		     shell_verify ? "on" : "off");
+}
+
+cmdline_parse_inst_t c_set_verify = {
+	.f = cb_set_verify,
+	.data = NULL,
+	.help_str = "set verify on|off",
+	.tokens = {TOK(t_set), TOK(t_set_verify), TOK(t_set_onoff), NULL}};
+
+/* ---- faults ---- */
+
+struct res_fault {
+	cmdline_fixed_string_t cmd;
+	uint16_t dev;
+	uint16_t vchan;
+	cmdline_fixed_string_t kind;
+	uint32_t us;
+};
+
+cmdline_parse_token_string_t t_fault = TOKEN_STRING_INITIALIZER(struct res_fault, cmd, "fault");
+cmdline_parse_token_num_t t_fault_dev = TOKEN_NUM_INITIALIZER(struct res_fault, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_fault_vchan = TOKEN_NUM_INITIALIZER(struct res_fault, vchan,
+								RTE_UINT16);
+cmdline_parse_token_string_t t_fault_fatal = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
+								      "qp-fatal");
+cmdline_parse_token_string_t t_fault_delay = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
+								      "delay");
+cmdline_parse_token_num_t t_fault_us = TOKEN_NUM_INITIALIZER(struct res_fault, us, RTE_UINT32);
+
+/** Inject @p f into the software HCA behind dmadev @p dev; 0 or -1 (message printed). */
+int inject(uint16_t dev, struct mlx5_sim_fault *f)
+{
+	struct rte_pmd_dma_mlx5_caps caps;
+	const struct mlx5_glue *glue;
+	struct ibv_device *device;
+
+	if (rte_pmd_dma_mlx5_get_caps((int16_t)dev, &caps) != 0 || strcmp(caps.backend, "sim")) {
+		shell_fail("device %u is not dma_mlx5 on a software HCA", dev);
+		return -1;
+	}
+	if (mlx5_glue_find_device(caps.device, &glue, &device) != 0) {
+		shell_fail("software HCA %s not found", caps.device);
+		return -1;
+	}
+	struct ibv_context *ctx = glue->open_device(device);
+	mlx5_glue_put_device(glue, device);
+	struct mlx5_glue_progress_info pi;
+	/* held-back completions are released by the engine's own threads */
+	if (ctx && f->kind == MLX5_SIM_FAULT_DELAY_COMPLETIONS &&
+	    (!glue->progress_info || glue->progress_info(ctx, &pi) != 0 ||
+	     pi.mode != MLX5_GLUE_PROGRESS_THREADS)) {
+		glue->close_device(ctx);
+		shell_fail("delay needs a software HCA with engine threads (sim_exec=thread): "
+			   "%s has none",
+			   caps.device);
+		return -1;
+	}
+	int ret = ctx ? mlx5_sim_inject_fault(ctx, f) : -ENODEV;
+	if (ctx)
+		glue->close_device(ctx);
+	if (ret) {
+		shell_fail("fault on %s: %s", caps.device, strerror(ret < 0 ? -ret : ret));
+		return -1;
+	}
+	return 0;
+}
+
+void cb_fault(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_fault *)parsed;
+	struct rte_pmd_dma_mlx5_vchan_info vi;
+	struct mlx5_sim_fault f = {};
+
+	if (rte_pmd_dma_mlx5_vchan_info((int16_t)r->dev, r->vchan, &vi) != 0) {
+		shell_fail("device %u vchan %u is not a set-up dma_mlx5 vchan", r->dev, r->vchan);
+		return;
+	}
+	f.qpn = vi.qpn;
+	if (strcmp(r->kind, "qp-fatal") == 0) {
+		f.kind = MLX5_SIM_FAULT_QP_FATAL;
+	} else {
+		f.kind = MLX5_SIM_FAULT_DELAY_COMPLETIONS;
+		f.delay_us = r->us;
+	}
+	if (inject(r->dev, &f) == 0)
+		shell_printf("fault %s injected into device %u vchan %u (QP %#x)\n", r->kind,
+			     r->dev, r->vchan, vi.qpn);
+}
+
+cmdline_parse_inst_t c_fault_fatal = {
+	.f = cb_fault,
+	.data = NULL,
+	.help_str = "fault <dev> <vchan> qp-fatal",
+	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_fatal), NULL}};
+cmdline_parse_inst_t c_fault_delay = {.f = cb_fault,
+				      .data = NULL,
+				      .help_str = "fault <dev> <vchan> delay <us>",
+				      .tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan),
+						 TOK(t_fault_delay), TOK(t_fault_us), NULL}};
+
+struct res_link {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t sim;
+	cmdline_fixed_string_t state;
+};
+
+cmdline_parse_token_string_t t_link = TOKEN_STRING_INITIALIZER(struct res_link, cmd, "link");
+cmdline_parse_token_string_t t_link_sim = TOKEN_STRING_INITIALIZER(struct res_link, sim, NULL);
+cmdline_parse_token_string_t t_link_state = TOKEN_STRING_INITIALIZER(struct res_link, state,
+								     "up#down");
+
+void cb_link(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_link *)parsed;
+	struct mlx5_sim_link link = {};
+
+	link.down = strcmp(r->state, "down") == 0;
+	int ret = mlx5_sim_device_set_link(r->sim, &link);
+	if (ret)
+		shell_fail("link of software HCA \"%s\": %s", r->sim, strerror(-ret));
+	else
+		shell_printf("%s: link %s\n", r->sim, r->state);
+}
+
+cmdline_parse_inst_t c_link = {.f = cb_link,
+			       .data = NULL,
+			       .help_str = "link <sim> up|down",
+			       .tokens = {TOK(t_link), TOK(t_link_sim), TOK(t_link_state), NULL}};
+
+/* ---- sleep ---- */
+
+struct res_sleep {
+	cmdline_fixed_string_t cmd;
+	uint32_t ms;
+};
+
+cmdline_parse_token_string_t t_sleep = TOKEN_STRING_INITIALIZER(struct res_sleep, cmd, "sleep");
+cmdline_parse_token_num_t t_sleep_ms = TOKEN_NUM_INITIALIZER(struct res_sleep, ms, RTE_UINT32);
+
+void cb_sleep(void *parsed, struct cmdline *, void *)
+{
+	uint32_t ms = ((struct res_sleep *)parsed)->ms;
+
+	if (ms > 600000) {
+		shell_fail("sleep %u ms: at most 600000", ms);
+		return;
+	}
+	rte_delay_us_sleep(ms * 1000u);
+}
+
+cmdline_parse_inst_t c_sleep = {.f = cb_sleep,
+				.data = NULL,
+				.help_str = "sleep <ms>: wait (scripts)",
+				.tokens = {TOK(t_sleep), TOK(t_sleep_ms), NULL}};
+
+/* ---- load ---- */
+
+cmdline_parse_token_string_t t_load = TOKEN_STRING_INITIALIZER(struct res_arg, cmd, "load");
+
+void cb_load(void *parsed, struct cmdline *cl, void *)
+{
+	const char *path = ((struct res_arg *)parsed)->arg;
+	static int depth;
+
+	if (depth >= 8) {
+		shell_fail("load of \"%s\": files load each other too deep", path);
+		return;
+	}
+	depth++;
+	shell_run_file(cl, path);
+	depth--;
+}
+
+cmdline_parse_inst_t c_load = {.f = cb_load,
+			       .data = NULL,
+			       .help_str = "load <file>",
+			       .tokens = {TOK(t_load), TOK(t_any), NULL}};
+
+} // namespace
+
+cmdline_parse_ctx_t shell_ctx[] = {
+	&c_help,        &c_quit,        &c_show_devices,   &c_show_device,
+	&c_show_vchan,  &c_show_stats,  &c_show_stats_one, &c_clear,
+	&c_attach,      &c_detach,      &c_setup,          &c_dump,
+	&c_start,       &c_stop,        &c_stop_all,       &c_set_verify,
+	&c_fault_fatal, &c_fault_delay, &c_link,           &c_load,
+	&c_sleep,       NULL,
+};

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Workloads of mlx5-dma-shell: copies or fills of one size on one vchan, in bursts of
+ * one doorbell, run by a worker lcore until stopped (one vchan, one lcore, as rte_dma
+ * wants). Each op owns a slot of source and destination memory while in flight; with
+ * verification on, each op's bytes carry its sequence number and are checked when it
+ * completes successfully. The lcore counts; the shell reads the counters.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "shell.h"
+
+bool shell_verify = true;
+
+namespace {
+
+shell_workload g_wl[SHELL_MAX_WORKLOADS];
+constexpr uint64_t kDrainMs = 2000;
+
+const char *const kStatusNames[SHELL_STATUS_KINDS] = {
+	"SUCCESSFUL",       "USER_ABORT",      "NOT_ATTEMPTED",  "INVALID_SRC_ADDR",
+	"INVALID_DST_ADDR", "INVALID_ADDR",    "INVALID_LENGTH", "INVALID_OPCODE",
+	"BUS_READ_ERROR",   "BUS_WRITE_ERROR", "BUS_ERROR",      "DATA_POISION",
+	"PAGE_FAULT",       "DEV_LINK_ERROR",  "ERROR_UNKNOWN",  "(other)",
+};
+
+/** What a workload's lcore works with. */
+struct run_state {
+	shell_workload *w;
+	uint8_t *src;
+	uint8_t *dst;
+	uint32_t nslots; /* a power of two: slot = ring index & (nslots - 1) */
+	uint64_t seq;    /* ops enqueued so far: op seq uses slot seq & (nslots - 1) */
+	/* by ring index & (nslots - 1): the op's sequence number and slot */
+	uint64_t *op_seq;
+	uint32_t *op_slot;
+	uint32_t inflight;
+};
+
+/*
+ * The fill pattern of op @p seq: one per group of nslots / 8 ops (at least 4), so
+ * that the ops in flight use at most 8 patterns (dma_mlx5 keeps 8 per vchan) and a
+ * slot's next op writes another pattern than its last one did.
+ */
+uint64_t pattern_of(const run_state &r, uint64_t seq)
+{
+	return (seq / RTE_MAX(4u, r.nslots / 8)) * 0x9e3779b97f4a7c15ull | 1;
+}
+
+/** The bytes op @p seq leaves at @p d are right. */
+bool verify_op(const run_state &r, const uint8_t *d, uint64_t seq, const uint8_t *s)
+{
+	if (r.w->op == SHELL_OP_COPY)
+		return memcmp(d, s, r.w->size) == 0;
+	uint64_t pat = pattern_of(r, seq);
+	const uint8_t *b = (const uint8_t *)&pat;
+	for (uint32_t i = 0; i < r.w->size; i++)
+		if (d[i] != b[i % 8])
+			return false;
+	return true;
+}
+
+/** Enqueue up to a burst; submit it. */
+void enqueue_burst(run_state &r)
+{
+	shell_workload *w = r.w;
+	uint16_t n = 0;
+
+	while (n < w->batch && r.inflight < r.nslots - 1) {
+		/* free: fewer than nslots ops are in flight, completing in order */
+		uint32_t slot = (uint32_t)(r.seq & (r.nslots - 1));
+		uint8_t *s = r.src + (size_t)slot * w->size, *d = r.dst + (size_t)slot * w->size;
+		int idx;
+
+		if (w->verify && w->op == SHELL_OP_COPY)
+			memcpy(s, &r.seq, RTE_MIN(w->size, (uint32_t)sizeof(r.seq)));
+		if (w->op == SHELL_OP_COPY)
+			idx = rte_dma_copy(w->dev, w->vchan,
+					   rte_malloc_virt2iova(r.src) + (s - r.src),
+					   rte_malloc_virt2iova(r.dst) + (d - r.dst), w->size, 0);
+		else
+			idx = rte_dma_fill(w->dev, w->vchan, pattern_of(r, r.seq),
+					   rte_malloc_virt2iova(r.dst) + (d - r.dst), w->size, 0);
+		if (idx < 0) {
+			w->c.busy.fetch_add(1, std::memory_order_relaxed);
+			break;
+		}
+		r.op_seq[idx & (r.nslots - 1)] = r.seq;
+		r.op_slot[idx & (r.nslots - 1)] = slot;
+		r.seq++;
+		r.inflight++;
+		n++;
+	}
+	if (n) {
+		rte_dma_submit(w->dev, w->vchan);
+		w->c.submitted.fetch_add(n, std::memory_order_relaxed);
+	}
+}
+
+/** Take completions; count and verify them. */
+void reap(run_state &r)
+{
+	shell_workload *w = r.w;
+	enum rte_dma_status_code st[256];
+	uint16_t last = 0;
+	uint16_t n = rte_dma_completed_status(w->dev, w->vchan, RTE_DIM(st), &last, st);
+	uint64_t ok = 0, bad = 0, wrong = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t idx = (uint16_t)(last - (n - 1) + i);
+		uint32_t slot = r.op_slot[idx & (r.nslots - 1)];
+		unsigned int k = st[i] < SHELL_STATUS_KINDS - 1 ? st[i] : SHELL_STATUS_KINDS - 1;
+
+		w->c.status[k].fetch_add(1, std::memory_order_relaxed);
+		if (st[i] != RTE_DMA_STATUS_SUCCESSFUL) {
+			bad++;
+			continue;
+		}
+		ok++;
+		if (w->verify &&
+		    !verify_op(r, r.dst + (size_t)slot * w->size, r.op_seq[idx & (r.nslots - 1)],
+			       r.src + (size_t)slot * w->size))
+			wrong++;
+	}
+	r.inflight -= n;
+	if (n) {
+		w->c.completed.fetch_add(ok, std::memory_order_relaxed);
+		w->c.bytes.fetch_add(ok * w->size, std::memory_order_relaxed);
+		w->c.failed.fetch_add(bad, std::memory_order_relaxed);
+		w->c.corrupt.fetch_add(wrong, std::memory_order_relaxed);
+	}
+}
+
+void free_state(run_state &r)
+{
+	rte_free(r.src);
+	rte_free(r.dst);
+	rte_free(r.op_seq);
+	rte_free(r.op_slot);
+}
+
+int worker(void *arg)
+{
+	run_state r = {};
+	shell_workload *w = (shell_workload *)arg;
+	uint32_t nslots = 2u * w->batch;
+
+	r.w = w;
+	r.nslots = rte_align32pow2(RTE_MAX(nslots, 4u));
+	r.src = (uint8_t *)rte_malloc(NULL, (size_t)r.nslots * w->size, 64);
+	r.dst = (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
+	r.op_seq = (uint64_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint64_t), 0);
+	r.op_slot = (uint32_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint32_t), 0);
+	if (!r.src || !r.dst || !r.op_seq || !r.op_slot) {
+		free_state(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < (size_t)r.nslots * w->size; i++)
+		r.src[i] = (uint8_t)(i * 7 + 3);
+	while (!w->stop.load(std::memory_order_relaxed)) {
+		enqueue_burst(r);
+		reap(r);
+	}
+	/* what is in flight still completes into this memory: wait for it */
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * kDrainMs / 1000;
+	while (r.inflight && rte_get_timer_cycles() < deadline)
+		reap(r);
+	int ret = r.inflight ? -ETIMEDOUT : 0;
+	if (!r.inflight)
+		free_state(r); /* else kept on purpose: the device may still write there */
+	return ret;
+}
+
+bool lcore_free(unsigned int lcore)
+{
+	if (lcore == rte_get_main_lcore() || !rte_lcore_is_enabled(lcore))
+		return false;
+	for (const shell_workload &w : g_wl)
+		if (w.used && w.running && w.lcore == lcore)
+			return false;
+	return rte_eal_get_lcore_state(lcore) == WAIT;
+}
+
+void show_one(shell_workload &w)
+{
+	uint64_t now = rte_get_timer_cycles(), hz = rte_get_timer_hz();
+	uint64_t done = w.c.completed.load(), bytes = w.c.bytes.load();
+	uint64_t since = w.shown_tsc ? w.shown_tsc : w.start_tsc;
+	double secs = (double)(now - since) / (double)hz;
+	double mops = secs > 0 ? (double)(done - w.shown_completed) / secs / 1e6 : 0;
+	double gbps = secs > 0 ? (double)(bytes - w.shown_bytes) * 8 / secs / 1e9 : 0;
+	char errs[512] = "";
+	size_t off = 0;
+
+	for (unsigned int k = 1; k < SHELL_STATUS_KINDS; k++) {
+		uint64_t v = w.c.status[k].load();
+		if (v && off < sizeof(errs))
+			off += (size_t)snprintf(errs + off, sizeof(errs) - off, "%s%s %" PRIu64,
+						off ? ", " : "", kStatusNames[k], v);
+	}
+	shell_printf("workload %u: %s of %u B in bursts of %u, device %d vchan %u, lcore %u, "
+		     "%s%s\n",
+		     w.id, w.op == SHELL_OP_COPY ? "copy" : "fill", w.size, w.batch, w.dev, w.vchan,
+		     w.lcore, w.running ? "running" : "stopped", w.verify ? ", verified" : "");
+	shell_printf("  completed %" PRIu64 " of %" PRIu64 " submitted, %.3f Mops, %.3f Gbps "
+		     "(since the last show)\n",
+		     done, w.c.submitted.load(), mops, gbps);
+	shell_printf("  failed %" PRIu64 "%s%s%s, corrupt %" PRIu64 ", busy (ENOSPC) %" PRIu64 "\n",
+		     w.c.failed.load(), off ? " (" : "", errs, off ? ")" : "", w.c.corrupt.load(),
+		     w.c.busy.load());
+	w.shown_tsc = now;
+	w.shown_completed = done;
+	w.shown_bytes = bytes;
+}
+
+} // namespace
+
+const char *shell_status_name(unsigned int st)
+{
+	return kStatusNames[st < SHELL_STATUS_KINDS - 1 ? st : SHELL_STATUS_KINDS - 1];
+}
+
+bool shell_workload_on(int16_t dev)
+{
+	for (const shell_workload &w : g_wl)
+		if (w.used && w.running && w.dev == dev)
+			return true;
+	return false;
+}
+
+int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
+			 uint16_t batch, unsigned int lcore)
+{
+	struct rte_dma_info info;
+	shell_workload *w = NULL;
+
+	if (rte_dma_info_get(dev, &info) != 0) {
+		shell_fail("no dmadev %d", dev);
+		return -1;
+	}
+	if (vchan >= info.nb_vchans) {
+		shell_fail("device %d has %u vchans set up: no vchan %u (setup first)", dev,
+			   info.nb_vchans, vchan);
+		return -1;
+	}
+	if (size == 0 || size > (1u << 20) || batch == 0 || batch > 256) {
+		shell_fail("size %u (1..1048576) or burst %u (1..256) out of range", size, batch);
+		return -1;
+	}
+	if (op == SHELL_OP_FILL && !(info.dev_capa & RTE_DMA_CAPA_OPS_FILL)) {
+		shell_fail("device %d has no fill", dev);
+		return -1;
+	}
+	if (!lcore_free(lcore)) {
+		shell_fail("lcore %u is not a free worker lcore", lcore);
+		return -1;
+	}
+	for (shell_workload &x : g_wl)
+		if (x.used && x.running && x.dev == dev && x.vchan == vchan) {
+			shell_fail("workload %u runs on device %d vchan %u: one lcore per vchan",
+				   x.id, dev, vchan);
+			return -1;
+		}
+	for (shell_workload &x : g_wl)
+		if (!x.used || !x.running) {
+			w = &x;
+			break;
+		}
+	if (!w) {
+		shell_fail("%d workloads run already", SHELL_MAX_WORKLOADS);
+		return -1;
+	}
+	unsigned int id = (unsigned int)(w - g_wl);
+	w->used = true;
+	w->id = id;
+	w->op = op;
+	w->dev = dev;
+	w->vchan = vchan;
+	w->size = size;
+	w->batch = batch;
+	w->lcore = lcore;
+	w->verify = shell_verify;
+	w->stop = false;
+	w->exit_code = 0;
+	w->start_tsc = rte_get_timer_cycles();
+	w->shown_tsc = 0;
+	w->shown_completed = w->shown_bytes = 0;
+	w->c.submitted = w->c.completed = w->c.bytes = w->c.failed = 0;
+	w->c.corrupt = w->c.busy = 0;
+	for (auto &s : w->c.status)
+		s = 0;
+	if (rte_eal_remote_launch(worker, w, lcore) != 0) {
+		w->used = false;
+		shell_fail("lcore %u cannot be launched", lcore);
+		return -1;
+	}
+	w->running = true;
+	return (int)id;
+}
+
+int shell_workload_stop(int id)
+{
+	int found = 0;
+
+	for (shell_workload &w : g_wl) {
+		if (!w.used || !w.running || (id >= 0 && (int)w.id != id))
+			continue;
+		w.stop = true;
+		w.exit_code = rte_eal_wait_lcore(w.lcore);
+		w.running = false;
+		found++;
+		shell_printf("workload %u stopped%s\n", w.id,
+			     w.exit_code == -ETIMEDOUT ? ": ops still in flight after 2 s" : "");
+		show_one(w);
+	}
+	return found || id < 0 ? 0 : -1;
+}
+
+int shell_workload_show(int id)
+{
+	int found = 0;
+
+	for (shell_workload &w : g_wl)
+		if (w.used && (id < 0 || (int)w.id == id)) {
+			show_one(w);
+			found++;
+		}
+	if (!found && id < 0)
+		shell_printf("no workloads\n");
+	return found || id < 0 ? 0 : -1;
+}
+
+void shell_workload_clear(void)
+{
+	for (shell_workload &w : g_wl) {
+		w.c.submitted = w.c.completed = w.c.bytes = w.c.failed = 0;
+		w.c.corrupt = w.c.busy = 0;
+		for (auto &s : w.c.status)
+			s = 0;
+		w.shown_tsc = rte_get_timer_cycles();
+		w.shown_completed = w.shown_bytes = 0;
+	}
+}

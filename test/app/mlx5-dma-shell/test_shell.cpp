@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mlx5-dma-shell driven as a user drives it: through a pseudo-terminal (prompt, tab
+ * completion, history, help, a session with workloads on two devices, a fault and
+ * the recovery in the stats, quit) and in batch mode (a script, its exit status, one
+ * error line for each bad command of every kind). The binary's path is argv[1].
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "cunit_run.h"
+
+namespace {
+
+const char *g_shell;
+constexpr int kWaitMs = 20000;
+
+/** The EAL arguments: two software HCAs (thread and inline), two worker lcores. */
+std::vector<std::string> eal_args(const char *prefix)
+{
+	return {"--no-huge",
+		"-m",
+		"512",
+		"--no-pci",
+		"--no-shconf",
+		std::string("--file-prefix=") + prefix,
+		"--lcores=0,1@(0-1),2@(0-1)",
+		"--log-level=pmd.dma.mlx5:warning",
+		"--vdev",
+		"dma_mlx5_a,dev=sim70,sim_exec=thread",
+		"--vdev",
+		"dma_mlx5_b,dev=sim71,sim_exec=inline"};
+}
+
+std::vector<char *> argv_of(std::vector<std::string> &v)
+{
+	std::vector<char *> a;
+	a.push_back(const_cast<char *>(g_shell));
+	for (std::string &s : v)
+		a.push_back(&s[0]);
+	a.push_back(nullptr);
+	return a;
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/** The shell on a pseudo-terminal: what it printed so far, and what is sent to it. */
+struct Pty {
+	pid_t pid = -1;
+	int fd = -1;
+	std::string out; /**< everything read */
+	size_t seen = 0; /**< out[0, seen) was matched already */
+
+	bool start(std::vector<std::string> args)
+	{
+		std::vector<char *> argv = argv_of(args);
+		pid = forkpty(&fd, nullptr, nullptr, nullptr);
+		if (pid == 0) {
+			execv(g_shell, argv.data());
+			_exit(127);
+		}
+		return pid > 0;
+	}
+
+	void send(const std::string &s)
+	{
+		CU_ASSERT_EQUAL((size_t)write(fd, s.data(), s.size()), s.size());
+	}
+
+	/** Read until @p what appears after what was matched before; false on timeout. */
+	bool expect(const std::string &what, int ms = kWaitMs)
+	{
+		uint64_t deadline = now_ms() + (uint64_t)ms;
+		for (;;) {
+			size_t at = out.find(what, seen);
+			if (at != std::string::npos) {
+				seen = at + what.size();
+				return true;
+			}
+			int64_t left = (int64_t)(deadline - now_ms());
+			if (left <= 0)
+				break;
+			struct pollfd p = {fd, POLLIN, 0};
+			if (poll(&p, 1, (int)left) <= 0)
+				continue;
+			char buf[4096];
+			ssize_t n = read(fd, buf, sizeof(buf));
+			if (n <= 0)
+				break; /* the shell is gone */
+			out.append(buf, (size_t)n);
+		}
+		printf("\n    expected \"%s\"; the shell printed: [%s] ", what.c_str(),
+		       out.substr(seen).c_str());
+		return false;
+	}
+
+	/** Wait for its exit: the status, or -1 after @p ms. */
+	int wait_exit(int ms = kWaitMs)
+	{
+		uint64_t deadline = now_ms() + (uint64_t)ms;
+		int st;
+		while (now_ms() < deadline) {
+			char buf[4096];
+			struct pollfd p = {fd, POLLIN, 0};
+			if (poll(&p, 1, 50) > 0 && read(fd, buf, sizeof(buf)) > 0)
+				continue;
+			if (waitpid(pid, &st, WNOHANG) == pid) {
+				pid = -1;
+				close(fd);
+				return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+			}
+		}
+		return -1;
+	}
+
+	~Pty()
+	{
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, nullptr, 0);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+};
+
+const char kPrompt[] = "mlx5-dma> ";
+
+/* Prompt, help, tab completion (a word and its choices), history, unknown commands. */
+void test_interactive_basics(void)
+{
+	Pty p;
+	auto args = eal_args("shell_basic");
+	CU_ASSERT_FATAL(p.start(args));
+	CU_ASSERT_FATAL(p.expect(kPrompt));
+	/* "hel" + TAB completes the word; Enter runs it */
+	p.send("hel\t");
+	CU_ASSERT(p.expect("help"));
+	p.send("\r");
+	CU_ASSERT(p.expect("start copy|fill <dev> <vchan> <size> <burst> <lcore>"));
+	CU_ASSERT(p.expect(kPrompt));
+	/* "show dev" + TAB twice completes the common part and lists both choices */
+	p.send("show dev\t\t");
+	CU_ASSERT(p.expect("show devices"));
+	CU_ASSERT(p.expect("show device <dev>"));
+	CU_ASSERT(p.expect("show device"));
+	p.send("s\r"); /* the line reads "show device": one more letter */
+	CU_ASSERT(p.expect("dmadev 0: dma_mlx5_a"));
+	CU_ASSERT(p.expect("dmadev 1: dma_mlx5_b"));
+	CU_ASSERT(p.expect(kPrompt));
+	/* up-arrow brings the last command back */
+	p.send("\x1b[A\r");
+	CU_ASSERT(p.expect("dmadev 0: dma_mlx5_a"));
+	CU_ASSERT(p.expect(kPrompt));
+	p.send("frobnicate 3\r");
+	CU_ASSERT(p.expect("Command not found"));
+	p.send("setup 0 0 1024\r");
+	CU_ASSERT(p.expect("error: vchans 0: device 0 takes 1.."));
+	p.send("quit\r");
+	CU_ASSERT_EQUAL(p.wait_exit(), 0);
+}
+
+/*
+ * A session: two devices set up, a copy workload on one and a fill on the other,
+ * on two lcores; the stats move; a QP fatal error on the copy vchan is recovered
+ * (the stats go on, no op failed, the recovery counted); stop; quit with status 0.
+ */
+void test_interactive_session(void)
+{
+	Pty p;
+	auto args = eal_args("shell_session");
+	CU_ASSERT_FATAL(p.start(args));
+	CU_ASSERT_FATAL(p.expect(kPrompt));
+	auto run = [&](const char *cmd, const char *want) {
+		p.send(std::string(cmd) + "\r");
+		CU_ASSERT(p.expect(want));
+		CU_ASSERT(p.expect(kPrompt));
+	};
+	run("setup 0 1 512", "device 0: 1 vchans of 512 descriptors, started");
+	run("setup 1 1 512", "device 1: 1 vchans of 512 descriptors, started");
+	run("start copy 0 0 4096 16 1", "workload 0: copy of 4096 B on device 0 vchan 0, lcore 1");
+	run("start fill 1 0 1000 8 2", "workload 1: fill of 1000 B on device 1 vchan 0, lcore 2");
+	run("start copy 0 0 64 8 2", "error: lcore 2 is not a free worker lcore");
+	run("sleep 300", "");
+	run("show stats", "workload 1: fill of 1000 B");
+	run("fault 0 0 qp-fatal", "fault qp-fatal injected into device 0 vchan 0");
+	run("sleep 300", "");
+	run("show vchan 0 0", "1 recoveries");
+	p.send("stop all\r");
+	CU_ASSERT(p.expect("workload 0 stopped"));
+	CU_ASSERT(p.expect("failed 0, corrupt 0"));
+	CU_ASSERT(p.expect("workload 1 stopped"));
+	CU_ASSERT(p.expect("failed 0, corrupt 0"));
+	CU_ASSERT(p.expect(kPrompt));
+	/* both moved: neither workload's completed count is 0 */
+	size_t a = p.out.find("workload 0: copy"), b = p.out.find("workload 1: fill", a);
+	CU_ASSERT(a != std::string::npos && b != std::string::npos);
+	CU_ASSERT(p.out.find("completed 0 of", a) == std::string::npos);
+	p.send("quit\r");
+	CU_ASSERT_EQUAL(p.wait_exit(), 0);
+}
+
+/** Run the shell in batch mode with @p script on stdin; its output and exit status. */
+int run_batch(const std::string &script, std::string *out, const char *prefix)
+{
+	char path[] = "/tmp/mlx5-dma-shell-test-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	CU_ASSERT_EQUAL((size_t)write(fd, script.data(), script.size()), script.size());
+	close(fd);
+	auto args = eal_args(prefix);
+	args.push_back("--");
+	args.push_back("--batch");
+	std::vector<char *> argv = argv_of(args);
+	int pipefd[2];
+	if (pipe(pipefd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int in = open(path, O_RDONLY);
+		dup2(in, 0);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execv(g_shell, argv.data());
+		_exit(127);
+	}
+	close(pipefd[1]);
+	char buf[4096];
+	ssize_t n;
+	uint64_t deadline = now_ms() + 60000;
+	while (now_ms() < deadline) {
+		struct pollfd p = {pipefd[0], POLLIN, 0};
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if ((n = read(pipefd[0], buf, sizeof(buf))) <= 0)
+			break;
+		out->append(buf, (size_t)n);
+	}
+	close(pipefd[0]);
+	unlink(path);
+	int st;
+	if (now_ms() >= deadline)
+		kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* A good script exits 0, with every command echoed and its output in order. */
+void test_batch_good(void)
+{
+	std::string out;
+	int st = run_batch("# a comment, then commands\n"
+			   "setup 0 1 256\n"
+			   "start copy 0 0 512 8 1\n"
+			   "sleep 200\n"
+			   "stop 0\n"
+			   "show stats 0\n"
+			   "clear stats\n"
+			   "set verify off\n"
+			   "show device 1\n"
+			   "quit\n"
+			   "show devices\n", /* after quit: not run */
+			   &out, "shell_batch_good");
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT(out.find("mlx5-dma> setup 0 1 256\ndevice 0: 1 vchans of 256") !=
+		  std::string::npos);
+	CU_ASSERT(out.find("workload 0 stopped") != std::string::npos);
+	CU_ASSERT(out.find("stats cleared") != std::string::npos);
+	CU_ASSERT(out.find("dmadev 1: dma_mlx5_b") != std::string::npos);
+	CU_ASSERT(out.find("mlx5-dma> show devices") == std::string::npos);
+	CU_ASSERT(out.find("mlx5-dma-shell: 0 failed commands") != std::string::npos);
+	if (st != 0)
+		printf("\n    output: [%s] ", out.c_str());
+}
+
+/* Bad input of every command: one error line each, the shell goes on, exit status 1. */
+void test_batch_bad_input(void)
+{
+	static const char *const bad[] = {
+		"bogus",
+		"show",
+		"show device 9",
+		"show device x",
+		"show vchan 0 7",
+		"show vchan 9 0",
+		"show stats 5",
+		"attach",
+		"attach no_such_driver_0",
+		"attach ,dev=sim0",
+		"detach 9",
+		"setup 9 1 256",
+		"setup 0 0 256",
+		"setup 0 1 3",
+		"setup 0 1 70000",
+		"dump 9",
+		"start copy 9 0 64 8 1",
+		"start copy 0 5 64 8 1",
+		"start copy 0 0 0 8 1",
+		"start copy 0 0 64 0 1",
+		"start copy 0 0 64 8 0",
+		"start copy 0 0 64 8 77",
+		"start move 0 0 64 8 1",
+		"start copy 0 0 64",
+		"stop 3",
+		"stop everything",
+		"set verify maybe",
+		"fault 0 3 qp-fatal",
+		"fault 0 0 explode",
+		"fault 0 0 delay",
+		"fault 1 0 delay 100", /* device 1 executes inline: no engine threads */
+		"link nosuchsim up",
+		"link sim70 sideways",
+		"load /nonexistent/script",
+		"sleep 700000",
+		"sleep -1",
+	};
+	std::string script = "setup 0 1 256\nsetup 1 1 256\n";
+	for (const char *b : bad)
+		script += std::string(b) + "\n";
+	script += "show devices\nquit\n";
+	std::string out;
+	int st = run_batch(script, &out, "shell_batch_bad");
+	CU_ASSERT_EQUAL(st, 1);
+	/* every bad line has its error right after its echo */
+	for (const char *b : bad) {
+		std::string echo = std::string(kPrompt) + b + "\n";
+		size_t at = out.find(echo);
+		CU_ASSERT(at != std::string::npos);
+		if (at == std::string::npos)
+			continue;
+		size_t err = out.find("error: ", at + echo.size());
+		size_t next = out.find(kPrompt, at + echo.size());
+		CU_ASSERT(err != std::string::npos && err < next);
+		if (err == std::string::npos || err >= next)
+			printf("\n    no error line for \"%s\" ", b);
+	}
+	/* and it went on to the end */
+	CU_ASSERT(out.find("dmadev 0: dma_mlx5_a") != std::string::npos);
+	char want[64];
+	snprintf(want, sizeof(want), "mlx5-dma-shell: %zu failed commands", CUNIT_NELEM(bad));
+	CU_ASSERT(out.find(want) != std::string::npos);
+}
+
+const struct cunit_test tests[] = {
+	{"prompt, help, completion, history", test_interactive_basics},
+	{"session: two devices, workloads, a fault", test_interactive_session},
+	{"batch: a good script", test_batch_good},
+	{"batch: bad input of every command", test_batch_bad_input},
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_app_mlx5_dma_shell <path of mlx5-dma-shell>\n");
+		return 2;
+	}
+	g_shell = argv[1];
+	return CUNIT_RUN_SUITE("mlx5-dma-shell", tests);
+}
