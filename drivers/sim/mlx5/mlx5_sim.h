@@ -228,8 +228,14 @@ struct mlx5_sim_fault {
 	uint16_t wqe_index;
 	uint8_t syndrome; /**< MLX5_CQE_SYNDROME_* for FAIL_WQE */
 	uint8_t vendor_syndrome;
+	uint8_t flags; /**< MLX5_SIM_FAULT_F_* */
 	uint32_t delay_us;
 };
+
+/** FAIL_WQE: the next WQE @c qpn executes, whatever its index (@c wqe_index ignored). */
+#define MLX5_SIM_FAULT_F_NEXT_WQE (1u << 0)
+/** CQ_OVERRUN: the send CQ of @c qpn (@c cqn ignored). */
+#define MLX5_SIM_FAULT_F_QP_SEND_CQ (1u << 1)
 
 /**
  * Inject a fault into the instance behind @p ctx (a context opened through the

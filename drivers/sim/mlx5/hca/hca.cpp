@@ -128,7 +128,8 @@ int HcaImpl::inject(const Fault &f)
 {
 	DevLock lk(mu_);
 	if (f.kind == Fault::Kind::CqOverrun) {
-		CqObj *cq = find_cq(f.cqn);
+		QpObj *owner = f.qp_send_cq ? find_qp(f.qpn) : nullptr;
+		CqObj *cq = f.qp_send_cq ? (owner ? owner->scq : nullptr) : find_cq(f.cqn);
 		if (!cq)
 			return -EINVAL;
 		cq->overrun_fault = true;
@@ -142,6 +143,7 @@ int HcaImpl::inject(const Fault &f)
 		if (f.syndrome == 0)
 			return -EINVAL;
 		qp->fail_armed = true;
+		qp->fail_next = f.next_wqe;
 		qp->fail_idx = f.wqe_index;
 		qp->fail_synd = f.syndrome;
 		qp->fail_vendor = f.vendor_syndrome;

@@ -148,6 +148,8 @@ struct Fault {
 	uint16_t wqe_index = 0;
 	uint8_t syndrome = 0; /**< MLX5_CQE_SYNDROME_* for FailWqe */
 	uint8_t vendor_syndrome = 0;
+	bool next_wqe = false;   /**< FailWqe: the next WQE, whatever its index */
+	bool qp_send_cq = false; /**< CqOverrun: the send CQ of @ref qpn */
 	uint32_t delay_us = 0;
 };
 

@@ -261,6 +261,7 @@ struct QpObj {
 	std::chrono::steady_clock::time_point rnr_due;   /**< its next retry */
 	/* faults */
 	bool fail_armed;
+	bool fail_next;         /**< FailWqe: the next WQE, not the one of fail_idx */
 	bool corrupt_sig_armed; /**< CorruptSig: the next WQE through a sig mkey */
 	uint16_t fail_idx;
 	uint8_t fail_synd;

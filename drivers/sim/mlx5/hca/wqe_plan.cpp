@@ -298,7 +298,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	pl->delay_us = 0;
 	memcpy(&pl->imm_raw, &ctrl->imm, sizeof(pl->imm_raw));
 
-	if (qp->fail_armed && qp->fail_idx == pl->idx) {
+	if (qp->fail_armed && (qp->fail_next || qp->fail_idx == pl->idx)) {
 		qp->fail_armed = false;
 		err->req = Verdict{qp->fail_synd, qp->fail_vendor};
 		return PlanResult::Error;

@@ -338,6 +338,10 @@ extern "C" int mlx5_sim_inject_fault(struct ibv_context *ctx, const struct mlx5_
 	f.wqe_index = fault->wqe_index;
 	f.syndrome = fault->syndrome;
 	f.vendor_syndrome = fault->vendor_syndrome;
+	if (fault->flags & ~(MLX5_SIM_FAULT_F_NEXT_WQE | MLX5_SIM_FAULT_F_QP_SEND_CQ))
+		return -EINVAL;
+	f.next_wqe = fault->flags & MLX5_SIM_FAULT_F_NEXT_WQE;
+	f.qp_send_cq = fault->flags & MLX5_SIM_FAULT_F_QP_SEND_CQ;
 	f.delay_us = fault->delay_us;
 	return to_ctx_full(ctx)->hca->inject(f);
 }

@@ -540,7 +540,11 @@ private:
 		switch (k) {
 		case F_FAIL:
 			f.kind = MLX5_SIM_FAULT_FAIL_WQE;
-			f.wqe_index = wqe;
+			/* nothing is in flight: "the next WQE" is the one of that index */
+			if (rng_() & 1)
+				f.flags = MLX5_SIM_FAULT_F_NEXT_WQE;
+			else
+				f.wqe_index = wqe;
 			f.syndrome = kSyndromes[synd_turn_++ % RTE_DIM(kSyndromes)];
 			f.vendor_syndrome = 0x5a;
 			aim_next_ = true;
@@ -555,6 +559,11 @@ private:
 			break;
 		default:
 			f.kind = MLX5_SIM_FAULT_CQ_OVERRUN;
+			/* the CQ by its number, or as the QP's send CQ */
+			if (rng_() & 1) {
+				f.flags = MLX5_SIM_FAULT_F_QP_SEND_CQ;
+				f.cqn = 0;
+			}
 			break;
 		}
 		if (mlx5_sim_inject_fault(ctx_, &f)) {

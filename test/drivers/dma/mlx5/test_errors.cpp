@@ -307,6 +307,27 @@ void test_injected_faults(void)
 		CU_ASSERT_EQUAL(e.ring_idx, 3); /* a flush is not an op's failure */
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_stats(id, 0, &vs), 0);
 		CU_ASSERT_EQUAL(vs.recoveries, 2u); /* and after the QP's fatal error */
+		/* the next WQE, whatever its index; flags the device does not know */
+		f = {};
+		f.kind = MLX5_SIM_FAULT_FAIL_WQE;
+		f.qpn = vi.qpn;
+		f.flags = 0x80;
+		f.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+		CU_ASSERT_EQUAL(mlx5_sim_inject_fault(ctx, &f), -EINVAL);
+		f.flags = MLX5_SIM_FAULT_F_NEXT_WQE;
+		f.wqe_index = 3; /* ignored */
+		CU_ASSERT_EQUAL(mlx5_sim_inject_fault(ctx, &f), 0);
+		for (int i = 0; i < 4; i++)
+			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src + i * kChunk),
+						     t_iova(b.dst + i * kChunk), kChunk,
+						     i == 3 ? RTE_DMA_OP_FLAG_SUBMIT : 0),
+					16 + i);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 4, st, &last), 4);
+		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_ADDR);
+		for (int i = 1; i < 4; i++)
+			CU_ASSERT_EQUAL(st[i], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_last_error(id, 0, &e), 0);
+		CU_ASSERT_EQUAL(e.ring_idx, 16);
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_flt"), 0);
 		t_sim_ctx_close(ctx);
 	}
