@@ -16,6 +16,8 @@
 
 /** Workloads at once (one per worker lcore). */
 #define SHELL_MAX_WORKLOADS 16
+/** Most pieces per side of an SG workload. */
+#define SHELL_MAX_SEGS 64
 /** rte_dma status codes counted one by one (the rest go to the last). */
 #define SHELL_STATUS_KINDS 16
 
@@ -23,6 +25,7 @@
 enum shell_op {
 	SHELL_OP_COPY,
 	SHELL_OP_FILL,
+	SHELL_OP_SG, /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
 };
 
 /** Counters of a workload: written by its lcore, read by the shell. */
@@ -45,8 +48,10 @@ struct shell_workload {
 	uint16_t vchan;
 	uint32_t size;
 	uint16_t batch;
+	uint16_t segs; /**< SHELL_OP_SG: pieces per side */
 	unsigned int lcore;
 	bool verify;
+	uint32_t rate_kops; /**< at most this many kops/s (0: no limit) */
 	std::atomic<bool> stop{false};
 	std::atomic<bool> running{false};
 	int exit_code; /**< what the lcore function returned (after stop) */
@@ -71,11 +76,13 @@ unsigned int shell_failures(void);
 extern bool shell_quit_requested;
 /** Data verification of the workloads started from now on. */
 extern bool shell_verify;
+/** Rate limit of the workloads started from now on, kops/s (0: none). */
+extern uint32_t shell_rate_kops;
 
 /* shell_workload.cpp */
 /** Start a workload; its id, or -1 (a message printed). */
 int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
-			 uint16_t batch, unsigned int lcore);
+			 uint16_t segs, uint16_t batch, unsigned int lcore);
 /** Stop workload @p id (all with -1); 0, or -1 when there is none such. */
 int shell_workload_stop(int id);
 /** Print the stats of workload @p id (all with -1); 0, or -1 when there is none such. */

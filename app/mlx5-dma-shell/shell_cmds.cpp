@@ -85,16 +85,24 @@ void cb_help(void *, struct cmdline *, void *)
 		"  dump <dev>                        rte_dma_dump()\n"
 		"Workloads (one per vchan, each on a worker lcore):\n"
 		"  start copy|fill <dev> <vchan> <size> <burst> <lcore>\n"
+		"  start sg <dev> <vchan> <size> <segments> <burst> <lcore>\n"
+		"                                    rte_dma_copy_sg(): the pieces scattered in "
+		"reverse order\n"
 		"  stop <workload> | stop all        stop, and print its stats\n"
 		"  set verify on|off                 check every op's bytes (new workloads)\n"
+		"  set rate <kops/s>                 rate limit of new workloads (0: none)\n"
 		"Stats:\n"
 		"  show stats [<workload>]           ops, Mops and Gbps since the last show, "
 		"errors by status\n"
 		"  clear stats\n"
+		"  watch <ms> <count>                show stats every <ms>, <count> times\n"
 		"Faults (software HCA):\n"
 		"  fault <dev> <vchan> qp-fatal      the vchan's QP to ERR (the driver "
 		"recovers it)\n"
 		"  fault <dev> <vchan> delay <us>    hold back the vchan's completions\n"
+		"  fault <dev> <vchan> fail <syndrome>  the next WQE fails with that CQE "
+		"syndrome\n"
+		"  fault <dev> <vchan> cq-overrun    the vchan's CQ overruns (lost CQEs)\n"
 		"  link <sim> up|down                a software HCA's port on its fabric\n"
 		"Other:\n"
 		"  load <file>                       run the commands of a file\n"
@@ -495,7 +503,8 @@ void cb_start(void *parsed, struct cmdline *, void *)
 {
 	auto *r = (struct res_start *)parsed;
 	enum shell_op op = strcmp(r->op, "fill") == 0 ? SHELL_OP_FILL : SHELL_OP_COPY;
-	int id = shell_workload_start(op, (int16_t)r->dev, r->vchan, r->size, r->burst, r->lcore);
+	int id = shell_workload_start(op, (int16_t)r->dev, r->vchan, r->size, 1, r->burst,
+				      r->lcore);
 
 	if (id >= 0)
 		shell_printf("workload %d: %s of %u B on device %u vchan %u, lcore %u\n", id, r->op,
@@ -508,6 +517,48 @@ cmdline_parse_inst_t c_start = {.f = cb_start,
 				.tokens = {TOK(t_start), TOK(t_start_op), TOK(t_start_dev),
 					   TOK(t_start_vchan), TOK(t_start_size),
 					   TOK(t_start_burst), TOK(t_start_lcore), NULL}};
+
+struct res_start_sg {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t op;
+	uint16_t dev;
+	uint16_t vchan;
+	uint32_t size;
+	uint16_t segs;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_sg = TOKEN_STRING_INITIALIZER(struct res_start_sg, cmd, "start");
+cmdline_parse_token_string_t t_sg_op = TOKEN_STRING_INITIALIZER(struct res_start_sg, op, "sg");
+cmdline_parse_token_num_t t_sg_dev = TOKEN_NUM_INITIALIZER(struct res_start_sg, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_sg_vchan = TOKEN_NUM_INITIALIZER(struct res_start_sg, vchan,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_sg_size = TOKEN_NUM_INITIALIZER(struct res_start_sg, size, RTE_UINT32);
+cmdline_parse_token_num_t t_sg_segs = TOKEN_NUM_INITIALIZER(struct res_start_sg, segs, RTE_UINT16);
+cmdline_parse_token_num_t t_sg_burst = TOKEN_NUM_INITIALIZER(struct res_start_sg, burst,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_sg_lcore = TOKEN_NUM_INITIALIZER(struct res_start_sg, lcore,
+							     RTE_UINT16);
+
+void cb_start_sg(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_start_sg *)parsed;
+	int id = shell_workload_start(SHELL_OP_SG, (int16_t)r->dev, r->vchan, r->size, r->segs,
+				      r->burst, r->lcore);
+
+	if (id >= 0)
+		shell_printf("workload %d: SG copy of %u B in %u pieces on device %u vchan %u, "
+			     "lcore %u\n",
+			     id, r->size, r->segs, r->dev, r->vchan, r->lcore);
+}
+
+cmdline_parse_inst_t c_start_sg = {
+	.f = cb_start_sg,
+	.data = NULL,
+	.help_str = "start sg <dev> <vchan> <size> <segments> <burst> <lcore>",
+	.tokens = {TOK(t_sg), TOK(t_sg_op), TOK(t_sg_dev), TOK(t_sg_vchan), TOK(t_sg_size),
+		   TOK(t_sg_segs), TOK(t_sg_burst), TOK(t_sg_lcore), NULL}};
 
 struct res_stop {
 	cmdline_fixed_string_t cmd;
@@ -582,6 +633,45 @@ cmdline_parse_token_string_t t_fault_fatal = TOKEN_STRING_INITIALIZER(struct res
 cmdline_parse_token_string_t t_fault_delay = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
 								      "delay");
 cmdline_parse_token_num_t t_fault_us = TOKEN_NUM_INITIALIZER(struct res_fault, us, RTE_UINT32);
+cmdline_parse_token_string_t t_fault_overrun = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
+									"cq-overrun");
+
+/* The syndromes "fault ... fail" takes, by name (the CQE syndromes of mlx5dv.h). */
+const struct {
+	const char *name;
+	uint8_t syndrome;
+} kSyndromes[] = {
+	{"local-length", MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR},
+	{"local-qp-op", MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR},
+	{"local-protection", MLX5_CQE_SYNDROME_LOCAL_PROT_ERR},
+	{"local-access", MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR},
+	{"bad-response", MLX5_CQE_SYNDROME_BAD_RESP_ERR},
+	{"remote-invalid-request", MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR},
+	{"remote-access", MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR},
+	{"remote-op", MLX5_CQE_SYNDROME_REMOTE_OP_ERR},
+	{"retry-exceeded", MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR},
+	{"rnr-retry-exceeded", MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR},
+};
+
+/* Its fields up to kind lie as in res_fault: cb_fault() reads both. */
+struct res_fault_fail {
+	cmdline_fixed_string_t cmd;
+	uint16_t dev;
+	uint16_t vchan;
+	cmdline_fixed_string_t kind;
+	cmdline_fixed_string_t syndrome;
+};
+
+cmdline_parse_token_string_t t_ff = TOKEN_STRING_INITIALIZER(struct res_fault_fail, cmd, "fault");
+cmdline_parse_token_num_t t_ff_dev = TOKEN_NUM_INITIALIZER(struct res_fault_fail, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_ff_vchan = TOKEN_NUM_INITIALIZER(struct res_fault_fail, vchan,
+							     RTE_UINT16);
+cmdline_parse_token_string_t t_ff_kind = TOKEN_STRING_INITIALIZER(struct res_fault_fail, kind,
+								  "fail");
+cmdline_parse_token_string_t t_ff_synd = TOKEN_STRING_INITIALIZER(
+	struct res_fault_fail, syndrome,
+	"local-length#local-qp-op#local-protection#local-access#bad-response#"
+	"remote-invalid-request#remote-access#remote-op#retry-exceeded#rnr-retry-exceeded");
 
 /** Inject @p f into the software HCA behind dmadev @p dev; 0 or -1 (message printed). */
 int inject(uint16_t dev, struct mlx5_sim_fault *f)
@@ -634,6 +724,16 @@ void cb_fault(void *parsed, struct cmdline *, void *)
 	f.qpn = vi.qpn;
 	if (strcmp(r->kind, "qp-fatal") == 0) {
 		f.kind = MLX5_SIM_FAULT_QP_FATAL;
+	} else if (strcmp(r->kind, "cq-overrun") == 0) {
+		f.kind = MLX5_SIM_FAULT_CQ_OVERRUN;
+		f.flags = MLX5_SIM_FAULT_F_QP_SEND_CQ;
+	} else if (strcmp(r->kind, "fail") == 0) {
+		const char *name = ((struct res_fault_fail *)parsed)->syndrome;
+		f.kind = MLX5_SIM_FAULT_FAIL_WQE;
+		f.flags = MLX5_SIM_FAULT_F_NEXT_WQE;
+		for (const auto &k : kSyndromes)
+			if (strcmp(k.name, name) == 0)
+				f.syndrome = k.syndrome;
 	} else {
 		f.kind = MLX5_SIM_FAULT_DELAY_COMPLETIONS;
 		f.delay_us = r->us;
@@ -648,6 +748,17 @@ cmdline_parse_inst_t c_fault_fatal = {
 	.data = NULL,
 	.help_str = "fault <dev> <vchan> qp-fatal",
 	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_fatal), NULL}};
+cmdline_parse_inst_t c_fault_overrun = {
+	.f = cb_fault,
+	.data = NULL,
+	.help_str = "fault <dev> <vchan> cq-overrun",
+	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_overrun), NULL}};
+cmdline_parse_inst_t c_fault_fail = {
+	.f = cb_fault,
+	.data = NULL,
+	.help_str = "fault <dev> <vchan> fail <syndrome>: the next WQE fails with it",
+	.tokens = {TOK(t_ff), TOK(t_ff_dev), TOK(t_ff_vchan), TOK(t_ff_kind), TOK(t_ff_synd),
+		   NULL}};
 cmdline_parse_inst_t c_fault_delay = {.f = cb_fault,
 				      .data = NULL,
 				      .help_str = "fault <dev> <vchan> delay <us>",
@@ -709,6 +820,73 @@ cmdline_parse_inst_t c_sleep = {.f = cb_sleep,
 				.help_str = "sleep <ms>: wait (scripts)",
 				.tokens = {TOK(t_sleep), TOK(t_sleep_ms), NULL}};
 
+/* ---- watch: testpmd's periodic stats ---- */
+
+struct res_watch {
+	cmdline_fixed_string_t cmd;
+	uint32_t ms;
+	uint16_t count;
+};
+
+cmdline_parse_token_string_t t_watch = TOKEN_STRING_INITIALIZER(struct res_watch, cmd, "watch");
+cmdline_parse_token_num_t t_watch_ms = TOKEN_NUM_INITIALIZER(struct res_watch, ms, RTE_UINT32);
+cmdline_parse_token_num_t t_watch_count = TOKEN_NUM_INITIALIZER(struct res_watch, count,
+								RTE_UINT16);
+
+void cb_watch(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_watch *)parsed;
+
+	if (r->ms < 10 || r->ms > 60000 || r->count == 0 || r->count > 1000) {
+		shell_fail("watch %u ms %u times: 10..60000 ms, 1..1000 times", r->ms, r->count);
+		return;
+	}
+	for (uint16_t i = 0; i < r->count; i++) {
+		rte_delay_us_sleep(r->ms * 1000u);
+		shell_printf("--- %u ms\n", (i + 1) * r->ms);
+		shell_workload_show(-1);
+	}
+}
+
+cmdline_parse_inst_t c_watch = {
+	.f = cb_watch,
+	.data = NULL,
+	.help_str = "watch <ms> <count>: show stats every <ms>, <count> times",
+	.tokens = {TOK(t_watch), TOK(t_watch_ms), TOK(t_watch_count), NULL}};
+
+/* ---- set rate ---- */
+
+struct res_rate {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t what;
+	uint32_t kops;
+};
+
+cmdline_parse_token_string_t t_rate_set = TOKEN_STRING_INITIALIZER(struct res_rate, cmd, "set");
+cmdline_parse_token_string_t t_rate = TOKEN_STRING_INITIALIZER(struct res_rate, what, "rate");
+cmdline_parse_token_num_t t_rate_kops = TOKEN_NUM_INITIALIZER(struct res_rate, kops, RTE_UINT32);
+
+void cb_set_rate(void *parsed, struct cmdline *, void *)
+{
+	uint32_t kops = ((struct res_rate *)parsed)->kops;
+
+	if (kops > 100000) {
+		shell_fail("rate %u kops/s: at most 100000 (0: as fast as it goes)", kops);
+		return;
+	}
+	shell_rate_kops = kops;
+	if (kops)
+		shell_printf("workloads started from now on: at most %u kops/s each\n", kops);
+	else
+		shell_printf("workloads started from now on: as fast as they go\n");
+}
+
+cmdline_parse_inst_t c_set_rate = {
+	.f = cb_set_rate,
+	.data = NULL,
+	.help_str = "set rate <kops/s>: rate limit of new workloads (0: none)",
+	.tokens = {TOK(t_rate_set), TOK(t_rate), TOK(t_rate_kops), NULL}};
+
 /* ---- load ---- */
 
 cmdline_parse_token_string_t t_load = TOKEN_STRING_INITIALIZER(struct res_arg, cmd, "load");
@@ -735,10 +913,13 @@ cmdline_parse_inst_t c_load = {.f = cb_load,
 } // namespace
 
 cmdline_parse_ctx_t shell_ctx[] = {
-	&c_help,        &c_quit,        &c_show_devices,   &c_show_device,
-	&c_show_vchan,  &c_show_stats,  &c_show_stats_one, &c_clear,
-	&c_attach,      &c_detach,      &c_setup,          &c_dump,
-	&c_start,       &c_stop,        &c_stop_all,       &c_set_verify,
-	&c_fault_fatal, &c_fault_delay, &c_link,           &c_load,
-	&c_sleep,       NULL,
+	&c_help,           &c_quit,        &c_show_devices,
+	&c_show_device,    &c_show_vchan,  &c_show_stats,
+	&c_show_stats_one, &c_clear,       &c_attach,
+	&c_detach,         &c_setup,       &c_dump,
+	&c_start,          &c_stop,        &c_stop_all,
+	&c_set_verify,     &c_fault_fatal, &c_fault_delay,
+	&c_link,           &c_load,        &c_sleep,
+	&c_fault_overrun,  &c_fault_fail,  &c_watch,
+	&c_set_rate,       &c_start_sg,    NULL,
 };

@@ -18,6 +18,7 @@
 #include "shell.h"
 
 bool shell_verify = true;
+uint32_t shell_rate_kops;
 
 namespace {
 
@@ -42,6 +43,7 @@ struct run_state {
 	uint64_t *op_seq;
 	uint32_t *op_slot;
 	uint32_t inflight;
+	uint64_t t0; /* TSC at start (rate limit) */
 };
 
 /*
@@ -54,11 +56,44 @@ uint64_t pattern_of(const run_state &r, uint64_t seq)
 	return (seq / RTE_MAX(4u, r.nslots / 8)) * 0x9e3779b97f4a7c15ull | 1;
 }
 
+/*
+ * SG ops: piece i of a slot is [i * size / segs, (i + 1) * size / segs); the source
+ * list takes the pieces in order, the destination list in reverse order, so the
+ * bytes land permuted: piece i of the source goes where the destination list's
+ * i-th entry points.
+ */
+inline uint32_t piece_off(const shell_workload *w, uint32_t i)
+{
+	return (uint32_t)((uint64_t)i * w->size / w->segs);
+}
+
 /** The bytes op @p seq leaves at @p d are right. */
 bool verify_op(const run_state &r, const uint8_t *d, uint64_t seq, const uint8_t *s)
 {
-	if (r.w->op == SHELL_OP_COPY)
-		return memcmp(d, s, r.w->size) == 0;
+	const shell_workload *w = r.w;
+
+	if (w->op == SHELL_OP_COPY)
+		return memcmp(d, s, w->size) == 0;
+	if (w->op == SHELL_OP_SG) {
+		/* the lists' concatenations are equal: the two walks meet piece by piece */
+		uint32_t soff = 0;
+		for (uint32_t k = 0; k < w->segs; k++) {
+			uint32_t j = w->segs - 1 - k; /* dst entry k is piece j */
+			uint32_t dlen = piece_off(w, j + 1) - piece_off(w, j);
+			const uint8_t *dp = d + piece_off(w, j);
+			for (uint32_t done = 0; done < dlen;) {
+				uint32_t i = 0;
+				while (piece_off(w, i + 1) <= soff)
+					i++;
+				uint32_t n = RTE_MIN(dlen - done, piece_off(w, i + 1) - soff);
+				if (memcmp(dp + done, s + soff, n))
+					return false;
+				done += n;
+				soff += n;
+			}
+		}
+		return true;
+	}
 	uint64_t pat = pattern_of(r, seq);
 	const uint8_t *b = (const uint8_t *)&pat;
 	for (uint32_t i = 0; i < r.w->size; i++)
@@ -73,15 +108,36 @@ void enqueue_burst(run_state &r)
 	shell_workload *w = r.w;
 	uint16_t n = 0;
 
-	while (n < w->batch && r.inflight < r.nslots - 1) {
+	uint16_t room = w->batch;
+	if (w->rate_kops) {
+		/* what the rate allows by now, in whole ops */
+		uint64_t allowed = (rte_get_timer_cycles() - r.t0) * w->rate_kops /
+				   (rte_get_timer_hz() / 1000);
+		if (allowed <= r.seq)
+			return;
+		room = (uint16_t)RTE_MIN((uint64_t)room, allowed - r.seq);
+	}
+	while (n < room && r.inflight < r.nslots - 1) {
 		/* free: fewer than nslots ops are in flight, completing in order */
 		uint32_t slot = (uint32_t)(r.seq & (r.nslots - 1));
 		uint8_t *s = r.src + (size_t)slot * w->size, *d = r.dst + (size_t)slot * w->size;
 		int idx;
 
-		if (w->verify && w->op == SHELL_OP_COPY)
+		if (w->verify && w->op != SHELL_OP_FILL)
 			memcpy(s, &r.seq, RTE_MIN(w->size, (uint32_t)sizeof(r.seq)));
-		if (w->op == SHELL_OP_COPY)
+		if (w->op == SHELL_OP_SG) {
+			struct rte_dma_sge src[SHELL_MAX_SEGS], dst[SHELL_MAX_SEGS];
+			rte_iova_t si = rte_malloc_virt2iova(r.src) + (s - r.src);
+			rte_iova_t di = rte_malloc_virt2iova(r.dst) + (d - r.dst);
+			for (uint32_t i = 0; i < w->segs; i++) {
+				uint32_t j = w->segs - 1 - i;
+				src[i].addr = si + piece_off(w, i);
+				src[i].length = piece_off(w, i + 1) - piece_off(w, i);
+				dst[i].addr = di + piece_off(w, j);
+				dst[i].length = piece_off(w, j + 1) - piece_off(w, j);
+			}
+			idx = rte_dma_copy_sg(w->dev, w->vchan, src, dst, w->segs, w->segs, 0);
+		} else if (w->op == SHELL_OP_COPY)
 			idx = rte_dma_copy(w->dev, w->vchan,
 					   rte_malloc_virt2iova(r.src) + (s - r.src),
 					   rte_malloc_virt2iova(r.dst) + (d - r.dst), w->size, 0);
@@ -153,6 +209,7 @@ int worker(void *arg)
 	uint32_t nslots = 2u * w->batch;
 
 	r.w = w;
+	r.t0 = rte_get_timer_cycles();
 	r.nslots = rte_align32pow2(RTE_MAX(nslots, 4u));
 	r.src = (uint8_t *)rte_malloc(NULL, (size_t)r.nslots * w->size, 64);
 	r.dst = (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
@@ -205,10 +262,17 @@ void show_one(shell_workload &w)
 			off += (size_t)snprintf(errs + off, sizeof(errs) - off, "%s%s %" PRIu64,
 						off ? ", " : "", kStatusNames[k], v);
 	}
+	char rate[48] = "";
+	if (w.rate_kops)
+		snprintf(rate, sizeof(rate), ", at most %u kops/s", w.rate_kops);
+	static const char *const kOps[] = {"copy", "fill", "SG copy"};
+	char what[32];
+	snprintf(what, sizeof(what), w.op == SHELL_OP_SG ? "%s (%u pieces)" : "%s", kOps[w.op],
+		 w.segs);
 	shell_printf("workload %u: %s of %u B in bursts of %u, device %d vchan %u, lcore %u, "
-		     "%s%s\n",
-		     w.id, w.op == SHELL_OP_COPY ? "copy" : "fill", w.size, w.batch, w.dev, w.vchan,
-		     w.lcore, w.running ? "running" : "stopped", w.verify ? ", verified" : "");
+		     "%s%s%s\n",
+		     w.id, what, w.size, w.batch, w.dev, w.vchan, w.lcore,
+		     w.running ? "running" : "stopped", w.verify ? ", verified" : "", rate);
 	shell_printf("  completed %" PRIu64 " of %" PRIu64 " submitted, %.3f Mops, %.3f Gbps "
 		     "(since the last show)\n",
 		     done, w.c.submitted.load(), mops, gbps);
@@ -236,7 +300,7 @@ bool shell_workload_on(int16_t dev)
 }
 
 int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
-			 uint16_t batch, unsigned int lcore)
+			 uint16_t segs, uint16_t batch, unsigned int lcore)
 {
 	struct rte_dma_info info;
 	shell_workload *w = NULL;
@@ -258,6 +322,12 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 		shell_fail("device %d has no fill", dev);
 		return -1;
 	}
+	if (op == SHELL_OP_SG && (!(info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) || segs < 1 ||
+				  segs > info.max_sges || segs > SHELL_MAX_SEGS || segs > size)) {
+		shell_fail("segments %u: device %d takes 1..%u (and no more than the bytes)", segs,
+			   dev, (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) ? info.max_sges : 0);
+		return -1;
+	}
 	if (!lcore_free(lcore)) {
 		shell_fail("lcore %u is not a free worker lcore", lcore);
 		return -1;
@@ -268,11 +338,13 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 				   x.id, dev, vchan);
 			return -1;
 		}
+	/* a never used slot first: a stopped workload's stats stay readable */
 	for (shell_workload &x : g_wl)
-		if (!x.used || !x.running) {
+		if (!w && !x.used)
 			w = &x;
-			break;
-		}
+	for (shell_workload &x : g_wl)
+		if (!w && !x.running)
+			w = &x;
 	if (!w) {
 		shell_fail("%d workloads run already", SHELL_MAX_WORKLOADS);
 		return -1;
@@ -285,8 +357,10 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 	w->vchan = vchan;
 	w->size = size;
 	w->batch = batch;
+	w->segs = op == SHELL_OP_SG ? segs : 1;
 	w->lcore = lcore;
 	w->verify = shell_verify;
+	w->rate_kops = shell_rate_kops;
 	w->stop = false;
 	w->exit_code = 0;
 	w->start_tsc = rte_get_timer_cycles();

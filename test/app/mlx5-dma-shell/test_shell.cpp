@@ -180,7 +180,8 @@ void test_interactive_basics(void)
 /*
  * A session: two devices set up, a copy workload on one and a fill on the other,
  * on two lcores; the stats move; a QP fatal error on the copy vchan is recovered
- * (the stats go on, no op failed, the recovery counted); stop; quit with status 0.
+ * (no op failed, the recovery counted); a failed WQE is one op's INVALID_ADDR; an
+ * overrun CQ is replaced; periodic stats; stop; quit with status 0.
  */
 void test_interactive_session(void)
 {
@@ -203,9 +204,19 @@ void test_interactive_session(void)
 	run("fault 0 0 qp-fatal", "fault qp-fatal injected into device 0 vchan 0");
 	run("sleep 300", "");
 	run("show vchan 0 0", "1 recoveries");
+	/* the next WQE fails: one op reported INVALID_ADDR, the workload goes on */
+	run("fault 0 0 fail remote-access", "fault fail injected into device 0 vchan 0");
+	run("sleep 300", "");
+	run("show stats 0", "failed 1 (INVALID_ADDR 1), corrupt 0");
+	run("show vchan 0 0", "last error: op");
+	/* lost CQEs: the driver gives the vchan a new CQ and QP */
+	run("fault 0 0 cq-overrun", "fault cq-overrun injected");
+	run("sleep 1500", "");
+	run("show vchan 0 0", "3 recoveries");
+	run("watch 100 2", "--- 200 ms");
 	p.send("stop all\r");
 	CU_ASSERT(p.expect("workload 0 stopped"));
-	CU_ASSERT(p.expect("failed 0, corrupt 0"));
+	CU_ASSERT(p.expect("failed 1 (INVALID_ADDR 1), corrupt 0"));
 	CU_ASSERT(p.expect("workload 1 stopped"));
 	CU_ASSERT(p.expect("failed 0, corrupt 0"));
 	CU_ASSERT(p.expect(kPrompt));
@@ -276,6 +287,15 @@ void test_batch_good(void)
 			   "show stats 0\n"
 			   "clear stats\n"
 			   "set verify off\n"
+			   "setup 1 1 256\n"
+			   "start sg 1 0 3000 5 8 2\n"
+			   "sleep 200\n"
+			   "stop all\n"
+			   "set rate 50\n"
+			   "start fill 0 0 256 4 1\n"
+			   "watch 100 2\n"
+			   "stop all\n"
+			   "set rate 0\n"
 			   "show device 1\n"
 			   "quit\n"
 			   "show devices\n", /* after quit: not run */
@@ -285,6 +305,11 @@ void test_batch_good(void)
 		  std::string::npos);
 	CU_ASSERT(out.find("workload 0 stopped") != std::string::npos);
 	CU_ASSERT(out.find("stats cleared") != std::string::npos);
+	CU_ASSERT(out.find("at most 50 kops/s") != std::string::npos);
+	size_t sg = out.find("workload 1: SG copy (5 pieces) of 3000 B");
+	CU_ASSERT(sg != std::string::npos);
+	CU_ASSERT(out.find("failed 0, corrupt 0", sg) != std::string::npos);
+	CU_ASSERT(out.find("--- 200 ms") != std::string::npos);
 	CU_ASSERT(out.find("dmadev 1: dma_mlx5_b") != std::string::npos);
 	CU_ASSERT(out.find("mlx5-dma> show devices") == std::string::npos);
 	CU_ASSERT(out.find("mlx5-dma-shell: 0 failed commands") != std::string::npos);
@@ -320,6 +345,10 @@ void test_batch_bad_input(void)
 		"start copy 0 0 64 8 77",
 		"start move 0 0 64 8 1",
 		"start copy 0 0 64",
+		"start sg 0 0 100 99 8 1",
+		"start sg 0 0 5 9 8 1",
+		"start sg 0 0 100 0 8 1",
+		"start sg 0 0 100 4 8",
 		"stop 3",
 		"stop everything",
 		"set verify maybe",
@@ -327,6 +356,13 @@ void test_batch_bad_input(void)
 		"fault 0 0 explode",
 		"fault 0 0 delay",
 		"fault 1 0 delay 100", /* device 1 executes inline: no engine threads */
+		"fault 0 0 fail nonsense",
+		"fault 0 0 fail",
+		"fault 0 9 cq-overrun",
+		"watch 5 1",
+		"watch 100 0",
+		"set rate 200000",
+		"set rate fast",
 		"link nosuchsim up",
 		"link sim70 sideways",
 		"load /nonexistent/script",
