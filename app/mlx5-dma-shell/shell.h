@@ -11,6 +11,7 @@
 #include <atomic>
 
 #include <cmdline.h>
+#include <rte_pmd_dma_mlx5.h>
 #include <cmdline_parse.h>
 #include <rte_dmadev.h>
 
@@ -25,7 +26,8 @@
 enum shell_op {
 	SHELL_OP_COPY,
 	SHELL_OP_FILL,
-	SHELL_OP_SG, /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
+	SHELL_OP_SG,     /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
+	SHELL_OP_REMOTE, /**< dma_mlx5 remote writes over DC to another device's DC target */
 };
 
 /** Counters of a workload: written by its lcore, read by the shell. */
@@ -49,6 +51,11 @@ struct shell_workload {
 	uint32_t size;
 	uint16_t batch;
 	uint16_t segs; /**< SHELL_OP_SG: pieces per side */
+	/* SHELL_OP_REMOTE: the channel on dev, and the target's memory (its slots) */
+	int16_t target_dev;
+	struct rte_pmd_dma_mlx5_remote *ch;
+	uint8_t *remote_mem;
+	uint32_t nslots; /**< slots of each side's memory (set at start) */
 	unsigned int lcore;
 	bool verify;
 	uint32_t rate_kops; /**< at most this many kops/s (0: no limit) */
@@ -83,12 +90,17 @@ extern uint32_t shell_rate_kops;
 /** Start a workload; its id, or -1 (a message printed). */
 int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
 			 uint16_t segs, uint16_t batch, unsigned int lcore);
+/** Start remote writes from @p dev to a DC target on @p target; its id, or -1. */
+int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
+				unsigned int lcore);
 /** Stop workload @p id (all with -1); 0, or -1 when there is none such. */
 int shell_workload_stop(int id);
 /** Print the stats of workload @p id (all with -1); 0, or -1 when there is none such. */
 int shell_workload_show(int id);
 /** Zero every workload's counters. */
 void shell_workload_clear(void);
+/** Device @p dev goes away: forget the DC target made on it. */
+void shell_workload_forget(int16_t dev);
 /** Whether a workload runs on device @p dev. */
 bool shell_workload_on(int16_t dev);
 /** Name of an rte_dma status code. */

@@ -88,6 +88,9 @@ void cb_help(void *, struct cmdline *, void *)
 		"  start sg <dev> <vchan> <size> <segments> <burst> <lcore>\n"
 		"                                    rte_dma_copy_sg(): the pieces scattered in "
 		"reverse order\n"
+		"  start remote <dev> <target dev> <size> <burst> <lcore>\n"
+		"                                    dma_mlx5 remote writes over DC (devices with "
+		"sim_fabric=1)\n"
 		"  stop <workload> | stop all        stop, and print its stats\n"
 		"  set verify on|off                 check every op's bytes (new workloads)\n"
 		"  set rate <kops/s>                 rate limit of new workloads (0: none)\n"
@@ -382,6 +385,8 @@ void cb_detach(void *parsed, struct cmdline *, void *)
 	snprintf(name, sizeof(name), "%s", info.dev_name);
 	stop_dev(dev);
 	int ret = rte_dev_remove(d);
+	if (ret == 0)
+		shell_workload_forget((int16_t)dev);
 	if (ret)
 		shell_fail("remove of %s: %s", name, strerror(-ret));
 	else
@@ -559,6 +564,49 @@ cmdline_parse_inst_t c_start_sg = {
 	.help_str = "start sg <dev> <vchan> <size> <segments> <burst> <lcore>",
 	.tokens = {TOK(t_sg), TOK(t_sg_op), TOK(t_sg_dev), TOK(t_sg_vchan), TOK(t_sg_size),
 		   TOK(t_sg_segs), TOK(t_sg_burst), TOK(t_sg_lcore), NULL}};
+
+struct res_start_remote {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t op;
+	uint16_t dev;
+	uint16_t target;
+	uint32_t size;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_rw = TOKEN_STRING_INITIALIZER(struct res_start_remote, cmd, "start");
+cmdline_parse_token_string_t t_rw_op = TOKEN_STRING_INITIALIZER(struct res_start_remote, op,
+								"remote");
+cmdline_parse_token_num_t t_rw_dev = TOKEN_NUM_INITIALIZER(struct res_start_remote, dev,
+							   RTE_UINT16);
+cmdline_parse_token_num_t t_rw_target = TOKEN_NUM_INITIALIZER(struct res_start_remote, target,
+							      RTE_UINT16);
+cmdline_parse_token_num_t t_rw_size = TOKEN_NUM_INITIALIZER(struct res_start_remote, size,
+							    RTE_UINT32);
+cmdline_parse_token_num_t t_rw_burst = TOKEN_NUM_INITIALIZER(struct res_start_remote, burst,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_rw_lcore = TOKEN_NUM_INITIALIZER(struct res_start_remote, lcore,
+							     RTE_UINT16);
+
+void cb_start_remote(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_start_remote *)parsed;
+	int id = shell_workload_start_remote((int16_t)r->dev, (int16_t)r->target, r->size, r->burst,
+					     r->lcore);
+
+	if (id >= 0)
+		shell_printf("workload %d: remote writes of %u B from device %u to a DC target "
+			     "on device %u, lcore %u\n",
+			     id, r->size, r->dev, r->target, r->lcore);
+}
+
+cmdline_parse_inst_t c_start_remote = {
+	.f = cb_start_remote,
+	.data = NULL,
+	.help_str = "start remote <dev> <target dev> <size> <burst> <lcore>",
+	.tokens = {TOK(t_rw), TOK(t_rw_op), TOK(t_rw_dev), TOK(t_rw_target), TOK(t_rw_size),
+		   TOK(t_rw_burst), TOK(t_rw_lcore), NULL}};
 
 struct res_stop {
 	cmdline_fixed_string_t cmd;
@@ -913,13 +961,11 @@ cmdline_parse_inst_t c_load = {.f = cb_load,
 } // namespace
 
 cmdline_parse_ctx_t shell_ctx[] = {
-	&c_help,           &c_quit,        &c_show_devices,
-	&c_show_device,    &c_show_vchan,  &c_show_stats,
-	&c_show_stats_one, &c_clear,       &c_attach,
-	&c_detach,         &c_setup,       &c_dump,
-	&c_start,          &c_stop,        &c_stop_all,
-	&c_set_verify,     &c_fault_fatal, &c_fault_delay,
-	&c_link,           &c_load,        &c_sleep,
-	&c_fault_overrun,  &c_fault_fail,  &c_watch,
-	&c_set_rate,       &c_start_sg,    NULL,
+	&c_help,        &c_quit,          &c_show_devices,   &c_show_device,
+	&c_show_vchan,  &c_show_stats,    &c_show_stats_one, &c_clear,
+	&c_attach,      &c_detach,        &c_setup,          &c_dump,
+	&c_start,       &c_stop,          &c_stop_all,       &c_set_verify,
+	&c_fault_fatal, &c_fault_delay,   &c_link,           &c_load,
+	&c_sleep,       &c_fault_overrun, &c_fault_fail,     &c_watch,
+	&c_set_rate,    &c_start_sg,      &c_start_remote,   NULL,
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -72,7 +73,7 @@ bool verify_op(const run_state &r, const uint8_t *d, uint64_t seq, const uint8_t
 {
 	const shell_workload *w = r.w;
 
-	if (w->op == SHELL_OP_COPY)
+	if (w->op == SHELL_OP_COPY || w->op == SHELL_OP_REMOTE)
 		return memcmp(d, s, w->size) == 0;
 	if (w->op == SHELL_OP_SG) {
 		/* the lists' concatenations are equal: the two walks meet piece by piece */
@@ -125,7 +126,11 @@ void enqueue_burst(run_state &r)
 
 		if (w->verify && w->op != SHELL_OP_FILL)
 			memcpy(s, &r.seq, RTE_MIN(w->size, (uint32_t)sizeof(r.seq)));
-		if (w->op == SHELL_OP_SG) {
+		if (w->op == SHELL_OP_REMOTE) {
+			idx = rte_pmd_dma_mlx5_remote_write(
+				w->ch, 0, rte_malloc_virt2iova(r.src) + (s - r.src), (uintptr_t)d,
+				w->size, 0);
+		} else if (w->op == SHELL_OP_SG) {
 			struct rte_dma_sge src[SHELL_MAX_SEGS], dst[SHELL_MAX_SEGS];
 			rte_iova_t si = rte_malloc_virt2iova(r.src) + (s - r.src);
 			rte_iova_t di = rte_malloc_virt2iova(r.dst) + (d - r.dst);
@@ -155,7 +160,10 @@ void enqueue_burst(run_state &r)
 		n++;
 	}
 	if (n) {
-		rte_dma_submit(w->dev, w->vchan);
+		if (w->op == SHELL_OP_REMOTE)
+			rte_pmd_dma_mlx5_remote_submit(w->ch);
+		else
+			rte_dma_submit(w->dev, w->vchan);
 		w->c.submitted.fetch_add(n, std::memory_order_relaxed);
 	}
 }
@@ -166,7 +174,9 @@ void reap(run_state &r)
 	shell_workload *w = r.w;
 	enum rte_dma_status_code st[256];
 	uint16_t last = 0;
-	uint16_t n = rte_dma_completed_status(w->dev, w->vchan, RTE_DIM(st), &last, st);
+	uint16_t n = w->op == SHELL_OP_REMOTE
+			     ? rte_pmd_dma_mlx5_remote_completed(w->ch, RTE_DIM(st), &last, st)
+			     : rte_dma_completed_status(w->dev, w->vchan, RTE_DIM(st), &last, st);
 	uint64_t ok = 0, bad = 0, wrong = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -197,7 +207,8 @@ void reap(run_state &r)
 void free_state(run_state &r)
 {
 	rte_free(r.src);
-	rte_free(r.dst);
+	if (r.w->op != SHELL_OP_REMOTE)
+		rte_free(r.dst);
 	rte_free(r.op_seq);
 	rte_free(r.op_slot);
 }
@@ -206,13 +217,15 @@ int worker(void *arg)
 {
 	run_state r = {};
 	shell_workload *w = (shell_workload *)arg;
-	uint32_t nslots = 2u * w->batch;
 
 	r.w = w;
 	r.t0 = rte_get_timer_cycles();
-	r.nslots = rte_align32pow2(RTE_MAX(nslots, 4u));
+	r.nslots = w->nslots;
 	r.src = (uint8_t *)rte_malloc(NULL, (size_t)r.nslots * w->size, 64);
-	r.dst = (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
+	/* remote: the target's memory, which the shell allocated and will free */
+	r.dst = w->op == SHELL_OP_REMOTE
+			? w->remote_mem
+			: (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
 	r.op_seq = (uint64_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint64_t), 0);
 	r.op_slot = (uint32_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint32_t), 0);
 	if (!r.src || !r.dst || !r.op_seq || !r.op_slot) {
@@ -265,14 +278,22 @@ void show_one(shell_workload &w)
 	char rate[48] = "";
 	if (w.rate_kops)
 		snprintf(rate, sizeof(rate), ", at most %u kops/s", w.rate_kops);
-	static const char *const kOps[] = {"copy", "fill", "SG copy"};
-	char what[32];
-	snprintf(what, sizeof(what), w.op == SHELL_OP_SG ? "%s (%u pieces)" : "%s", kOps[w.op],
-		 w.segs);
-	shell_printf("workload %u: %s of %u B in bursts of %u, device %d vchan %u, lcore %u, "
-		     "%s%s%s\n",
-		     w.id, what, w.size, w.batch, w.dev, w.vchan, w.lcore,
-		     w.running ? "running" : "stopped", w.verify ? ", verified" : "", rate);
+	static const char *const kOps[] = {"copy", "fill", "SG copy", "remote write"};
+	char what[48];
+	if (w.op == SHELL_OP_SG)
+		snprintf(what, sizeof(what), "SG copy (%u pieces)", w.segs);
+	else if (w.op == SHELL_OP_REMOTE)
+		snprintf(what, sizeof(what), "remote write to device %d", w.target_dev);
+	else
+		snprintf(what, sizeof(what), "%s", kOps[w.op]);
+	char where[48];
+	if (w.op == SHELL_OP_REMOTE)
+		snprintf(where, sizeof(where), "device %d remote channel", w.dev);
+	else
+		snprintf(where, sizeof(where), "device %d vchan %u", w.dev, w.vchan);
+	shell_printf("workload %u: %s of %u B in bursts of %u, %s, lcore %u, %s%s%s\n", w.id, what,
+		     w.size, w.batch, where, w.lcore, w.running ? "running" : "stopped",
+		     w.verify ? ", verified" : "", rate);
 	shell_printf("  completed %" PRIu64 " of %" PRIu64 " submitted, %.3f Mops, %.3f Gbps "
 		     "(since the last show)\n",
 		     done, w.c.submitted.load(), mops, gbps);
@@ -299,11 +320,94 @@ bool shell_workload_on(int16_t dev)
 	return false;
 }
 
+namespace {
+
+/** Marks a workload that owns no vchan (a remote channel of its own). */
+constexpr uint16_t kNoVchan = UINT16_MAX;
+
+/**
+ * The checks every workload needs and a free slot, filled in for @p op: the slot, or
+ * NULL (a message printed). Nothing runs until launch().
+ */
+shell_workload *prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
+			uint16_t batch, unsigned int lcore)
+{
+	shell_workload *w = NULL;
+
+	if (size == 0 || size > (1u << 20) || batch == 0 || batch > 256) {
+		shell_fail("size %u (1..1048576) or burst %u (1..256) out of range", size, batch);
+		return NULL;
+	}
+	if (!lcore_free(lcore)) {
+		shell_fail("lcore %u is not a free worker lcore", lcore);
+		return NULL;
+	}
+	for (shell_workload &x : g_wl)
+		if (vchan != kNoVchan && x.used && x.running && x.dev == dev && x.vchan == vchan) {
+			shell_fail("workload %u runs on device %d vchan %u: one lcore per vchan",
+				   x.id, dev, vchan);
+			return NULL;
+		}
+	/* a never used slot first: a stopped workload's stats stay readable */
+	for (shell_workload &x : g_wl)
+		if (!w && !x.used)
+			w = &x;
+	for (shell_workload &x : g_wl)
+		if (!w && !x.running)
+			w = &x;
+	if (!w) {
+		shell_fail("%d workloads run already", SHELL_MAX_WORKLOADS);
+		return NULL;
+	}
+	w->id = (unsigned int)(w - g_wl);
+	w->op = op;
+	w->dev = dev;
+	w->vchan = vchan;
+	w->size = size;
+	w->batch = batch;
+	w->segs = 1;
+	w->nslots = rte_align32pow2(RTE_MAX(2u * batch, 4u));
+	w->ch = NULL;
+	w->remote_mem = NULL;
+	w->target_dev = -1;
+	w->lcore = lcore;
+	w->verify = shell_verify;
+	w->rate_kops = shell_rate_kops;
+	w->stop = false;
+	w->exit_code = 0;
+	w->shown_tsc = 0;
+	w->shown_completed = w->shown_bytes = 0;
+	w->c.submitted = w->c.completed = w->c.bytes = w->c.failed = 0;
+	w->c.corrupt = w->c.busy = 0;
+	for (auto &st : w->c.status)
+		st = 0;
+	return w;
+}
+
+/** Run prepared workload @p w on its lcore: its id, or -1. */
+int launch(shell_workload *w)
+{
+	w->used = true;
+	w->start_tsc = rte_get_timer_cycles();
+	if (rte_eal_remote_launch(worker, w, w->lcore) != 0) {
+		shell_fail("lcore %u cannot be launched", w->lcore);
+		return -1;
+	}
+	w->running = true;
+	return (int)w->id;
+}
+
+/* The DC target of each device, made the first time a remote workload needs it. */
+struct rte_pmd_dma_mlx5_remote_target g_target[RTE_DMADEV_DEFAULT_MAX];
+bool g_has_target[RTE_DMADEV_DEFAULT_MAX];
+constexpr uint64_t kDcKey = 0x5e11;
+
+} // namespace
+
 int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
 			 uint16_t segs, uint16_t batch, unsigned int lcore)
 {
 	struct rte_dma_info info;
-	shell_workload *w = NULL;
 
 	if (rte_dma_info_get(dev, &info) != 0) {
 		shell_fail("no dmadev %d", dev);
@@ -312,10 +416,6 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 	if (vchan >= info.nb_vchans) {
 		shell_fail("device %d has %u vchans set up: no vchan %u (setup first)", dev,
 			   info.nb_vchans, vchan);
-		return -1;
-	}
-	if (size == 0 || size > (1u << 20) || batch == 0 || batch > 256) {
-		shell_fail("size %u (1..1048576) or burst %u (1..256) out of range", size, batch);
 		return -1;
 	}
 	if (op == SHELL_OP_FILL && !(info.dev_capa & RTE_DMA_CAPA_OPS_FILL)) {
@@ -328,55 +428,72 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 			   dev, (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) ? info.max_sges : 0);
 		return -1;
 	}
-	if (!lcore_free(lcore)) {
-		shell_fail("lcore %u is not a free worker lcore", lcore);
+	shell_workload *w = prepare(op, dev, vchan, size, batch, lcore);
+	if (!w)
+		return -1;
+	if (op == SHELL_OP_SG)
+		w->segs = segs;
+	return launch(w);
+}
+
+int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
+				unsigned int lcore)
+{
+	struct rte_pmd_dma_mlx5_caps caps;
+	struct rte_pmd_dma_mlx5_remote_peer peer = {};
+
+	if (rte_pmd_dma_mlx5_get_caps(dev, &caps) != 0 ||
+	    rte_pmd_dma_mlx5_get_caps(target, &caps) != 0 || dev == target) {
+		shell_fail("devices %d and %d: two different dma_mlx5 devices wanted", dev, target);
 		return -1;
 	}
-	for (shell_workload &x : g_wl)
-		if (x.used && x.running && x.dev == dev && x.vchan == vchan) {
-			shell_fail("workload %u runs on device %d vchan %u: one lcore per vchan",
-				   x.id, dev, vchan);
+	shell_workload *w = prepare(SHELL_OP_REMOTE, dev, kNoVchan, size, batch, lcore);
+	if (!w)
+		return -1;
+	if (!g_has_target[target]) {
+		int ret = rte_pmd_dma_mlx5_remote_target_create(target, kDcKey, &g_target[target]);
+		if (ret) {
+			shell_fail("no DC target on device %d: %s", target, strerror(-ret));
 			return -1;
 		}
-	/* a never used slot first: a stopped workload's stats stay readable */
-	for (shell_workload &x : g_wl)
-		if (!w && !x.used)
-			w = &x;
-	for (shell_workload &x : g_wl)
-		if (!w && !x.running)
-			w = &x;
-	if (!w) {
-		shell_fail("%d workloads run already", SHELL_MAX_WORKLOADS);
+		g_has_target[target] = true;
+	}
+	size_t len = (size_t)w->nslots * size;
+	w->remote_mem = (uint8_t *)rte_zmalloc(NULL, len, 64);
+	peer.target = g_target[target];
+	int ret = w->remote_mem ? rte_pmd_dma_mlx5_remote_rkey(target, w->remote_mem, (uint32_t)len,
+							       &peer.rkey)
+				: -ENOMEM;
+	if (ret == 0) {
+		w->ch = rte_pmd_dma_mlx5_remote_create(dev, (uint16_t)RTE_MAX(32u, 2 * w->nslots));
+		ret = w->ch ? rte_pmd_dma_mlx5_remote_peer_add(w->ch, &peer) : -rte_errno;
+	}
+	if (ret < 0) {
+		shell_fail("remote channel from device %d to device %d: %s (both on one fabric: "
+			   "sim_fabric=1)",
+			   dev, target, strerror(-ret));
+		rte_pmd_dma_mlx5_remote_free(w->ch);
+		rte_free(w->remote_mem);
+		w->ch = NULL;
+		w->remote_mem = NULL;
 		return -1;
 	}
-	unsigned int id = (unsigned int)(w - g_wl);
-	w->used = true;
-	w->id = id;
-	w->op = op;
-	w->dev = dev;
-	w->vchan = vchan;
-	w->size = size;
-	w->batch = batch;
-	w->segs = op == SHELL_OP_SG ? segs : 1;
-	w->lcore = lcore;
-	w->verify = shell_verify;
-	w->rate_kops = shell_rate_kops;
-	w->stop = false;
-	w->exit_code = 0;
-	w->start_tsc = rte_get_timer_cycles();
-	w->shown_tsc = 0;
-	w->shown_completed = w->shown_bytes = 0;
-	w->c.submitted = w->c.completed = w->c.bytes = w->c.failed = 0;
-	w->c.corrupt = w->c.busy = 0;
-	for (auto &s : w->c.status)
-		s = 0;
-	if (rte_eal_remote_launch(worker, w, lcore) != 0) {
+	w->target_dev = target;
+	int id = launch(w);
+	if (id < 0) {
+		rte_pmd_dma_mlx5_remote_free(w->ch);
+		rte_free(w->remote_mem);
+		w->ch = NULL;
+		w->remote_mem = NULL;
 		w->used = false;
-		shell_fail("lcore %u cannot be launched", lcore);
-		return -1;
 	}
-	w->running = true;
-	return (int)id;
+	return id;
+}
+
+void shell_workload_forget(int16_t dev)
+{
+	if (dev >= 0 && dev < RTE_DMADEV_DEFAULT_MAX)
+		g_has_target[dev] = false;
 }
 
 int shell_workload_stop(int id)
@@ -389,6 +506,14 @@ int shell_workload_stop(int id)
 		w.stop = true;
 		w.exit_code = rte_eal_wait_lcore(w.lcore);
 		w.running = false;
+		if (w.op == SHELL_OP_REMOTE) {
+			/* waits for what the device still owes; the memory only if it paid */
+			rte_pmd_dma_mlx5_remote_free(w.ch);
+			if (w.exit_code == 0)
+				rte_free(w.remote_mem);
+			w.ch = NULL;
+			w.remote_mem = NULL;
+		}
 		found++;
 		shell_printf("workload %u stopped%s\n", w.id,
 			     w.exit_code == -ETIMEDOUT ? ": ops still in flight after 2 s" : "");

@@ -296,6 +296,19 @@ void test_batch_good(void)
 			   "watch 100 2\n"
 			   "stop all\n"
 			   "set rate 0\n"
+			   /* remote writes between two fabric hosts; the target's link goes down */
+			   "attach dma_mlx5_r0,dev=sim76,sim_fabric=1\n"
+			   "attach dma_mlx5_r1,dev=sim77,sim_fabric=1,sim_exec=thread\n"
+			   "set verify on\n"
+			   "start remote 2 3 4096 16 1\n"
+			   "sleep 200\n"
+			   "link sim77 down\n"
+			   "sleep 600\n"
+			   "link sim77 up\n"
+			   "sleep 300\n"
+			   "stop all\n"
+			   "detach 3\n"
+			   "detach 2\n"
 			   "show device 1\n"
 			   "quit\n"
 			   "show devices\n", /* after quit: not run */
@@ -309,6 +322,11 @@ void test_batch_good(void)
 	size_t sg = out.find("workload 1: SG copy (5 pieces) of 3000 B");
 	CU_ASSERT(sg != std::string::npos);
 	CU_ASSERT(out.find("failed 0, corrupt 0", sg) != std::string::npos);
+	size_t rw = out.find("stopped, verified", out.find("remote write to device 3 of 4096 B"));
+	CU_ASSERT(rw != std::string::npos);
+	CU_ASSERT(out.find("DEV_LINK_ERROR", rw) != std::string::npos);
+	CU_ASSERT(out.find("), corrupt 0,", rw) != std::string::npos);
+	CU_ASSERT(out.find("dma_mlx5_r1 detached") != std::string::npos);
 	CU_ASSERT(out.find("--- 200 ms") != std::string::npos);
 	CU_ASSERT(out.find("dmadev 1: dma_mlx5_b") != std::string::npos);
 	CU_ASSERT(out.find("mlx5-dma> show devices") == std::string::npos);
@@ -349,6 +367,9 @@ void test_batch_bad_input(void)
 		"start sg 0 0 5 9 8 1",
 		"start sg 0 0 100 0 8 1",
 		"start sg 0 0 100 4 8",
+		"start remote 0 0 64 8 1",
+		"start remote 0 9 64 8 1",
+		"start remote 0 1 64 0 1",
 		"stop 3",
 		"stop everything",
 		"set verify maybe",
