@@ -28,6 +28,7 @@ enum shell_op {
 	SHELL_OP_FILL,
 	SHELL_OP_SG,     /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
 	SHELL_OP_REMOTE, /**< dma_mlx5 remote writes over DC to another device's DC target */
+	SHELL_OP_PI,     /**< librte_blkint ops (shell_pi.cpp) */
 };
 
 /** Counters of a workload: written by its lcore, read by the shell. */
@@ -39,6 +40,9 @@ struct shell_counters {
 	std::atomic<uint64_t> corrupt{0}; /**< verified ops whose bytes were wrong */
 	std::atomic<uint64_t> busy{0};    /**< enqueues refused with -ENOSPC */
 	std::atomic<uint64_t> status[SHELL_STATUS_KINDS];
+	/* PI workloads: the library's cross-checks, kept when the context goes */
+	uint64_t xcheck_run = 0;
+	uint64_t xcheck_failed = 0;
 };
 
 /** One workload: ops of one kind on one vchan, run by one worker lcore. */
@@ -56,6 +60,13 @@ struct shell_workload {
 	struct rte_pmd_dma_mlx5_remote *ch;
 	uint8_t *remote_mem;
 	uint32_t nslots; /**< slots of each side's memory (set at start) */
+	/* SHELL_OP_PI (shell_pi.cpp): its context and what it runs */
+	struct rte_blkint_ctx *pi_ctx;
+	int pi_op;      /**< enum rte_blkint_op_type */
+	int pi_type;    /**< enum rte_blkint_pi_type */
+	char label[40]; /**< what "show stats" calls the ops (empty: from op) */
+	/** Names of status[1..] when not rte_dma's (NULL: rte_dma's). */
+	const char *const *status_names;
 	unsigned int lcore;
 	bool verify;
 	uint32_t rate_kops; /**< at most this many kops/s (0: no limit) */
@@ -93,6 +104,22 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 /** Start remote writes from @p dev to a DC target on @p target; its id, or -1. */
 int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
 				unsigned int lcore);
+/** The checks of every workload and a free slot for @p op (NULL: refused, printed). */
+struct shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t vchan,
+					      uint32_t size, uint16_t batch, unsigned int lcore);
+/** Run prepared workload @p w: @p fn on its lcore; its id, or -1. */
+int shell_workload_launch(struct shell_workload *w, int (*fn)(void *));
+
+/* shell_pi.cpp */
+/** Start librte_blkint ops: @p op insert or verify, @p type its PI; id, or -1. */
+int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
+			    uint32_t blocks, uint16_t batch, unsigned int lcore);
+/** The blkint worker of a PI workload (an lcore function). */
+int shell_pi_worker(void *arg);
+/** After the lcore returned: free the context. */
+void shell_pi_release(struct shell_workload *w);
+/** The cross-check counters of a PI workload (a line of "show stats"). */
+void shell_pi_show(struct shell_workload *w);
 /** Stop workload @p id (all with -1); 0, or -1 when there is none such. */
 int shell_workload_stop(int id);
 /** Print the stats of workload @p id (all with -1); 0, or -1 when there is none such. */

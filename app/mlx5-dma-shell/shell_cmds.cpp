@@ -88,6 +88,10 @@ void cb_help(void *, struct cmdline *, void *)
 		"  start sg <dev> <vchan> <size> <segments> <burst> <lcore>\n"
 		"                                    rte_dma_copy_sg(): the pieces scattered in "
 		"reverse order\n"
+		"  start pi insert|verify crc32|crc32c|crc64|t10dif <dev> <vchan> <blocks> <burst> "
+		"<lcore>\n"
+		"                                    librte_blkint ops on the device, ISA-L "
+		"cross-checks\n"
 		"  start remote <dev> <target dev> <size> <burst> <lcore>\n"
 		"                                    dma_mlx5 remote writes over DC (devices with "
 		"sim_fabric=1)\n"
@@ -106,6 +110,7 @@ void cb_help(void *, struct cmdline *, void *)
 		"  fault <dev> <vchan> fail <syndrome>  the next WQE fails with that CQE "
 		"syndrome\n"
 		"  fault <dev> <vchan> cq-overrun    the vchan's CQ overruns (lost CQEs)\n"
+		"  fault <dev> <vchan> corrupt-sig   the next signature WQE writes a bad PI\n"
 		"  link <sim> up|down                a software HCA's port on its fabric\n"
 		"Other:\n"
 		"  load <file>                       run the commands of a file\n"
@@ -608,6 +613,54 @@ cmdline_parse_inst_t c_start_remote = {
 	.tokens = {TOK(t_rw), TOK(t_rw_op), TOK(t_rw_dev), TOK(t_rw_target), TOK(t_rw_size),
 		   TOK(t_rw_burst), TOK(t_rw_lcore), NULL}};
 
+struct res_start_pi {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t pi;
+	cmdline_fixed_string_t op;
+	cmdline_fixed_string_t type;
+	uint16_t dev;
+	uint16_t vchan;
+	uint32_t blocks;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_pi = TOKEN_STRING_INITIALIZER(struct res_start_pi, cmd, "start");
+cmdline_parse_token_string_t t_pi_pi = TOKEN_STRING_INITIALIZER(struct res_start_pi, pi, "pi");
+cmdline_parse_token_string_t t_pi_op = TOKEN_STRING_INITIALIZER(struct res_start_pi, op,
+								"insert#verify");
+cmdline_parse_token_string_t t_pi_type = TOKEN_STRING_INITIALIZER(struct res_start_pi, type,
+								  "crc32#crc32c#crc64#t10dif");
+cmdline_parse_token_num_t t_pi_dev = TOKEN_NUM_INITIALIZER(struct res_start_pi, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_pi_vchan = TOKEN_NUM_INITIALIZER(struct res_start_pi, vchan,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_pi_blocks = TOKEN_NUM_INITIALIZER(struct res_start_pi, blocks,
+							      RTE_UINT32);
+cmdline_parse_token_num_t t_pi_burst = TOKEN_NUM_INITIALIZER(struct res_start_pi, burst,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_pi_lcore = TOKEN_NUM_INITIALIZER(struct res_start_pi, lcore,
+							     RTE_UINT16);
+
+void cb_start_pi(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_start_pi *)parsed;
+	int id = shell_workload_start_pi(r->op, r->type, (int16_t)r->dev, r->vchan, r->blocks,
+					 r->burst, r->lcore);
+
+	if (id >= 0)
+		shell_printf("workload %d: %s %s of %u blocks of 512 B on device %u vchan %u, "
+			     "lcore %u\n",
+			     id, r->type, r->op, r->blocks, r->dev, r->vchan, r->lcore);
+}
+
+cmdline_parse_inst_t c_start_pi = {
+	.f = cb_start_pi,
+	.data = NULL,
+	.help_str = "start pi insert|verify crc32|crc32c|crc64|t10dif <dev> <vchan> <blocks> "
+		    "<burst> <lcore>",
+	.tokens = {TOK(t_pi), TOK(t_pi_pi), TOK(t_pi_op), TOK(t_pi_type), TOK(t_pi_dev),
+		   TOK(t_pi_vchan), TOK(t_pi_blocks), TOK(t_pi_burst), TOK(t_pi_lcore), NULL}};
+
 struct res_stop {
 	cmdline_fixed_string_t cmd;
 	cmdline_fixed_string_t all;
@@ -681,6 +734,8 @@ cmdline_parse_token_string_t t_fault_fatal = TOKEN_STRING_INITIALIZER(struct res
 cmdline_parse_token_string_t t_fault_delay = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
 								      "delay");
 cmdline_parse_token_num_t t_fault_us = TOKEN_NUM_INITIALIZER(struct res_fault, us, RTE_UINT32);
+cmdline_parse_token_string_t t_fault_corrupt = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
+									"corrupt-sig");
 cmdline_parse_token_string_t t_fault_overrun = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
 									"cq-overrun");
 
@@ -772,6 +827,8 @@ void cb_fault(void *parsed, struct cmdline *, void *)
 	f.qpn = vi.qpn;
 	if (strcmp(r->kind, "qp-fatal") == 0) {
 		f.kind = MLX5_SIM_FAULT_QP_FATAL;
+	} else if (strcmp(r->kind, "corrupt-sig") == 0) {
+		f.kind = MLX5_SIM_FAULT_CORRUPT_SIG;
 	} else if (strcmp(r->kind, "cq-overrun") == 0) {
 		f.kind = MLX5_SIM_FAULT_CQ_OVERRUN;
 		f.flags = MLX5_SIM_FAULT_F_QP_SEND_CQ;
@@ -796,6 +853,11 @@ cmdline_parse_inst_t c_fault_fatal = {
 	.data = NULL,
 	.help_str = "fault <dev> <vchan> qp-fatal",
 	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_fatal), NULL}};
+cmdline_parse_inst_t c_fault_corrupt = {
+	.f = cb_fault,
+	.data = NULL,
+	.help_str = "fault <dev> <vchan> corrupt-sig: the next signature WQE writes a bad PI",
+	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_corrupt), NULL}};
 cmdline_parse_inst_t c_fault_overrun = {
 	.f = cb_fault,
 	.data = NULL,
@@ -960,12 +1022,13 @@ cmdline_parse_inst_t c_load = {.f = cb_load,
 
 } // namespace
 
+/* clang-format off: one command per line */
 cmdline_parse_ctx_t shell_ctx[] = {
-	&c_help,        &c_quit,          &c_show_devices,   &c_show_device,
-	&c_show_vchan,  &c_show_stats,    &c_show_stats_one, &c_clear,
-	&c_attach,      &c_detach,        &c_setup,          &c_dump,
-	&c_start,       &c_stop,          &c_stop_all,       &c_set_verify,
-	&c_fault_fatal, &c_fault_delay,   &c_link,           &c_load,
-	&c_sleep,       &c_fault_overrun, &c_fault_fail,     &c_watch,
-	&c_set_rate,    &c_start_sg,      &c_start_remote,   NULL,
+	&c_help,       &c_quit,           &c_show_devices, &c_show_device,   &c_show_vchan,
+	&c_show_stats, &c_show_stats_one, &c_clear,        &c_attach,        &c_detach,
+	&c_setup,      &c_dump,           &c_start,        &c_stop,          &c_stop_all,
+	&c_set_verify, &c_fault_fatal,    &c_fault_delay,  &c_link,          &c_load,
+	&c_sleep,      &c_fault_overrun,  &c_fault_fail,   &c_watch,         &c_set_rate,
+	&c_start_sg,   &c_start_remote,   &c_start_pi,     &c_fault_corrupt, NULL,
 };
+/* clang-format on */

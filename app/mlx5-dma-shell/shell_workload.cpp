@@ -272,15 +272,18 @@ void show_one(shell_workload &w)
 	for (unsigned int k = 1; k < SHELL_STATUS_KINDS; k++) {
 		uint64_t v = w.c.status[k].load();
 		if (v && off < sizeof(errs))
-			off += (size_t)snprintf(errs + off, sizeof(errs) - off, "%s%s %" PRIu64,
-						off ? ", " : "", kStatusNames[k], v);
+			off += (size_t)snprintf(
+				errs + off, sizeof(errs) - off, "%s%s %" PRIu64, off ? ", " : "",
+				w.status_names ? w.status_names[k] : kStatusNames[k], v);
 	}
 	char rate[48] = "";
 	if (w.rate_kops)
 		snprintf(rate, sizeof(rate), ", at most %u kops/s", w.rate_kops);
-	static const char *const kOps[] = {"copy", "fill", "SG copy", "remote write"};
+	static const char *const kOps[] = {"copy", "fill", "SG copy", "remote write", "PI"};
 	char what[48];
-	if (w.op == SHELL_OP_SG)
+	if (w.label[0])
+		snprintf(what, sizeof(what), "%s", w.label);
+	else if (w.op == SHELL_OP_SG)
 		snprintf(what, sizeof(what), "SG copy (%u pieces)", w.segs);
 	else if (w.op == SHELL_OP_REMOTE)
 		snprintf(what, sizeof(what), "remote write to device %d", w.target_dev);
@@ -300,6 +303,8 @@ void show_one(shell_workload &w)
 	shell_printf("  failed %" PRIu64 "%s%s%s, corrupt %" PRIu64 ", busy (ENOSPC) %" PRIu64 "\n",
 		     w.c.failed.load(), off ? " (" : "", errs, off ? ")" : "", w.c.corrupt.load(),
 		     w.c.busy.load());
+	if (w.op == SHELL_OP_PI)
+		shell_pi_show(&w);
 	w.shown_tsc = now;
 	w.shown_completed = done;
 	w.shown_bytes = bytes;
@@ -325,12 +330,10 @@ namespace {
 /** Marks a workload that owns no vchan (a remote channel of its own). */
 constexpr uint16_t kNoVchan = UINT16_MAX;
 
-/**
- * The checks every workload needs and a free slot, filled in for @p op: the slot, or
- * NULL (a message printed). Nothing runs until launch().
- */
-shell_workload *prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
-			uint16_t batch, unsigned int lcore)
+} // namespace
+
+shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
+				       uint16_t batch, unsigned int lcore)
 {
 	shell_workload *w = NULL;
 
@@ -370,6 +373,9 @@ shell_workload *prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t 
 	w->ch = NULL;
 	w->remote_mem = NULL;
 	w->target_dev = -1;
+	w->pi_ctx = NULL;
+	w->status_names = NULL;
+	w->label[0] = '\0';
 	w->lcore = lcore;
 	w->verify = shell_verify;
 	w->rate_kops = shell_rate_kops;
@@ -379,23 +385,25 @@ shell_workload *prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t 
 	w->shown_completed = w->shown_bytes = 0;
 	w->c.submitted = w->c.completed = w->c.bytes = w->c.failed = 0;
 	w->c.corrupt = w->c.busy = 0;
+	w->c.xcheck_run = w->c.xcheck_failed = 0;
 	for (auto &st : w->c.status)
 		st = 0;
 	return w;
 }
 
-/** Run prepared workload @p w on its lcore: its id, or -1. */
-int launch(shell_workload *w)
+int shell_workload_launch(shell_workload *w, int (*fn)(void *))
 {
 	w->used = true;
 	w->start_tsc = rte_get_timer_cycles();
-	if (rte_eal_remote_launch(worker, w, w->lcore) != 0) {
+	if (rte_eal_remote_launch(fn, w, w->lcore) != 0) {
 		shell_fail("lcore %u cannot be launched", w->lcore);
 		return -1;
 	}
 	w->running = true;
 	return (int)w->id;
 }
+
+namespace {
 
 /* The DC target of each device, made the first time a remote workload needs it. */
 struct rte_pmd_dma_mlx5_remote_target g_target[RTE_DMADEV_DEFAULT_MAX];
@@ -428,12 +436,12 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 			   dev, (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) ? info.max_sges : 0);
 		return -1;
 	}
-	shell_workload *w = prepare(op, dev, vchan, size, batch, lcore);
+	shell_workload *w = shell_workload_prepare(op, dev, vchan, size, batch, lcore);
 	if (!w)
 		return -1;
 	if (op == SHELL_OP_SG)
 		w->segs = segs;
-	return launch(w);
+	return shell_workload_launch(w, worker);
 }
 
 int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
@@ -447,7 +455,8 @@ int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint
 		shell_fail("devices %d and %d: two different dma_mlx5 devices wanted", dev, target);
 		return -1;
 	}
-	shell_workload *w = prepare(SHELL_OP_REMOTE, dev, kNoVchan, size, batch, lcore);
+	shell_workload *w = shell_workload_prepare(SHELL_OP_REMOTE, dev, kNoVchan, size, batch,
+						   lcore);
 	if (!w)
 		return -1;
 	if (!g_has_target[target]) {
@@ -479,7 +488,7 @@ int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint
 		return -1;
 	}
 	w->target_dev = target;
-	int id = launch(w);
+	int id = shell_workload_launch(w, worker);
 	if (id < 0) {
 		rte_pmd_dma_mlx5_remote_free(w->ch);
 		rte_free(w->remote_mem);
@@ -514,6 +523,8 @@ int shell_workload_stop(int id)
 			w.ch = NULL;
 			w.remote_mem = NULL;
 		}
+		if (w.op == SHELL_OP_PI)
+			shell_pi_release(&w);
 		found++;
 		shell_printf("workload %u stopped%s\n", w.id,
 			     w.exit_code == -ETIMEDOUT ? ": ops still in flight after 2 s" : "");

@@ -296,19 +296,28 @@ void test_batch_good(void)
 			   "watch 100 2\n"
 			   "stop all\n"
 			   "set rate 0\n"
+			   "set verify on\n"
+			   /* PI ops through librte_blkint; a corrupted signature is caught */
+			   "attach dma_mlx5_s,dev=sim78,sig=1,sim_exec=inline\n"
+			   "setup 2 2 256\n"
+			   "start pi insert crc32c 2 0 8 8 1\n"
+			   "start pi verify t10dif 2 1 4 8 2\n"
+			   "sleep 200\n"
+			   "fault 2 0 corrupt-sig\n"
+			   "sleep 200\n"
+			   "stop all\n"
 			   /* remote writes between two fabric hosts; the target's link goes down */
 			   "attach dma_mlx5_r0,dev=sim76,sim_fabric=1\n"
 			   "attach dma_mlx5_r1,dev=sim77,sim_fabric=1,sim_exec=thread\n"
-			   "set verify on\n"
-			   "start remote 2 3 4096 16 1\n"
+			   "start remote 3 4 4096 16 1\n"
 			   "sleep 200\n"
 			   "link sim77 down\n"
 			   "sleep 600\n"
 			   "link sim77 up\n"
 			   "sleep 300\n"
 			   "stop all\n"
+			   "detach 4\n"
 			   "detach 3\n"
-			   "detach 2\n"
 			   "show device 1\n"
 			   "quit\n"
 			   "show devices\n", /* after quit: not run */
@@ -322,7 +331,15 @@ void test_batch_good(void)
 	size_t sg = out.find("workload 1: SG copy (5 pieces) of 3000 B");
 	CU_ASSERT(sg != std::string::npos);
 	CU_ASSERT(out.find("failed 0, corrupt 0", sg) != std::string::npos);
-	size_t rw = out.find("stopped, verified", out.find("remote write to device 3 of 4096 B"));
+	size_t pi = out.find("stopped, verified", out.find("crc32c insert (8 blocks)"));
+	CU_ASSERT(pi != std::string::npos);
+	CU_ASSERT(out.find("failed 1 (XCHECK 1), corrupt 1", pi) != std::string::npos);
+	CU_ASSERT(out.find("cross-checks:", pi) != std::string::npos);
+	CU_ASSERT(out.find(" run, 1 failed", pi) != std::string::npos);
+	size_t pv = out.find("stopped, verified", out.find("t10dif verify (4 blocks)"));
+	CU_ASSERT(pv != std::string::npos);
+	CU_ASSERT(out.find("failed 0, corrupt 0", pv) != std::string::npos);
+	size_t rw = out.find("stopped, verified", out.find("remote write to device 4 of 4096 B"));
 	CU_ASSERT(rw != std::string::npos);
 	CU_ASSERT(out.find("DEV_LINK_ERROR", rw) != std::string::npos);
 	CU_ASSERT(out.find("), corrupt 0,", rw) != std::string::npos);
@@ -370,6 +387,11 @@ void test_batch_bad_input(void)
 		"start remote 0 0 64 8 1",
 		"start remote 0 9 64 8 1",
 		"start remote 0 1 64 0 1",
+		"start pi insert crc32c 0 0 8 8 1", /* device 0 has no signature offload */
+		"start pi insert crc16 0 0 8 8 1",
+		"start pi scramble crc32 0 0 8 8 1",
+		"start pi verify crc32",
+		"fault 0 0 corrupt",
 		"stop 3",
 		"stop everything",
 		"set verify maybe",

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PI workloads of mlx5-dma-shell: librte_blkint ops (insert, or verify) of N blocks of
+ * 512 bytes on a dma_mlx5 device with signature offload, the vchan handed to the
+ * library. With verification on, every device op is recomputed on the CPU with ISA-L
+ * (cross-check rate 1), else one op in 64, the library's usual sampling: a signature
+ * the device corrupted (fault ... corrupt-sig) shows as a cross-check failure.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rte_blkint.h"
+#include "shell.h"
+
+namespace {
+
+constexpr uint32_t kBlock = 512;
+constexpr uint64_t kDrainMs = 2000;
+/* status[k] of a PI workload: enum rte_blkint_status */
+const char *const kPiStatus[SHELL_STATUS_KINDS] = {
+	"OK",      "PI",      "XCHECK",  "ENGINE",  "(other)", "(other)", "(other)", "(other)",
+	"(other)", "(other)", "(other)", "(other)", "(other)", "(other)", "(other)", "(other)",
+};
+unsigned int g_seq;
+
+bool format_of(const char *type, struct rte_blkint_format *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->block_size = kBlock;
+	if (strcmp(type, "t10dif") == 0) {
+		f->type = RTE_BLKINT_PI_T10DIF;
+		f->guard = RTE_BLKINT_GUARD_CRC16;
+		f->flags = RTE_BLKINT_F_REF_INC;
+		f->app_tag = 0x5e11;
+	} else if (strcmp(type, "crc32c") == 0) {
+		f->type = RTE_BLKINT_PI_CRC32C;
+		f->crc_seed = UINT32_MAX;
+	} else if (strcmp(type, "crc32") == 0) {
+		f->type = RTE_BLKINT_PI_CRC32;
+		f->crc_seed = UINT32_MAX;
+	} else if (strcmp(type, "crc64") == 0) {
+		f->type = RTE_BLKINT_PI_CRC64;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/** Run @p op now on a CPU context (preparing a verify workload's protected source). */
+int cpu_run(struct rte_blkint_ctx *cpu, struct rte_blkint_op *op)
+{
+	struct rte_blkint_result res;
+
+	if (rte_blkint_enqueue(cpu, op, 1) != 1)
+		return -EIO;
+	for (int i = 0; i < 1000000; i++)
+		if (rte_blkint_dequeue(cpu, &res, 1) == 1)
+			return res.status == RTE_BLKINT_OK ? 0 : -EIO;
+	return -ETIMEDOUT;
+}
+
+} // namespace
+
+int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
+			    uint32_t blocks, uint16_t batch, unsigned int lcore)
+{
+	struct rte_pmd_dma_mlx5_sig_caps caps;
+	struct rte_dma_info info;
+	struct rte_blkint_format fmt;
+	struct rte_blkint_conf conf = {};
+	char name[48];
+
+	if (rte_pmd_dma_mlx5_sig_caps(dev, &caps) != 0 || !caps.enabled) {
+		shell_fail("device %d: no dma_mlx5 signature offload (probe it with sig=1)", dev);
+		return -1;
+	}
+	if (rte_dma_info_get(dev, &info) != 0 || vchan >= info.nb_vchans) {
+		shell_fail("device %d has no vchan %u set up", dev, vchan);
+		return -1;
+	}
+	if (blocks == 0 || blocks > 64 || !format_of(type, &fmt)) {
+		shell_fail("blocks %u (1..64) or PI type \"%s\" not taken", blocks, type);
+		return -1;
+	}
+	shell_workload *w = shell_workload_prepare(SHELL_OP_PI, dev, vchan, blocks * kBlock, batch,
+						   lcore);
+	if (!w)
+		return -1;
+	snprintf(name, sizeof(name), "shell-pi-%u-%u", w->id, g_seq++);
+	conf.name = name;
+	conf.dev_id = dev;
+	conf.vchan = vchan;
+	conf.xcheck_rate = w->verify ? 1.0 : 1.0 / 64;
+	conf.max_inflight = rte_align32pow2(RTE_MAX(256u, 2 * w->nslots));
+	struct rte_blkint_ctx *ctx = rte_blkint_create(&conf);
+	if (!ctx) {
+		shell_fail("blkint context on device %d: %s", dev, rte_strerror(rte_errno));
+		return -1;
+	}
+	if (!rte_blkint_on_device(ctx)) {
+		rte_blkint_free(ctx);
+		shell_fail("device %d takes no %s ops (signature caps)", dev, type);
+		return -1;
+	}
+	w->pi_ctx = ctx;
+	w->pi_op = strcmp(op, "verify") == 0 ? RTE_BLKINT_OP_VERIFY : RTE_BLKINT_OP_INSERT;
+	w->pi_type = fmt.type;
+	w->status_names = kPiStatus;
+	snprintf(w->label, sizeof(w->label), "%s %s (%u blocks)", type, op, blocks);
+	int id = shell_workload_launch(w, shell_pi_worker);
+	if (id < 0) {
+		rte_blkint_free(ctx);
+		w->pi_ctx = NULL;
+		w->used = false;
+	}
+	return id;
+}
+
+int shell_pi_worker(void *arg)
+{
+	auto *w = (shell_workload *)arg;
+	struct rte_blkint_format fmt;
+	static const char *const kTypes[] = {"", "t10dif", "crc32", "crc32c", "crc64"};
+	bool verify_op = w->pi_op == RTE_BLKINT_OP_VERIFY;
+	uint32_t blocks = w->size / kBlock, mask = w->nslots - 1;
+
+	format_of(kTypes[w->pi_type], &fmt);
+	size_t prot = rte_blkint_buf_len(&fmt, blocks);
+	size_t src_sz = verify_op ? prot : w->size;
+	auto *src = (uint8_t *)rte_malloc(NULL, (size_t)w->nslots * src_sz, 64);
+	auto *dst = verify_op ? nullptr
+			      : (uint8_t *)rte_zmalloc(NULL, (size_t)w->nslots * prot, 64);
+	auto *plain = (uint8_t *)rte_malloc(NULL, w->size, 64);
+	int ret = src && plain && (verify_op || dst) ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; ret == 0 && i < w->size; i++)
+		plain[i] = (uint8_t)(i * 13 + 5);
+	if (ret == 0 && verify_op) {
+		/* every slot's source: the data with its PI, ref tags from slot * blocks */
+		struct rte_blkint_conf cc = {};
+		char name[48];
+		snprintf(name, sizeof(name), "shell-pi-cpu-%u", w->id);
+		cc.name = name;
+		cc.dev_id = -1;
+		struct rte_blkint_ctx *cpu = rte_blkint_create(&cc);
+		ret = cpu ? 0 : -ENOMEM;
+		for (uint32_t s = 0; ret == 0 && s <= mask; s++) {
+			struct rte_blkint_op op = {};
+			op.type = RTE_BLKINT_OP_INSERT;
+			op.nb_blocks = blocks;
+			op.src = plain;
+			op.dst = src + (size_t)s * src_sz;
+			op.dst_fmt = &fmt;
+			op.dst_ref_tag = s * blocks;
+			ret = cpu_run(cpu, &op);
+		}
+		rte_blkint_free(cpu);
+	} else if (ret == 0) {
+		for (uint32_t s = 0; s <= mask; s++)
+			memcpy(src + (size_t)s * src_sz, plain, w->size);
+	}
+	uint64_t seq = 0, inflight = 0;
+	struct rte_blkint_op ops[256];
+	struct rte_blkint_result res[64];
+	auto reap = [&]() {
+		uint16_t n = rte_blkint_dequeue(w->pi_ctx, res, RTE_DIM(res));
+		uint64_t ok = 0, bad = 0, wrong = 0;
+		for (uint16_t i = 0; i < n; i++) {
+			unsigned int k = res[i].status < SHELL_STATUS_KINDS ? res[i].status : 0;
+			w->c.status[k].fetch_add(1, std::memory_order_relaxed);
+			ok += res[i].status == RTE_BLKINT_OK;
+			bad += res[i].status != RTE_BLKINT_OK;
+			wrong += res[i].status == RTE_BLKINT_ERR_XCHECK;
+		}
+		inflight -= n;
+		w->c.completed.fetch_add(ok, std::memory_order_relaxed);
+		w->c.bytes.fetch_add(ok * w->size, std::memory_order_relaxed);
+		w->c.failed.fetch_add(bad, std::memory_order_relaxed);
+		w->c.corrupt.fetch_add(wrong, std::memory_order_relaxed);
+	};
+	uint64_t t0 = rte_get_timer_cycles();
+	while (ret == 0 && !w->stop.load(std::memory_order_relaxed)) {
+		uint16_t n = 0, room = w->batch;
+		if (w->rate_kops) {
+			uint64_t allowed = (rte_get_timer_cycles() - t0) * w->rate_kops /
+					   (rte_get_timer_hz() / 1000);
+			room = allowed > seq ? (uint16_t)RTE_MIN((uint64_t)room, allowed - seq) : 0;
+		}
+		while (n < room && inflight + n < mask) {
+			uint32_t s = (uint32_t)((seq + n) & mask);
+			struct rte_blkint_op &op = ops[n];
+			op = {};
+			op.type = (enum rte_blkint_op_type)w->pi_op;
+			op.nb_blocks = blocks;
+			op.src = src + (size_t)s * src_sz;
+			op.user_data = seq + n;
+			if (verify_op) {
+				op.src_fmt = &fmt;
+				op.src_ref_tag = s * blocks;
+			} else {
+				op.dst = dst + (size_t)s * prot;
+				op.dst_fmt = &fmt;
+				op.dst_ref_tag = (uint32_t)((seq + n) * blocks);
+			}
+			n++;
+		}
+		if (n) {
+			uint16_t k = rte_blkint_enqueue(w->pi_ctx, ops, n);
+			if (k < n)
+				w->c.busy.fetch_add(1, std::memory_order_relaxed);
+			seq += k;
+			inflight += k;
+			w->c.submitted.fetch_add(k, std::memory_order_relaxed);
+		}
+		reap();
+	}
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * kDrainMs / 1000;
+	while (inflight && rte_get_timer_cycles() < deadline)
+		reap();
+	if (inflight)
+		return -ETIMEDOUT; /* the buffers stay: the device may still write there */
+	rte_free(src);
+	rte_free(dst);
+	rte_free(plain);
+	return ret;
+}
+
+void shell_pi_release(struct shell_workload *w)
+{
+	struct rte_blkint_stats st;
+
+	if (!w->pi_ctx)
+		return;
+	if (rte_blkint_stats_get(w->pi_ctx, &st) == 0) {
+		w->c.xcheck_run = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_run;
+		w->c.xcheck_failed = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_failed;
+	}
+	rte_blkint_free(w->pi_ctx); /* waits for what the device still owes */
+	w->pi_ctx = NULL;
+}
+
+void shell_pi_show(struct shell_workload *w)
+{
+	struct rte_blkint_stats st;
+	uint64_t run = w->c.xcheck_run, failed = w->c.xcheck_failed;
+
+	if (w->pi_ctx && rte_blkint_stats_get(w->pi_ctx, &st) == 0) {
+		run = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_run;
+		failed = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_failed;
+	}
+	shell_printf("  %s, ISA-L cross-checks: %" PRIu64 " run, %" PRIu64 " failed\n",
+		     w->pi_op == RTE_BLKINT_OP_VERIFY ? "verify" : "insert", run, failed);
+}
