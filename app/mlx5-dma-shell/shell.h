@@ -110,6 +110,17 @@ struct shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uin
 /** Run prepared workload @p w: @p fn on its lcore; its id, or -1. */
 int shell_workload_launch(struct shell_workload *w, int (*fn)(void *));
 
+/* shell_sim.cpp (software HCA) or shell_sim_none.cpp (a build without it) */
+/**
+ * Inject fault @p kind (qp-fatal, corrupt-sig, cq-overrun, fail with @p syndrome's
+ * name, delay of @p us) into the software HCA behind vchan @p vchan of @p dev;
+ * 0, or -1 (a message printed).
+ */
+int shell_sim_fault(uint16_t dev, uint16_t vchan, const char *kind, const char *syndrome,
+		    uint32_t us);
+/** Take the port of software HCA @p sim down or up; 0, or -1 (a message printed). */
+int shell_sim_link(const char *sim, bool down);
+
 /* shell_pi.cpp */
 /** Start librte_blkint ops: @p op insert or verify, @p type its PI; id, or -1. */
 int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,

@@ -16,8 +16,6 @@
 #include <rte_dev.h>
 #include <rte_lcore.h>
 
-#include "mlx5_glue.h"
-#include "mlx5_sim.h"
 #include "rte_pmd_dma_mlx5.h"
 #include "shell.h"
 
@@ -739,23 +737,6 @@ cmdline_parse_token_string_t t_fault_corrupt = TOKEN_STRING_INITIALIZER(struct r
 cmdline_parse_token_string_t t_fault_overrun = TOKEN_STRING_INITIALIZER(struct res_fault, kind,
 									"cq-overrun");
 
-/* The syndromes "fault ... fail" takes, by name (the CQE syndromes of mlx5dv.h). */
-const struct {
-	const char *name;
-	uint8_t syndrome;
-} kSyndromes[] = {
-	{"local-length", MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR},
-	{"local-qp-op", MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR},
-	{"local-protection", MLX5_CQE_SYNDROME_LOCAL_PROT_ERR},
-	{"local-access", MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR},
-	{"bad-response", MLX5_CQE_SYNDROME_BAD_RESP_ERR},
-	{"remote-invalid-request", MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR},
-	{"remote-access", MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR},
-	{"remote-op", MLX5_CQE_SYNDROME_REMOTE_OP_ERR},
-	{"retry-exceeded", MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR},
-	{"rnr-retry-exceeded", MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR},
-};
-
 /* Its fields up to kind lie as in res_fault: cb_fault() reads both. */
 struct res_fault_fail {
 	cmdline_fixed_string_t cmd;
@@ -776,76 +757,14 @@ cmdline_parse_token_string_t t_ff_synd = TOKEN_STRING_INITIALIZER(
 	"local-length#local-qp-op#local-protection#local-access#bad-response#"
 	"remote-invalid-request#remote-access#remote-op#retry-exceeded#rnr-retry-exceeded");
 
-/** Inject @p f into the software HCA behind dmadev @p dev; 0 or -1 (message printed). */
-int inject(uint16_t dev, struct mlx5_sim_fault *f)
-{
-	struct rte_pmd_dma_mlx5_caps caps;
-	const struct mlx5_glue *glue;
-	struct ibv_device *device;
-
-	if (rte_pmd_dma_mlx5_get_caps((int16_t)dev, &caps) != 0 || strcmp(caps.backend, "sim")) {
-		shell_fail("device %u is not dma_mlx5 on a software HCA", dev);
-		return -1;
-	}
-	if (mlx5_glue_find_device(caps.device, &glue, &device) != 0) {
-		shell_fail("software HCA %s not found", caps.device);
-		return -1;
-	}
-	struct ibv_context *ctx = glue->open_device(device);
-	mlx5_glue_put_device(glue, device);
-	struct mlx5_glue_progress_info pi;
-	/* held-back completions are released by the engine's own threads */
-	if (ctx && f->kind == MLX5_SIM_FAULT_DELAY_COMPLETIONS &&
-	    (!glue->progress_info || glue->progress_info(ctx, &pi) != 0 ||
-	     pi.mode != MLX5_GLUE_PROGRESS_THREADS)) {
-		glue->close_device(ctx);
-		shell_fail("delay needs a software HCA with engine threads (sim_exec=thread): "
-			   "%s has none",
-			   caps.device);
-		return -1;
-	}
-	int ret = ctx ? mlx5_sim_inject_fault(ctx, f) : -ENODEV;
-	if (ctx)
-		glue->close_device(ctx);
-	if (ret) {
-		shell_fail("fault on %s: %s", caps.device, strerror(ret < 0 ? -ret : ret));
-		return -1;
-	}
-	return 0;
-}
-
 void cb_fault(void *parsed, struct cmdline *, void *)
 {
 	auto *r = (struct res_fault *)parsed;
-	struct rte_pmd_dma_mlx5_vchan_info vi;
-	struct mlx5_sim_fault f = {};
+	const char *syndrome = strcmp(r->kind, "fail") == 0
+				       ? ((struct res_fault_fail *)parsed)->syndrome
+				       : NULL;
 
-	if (rte_pmd_dma_mlx5_vchan_info((int16_t)r->dev, r->vchan, &vi) != 0) {
-		shell_fail("device %u vchan %u is not a set-up dma_mlx5 vchan", r->dev, r->vchan);
-		return;
-	}
-	f.qpn = vi.qpn;
-	if (strcmp(r->kind, "qp-fatal") == 0) {
-		f.kind = MLX5_SIM_FAULT_QP_FATAL;
-	} else if (strcmp(r->kind, "corrupt-sig") == 0) {
-		f.kind = MLX5_SIM_FAULT_CORRUPT_SIG;
-	} else if (strcmp(r->kind, "cq-overrun") == 0) {
-		f.kind = MLX5_SIM_FAULT_CQ_OVERRUN;
-		f.flags = MLX5_SIM_FAULT_F_QP_SEND_CQ;
-	} else if (strcmp(r->kind, "fail") == 0) {
-		const char *name = ((struct res_fault_fail *)parsed)->syndrome;
-		f.kind = MLX5_SIM_FAULT_FAIL_WQE;
-		f.flags = MLX5_SIM_FAULT_F_NEXT_WQE;
-		for (const auto &k : kSyndromes)
-			if (strcmp(k.name, name) == 0)
-				f.syndrome = k.syndrome;
-	} else {
-		f.kind = MLX5_SIM_FAULT_DELAY_COMPLETIONS;
-		f.delay_us = r->us;
-	}
-	if (inject(r->dev, &f) == 0)
-		shell_printf("fault %s injected into device %u vchan %u (QP %#x)\n", r->kind,
-			     r->dev, r->vchan, vi.qpn);
+	shell_sim_fault(r->dev, r->vchan, r->kind, syndrome, r->us);
 }
 
 cmdline_parse_inst_t c_fault_fatal = {
@@ -889,14 +808,8 @@ cmdline_parse_token_string_t t_link_state = TOKEN_STRING_INITIALIZER(struct res_
 void cb_link(void *parsed, struct cmdline *, void *)
 {
 	auto *r = (struct res_link *)parsed;
-	struct mlx5_sim_link link = {};
 
-	link.down = strcmp(r->state, "down") == 0;
-	int ret = mlx5_sim_device_set_link(r->sim, &link);
-	if (ret)
-		shell_fail("link of software HCA \"%s\": %s", r->sim, strerror(-ret));
-	else
-		shell_printf("%s: link %s\n", r->sim, r->state);
+	shell_sim_link(r->sim, strcmp(r->state, "down") == 0);
 }
 
 cmdline_parse_inst_t c_link = {.f = cb_link,
