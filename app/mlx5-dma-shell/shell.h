@@ -87,8 +87,6 @@ void shell_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void shell_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** The command line the handlers print to (NULL: stdout). */
 void shell_set_cmdline(struct cmdline *cl);
-/** Failed commands so far. */
-unsigned int shell_failures(void);
 
 /** "quit" was given (the batch mode stops reading). */
 extern bool shell_quit_requested;

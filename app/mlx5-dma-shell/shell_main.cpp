@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmdline_socket.h>
+#include <rte_common.h>
 #include <rte_eal.h>
 
 #include "shell.h"
@@ -89,14 +90,16 @@ void shell_set_cmdline(struct cmdline *cl)
 	g_cl = cl;
 }
 
-void shell_printf(const char *fmt, ...)
+namespace {
+
+/** One message to the shell's output: @p prefix, @p fmt formatted, @p suffix. */
+void vout(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
 	char buf[4096];
-	va_list ap;
+	size_t n = (size_t)snprintf(buf, sizeof(buf) - 2, "%s", prefix);
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	n += (size_t)vsnprintf(buf + n, sizeof(buf) - 2 - n, fmt, ap);
+	snprintf(buf + RTE_MIN(n, sizeof(buf) - 2), 2, "%s", suffix);
 	if (g_cl) {
 		cmdline_printf(g_cl, "%s", buf);
 	} else {
@@ -105,21 +108,25 @@ void shell_printf(const char *fmt, ...)
 	}
 }
 
-void shell_fail(const char *fmt, ...)
+} // namespace
+
+void shell_printf(const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vout("", "", fmt, ap);
 	va_end(ap);
-	g_failures++;
-	shell_printf("error: %s\n", buf);
 }
 
-unsigned int shell_failures(void)
+void shell_fail(const char *fmt, ...)
 {
-	return g_failures;
+	va_list ap;
+
+	g_failures++;
+	va_start(ap, fmt);
+	vout("error: ", "\n", fmt, ap);
+	va_end(ap);
 }
 
 unsigned int shell_run_file(struct cmdline *cl, const char *path)
