@@ -12,6 +12,8 @@
 
 #include <cmdline.h>
 #include <rte_pmd_dma_mlx5.h>
+
+struct rte_blkint_format;
 #include <cmdline_parse.h>
 #include <rte_dmadev.h>
 
@@ -26,9 +28,10 @@
 enum shell_op {
 	SHELL_OP_COPY,
 	SHELL_OP_FILL,
-	SHELL_OP_SG,     /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
-	SHELL_OP_REMOTE, /**< dma_mlx5 remote writes over DC to another device's DC target */
-	SHELL_OP_PI,     /**< librte_blkint ops (shell_pi.cpp) */
+	SHELL_OP_SG,      /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
+	SHELL_OP_REMOTE,  /**< dma_mlx5 remote writes over DC to another device's DC target */
+	SHELL_OP_PI,      /**< librte_blkint ops (shell_pi.cpp) */
+	SHELL_OP_RESPOND, /**< "verify, then respond" pairs (shell_respond.cpp) */
 };
 
 /** Counters of a workload: written by its lcore, read by the shell. */
@@ -62,9 +65,10 @@ struct shell_workload {
 	uint32_t nslots; /**< slots of each side's memory (set at start) */
 	/* SHELL_OP_PI (shell_pi.cpp): its context and what it runs */
 	struct rte_blkint_ctx *pi_ctx;
-	int pi_op;      /**< enum rte_blkint_op_type */
-	int pi_type;    /**< enum rte_blkint_pi_type */
-	char label[40]; /**< what "show stats" calls the ops (empty: from op) */
+	int pi_op;             /**< enum rte_blkint_op_type */
+	int pi_type;           /**< enum rte_blkint_pi_type */
+	char label[48];        /**< what "show stats" calls the ops (empty: from op) */
+	uint32_t bad_permille; /**< SHELL_OP_RESPOND: writes with a bad block, per mille */
 	/** Names of status[1..] when not rte_dma's (NULL: rte_dma's). */
 	const char *const *status_names;
 	unsigned int lcore;
@@ -123,8 +127,20 @@ int shell_sim_link(const char *sim, bool down);
 /** Start librte_blkint ops: @p op insert or verify, @p type its PI; id, or -1. */
 int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
 			    uint32_t blocks, uint16_t batch, unsigned int lcore);
+/**
+ * Fill @p nslots slots of @p stride bytes at @p buf with @p blocks blocks of data each,
+ * protected on the CPU in format @p fmt (ref tags from slot * blocks); 0 or -errno.
+ */
+int shell_pi_protect(unsigned int id, const struct rte_blkint_format *fmt, uint32_t blocks,
+		     uint8_t *buf, size_t stride, uint32_t nslots);
 /** The blkint worker of a PI workload (an lcore function). */
 int shell_pi_worker(void *arg);
+/* shell_respond.cpp */
+/** Start "verify, then respond" pairs, @p bad_permille of the writes bad; id, or -1. */
+int shell_workload_start_respond(int16_t dev, uint16_t vchan, uint32_t blocks,
+				 uint32_t bad_permille, uint16_t batch, unsigned int lcore);
+/** The worker of a respond workload (an lcore function). */
+int shell_respond_worker(void *arg);
 /** After the lcore returned: free the context. */
 void shell_pi_release(struct shell_workload *w);
 /** The cross-check counters of a PI workload (a line of "show stats"). */

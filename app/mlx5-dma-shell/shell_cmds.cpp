@@ -90,6 +90,9 @@ void cb_help(void *, struct cmdline *, void *)
 		"<lcore>\n"
 		"                                    librte_blkint ops on the device, ISA-L "
 		"cross-checks\n"
+		"  start respond <dev> <vchan> <blocks> <bad per mille> <burst> <lcore>\n"
+		"                                    verify-then-respond pairs (T10-DIF), some "
+		"writes bad\n"
 		"  start remote <dev> <target dev> <size> <burst> <lcore>\n"
 		"                                    dma_mlx5 remote writes over DC (devices with "
 		"sim_fabric=1)\n"
@@ -659,6 +662,53 @@ cmdline_parse_inst_t c_start_pi = {
 	.tokens = {TOK(t_pi), TOK(t_pi_pi), TOK(t_pi_op), TOK(t_pi_type), TOK(t_pi_dev),
 		   TOK(t_pi_vchan), TOK(t_pi_blocks), TOK(t_pi_burst), TOK(t_pi_lcore), NULL}};
 
+struct res_start_respond {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t op;
+	uint16_t dev;
+	uint16_t vchan;
+	uint32_t blocks;
+	uint32_t bad;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_vr = TOKEN_STRING_INITIALIZER(struct res_start_respond, cmd,
+							     "start");
+cmdline_parse_token_string_t t_vr_op = TOKEN_STRING_INITIALIZER(struct res_start_respond, op,
+								"respond");
+cmdline_parse_token_num_t t_vr_dev = TOKEN_NUM_INITIALIZER(struct res_start_respond, dev,
+							   RTE_UINT16);
+cmdline_parse_token_num_t t_vr_vchan = TOKEN_NUM_INITIALIZER(struct res_start_respond, vchan,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_vr_blocks = TOKEN_NUM_INITIALIZER(struct res_start_respond, blocks,
+							      RTE_UINT32);
+cmdline_parse_token_num_t t_vr_bad = TOKEN_NUM_INITIALIZER(struct res_start_respond, bad,
+							   RTE_UINT32);
+cmdline_parse_token_num_t t_vr_burst = TOKEN_NUM_INITIALIZER(struct res_start_respond, burst,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_vr_lcore = TOKEN_NUM_INITIALIZER(struct res_start_respond, lcore,
+							     RTE_UINT16);
+
+void cb_start_respond(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_start_respond *)parsed;
+	int id = shell_workload_start_respond((int16_t)r->dev, r->vchan, r->blocks, r->bad,
+					      r->burst, r->lcore);
+
+	if (id >= 0)
+		shell_printf("workload %d: verify-then-respond pairs of %u blocks, %u per mille "
+			     "bad, on device %u vchan %u, lcore %u\n",
+			     id, r->blocks, r->bad, r->dev, r->vchan, r->lcore);
+}
+
+cmdline_parse_inst_t c_start_respond = {
+	.f = cb_start_respond,
+	.data = NULL,
+	.help_str = "start respond <dev> <vchan> <blocks> <bad per mille> <burst> <lcore>",
+	.tokens = {TOK(t_vr), TOK(t_vr_op), TOK(t_vr_dev), TOK(t_vr_vchan), TOK(t_vr_blocks),
+		   TOK(t_vr_bad), TOK(t_vr_burst), TOK(t_vr_lcore), NULL}};
+
 struct res_stop {
 	cmdline_fixed_string_t cmd;
 	cmdline_fixed_string_t all;
@@ -935,13 +985,39 @@ cmdline_parse_inst_t c_load = {.f = cb_load,
 
 } // namespace
 
-/* clang-format off: one command per line */
+/* One command per line. */
+/* clang-format off */
 cmdline_parse_ctx_t shell_ctx[] = {
-	&c_help,       &c_quit,           &c_show_devices, &c_show_device,   &c_show_vchan,
-	&c_show_stats, &c_show_stats_one, &c_clear,        &c_attach,        &c_detach,
-	&c_setup,      &c_dump,           &c_start,        &c_stop,          &c_stop_all,
-	&c_set_verify, &c_fault_fatal,    &c_fault_delay,  &c_link,          &c_load,
-	&c_sleep,      &c_fault_overrun,  &c_fault_fail,   &c_watch,         &c_set_rate,
-	&c_start_sg,   &c_start_remote,   &c_start_pi,     &c_fault_corrupt, NULL,
+	&c_help,
+	&c_quit,
+	&c_show_devices,
+	&c_show_device,
+	&c_show_vchan,
+	&c_show_stats,
+	&c_show_stats_one,
+	&c_clear,
+	&c_attach,
+	&c_detach,
+	&c_setup,
+	&c_dump,
+	&c_start,
+	&c_stop,
+	&c_stop_all,
+	&c_set_verify,
+	&c_fault_fatal,
+	&c_fault_delay,
+	&c_link,
+	&c_load,
+	&c_sleep,
+	&c_fault_overrun,
+	&c_fault_fail,
+	&c_watch,
+	&c_set_rate,
+	&c_start_sg,
+	&c_start_remote,
+	&c_start_pi,
+	&c_fault_corrupt,
+	&c_start_respond,
+	NULL,
 };
 /* clang-format on */

@@ -67,6 +67,35 @@ int cpu_run(struct rte_blkint_ctx *cpu, struct rte_blkint_op *op)
 
 } // namespace
 
+int shell_pi_protect(unsigned int id, const struct rte_blkint_format *fmt, uint32_t blocks,
+		     uint8_t *buf, size_t stride, uint32_t nslots)
+{
+	struct rte_blkint_conf cc = {};
+	char name[48];
+	auto *plain = (uint8_t *)rte_malloc(NULL, (size_t)blocks * fmt->block_size, 64);
+
+	snprintf(name, sizeof(name), "shell-pi-cpu-%u-%u", id, g_seq++);
+	cc.name = name;
+	cc.dev_id = -1;
+	struct rte_blkint_ctx *cpu = plain ? rte_blkint_create(&cc) : NULL;
+	int ret = cpu ? 0 : -ENOMEM;
+	for (uint32_t i = 0; ret == 0 && i < blocks * fmt->block_size; i++)
+		plain[i] = (uint8_t)(i * 13 + 5);
+	for (uint32_t s = 0; ret == 0 && s < nslots; s++) {
+		struct rte_blkint_op op = {};
+		op.type = RTE_BLKINT_OP_INSERT;
+		op.nb_blocks = blocks;
+		op.src = plain;
+		op.dst = buf + (size_t)s * stride;
+		op.dst_fmt = fmt;
+		op.dst_ref_tag = s * blocks;
+		ret = cpu_run(cpu, &op);
+	}
+	rte_blkint_free(cpu);
+	rte_free(plain);
+	return ret;
+}
+
 int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
 			    uint32_t blocks, uint16_t batch, unsigned int lcore)
 {
@@ -143,24 +172,7 @@ int shell_pi_worker(void *arg)
 		plain[i] = (uint8_t)(i * 13 + 5);
 	if (ret == 0 && verify_op) {
 		/* every slot's source: the data with its PI, ref tags from slot * blocks */
-		struct rte_blkint_conf cc = {};
-		char name[48];
-		snprintf(name, sizeof(name), "shell-pi-cpu-%u", w->id);
-		cc.name = name;
-		cc.dev_id = -1;
-		struct rte_blkint_ctx *cpu = rte_blkint_create(&cc);
-		ret = cpu ? 0 : -ENOMEM;
-		for (uint32_t s = 0; ret == 0 && s <= mask; s++) {
-			struct rte_blkint_op op = {};
-			op.type = RTE_BLKINT_OP_INSERT;
-			op.nb_blocks = blocks;
-			op.src = plain;
-			op.dst = src + (size_t)s * src_sz;
-			op.dst_fmt = &fmt;
-			op.dst_ref_tag = s * blocks;
-			ret = cpu_run(cpu, &op);
-		}
-		rte_blkint_free(cpu);
+		ret = shell_pi_protect(w->id, &fmt, blocks, src, src_sz, mask + 1);
 	} else if (ret == 0) {
 		for (uint32_t s = 0; s <= mask; s++)
 			memcpy(src + (size_t)s * src_sz, plain, w->size);

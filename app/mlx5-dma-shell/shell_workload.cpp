@@ -279,7 +279,8 @@ void show_one(shell_workload &w)
 	char rate[48] = "";
 	if (w.rate_kops)
 		snprintf(rate, sizeof(rate), ", at most %u kops/s", w.rate_kops);
-	static const char *const kOps[] = {"copy", "fill", "SG copy", "remote write", "PI"};
+	static const char *const kOps[] = {"copy",         "fill", "SG copy",
+					   "remote write", "PI",   "verify+respond"};
 	char what[48];
 	if (w.label[0])
 		snprintf(what, sizeof(what), "%s", w.label);

@@ -306,6 +306,10 @@ void test_batch_good(void)
 			   "fault 2 0 corrupt-sig\n"
 			   "sleep 200\n"
 			   "stop all\n"
+			   /* verify-then-respond pairs, 1 write in 10 bad */
+			   "start respond 2 0 4 100 8 1\n"
+			   "sleep 300\n"
+			   "stop all\n"
 			   /* remote writes between two fabric hosts; the target's link goes down */
 			   "attach dma_mlx5_r0,dev=sim76,sim_fabric=1\n"
 			   "attach dma_mlx5_r1,dev=sim77,sim_fabric=1,sim_exec=thread\n"
@@ -339,6 +343,10 @@ void test_batch_good(void)
 	size_t pv = out.find("stopped, verified", out.find("t10dif verify (4 blocks)"));
 	CU_ASSERT(pv != std::string::npos);
 	CU_ASSERT(out.find("failed 0, corrupt 0", pv) != std::string::npos);
+	size_t vr = out.find("stopped, verified", out.find("verify+respond (4 blocks, 10% bad)"));
+	CU_ASSERT(vr != std::string::npos);
+	CU_ASSERT(out.find("(DATA_POISION ", vr) != std::string::npos);
+	CU_ASSERT(out.find("), corrupt 0,", vr) != std::string::npos);
 	size_t rw = out.find("stopped, verified", out.find("remote write to device 4 of 4096 B"));
 	CU_ASSERT(rw != std::string::npos);
 	CU_ASSERT(out.find("DEV_LINK_ERROR", rw) != std::string::npos);
@@ -392,6 +400,8 @@ void test_batch_bad_input(void)
 		"start pi scramble crc32 0 0 8 8 1",
 		"start pi verify crc32",
 		"fault 0 0 corrupt",
+		"start respond 0 0 8 100 8 1", /* no signature offload */
+		"start respond 0 0 8",
 		"stop 3",
 		"stop everything",
 		"set verify maybe",
