@@ -76,6 +76,10 @@ struct shell_workload {
 	uint32_t rate_kops; /**< at most this many kops/s (0: no limit) */
 	std::atomic<bool> stop{false};
 	std::atomic<bool> running{false};
+	/** Set by the lcore once set up: 1 running, or a negative errno (it returned). */
+	std::atomic<int> ready{0};
+	/** Stopped with ops still in flight on its vchan: no workload there until setup. */
+	bool stale;
 	int exit_code; /**< what the lcore function returned (after stop) */
 	uint64_t start_tsc;
 	struct shell_counters c;
@@ -103,6 +107,23 @@ extern uint32_t shell_rate_kops;
 /** Start a workload; its id, or -1 (a message printed). */
 int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
 			 uint16_t segs, uint16_t batch, unsigned int lcore);
+/**
+ * The checks every workload start makes (sizes, lcore, vchan free and not stale, a free
+ * slot); 0, or -1 with the message printed. Nothing changes.
+ */
+int shell_workload_check(int16_t dev, uint16_t vchan, uint32_t size, uint16_t batch,
+			 unsigned int lcore);
+/** Slots of memory a workload of @p batch ops per burst uses (a power of two). */
+uint32_t shell_workload_slots(uint16_t batch);
+/** Tell the shell the workload's lcore is set up (0) or gave up (a negative errno). */
+void shell_workload_ready(struct shell_workload *w, int err);
+/**
+ * Ops the rate limit lets @p w enqueue now, at most @p room, when @p done were
+ * enqueued since @p t0 (TSC); @p room when it has no limit.
+ */
+uint16_t shell_rate_room(const struct shell_workload *w, uint64_t t0, uint64_t done, uint16_t room);
+/** Device @p dev was set up again: its vchans have nothing of old workloads left. */
+void shell_workload_reset(int16_t dev);
 /** Start remote writes from @p dev to a DC target on @p target; its id, or -1. */
 int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
 				unsigned int lcore);
@@ -133,6 +154,11 @@ int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint1
  */
 int shell_pi_protect(unsigned int id, const struct rte_blkint_format *fmt, uint32_t blocks,
 		     uint8_t *buf, size_t stride, uint32_t nslots);
+/** Byte @p i of the data shell_pi_protect() protects. */
+static inline uint8_t shell_pi_data_byte(uint32_t i)
+{
+	return (uint8_t)(i * 13 + 5);
+}
 /** The blkint worker of a PI workload (an lcore function). */
 int shell_pi_worker(void *arg);
 /* shell_respond.cpp */
@@ -153,7 +179,7 @@ int shell_workload_show(int id);
 void shell_workload_clear(void);
 /** Device @p dev goes away: forget the DC target made on it. */
 void shell_workload_forget(int16_t dev);
-/** Whether a workload runs on device @p dev. */
+/** Whether a workload runs on device @p dev (or writes to it as a remote target). */
 bool shell_workload_on(int16_t dev);
 /** Name of an rte_dma status code. */
 const char *shell_status_name(unsigned int st);

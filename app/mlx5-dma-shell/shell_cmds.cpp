@@ -453,6 +453,8 @@ void cb_setup(void *parsed, struct cmdline *, void *)
 		ret = rte_dma_start((int16_t)r->dev);
 	if (ret == 0 && r->dev < RTE_DIM(g_started))
 		g_started[r->dev] = true;
+	if (ret == 0)
+		shell_workload_reset((int16_t)r->dev); /* nothing of old workloads is left */
 	if (ret)
 		shell_fail("setup of device %u: %s", r->dev, strerror(-ret));
 	else
@@ -969,7 +971,7 @@ void cb_load(void *parsed, struct cmdline *cl, void *)
 	const char *path = ((struct res_arg *)parsed)->arg;
 	static int depth;
 
-	if (depth >= 8) {
+	if (depth >= 4) {
 		shell_fail("load of \"%s\": files load each other too deep", path);
 		return;
 	}

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +24,10 @@
 namespace {
 
 const char kPrompt[] = "mlx5-dma> ";
+/* Longest command line (librte_cmdline's line editor takes 512 bytes). */
+constexpr size_t kMaxLine = 510;
+/* A "line" this long without a newline: the input is no command file. */
+constexpr size_t kGiveUp = 1u << 16;
 struct cmdline *g_cl;
 unsigned int g_failures;
 
@@ -50,34 +55,68 @@ int parse(int argc, char **argv, options *o)
 }
 
 /** Run the commands of @p in (echoed after the prompt); the failures among them. */
+/*
+ * One line of @p in into @p buf (kMaxLine + 1 bytes), without its newline: 1, 0 at
+ * the end, or -1 for a line that is no command: too long, or with a NUL byte (skipped,
+ * up to kGiveUp bytes; beyond, the rest of the input is not read).
+ */
+int read_line(FILE *in, char *buf, bool *give_up)
+{
+	size_t n = 0, total = 0;
+	bool bad = false;
+	int ch;
+
+	while ((ch = getc(in)) != EOF && ch != '\n') {
+		if (++total > kGiveUp) {
+			*give_up = true;
+			return -1;
+		}
+		if (ch == '\0' || n >= kMaxLine)
+			bad = true;
+		else
+			buf[n++] = (char)ch;
+	}
+	buf[n] = '\0';
+	if (ch == EOF && total == 0)
+		return 0;
+	return bad ? -1 : 1;
+}
+
 unsigned int run_stream(struct cmdline *cl, FILE *in)
 {
-	char line[CMDLINE_PARSE_RESULT_BUFSIZE];
 	unsigned int before = g_failures;
+	char buf[kMaxLine + 1];
+	bool give_up = false;
+	int got;
 
-	while (!shell_quit_requested && fgets(line, sizeof(line), in)) {
-		size_t n = strlen(line);
-		const char *p = line + strspn(line, " \t");
-
-		if (n && line[n - 1] != '\n') {
-			shell_fail("line longer than %zu bytes", sizeof(line) - 2);
-			int ch;
-			while ((ch = fgetc(in)) != EOF && ch != '\n')
-				;
+	while (!shell_quit_requested && (got = read_line(in, buf, &give_up)) != 0) {
+		if (got < 0) {
+			shell_fail(give_up ? "no newline in %zu bytes: not a command file"
+					   : "a line longer than %zu bytes or with a NUL byte",
+				   give_up ? kGiveUp : kMaxLine);
+			if (give_up)
+				break;
 			continue;
 		}
-		if (*p == '\n' || *p == '#')
+		size_t n = strlen(buf);
+		while (n && buf[n - 1] == '\r')
+			buf[--n] = '\0';
+		const char *p = buf + strspn(buf, " \t");
+		if (*p == '\0' || *p == '#')
 			continue;
-		shell_printf("%s%s", kPrompt, p);
-		int ret = cmdline_parse(cl, p);
-		size_t len = strcspn(p, "\r\n");
+		shell_printf("%s%s\n", kPrompt, p);
+		char cmd[kMaxLine + 2];
+		snprintf(cmd, sizeof(cmd), "%s\n", p);
+		int ret = cmdline_parse(cl, cmd);
 		if (ret == CMDLINE_PARSE_NOMATCH)
-			shell_fail("unknown command \"%.*s\" (help)", (int)len, p);
+			shell_fail("unknown command \"%s\" (help)", p);
 		else if (ret == CMDLINE_PARSE_BAD_ARGS)
-			shell_fail("bad arguments in \"%.*s\" (help)", (int)len, p);
+			shell_fail("bad arguments in \"%s\" (help)", p);
 		else if (ret == CMDLINE_PARSE_AMBIGUOUS)
-			shell_fail("ambiguous command \"%.*s\"", (int)len, p);
+			shell_fail("ambiguous command \"%s\"", p);
 	}
+	if (ferror(in))
+		shell_fail("reading commands: %s", strerror(errno));
 	return g_failures - before;
 }
 
@@ -98,8 +137,9 @@ void vout(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 	char buf[4096];
 	size_t n = (size_t)snprintf(buf, sizeof(buf) - 2, "%s", prefix);
 
-	n += (size_t)vsnprintf(buf + n, sizeof(buf) - 2 - n, fmt, ap);
-	snprintf(buf + RTE_MIN(n, sizeof(buf) - 2), 2, "%s", suffix);
+	vsnprintf(buf + n, sizeof(buf) - 2 - n, fmt, ap);
+	/* after what was written, truncated or not */
+	snprintf(buf + strlen(buf), 2, "%s", suffix);
 	if (g_cl) {
 		cmdline_printf(g_cl, "%s", buf);
 	} else {

@@ -80,7 +80,7 @@ int shell_pi_protect(unsigned int id, const struct rte_blkint_format *fmt, uint3
 	struct rte_blkint_ctx *cpu = plain ? rte_blkint_create(&cc) : NULL;
 	int ret = cpu ? 0 : -ENOMEM;
 	for (uint32_t i = 0; ret == 0 && i < blocks * fmt->block_size; i++)
-		plain[i] = (uint8_t)(i * 13 + 5);
+		plain[i] = shell_pi_data_byte(i);
 	for (uint32_t s = 0; ret == 0 && s < nslots; s++) {
 		struct rte_blkint_op op = {};
 		op.type = RTE_BLKINT_OP_INSERT;
@@ -117,16 +117,15 @@ int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint1
 		shell_fail("blocks %u (1..64) or PI type \"%s\" not taken", blocks, type);
 		return -1;
 	}
-	shell_workload *w = shell_workload_prepare(SHELL_OP_PI, dev, vchan, blocks * kBlock, batch,
-						   lcore);
-	if (!w)
+	if (shell_workload_check(dev, vchan, blocks * kBlock, batch, lcore))
 		return -1;
-	snprintf(name, sizeof(name), "shell-pi-%u-%u", w->id, g_seq++);
+	/* the context first: a refusal then leaves no trace */
+	snprintf(name, sizeof(name), "shell-pi-%u", g_seq++);
 	conf.name = name;
 	conf.dev_id = dev;
 	conf.vchan = vchan;
-	conf.xcheck_rate = w->verify ? 1.0 : 1.0 / 64;
-	conf.max_inflight = rte_align32pow2(RTE_MAX(256u, 2 * w->nslots));
+	conf.xcheck_rate = shell_verify ? 1.0 : 1.0 / 64;
+	conf.max_inflight = rte_align32pow2(RTE_MAX(256u, 2 * shell_workload_slots(batch)));
 	struct rte_blkint_ctx *ctx = rte_blkint_create(&conf);
 	if (!ctx) {
 		shell_fail("blkint context on device %d: %s", dev, rte_strerror(rte_errno));
@@ -137,17 +136,20 @@ int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint1
 		shell_fail("device %d takes no %s ops (signature caps)", dev, type);
 		return -1;
 	}
+	shell_workload *w = shell_workload_prepare(SHELL_OP_PI, dev, vchan, blocks * kBlock, batch,
+						   lcore);
+	if (!w) {
+		rte_blkint_free(ctx);
+		return -1;
+	}
 	w->pi_ctx = ctx;
 	w->pi_op = strcmp(op, "verify") == 0 ? RTE_BLKINT_OP_VERIFY : RTE_BLKINT_OP_INSERT;
 	w->pi_type = fmt.type;
 	w->status_names = kPiStatus;
 	snprintf(w->label, sizeof(w->label), "%s %s (%u blocks)", type, op, blocks);
 	int id = shell_workload_launch(w, shell_pi_worker);
-	if (id < 0) {
-		rte_blkint_free(ctx);
-		w->pi_ctx = NULL;
-		w->used = false;
-	}
+	if (id < 0)
+		shell_pi_release(w);
 	return id;
 }
 
@@ -167,9 +169,16 @@ int shell_pi_worker(void *arg)
 			      : (uint8_t *)rte_zmalloc(NULL, (size_t)w->nslots * prot, 64);
 	auto *plain = (uint8_t *)rte_malloc(NULL, w->size, 64);
 	int ret = src && plain && (verify_op || dst) ? 0 : -ENOMEM;
+	auto give_up = [&](int err) {
+		rte_free(src);
+		rte_free(dst);
+		rte_free(plain);
+		shell_workload_ready(w, err);
+		return err;
+	};
 
 	for (uint32_t i = 0; ret == 0 && i < w->size; i++)
-		plain[i] = (uint8_t)(i * 13 + 5);
+		plain[i] = shell_pi_data_byte(i);
 	if (ret == 0 && verify_op) {
 		/* every slot's source: the data with its PI, ref tags from slot * blocks */
 		ret = shell_pi_protect(w->id, &fmt, blocks, src, src_sz, mask + 1);
@@ -177,6 +186,9 @@ int shell_pi_worker(void *arg)
 		for (uint32_t s = 0; s <= mask; s++)
 			memcpy(src + (size_t)s * src_sz, plain, w->size);
 	}
+	if (ret)
+		return give_up(ret);
+	shell_workload_ready(w, 0);
 	uint64_t seq = 0, inflight = 0;
 	struct rte_blkint_op ops[256];
 	struct rte_blkint_result res[64];
@@ -197,13 +209,8 @@ int shell_pi_worker(void *arg)
 		w->c.corrupt.fetch_add(wrong, std::memory_order_relaxed);
 	};
 	uint64_t t0 = rte_get_timer_cycles();
-	while (ret == 0 && !w->stop.load(std::memory_order_relaxed)) {
-		uint16_t n = 0, room = w->batch;
-		if (w->rate_kops) {
-			uint64_t allowed = (rte_get_timer_cycles() - t0) * w->rate_kops /
-					   (rte_get_timer_hz() / 1000);
-			room = allowed > seq ? (uint16_t)RTE_MIN((uint64_t)room, allowed - seq) : 0;
-		}
+	while (!w->stop.load(std::memory_order_relaxed)) {
+		uint16_t n = 0, room = shell_rate_room(w, t0, seq, w->batch);
 		while (n < room && inflight + n < mask) {
 			uint32_t s = (uint32_t)((seq + n) & mask);
 			struct rte_blkint_op &op = ops[n];
@@ -245,14 +252,14 @@ int shell_pi_worker(void *arg)
 
 void shell_pi_release(struct shell_workload *w)
 {
-	struct rte_blkint_stats st;
-
-	if (!w->pi_ctx)
+	/* stale: ops in flight, and freeing would wait for them however long */
+	if (!w->pi_ctx || w->stale)
 		return;
-	if (rte_blkint_stats_get(w->pi_ctx, &st) == 0) {
-		w->c.xcheck_run = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_run;
-		w->c.xcheck_failed = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_failed;
-	}
+	struct rte_blkint_stats st = {};
+	rte_blkint_stats_get(w->pi_ctx, &st);
+	const struct rte_blkint_engine_stats &dev = st.engine[RTE_BLKINT_ENGINE_DEV];
+	w->c.xcheck_run = dev.xcheck_run;
+	w->c.xcheck_failed = dev.xcheck_failed;
 	rte_blkint_free(w->pi_ctx); /* waits for what the device still owes */
 	w->pi_ctx = NULL;
 }

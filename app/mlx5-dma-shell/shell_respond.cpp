@@ -40,6 +40,15 @@ struct pair_op {
 	bool write_failed; /**< response: how its write ended */
 };
 
+/** The data of @p blocks blocks as shell_pi_protect() wrote it (before the PI). */
+bool stripped_ok(const uint8_t *d, uint32_t blocks)
+{
+	for (uint32_t i = 0; i < blocks * kBlock; i++)
+		if (d[i] != shell_pi_data_byte(i))
+			return false;
+	return true;
+}
+
 } // namespace
 
 int shell_respond_worker(void *arg)
@@ -68,6 +77,16 @@ int shell_respond_worker(void *arg)
 		memset(err_msg, 'E', kResp);
 		ret = shell_pi_protect(w->id, &fmt, blocks, src, prot, w->nslots);
 	}
+	if (ret) {
+		rte_free(src);
+		rte_free(dst);
+		rte_free(resp);
+		rte_free(pairs);
+		shell_workload_ready(w, ret);
+		return ret;
+	}
+	shell_workload_ready(w, 0);
+	uint64_t t0 = rte_get_timer_cycles();
 	uint64_t seq = 0, inflight = 0;
 	auto reap = [&]() {
 		enum rte_dma_status_code st[256];
@@ -92,6 +111,9 @@ int shell_respond_worker(void *arg)
 			bool right = p.write_failed == p.bad &&
 				     st[i] == RTE_DMA_STATUS_SUCCESSFUL &&
 				     memcmp(resp_dst + (size_t)slot * kResp, want, kResp) == 0;
+			/* a good write's data, its PI stripped, as shell_pi_protect() made it */
+			if (right && !p.bad && w->verify)
+				right = stripped_ok(dst + (size_t)slot * w->size, blocks);
 			wrong += !right;
 			ok += right && !p.bad;
 			if (p.bad) /* repair the slot's block for its next use */
@@ -104,9 +126,9 @@ int shell_respond_worker(void *arg)
 		w->c.failed.fetch_add(bad, std::memory_order_relaxed);
 		w->c.corrupt.fetch_add(wrong, std::memory_order_relaxed);
 	};
-	while (ret == 0 && !w->stop.load(std::memory_order_relaxed)) {
-		uint16_t n = 0;
-		while (n < w->batch && inflight < pmask) {
+	while (!w->stop.load(std::memory_order_relaxed)) {
+		uint16_t n = 0, room = shell_rate_room(w, t0, seq, w->batch);
+		while (n < room && inflight < pmask) {
 			uint32_t slot = (uint32_t)(seq & pmask);
 			bool bad = bad_write(seq, w->bad_permille);
 			struct rte_dma_sge s = {rte_malloc_virt2iova(src) + (size_t)slot * prot,
@@ -185,7 +207,7 @@ int shell_workload_start_respond(int16_t dev, uint16_t vchan, uint32_t blocks,
 	if (!w)
 		return -1;
 	w->bad_permille = bad_permille;
-	snprintf(w->label, sizeof(w->label), "verify+respond (%u blocks, %u%% bad)", blocks,
-		 bad_permille / 10);
+	snprintf(w->label, sizeof(w->label), "verify+respond (%u blocks, %u per mille bad)", blocks,
+		 bad_permille);
 	return shell_workload_launch(w, shell_respond_worker);
 }

@@ -54,7 +54,8 @@ struct run_state {
  */
 uint64_t pattern_of(const run_state &r, uint64_t seq)
 {
-	return (seq / RTE_MAX(4u, r.nslots / 8)) * 0x9e3779b97f4a7c15ull | 1;
+	/* a window of nslots - 1 ops spans at most (nslots - 2) / g + 2 <= 8 groups */
+	return (seq / RTE_MAX(4u, r.nslots / 6 + 1)) * 0x9e3779b97f4a7c15ull | 1;
 }
 
 /*
@@ -109,15 +110,7 @@ void enqueue_burst(run_state &r)
 	shell_workload *w = r.w;
 	uint16_t n = 0;
 
-	uint16_t room = w->batch;
-	if (w->rate_kops) {
-		/* what the rate allows by now, in whole ops */
-		uint64_t allowed = (rte_get_timer_cycles() - r.t0) * w->rate_kops /
-				   (rte_get_timer_hz() / 1000);
-		if (allowed <= r.seq)
-			return;
-		room = (uint16_t)RTE_MIN((uint64_t)room, allowed - r.seq);
-	}
+	uint16_t room = shell_rate_room(w, r.t0, r.seq, w->batch);
 	while (n < room && r.inflight < r.nslots - 1) {
 		/* free: fewer than nslots ops are in flight, completing in order */
 		uint32_t slot = (uint32_t)(r.seq & (r.nslots - 1));
@@ -230,10 +223,12 @@ int worker(void *arg)
 	r.op_slot = (uint32_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint32_t), 0);
 	if (!r.src || !r.dst || !r.op_seq || !r.op_slot) {
 		free_state(r);
+		shell_workload_ready(w, -ENOMEM);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < (size_t)r.nslots * w->size; i++)
 		r.src[i] = (uint8_t)(i * 7 + 3);
+	shell_workload_ready(w, 0);
 	while (!w->stop.load(std::memory_order_relaxed)) {
 		enqueue_burst(r);
 		reap(r);
@@ -321,7 +316,7 @@ const char *shell_status_name(unsigned int st)
 bool shell_workload_on(int16_t dev)
 {
 	for (const shell_workload &w : g_wl)
-		if (w.used && w.running && w.dev == dev)
+		if (w.used && w.running && (w.dev == dev || w.target_dev == dev))
 			return true;
 	return false;
 }
@@ -333,36 +328,66 @@ constexpr uint16_t kNoVchan = UINT16_MAX;
 
 } // namespace
 
-shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
-				       uint16_t batch, unsigned int lcore)
-{
-	shell_workload *w = NULL;
+namespace {
 
+/** The slot a new workload takes: a never used one first (stopped ones keep their stats). */
+shell_workload *free_slot(void)
+{
+	for (shell_workload &x : g_wl)
+		if (!x.used)
+			return &x;
+	for (shell_workload &x : g_wl)
+		if (!x.running && !x.stale)
+			return &x;
+	return NULL;
+}
+
+} // namespace
+
+uint32_t shell_workload_slots(uint16_t batch)
+{
+	return rte_align32pow2(RTE_MAX(2u * batch, 4u));
+}
+
+int shell_workload_check(int16_t dev, uint16_t vchan, uint32_t size, uint16_t batch,
+			 unsigned int lcore)
+{
 	if (size == 0 || size > (1u << 20) || batch == 0 || batch > 256) {
 		shell_fail("size %u (1..1048576) or burst %u (1..256) out of range", size, batch);
-		return NULL;
+		return -1;
 	}
 	if (!lcore_free(lcore)) {
 		shell_fail("lcore %u is not a free worker lcore", lcore);
-		return NULL;
+		return -1;
 	}
-	for (shell_workload &x : g_wl)
-		if (vchan != kNoVchan && x.used && x.running && x.dev == dev && x.vchan == vchan) {
+	for (shell_workload &x : g_wl) {
+		if (vchan == kNoVchan || !x.used || x.dev != dev || x.vchan != vchan)
+			continue;
+		if (x.running) {
 			shell_fail("workload %u runs on device %d vchan %u: one lcore per vchan",
 				   x.id, dev, vchan);
-			return NULL;
+			return -1;
 		}
-	/* a never used slot first: a stopped workload's stats stay readable */
-	for (shell_workload &x : g_wl)
-		if (!w && !x.used)
-			w = &x;
-	for (shell_workload &x : g_wl)
-		if (!w && !x.running)
-			w = &x;
-	if (!w) {
-		shell_fail("%d workloads run already", SHELL_MAX_WORKLOADS);
-		return NULL;
+		if (x.stale) {
+			shell_fail("device %d vchan %u still has ops of stopped workload %u in "
+				   "flight: set the device up again",
+				   dev, vchan, x.id);
+			return -1;
+		}
 	}
+	if (!free_slot()) {
+		shell_fail("%d workloads run already", SHELL_MAX_WORKLOADS);
+		return -1;
+	}
+	return 0;
+}
+
+shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t size,
+				       uint16_t batch, unsigned int lcore)
+{
+	if (shell_workload_check(dev, vchan, size, batch, lcore))
+		return NULL;
+	shell_workload *w = free_slot();
 	w->id = (unsigned int)(w - g_wl);
 	w->op = op;
 	w->dev = dev;
@@ -370,7 +395,7 @@ shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t v
 	w->size = size;
 	w->batch = batch;
 	w->segs = 1;
-	w->nslots = rte_align32pow2(RTE_MAX(2u * batch, 4u));
+	w->nslots = shell_workload_slots(batch);
 	w->ch = NULL;
 	w->remote_mem = NULL;
 	w->target_dev = -1;
@@ -381,6 +406,8 @@ shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t v
 	w->verify = shell_verify;
 	w->rate_kops = shell_rate_kops;
 	w->stop = false;
+	w->ready = 0;
+	w->stale = false;
 	w->exit_code = 0;
 	w->shown_tsc = 0;
 	w->shown_completed = w->shown_bytes = 0;
@@ -401,7 +428,45 @@ int shell_workload_launch(shell_workload *w, int (*fn)(void *))
 		return -1;
 	}
 	w->running = true;
-	return (int)w->id;
+	/* its memory and state are the lcore's to set up: wait for the verdict */
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * 10;
+	while (w->ready.load() == 0 && rte_get_timer_cycles() < deadline)
+		rte_delay_us_sleep(1000);
+	if (w->ready.load() > 0)
+		return (int)w->id;
+	w->stop = true;
+	int ret = rte_eal_wait_lcore(w->lcore);
+	w->running = false;
+	w->used = false; /* nothing ran: no stats to keep */
+	shell_fail("workload %u could not start: %s", w->id,
+		   strerror(ret < 0 ? -ret
+			    : ret   ? ret
+				    : ETIMEDOUT));
+	return -1;
+}
+
+void shell_workload_ready(shell_workload *w, int err)
+{
+	w->ready = err < 0 ? err : 1;
+}
+
+uint16_t shell_rate_room(const shell_workload *w, uint64_t t0, uint64_t done, uint16_t room)
+{
+	if (!w->rate_kops)
+		return room;
+	/* ops the rate allows since t0, in double: no overflow however long it runs */
+	double allowed = (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz() *
+			 w->rate_kops * 1000.0;
+	if (allowed <= (double)done)
+		return 0;
+	return (uint16_t)RTE_MIN((double)room, allowed - (double)done);
+}
+
+void shell_workload_reset(int16_t dev)
+{
+	for (shell_workload &w : g_wl)
+		if (w.used && w.dev == dev)
+			w.stale = false;
 }
 
 namespace {
@@ -456,10 +521,9 @@ int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint
 		shell_fail("devices %d and %d: two different dma_mlx5 devices wanted", dev, target);
 		return -1;
 	}
-	shell_workload *w = shell_workload_prepare(SHELL_OP_REMOTE, dev, kNoVchan, size, batch,
-						   lcore);
-	if (!w)
+	if (shell_workload_check(dev, kNoVchan, size, batch, lcore))
 		return -1;
+	/* everything the workload needs first: a refusal then leaves no trace */
 	if (!g_has_target[target]) {
 		int ret = rte_pmd_dma_mlx5_remote_target_create(target, kDcKey, &g_target[target]);
 		if (ret) {
@@ -468,34 +532,38 @@ int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint
 		}
 		g_has_target[target] = true;
 	}
-	size_t len = (size_t)w->nslots * size;
-	w->remote_mem = (uint8_t *)rte_zmalloc(NULL, len, 64);
+	uint32_t nslots = shell_workload_slots(batch);
+	size_t len = (size_t)nslots * size;
+	auto *mem = (uint8_t *)rte_zmalloc(NULL, len, 64);
+	struct rte_pmd_dma_mlx5_remote *ch = NULL;
 	peer.target = g_target[target];
-	int ret = w->remote_mem ? rte_pmd_dma_mlx5_remote_rkey(target, w->remote_mem, (uint32_t)len,
-							       &peer.rkey)
-				: -ENOMEM;
+	int ret = mem ? rte_pmd_dma_mlx5_remote_rkey(target, mem, (uint32_t)len, &peer.rkey)
+		      : -ENOMEM;
 	if (ret == 0) {
-		w->ch = rte_pmd_dma_mlx5_remote_create(dev, (uint16_t)RTE_MAX(32u, 2 * w->nslots));
-		ret = w->ch ? rte_pmd_dma_mlx5_remote_peer_add(w->ch, &peer) : -rte_errno;
+		ch = rte_pmd_dma_mlx5_remote_create(dev, (uint16_t)RTE_MAX(32u, 2 * nslots));
+		ret = ch ? rte_pmd_dma_mlx5_remote_peer_add(ch, &peer) : -rte_errno;
 	}
-	if (ret < 0) {
-		shell_fail("remote channel from device %d to device %d: %s (both on one fabric: "
-			   "sim_fabric=1)",
-			   dev, target, strerror(-ret));
-		rte_pmd_dma_mlx5_remote_free(w->ch);
-		rte_free(w->remote_mem);
-		w->ch = NULL;
-		w->remote_mem = NULL;
+	shell_workload *w = ret < 0 ? NULL
+				    : shell_workload_prepare(SHELL_OP_REMOTE, dev, kNoVchan, size,
+							     batch, lcore);
+	if (!w) {
+		if (ret < 0)
+			shell_fail("remote channel from device %d to device %d: %s (both on one "
+				   "fabric: sim_fabric=1)",
+				   dev, target, strerror(-ret));
+		rte_pmd_dma_mlx5_remote_free(ch);
+		rte_free(mem);
 		return -1;
 	}
+	w->ch = ch;
+	w->remote_mem = mem;
 	w->target_dev = target;
 	int id = shell_workload_launch(w, worker);
-	if (id < 0) {
+	if (id < 0 && !w->stale) {
 		rte_pmd_dma_mlx5_remote_free(w->ch);
 		rte_free(w->remote_mem);
 		w->ch = NULL;
 		w->remote_mem = NULL;
-		w->used = false;
 	}
 	return id;
 }
@@ -504,6 +572,7 @@ void shell_workload_forget(int16_t dev)
 {
 	if (dev >= 0 && dev < RTE_DMADEV_DEFAULT_MAX)
 		g_has_target[dev] = false;
+	shell_workload_reset(dev);
 }
 
 int shell_workload_stop(int id)
@@ -516,6 +585,7 @@ int shell_workload_stop(int id)
 		w.stop = true;
 		w.exit_code = rte_eal_wait_lcore(w.lcore);
 		w.running = false;
+		w.stale = w.exit_code == -ETIMEDOUT;
 		if (w.op == SHELL_OP_REMOTE) {
 			/* waits for what the device still owes; the memory only if it paid */
 			rte_pmd_dma_mlx5_remote_free(w.ch);

@@ -143,6 +143,21 @@ struct Pty {
 
 const char kPrompt[] = "mlx5-dma> ";
 
+/** What @p out says from @p what on, up to the next prompt ("" when absent). */
+std::string block(const std::string &out, const std::string &what)
+{
+	size_t at = out.find(what);
+	if (at == std::string::npos)
+		return "";
+	size_t end = out.find(kPrompt, at);
+	return out.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+bool has(const std::string &s, const char *what)
+{
+	return s.find(what) != std::string::npos;
+}
+
 /* Prompt, help, tab completion (a word and its choices), history, unknown commands. */
 void test_interactive_basics(void)
 {
@@ -332,25 +347,42 @@ void test_batch_good(void)
 	CU_ASSERT(out.find("workload 0 stopped") != std::string::npos);
 	CU_ASSERT(out.find("stats cleared") != std::string::npos);
 	CU_ASSERT(out.find("at most 50 kops/s") != std::string::npos);
-	size_t sg = out.find("workload 1: SG copy (5 pieces) of 3000 B");
-	CU_ASSERT(sg != std::string::npos);
-	CU_ASSERT(out.find("failed 0, corrupt 0", sg) != std::string::npos);
-	size_t pi = out.find("stopped, verified", out.find("crc32c insert (8 blocks)"));
-	CU_ASSERT(pi != std::string::npos);
-	CU_ASSERT(out.find("failed 1 (XCHECK 1), corrupt 1", pi) != std::string::npos);
-	CU_ASSERT(out.find("cross-checks:", pi) != std::string::npos);
-	CU_ASSERT(out.find(" run, 1 failed", pi) != std::string::npos);
-	size_t pv = out.find("stopped, verified", out.find("t10dif verify (4 blocks)"));
-	CU_ASSERT(pv != std::string::npos);
-	CU_ASSERT(out.find("failed 0, corrupt 0", pv) != std::string::npos);
-	size_t vr = out.find("stopped, verified", out.find("verify+respond (4 blocks, 10% bad)"));
-	CU_ASSERT(vr != std::string::npos);
-	CU_ASSERT(out.find("(DATA_POISION ", vr) != std::string::npos);
-	CU_ASSERT(out.find("), corrupt 0,", vr) != std::string::npos);
-	size_t rw = out.find("stopped, verified", out.find("remote write to device 4 of 4096 B"));
-	CU_ASSERT(rw != std::string::npos);
-	CU_ASSERT(out.find("DEV_LINK_ERROR", rw) != std::string::npos);
-	CU_ASSERT(out.find("), corrupt 0,", rw) != std::string::npos);
+	/* each workload's final stats: the block its "stopped" line starts */
+	std::string sg = block(out, "workload 1: SG copy (5 pieces) of 3000 B in bursts of 8, "
+				    "device 1 vchan 0, lcore 2, stopped");
+	CU_ASSERT(has(sg, "failed 0, corrupt 0"));
+	std::string fill = block(out, "fill of 256 B in bursts of 4, device 0 vchan 0, lcore 1, "
+				      "stopped, at most 50 kops/s");
+	CU_ASSERT(has(fill, "failed 0, corrupt 0"));
+	std::string pi = block(out, "crc32c insert (8 blocks) of 4096 B in bursts of 8, device 2 "
+				    "vchan 0, lcore 1, stopped");
+	CU_ASSERT(has(pi, "failed 1 (XCHECK 1), corrupt 1"));
+	CU_ASSERT(has(pi, " run, 1 failed"));
+	std::string pv = block(out, "t10dif verify (4 blocks) of 2048 B in bursts of 8, device 2 "
+				    "vchan 1, lcore 2, stopped");
+	CU_ASSERT(has(pv, "failed 0, corrupt 0"));
+	CU_ASSERT(has(pv, " run, 0 failed"));
+	std::string vr = block(out, "verify+respond (4 blocks, 100 per mille bad) of 2048 B in "
+				    "bursts of 8, device 2 vchan 0, lcore 1, stopped");
+	CU_ASSERT(has(vr, "(DATA_POISION "));
+	CU_ASSERT(has(vr, "), corrupt 0,"));
+	std::string rw = block(out, "remote write to device 4 of 4096 B in bursts of 16, device 3 "
+				    "remote channel, lcore 1, stopped");
+	CU_ASSERT(has(rw, "DEV_LINK_ERROR"));
+	CU_ASSERT(has(rw, "), corrupt 0,"));
+	/*
+	 * the rate limit held: at most 50 kops/s submitted; a show's window may also
+	 * complete a backlog of the one before, so each shows under 0.1 Mops
+	 */
+	size_t at = 0;
+	while ((at = out.find("at most 50 kops/s\n  completed", at)) != std::string::npos) {
+		size_t m = out.find(" submitted, ", at);
+		double mops = m == std::string::npos ? 1 : atof(out.c_str() + m + 12);
+		CU_ASSERT(mops < 0.1);
+		if (mops >= 0.1)
+			printf("\n    rate-limited show: %.60s ", out.c_str() + at);
+		at++;
+	}
 	CU_ASSERT(out.find("dma_mlx5_r1 detached") != std::string::npos);
 	CU_ASSERT(out.find("--- 200 ms") != std::string::npos);
 	CU_ASSERT(out.find("dmadev 1: dma_mlx5_b") != std::string::npos);
@@ -419,6 +451,8 @@ void test_batch_bad_input(void)
 		"link nosuchsim up",
 		"link sim70 sideways",
 		"load /nonexistent/script",
+		"load /tmp",      /* a directory */
+		"load /dev/zero", /* no newline, NUL bytes */
 		"sleep 700000",
 		"sleep -1",
 	};
