@@ -11,6 +11,7 @@
 #include <atomic>
 
 #include <cmdline.h>
+#include <rte_cycles.h>
 #include <rte_pmd_dma_mlx5.h>
 
 struct rte_blkint_format;
@@ -43,9 +44,12 @@ struct shell_counters {
 	std::atomic<uint64_t> corrupt{0}; /**< verified ops whose bytes were wrong */
 	std::atomic<uint64_t> busy{0};    /**< enqueues refused with -ENOSPC */
 	std::atomic<uint64_t> status[SHELL_STATUS_KINDS];
-	/* PI workloads: the library's cross-checks, kept when the context goes */
+	/* PI workloads: the library's cross-checks, kept when the context goes, and
+	 * their values at the last "clear stats" */
 	uint64_t xcheck_run = 0;
 	uint64_t xcheck_failed = 0;
+	uint64_t xcheck_run_base = 0;
+	uint64_t xcheck_failed_base = 0;
 };
 
 /** One workload: ops of one kind on one vchan, run by one worker lcore. */
@@ -171,6 +175,22 @@ int shell_respond_worker(void *arg);
 void shell_pi_release(struct shell_workload *w);
 /** The cross-check counters of a PI workload (a line of "show stats"). */
 void shell_pi_show(struct shell_workload *w);
+/** "clear stats" of a PI workload: its cross-checks count from now on. */
+void shell_pi_clear(struct shell_workload *w);
+
+/**
+ * After a workload's lcore stopped enqueueing: call @p reap until @p inflight (which
+ * it lowers) is 0, 2 s at most. @return whether everything came back.
+ */
+template <typename Count, typename Reap>
+bool shell_drain(const Count &inflight, Reap reap)
+{
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * 2;
+
+	while (inflight && rte_get_timer_cycles() < deadline)
+		reap();
+	return !inflight;
+}
 /** Stop workload @p id (all with -1); 0, or -1 when there is none such. */
 int shell_workload_stop(int id);
 /** Print the stats of workload @p id (all with -1); 0, or -1 when there is none such. */

@@ -21,7 +21,6 @@
 namespace {
 
 constexpr uint32_t kBlock = 512;
-constexpr uint64_t kDrainMs = 2000;
 /* status[k] of a PI workload: enum rte_blkint_status */
 const char *const kPiStatus[SHELL_STATUS_KINDS] = {
 	"OK",      "PI",      "XCHECK",  "ENGINE",  "(other)", "(other)", "(other)", "(other)",
@@ -239,10 +238,7 @@ int shell_pi_worker(void *arg)
 		}
 		reap();
 	}
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * kDrainMs / 1000;
-	while (inflight && rte_get_timer_cycles() < deadline)
-		reap();
-	if (inflight)
+	if (!shell_drain(inflight, reap))
 		return -ETIMEDOUT; /* the buffers stay: the device may still write there */
 	rte_free(src);
 	rte_free(dst);
@@ -264,15 +260,34 @@ void shell_pi_release(struct shell_workload *w)
 	w->pi_ctx = NULL;
 }
 
+namespace {
+
+/** The cross-checks of @p w so far: from its context, or as saved when it went. */
+void xchecks(const struct shell_workload *w, uint64_t *run, uint64_t *failed)
+{
+	struct rte_blkint_stats st = {};
+
+	*run = w->c.xcheck_run;
+	*failed = w->c.xcheck_failed;
+	if (w->pi_ctx && rte_blkint_stats_get(w->pi_ctx, &st) == 0) {
+		*run = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_run;
+		*failed = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_failed;
+	}
+}
+
+} // namespace
+
 void shell_pi_show(struct shell_workload *w)
 {
-	struct rte_blkint_stats st;
-	uint64_t run = w->c.xcheck_run, failed = w->c.xcheck_failed;
+	uint64_t run, failed;
 
-	if (w->pi_ctx && rte_blkint_stats_get(w->pi_ctx, &st) == 0) {
-		run = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_run;
-		failed = st.engine[RTE_BLKINT_ENGINE_DEV].xcheck_failed;
-	}
+	xchecks(w, &run, &failed);
 	shell_printf("  %s, ISA-L cross-checks: %" PRIu64 " run, %" PRIu64 " failed\n",
-		     w->pi_op == RTE_BLKINT_OP_VERIFY ? "verify" : "insert", run, failed);
+		     w->pi_op == RTE_BLKINT_OP_VERIFY ? "verify" : "insert",
+		     run - w->c.xcheck_run_base, failed - w->c.xcheck_failed_base);
+}
+
+void shell_pi_clear(struct shell_workload *w)
+{
+	xchecks(w, &w->c.xcheck_run_base, &w->c.xcheck_failed_base);
 }

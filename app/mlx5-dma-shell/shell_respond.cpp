@@ -24,7 +24,6 @@ constexpr uint32_t kBlock = 512;
 constexpr uint32_t kPi = 8;
 constexpr uint32_t kResp = 64;
 constexpr uint16_t kAppTag = 0x5e11;
-constexpr uint64_t kDrainMs = 2000;
 
 /** Whether write @p seq carries a bad block (@p permille of them, spread evenly). */
 bool bad_write(uint64_t seq, uint32_t permille)
@@ -171,10 +170,7 @@ int shell_respond_worker(void *arg)
 		}
 		reap();
 	}
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * kDrainMs / 1000;
-	while (inflight && rte_get_timer_cycles() < deadline)
-		reap();
-	if (inflight)
+	if (!shell_drain(inflight, reap))
 		return -ETIMEDOUT; /* the buffers stay: the device may still write there */
 	rte_free(src);
 	rte_free(dst);

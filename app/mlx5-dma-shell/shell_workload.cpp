@@ -24,7 +24,6 @@ uint32_t shell_rate_kops;
 namespace {
 
 shell_workload g_wl[SHELL_MAX_WORKLOADS];
-constexpr uint64_t kDrainMs = 2000;
 
 const char *const kStatusNames[SHELL_STATUS_KINDS] = {
 	"SUCCESSFUL",       "USER_ABORT",      "NOT_ATTEMPTED",  "INVALID_SRC_ADDR",
@@ -234,9 +233,7 @@ int worker(void *arg)
 		reap(r);
 	}
 	/* what is in flight still completes into this memory: wait for it */
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * kDrainMs / 1000;
-	while (r.inflight && rte_get_timer_cycles() < deadline)
-		reap(r);
+	shell_drain(r.inflight, [&r]() { reap(r); });
 	int ret = r.inflight ? -ETIMEDOUT : 0;
 	if (!r.inflight)
 		free_state(r); /* else kept on purpose: the device may still write there */
@@ -414,6 +411,7 @@ shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t v
 	w->c.submitted = w->c.completed = w->c.bytes = w->c.failed = 0;
 	w->c.corrupt = w->c.busy = 0;
 	w->c.xcheck_run = w->c.xcheck_failed = 0;
+	w->c.xcheck_run_base = w->c.xcheck_failed_base = 0;
 	for (auto &st : w->c.status)
 		st = 0;
 	return w;
@@ -625,6 +623,8 @@ void shell_workload_clear(void)
 		w.c.corrupt = w.c.busy = 0;
 		for (auto &s : w.c.status)
 			s = 0;
+		if (w.used && w.op == SHELL_OP_PI)
+			shell_pi_clear(&w);
 		w.shown_tsc = rte_get_timer_cycles();
 		w.shown_completed = w.shown_bytes = 0;
 	}
