@@ -248,6 +248,8 @@ void mlx5_dma_fill_pool_reset(struct mlx5_dma_vchan *vc);
 void mlx5_dma_fill_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
 /** Whether the device creates indirect mkeys (one created and destroyed). */
 bool mlx5_dma_probe_mkey(struct mlx5_dma_dev *p);
+/** An indirect mkey of @p max_entries on the device's PD, or NULL (errno set). */
+struct mlx5dv_mkey *mlx5_dma_indirect_mkey(struct mlx5_dma_dev *p, uint16_t max_entries);
 
 /* mlx5_dma_sg.cpp: rte_dma_copy_sg */
 /** Most segments per side of a copy_sg: a chain of MMO WQEs must fit any SQ. */

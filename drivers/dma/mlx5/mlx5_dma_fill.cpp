@@ -23,7 +23,6 @@
 namespace {
 
 constexpr unsigned kSlots = 8;
-constexpr uint32_t kPatBytes = 64; /* 8 patterns: one repeat-block entry */
 
 struct fill_slot {
 	struct mlx5dv_mkey *mkey;
@@ -38,9 +37,9 @@ struct fill_slot {
 } // namespace
 
 struct mlx5_dma_fill_pool {
-	uint8_t *buf; /* kSlots x kPatBytes */
+	uint8_t *buf; /* kSlots x MLX5_DMA_FILL_PAT_BYTES */
 	struct ibv_mr *mr;
-	uint32_t repeat; /* repetitions of kPatBytes: the longest fill */
+	uint32_t repeat; /* repetitions of MLX5_DMA_FILL_PAT_BYTES: the longest fill */
 	fill_slot slot[kSlots];
 };
 
@@ -65,11 +64,9 @@ fill_slot *find_slot(struct mlx5_dma_vchan *vc, uint64_t pattern)
 			spare = &s;
 	}
 	if (spare) {
-		uint8_t *b = pool->buf + (spare - pool->slot) * kPatBytes;
+		uint8_t *b = pool->buf + (spare - pool->slot) * MLX5_DMA_FILL_PAT_BYTES;
 
-		/* byte j of a fill is byte j % 8 of the u64 as it lies in memory */
-		for (uint32_t k = 0; k < kPatBytes; k += sizeof(pattern))
-			memcpy(b + k, &pattern, sizeof(pattern));
+		mlx5_dma_fill_pattern_write(b, pattern);
 		spare->pattern = pattern;
 		spare->used = true;
 	}
@@ -112,8 +109,8 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 	vc->credits = 0; /* re-checked at the next enqueue */
 	start = vc->pi;
 	if (need_umr) {
-		struct mlx5_dma_xlat x = {(uintptr_t)(pool->buf + (s - pool->slot) * kPatBytes),
-					  kPatBytes, pool->mr->lkey, 0};
+		struct mlx5_dma_xlat x = mlx5_dma_fill_xlat(
+			pool->buf + (s - pool->slot) * MLX5_DMA_FILL_PAT_BYTES, pool->mr->lkey);
 
 		mlx5_dma_umr_post(vc, start, s->mkey, &x, 1, pool->repeat, start, nbb, flags);
 		s->umr_idx = vc->ring_idx;
@@ -142,7 +139,9 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 	return idx;
 }
 
-struct mlx5dv_mkey *create_mkey(struct mlx5_dma_dev *p, uint16_t max_entries)
+} // namespace
+
+struct mlx5dv_mkey *mlx5_dma_indirect_mkey(struct mlx5_dma_dev *p, uint16_t max_entries)
 {
 	struct mlx5dv_mkey_init_attr attr = {};
 
@@ -152,11 +151,9 @@ struct mlx5dv_mkey *create_mkey(struct mlx5_dma_dev *p, uint16_t max_entries)
 	return p->glue->dv_create_mkey(&attr);
 }
 
-} // namespace
-
 bool mlx5_dma_probe_mkey(struct mlx5_dma_dev *p)
 {
-	struct mlx5dv_mkey *mk = create_mkey(p, 1);
+	struct mlx5dv_mkey *mk = mlx5_dma_indirect_mkey(p, 1);
 
 	if (!mk) {
 		MLX5_DMA_LOG(INFO, "%s: no indirect mkeys (%s): no fill, copy_sg by WQE chains",
@@ -175,15 +172,16 @@ int mlx5_dma_fill_pool_create(struct mlx5_dma_vchan *vc)
 	if (!pool)
 		return -ENOMEM;
 	vc->fill = pool;
-	pool->repeat = RTE_MAX(1u, (vc->max_len + kPatBytes - 1) / kPatBytes);
-	pool->buf = (uint8_t *)rte_zmalloc(NULL, kSlots * kPatBytes, 64);
+	pool->repeat = mlx5_dma_fill_repeat(vc->max_len);
+	pool->buf = (uint8_t *)rte_zmalloc(NULL, kSlots * MLX5_DMA_FILL_PAT_BYTES, 64);
 	if (!pool->buf)
 		return -ENOMEM;
-	pool->mr = p->glue->reg_mr(p->pd, pool->buf, kSlots * kPatBytes, IBV_ACCESS_LOCAL_WRITE);
+	pool->mr = p->glue->reg_mr(p->pd, pool->buf, kSlots * MLX5_DMA_FILL_PAT_BYTES,
+				   IBV_ACCESS_LOCAL_WRITE);
 	if (!pool->mr)
 		return errno ? -errno : -ENOMEM;
 	for (fill_slot &s : pool->slot) {
-		s.mkey = create_mkey(p, 1);
+		s.mkey = mlx5_dma_indirect_mkey(p, 1);
 		if (!s.mkey) {
 			MLX5_DMA_LOG(ERR, "%s vchan %u: fill mkey: %s", p->name, vc->vchan_id,
 				     strerror(errno));

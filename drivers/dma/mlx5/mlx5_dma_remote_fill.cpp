@@ -26,7 +26,6 @@
 namespace {
 
 constexpr unsigned kSources = 8;
-constexpr uint32_t kPatBytes = 64; /* 8 patterns: one repeat-block entry */
 constexpr uint64_t kConfigureWaitMs = 2000;
 
 struct source {
@@ -39,7 +38,7 @@ struct source {
 } // namespace
 
 struct mlx5_dma_remote_fill {
-	uint8_t *buf; /* kSources x kPatBytes */
+	uint8_t *buf; /* kSources x MLX5_DMA_FILL_PAT_BYTES */
 	struct ibv_mr *mr;
 	source src[kSources];
 };
@@ -60,8 +59,8 @@ int configure_on(struct mlx5_dma_dev *p, struct mlx5_dma_remote_fill *f, struct 
 		return -EIO;
 	ibv_wr_start(qpx);
 	for (unsigned i = 0; i < kSources; i++) {
-		struct mlx5_dma_xlat x = {(uintptr_t)(f->buf + i * kPatBytes), kPatBytes,
-					  f->mr->lkey, 0};
+		struct mlx5_dma_xlat x = mlx5_dma_fill_xlat(f->buf + i * MLX5_DMA_FILL_PAT_BYTES,
+							    f->mr->lkey);
 		struct mlx5dv_mr_interleaved il = mlx5_dma_interleaved_entry(&x);
 
 		qpx->wr_id = i;
@@ -151,25 +150,20 @@ int mlx5_dma_remote_fill_create(struct mlx5_dma_dev *p, uint32_t max_len,
 	*out = NULL;
 	if (!f)
 		goto err;
-	f->buf = (uint8_t *)rte_zmalloc(NULL, kSources * kPatBytes, 64);
-	f->mr = f->buf ? p->glue->reg_mr(p->pd, f->buf, kSources * kPatBytes,
+	f->buf = (uint8_t *)rte_zmalloc(NULL, kSources * MLX5_DMA_FILL_PAT_BYTES, 64);
+	f->mr = f->buf ? p->glue->reg_mr(p->pd, f->buf, kSources * MLX5_DMA_FILL_PAT_BYTES,
 					 IBV_ACCESS_LOCAL_WRITE)
 		       : NULL;
 	if (!f->mr)
 		goto err;
 	for (source &s : f->src) {
-		struct mlx5dv_mkey_init_attr attr = {};
-
-		attr.pd = p->pd;
-		attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
-		attr.max_entries = 1;
-		s.mkey = p->glue->dv_create_mkey(&attr);
+		s.mkey = mlx5_dma_indirect_mkey(p, 1);
 		if (!s.mkey) {
 			ret = errno == EOPNOTSUPP ? -ENOTSUP : -ENOMEM;
 			goto err;
 		}
 	}
-	ret = configure(p, f, (max_len + kPatBytes - 1) / kPatBytes);
+	ret = configure(p, f, mlx5_dma_fill_repeat(max_len));
 	if (ret)
 		goto err;
 	*out = f;
@@ -210,11 +204,9 @@ int mlx5_dma_remote_fill_source(struct mlx5_dma_remote_fill *f, uint64_t pattern
 	if (!spare)
 		return -ENOSPC;
 	if (!spare->used || spare->pattern != pattern) {
-		uint8_t *b = f->buf + (spare - f->src) * kPatBytes;
+		uint8_t *b = f->buf + (spare - f->src) * MLX5_DMA_FILL_PAT_BYTES;
 
-		/* byte j of a fill is byte j % 8 of the u64 as it lies in memory */
-		for (uint32_t k = 0; k < kPatBytes; k += sizeof(pattern))
-			memcpy(b + k, &pattern, sizeof(pattern));
+		mlx5_dma_fill_pattern_write(b, pattern);
 		spare->pattern = pattern;
 		spare->used = true;
 	}

@@ -10,6 +10,8 @@
 #ifndef MLX5_DMA_UMR_H
 #define MLX5_DMA_UMR_H
 
+#include <string.h>
+
 #include "mlx5_dma.h"
 
 /** One translation entry: a list segment, or an interleaved entry (with its stride). */
@@ -36,6 +38,34 @@ static inline struct mlx5dv_mr_interleaved mlx5_dma_interleaved_entry(const stru
 	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_READ |                                   \
 	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_REMOTE_WRITE |                                  \
 	 MLX5_WQE_UMR_CTRL_MKEY_MASK_ACCESS_ATOMIC)
+
+/*
+ * The source of a fill (local or remote): an indirect mkey whose interleaved layout
+ * is one entry of stride 0 over a buffer holding the 64-bit pattern 8 times,
+ * repeated to cover the longest op.
+ */
+/** Bytes of a fill pattern buffer. */
+#define MLX5_DMA_FILL_PAT_BYTES 64
+
+/** Write @p pattern 8 times at @p b: byte j of a fill is byte j % 8 of it in memory. */
+static inline void mlx5_dma_fill_pattern_write(uint8_t *b, uint64_t pattern)
+{
+	for (uint32_t k = 0; k < MLX5_DMA_FILL_PAT_BYTES; k += sizeof(pattern))
+		memcpy(b + k, &pattern, sizeof(pattern));
+}
+
+/** The one layout entry of a fill mkey over the pattern buffer @p buf (key @p lkey). */
+static inline struct mlx5_dma_xlat mlx5_dma_fill_xlat(const uint8_t *buf, uint32_t lkey)
+{
+	return {(uintptr_t)buf, MLX5_DMA_FILL_PAT_BYTES, lkey, 0};
+}
+
+/** Repetitions of the pattern buffer that cover fills of up to @p max_len bytes. */
+static inline uint32_t mlx5_dma_fill_repeat(uint64_t max_len)
+{
+	return (uint32_t)RTE_MAX((uint64_t)1,
+				 (max_len + MLX5_DMA_FILL_PAT_BYTES - 1) / MLX5_DMA_FILL_PAT_BYTES);
+}
 
 /** Most translation entries of a UMR WQE the device takes (ds is 6 bits). */
 #define MLX5_DMA_UMR_MAX_XLAT 52
