@@ -33,7 +33,10 @@ enum shell_op {
 	SHELL_OP_REMOTE,  /**< dma_mlx5 remote writes over DC to another device's DC target */
 	SHELL_OP_PI,      /**< librte_blkint ops (shell_pi.cpp) */
 	SHELL_OP_RESPOND, /**< "verify, then respond" pairs (shell_respond.cpp) */
+	SHELL_OP_REASM,   /**< librte_reasm IP reassembly (shell_reasm.cpp) */
 };
+
+struct shell_reasm;
 
 /** Counters of a workload: written by its lcore, read by the shell. */
 struct shell_counters {
@@ -69,10 +72,11 @@ struct shell_workload {
 	uint32_t nslots; /**< slots of each side's memory (set at start) */
 	/* SHELL_OP_PI (shell_pi.cpp): its context and what it runs */
 	struct rte_blkint_ctx *pi_ctx;
-	int pi_op;             /**< enum rte_blkint_op_type */
-	int pi_type;           /**< enum rte_blkint_pi_type */
-	char label[48];        /**< what "show stats" calls the ops (empty: from op) */
-	uint32_t bad_permille; /**< SHELL_OP_RESPOND: writes with a bad block, per mille */
+	int pi_op;                 /**< enum rte_blkint_op_type */
+	int pi_type;               /**< enum rte_blkint_pi_type */
+	char label[48];            /**< what "show stats" calls the ops (empty: from op) */
+	uint32_t bad_permille;     /**< RESPOND, PI: ops with a bad block, per mille */
+	struct shell_reasm *reasm; /**< SHELL_OP_REASM: its context, engine and input */
 	/** Names of status[1..] when not rte_dma's (NULL: rte_dma's). */
 	const char *const *status_names;
 	unsigned int lcore;
@@ -149,9 +153,18 @@ int shell_sim_fault(uint16_t dev, uint16_t vchan, const char *kind, const char *
 int shell_sim_link(const char *sim, bool down);
 
 /* shell_pi.cpp */
-/** Start librte_blkint ops: @p op insert or verify, @p type its PI; id, or -1. */
+/**
+ * Start librte_blkint ops: @p op insert, verify, strip or convert, @p type its PI,
+ * @p bad_permille of the ops with a bad block (not for insert); id, or -1.
+ */
 int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
-			    uint32_t blocks, uint16_t batch, unsigned int lcore);
+			    uint32_t blocks, uint32_t bad_permille, uint16_t batch,
+			    unsigned int lcore);
+/** Whether op @p seq of a workload carries a bad block (@p permille of them, spread). */
+static inline bool shell_bad_op(uint64_t seq, uint32_t permille)
+{
+	return (seq * 7919 + 13) % 1000 < permille;
+}
 /**
  * Fill @p nslots slots of @p stride bytes at @p buf with @p blocks blocks of data each,
  * protected on the CPU in format @p fmt (ref tags from slot * blocks); 0 or -errno.
@@ -173,6 +186,16 @@ int shell_workload_start_respond(int16_t dev, uint16_t vchan, uint32_t blocks,
 int shell_respond_worker(void *arg);
 /** After the lcore returned: free the context. */
 void shell_pi_release(struct shell_workload *w);
+/* shell_reasm.cpp */
+/**
+ * Start IP reassembly on @p dev's vchan @p vchan: datagrams of @p size payload bytes
+ * in @p frags fragments, or (@p pcap_path not NULL) the frames of a pcap file; @p batch
+ * datagrams or frames per burst. Its id, or -1 (a message printed).
+ */
+int shell_workload_start_reasm(int16_t dev, uint16_t vchan, uint32_t size, uint32_t frags,
+			       const char *pcap_path, uint16_t batch, unsigned int lcore);
+/** After the lcore returned: free the context, its engine and its mbufs. */
+void shell_reasm_release(struct shell_workload *w);
 /** The cross-check counters of a PI workload (a line of "show stats"). */
 void shell_pi_show(struct shell_workload *w);
 /** "clear stats" of a PI workload: its cross-checks count from now on. */

@@ -86,13 +86,20 @@ void cb_help(void *, struct cmdline *, void *)
 		"  start sg <dev> <vchan> <size> <segments> <burst> <lcore>\n"
 		"                                    rte_dma_copy_sg(): the pieces scattered in "
 		"reverse order\n"
-		"  start pi insert|verify crc32|crc32c|crc64|t10dif <dev> <vchan> <blocks> <burst> "
-		"<lcore>\n"
+		"  start pi insert|verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
+		"<blocks>\n"
+		"           <burst> <lcore> [bad <per mille>]\n"
 		"                                    librte_blkint ops on the device, ISA-L "
-		"cross-checks\n"
+		"cross-checks;\n"
+		"                                    some ops with a bad block (not insert)\n"
 		"  start respond <dev> <vchan> <blocks> <bad per mille> <burst> <lcore>\n"
 		"                                    verify-then-respond pairs (T10-DIF), some "
 		"writes bad\n"
+		"  start reasm <dev> <vchan> <datagram bytes> <fragments> <burst> <lcore>\n"
+		"                                    IPv4 reassembly (librte_reasm) of generated "
+		"fragments\n"
+		"  start reasm pcap <file> <dev> <vchan> <burst> <lcore>\n"
+		"                                    ... of a pcap's frames, over and over\n"
 		"  start remote <dev> <target dev> <size> <burst> <lcore>\n"
 		"                                    dma_mlx5 remote writes over DC (devices with "
 		"sim_fabric=1)\n"
@@ -626,12 +633,14 @@ struct res_start_pi {
 	uint32_t blocks;
 	uint16_t burst;
 	uint16_t lcore;
+	cmdline_fixed_string_t bad;
+	uint32_t permille;
 };
 
 cmdline_parse_token_string_t t_pi = TOKEN_STRING_INITIALIZER(struct res_start_pi, cmd, "start");
 cmdline_parse_token_string_t t_pi_pi = TOKEN_STRING_INITIALIZER(struct res_start_pi, pi, "pi");
 cmdline_parse_token_string_t t_pi_op = TOKEN_STRING_INITIALIZER(struct res_start_pi, op,
-								"insert#verify");
+								"insert#verify#strip#convert");
 cmdline_parse_token_string_t t_pi_type = TOKEN_STRING_INITIALIZER(struct res_start_pi, type,
 								  "crc32#crc32c#crc64#t10dif");
 cmdline_parse_token_num_t t_pi_dev = TOKEN_NUM_INITIALIZER(struct res_start_pi, dev, RTE_UINT16);
@@ -643,26 +652,103 @@ cmdline_parse_token_num_t t_pi_burst = TOKEN_NUM_INITIALIZER(struct res_start_pi
 							     RTE_UINT16);
 cmdline_parse_token_num_t t_pi_lcore = TOKEN_NUM_INITIALIZER(struct res_start_pi, lcore,
 							     RTE_UINT16);
+cmdline_parse_token_string_t t_pi_bad = TOKEN_STRING_INITIALIZER(struct res_start_pi, bad, "bad");
+cmdline_parse_token_num_t t_pi_permille = TOKEN_NUM_INITIALIZER(struct res_start_pi, permille,
+								RTE_UINT32);
 
-void cb_start_pi(void *parsed, struct cmdline *, void *)
+/* data: (void *)1 for the form with a bad-block rate */
+void cb_start_pi(void *parsed, struct cmdline *, void *data)
 {
 	auto *r = (struct res_start_pi *)parsed;
-	int id = shell_workload_start_pi(r->op, r->type, (int16_t)r->dev, r->vchan, r->blocks,
+	uint32_t bad = data ? r->permille : 0;
+	int id = shell_workload_start_pi(r->op, r->type, (int16_t)r->dev, r->vchan, r->blocks, bad,
 					 r->burst, r->lcore);
 
 	if (id >= 0)
 		shell_printf("workload %d: %s %s of %u blocks of 512 B on device %u vchan %u, "
-			     "lcore %u\n",
-			     id, r->type, r->op, r->blocks, r->dev, r->vchan, r->lcore);
+			     "lcore %u, %u per mille bad\n",
+			     id, r->type, r->op, r->blocks, r->dev, r->vchan, r->lcore, bad);
 }
 
 cmdline_parse_inst_t c_start_pi = {
 	.f = cb_start_pi,
 	.data = NULL,
-	.help_str = "start pi insert|verify crc32|crc32c|crc64|t10dif <dev> <vchan> <blocks> "
-		    "<burst> <lcore>",
+	.help_str = "start pi insert|verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
+		    "<blocks> <burst> <lcore>",
 	.tokens = {TOK(t_pi), TOK(t_pi_pi), TOK(t_pi_op), TOK(t_pi_type), TOK(t_pi_dev),
 		   TOK(t_pi_vchan), TOK(t_pi_blocks), TOK(t_pi_burst), TOK(t_pi_lcore), NULL}};
+
+cmdline_parse_inst_t c_start_pi_bad = {
+	.f = cb_start_pi,
+	.data = (void *)1,
+	.help_str = "start pi verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
+		    "<blocks> <burst> <lcore> bad <per mille>",
+	.tokens = {TOK(t_pi), TOK(t_pi_pi), TOK(t_pi_op), TOK(t_pi_type), TOK(t_pi_dev),
+		   TOK(t_pi_vchan), TOK(t_pi_blocks), TOK(t_pi_burst), TOK(t_pi_lcore),
+		   TOK(t_pi_bad), TOK(t_pi_permille), NULL}};
+
+struct res_start_reasm {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t op;
+	cmdline_fixed_string_t pcap;
+	cmdline_fixed_string_t file;
+	uint16_t dev;
+	uint16_t vchan;
+	uint32_t size;
+	uint32_t frags;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_ra = TOKEN_STRING_INITIALIZER(struct res_start_reasm, cmd, "start");
+cmdline_parse_token_string_t t_ra_op = TOKEN_STRING_INITIALIZER(struct res_start_reasm, op,
+								"reasm");
+cmdline_parse_token_string_t t_ra_pcap = TOKEN_STRING_INITIALIZER(struct res_start_reasm, pcap,
+								  "pcap");
+cmdline_parse_token_string_t t_ra_file = TOKEN_STRING_INITIALIZER(struct res_start_reasm, file,
+								  NULL);
+cmdline_parse_token_num_t t_ra_dev = TOKEN_NUM_INITIALIZER(struct res_start_reasm, dev, RTE_UINT16);
+cmdline_parse_token_num_t t_ra_vchan = TOKEN_NUM_INITIALIZER(struct res_start_reasm, vchan,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_ra_size = TOKEN_NUM_INITIALIZER(struct res_start_reasm, size,
+							    RTE_UINT32);
+cmdline_parse_token_num_t t_ra_frags = TOKEN_NUM_INITIALIZER(struct res_start_reasm, frags,
+							     RTE_UINT32);
+cmdline_parse_token_num_t t_ra_burst = TOKEN_NUM_INITIALIZER(struct res_start_reasm, burst,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_ra_lcore = TOKEN_NUM_INITIALIZER(struct res_start_reasm, lcore,
+							     RTE_UINT16);
+
+/* data: (void *)1 for the pcap form */
+void cb_start_reasm(void *parsed, struct cmdline *, void *data)
+{
+	auto *r = (struct res_start_reasm *)parsed;
+	int id = shell_workload_start_reasm((int16_t)r->dev, r->vchan, data ? 0 : r->size,
+					    data ? 0 : r->frags, data ? r->file : NULL, r->burst,
+					    r->lcore);
+
+	if (id >= 0 && data)
+		shell_printf("workload %d: reassembly of %s on device %u vchan %u, lcore %u\n", id,
+			     r->file, r->dev, r->vchan, r->lcore);
+	else if (id >= 0)
+		shell_printf("workload %d: reassembly of %u B datagrams in %u fragments on device "
+			     "%u vchan %u, lcore %u\n",
+			     id, r->size, r->frags, r->dev, r->vchan, r->lcore);
+}
+
+cmdline_parse_inst_t c_start_reasm = {
+	.f = cb_start_reasm,
+	.data = NULL,
+	.help_str = "start reasm <dev> <vchan> <datagram bytes> <fragments> <burst> <lcore>",
+	.tokens = {TOK(t_ra), TOK(t_ra_op), TOK(t_ra_dev), TOK(t_ra_vchan), TOK(t_ra_size),
+		   TOK(t_ra_frags), TOK(t_ra_burst), TOK(t_ra_lcore), NULL}};
+
+cmdline_parse_inst_t c_start_reasm_pcap = {
+	.f = cb_start_reasm,
+	.data = (void *)1,
+	.help_str = "start reasm pcap <file> <dev> <vchan> <burst> <lcore>",
+	.tokens = {TOK(t_ra), TOK(t_ra_op), TOK(t_ra_pcap), TOK(t_ra_file), TOK(t_ra_dev),
+		   TOK(t_ra_vchan), TOK(t_ra_burst), TOK(t_ra_lcore), NULL}};
 
 struct res_start_respond {
 	cmdline_fixed_string_t cmd;
@@ -1018,8 +1104,11 @@ cmdline_parse_ctx_t shell_ctx[] = {
 	&c_start_sg,
 	&c_start_remote,
 	&c_start_pi,
+	&c_start_pi_bad,
 	&c_fault_corrupt,
 	&c_start_respond,
+	&c_start_reasm,
+	&c_start_reasm_pcap,
 	NULL,
 };
 /* clang-format on */

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PI workloads of mlx5-dma-shell: librte_blkint ops (insert, or verify) of N blocks of
- * 512 bytes on a dma_mlx5 device with signature offload, the vchan handed to the
- * library. With verification on, every device op is recomputed on the CPU with ISA-L
- * (cross-check rate 1), else one op in 64, the library's usual sampling: a signature
- * the device corrupted (fault ... corrupt-sig) shows as a cross-check failure.
+ * PI workloads of mlx5-dma-shell: librte_blkint ops (insert, verify, strip or convert)
+ * of N blocks of 512 bytes on a dma_mlx5 device with signature offload, the vchan
+ * handed to the library. With verification on, every device op is recomputed on the
+ * CPU with ISA-L (cross-check rate 1), else one op in 64, the library's usual sampling:
+ * a signature the device corrupted (fault ... corrupt-sig) shows as a cross-check
+ * failure; a strip's data is also compared with what was protected.
+ *
+ * A bad-block rate (verify, strip, convert) flips a data byte of one block of a share
+ * of the ops, the block moving with the op (first, middle, last...): such an op must
+ * end RTE_BLKINT_ERR_PI naming that block, every other op RTE_BLKINT_OK; anything else
+ * counts as corrupt.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +33,8 @@ const char *const kPiStatus[SHELL_STATUS_KINDS] = {
 	"(other)", "(other)", "(other)", "(other)", "(other)", "(other)", "(other)", "(other)",
 };
 unsigned int g_seq;
+/* enum rte_blkint_op_type */
+const char *const kOpNames[RTE_BLKINT_OP_MAX] = {"insert", "verify", "strip", "convert"};
 
 bool format_of(const char *type, struct rte_blkint_format *f)
 {
@@ -95,9 +103,36 @@ int shell_pi_protect(unsigned int id, const struct rte_blkint_format *fmt, uint3
 	return ret;
 }
 
-int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
-			    uint32_t blocks, uint16_t batch, unsigned int lcore)
+namespace {
+
+int op_of(const char *op)
 {
+	for (int i = 0; i < RTE_BLKINT_OP_MAX; i++)
+		if (strcmp(op, kOpNames[i]) == 0)
+			return i;
+	return -1;
+}
+
+/** The block of op @p seq whose data byte a bad op flips. */
+uint32_t bad_block(uint64_t seq, uint32_t blocks)
+{
+	return (uint32_t)(seq % blocks);
+}
+
+/** Offset in a protected slot of the byte a bad op flips. */
+size_t bad_byte(const struct rte_blkint_format *fmt, uint64_t seq, uint32_t blocks)
+{
+	return rte_blkint_buf_len(fmt, bad_block(seq, blocks)) + 100;
+}
+
+} // namespace
+
+int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint16_t vchan,
+			    uint32_t blocks, uint32_t bad_permille, uint16_t batch,
+			    unsigned int lcore)
+{
+	int op_type = op_of(op);
+
 	struct rte_pmd_dma_mlx5_sig_caps caps;
 	struct rte_dma_info info;
 	struct rte_blkint_format fmt;
@@ -112,8 +147,14 @@ int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint1
 		shell_fail("device %d has no vchan %u set up", dev, vchan);
 		return -1;
 	}
-	if (blocks == 0 || blocks > 64 || !format_of(type, &fmt)) {
-		shell_fail("blocks %u (1..64) or PI type \"%s\" not taken", blocks, type);
+	if (blocks == 0 || blocks > 64 || !format_of(type, &fmt) || op_type < 0) {
+		shell_fail("blocks %u (1..64), op \"%s\" or PI type \"%s\" not taken", blocks, op,
+			   type);
+		return -1;
+	}
+	if (bad_permille > 1000 || (bad_permille && op_type == RTE_BLKINT_OP_INSERT)) {
+		shell_fail("bad blocks %u per mille: 0..1000, and only for ops that verify",
+			   bad_permille);
 		return -1;
 	}
 	if (shell_workload_check(dev, vchan, blocks * kBlock, batch, lcore))
@@ -142,10 +183,15 @@ int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint1
 		return -1;
 	}
 	w->pi_ctx = ctx;
-	w->pi_op = strcmp(op, "verify") == 0 ? RTE_BLKINT_OP_VERIFY : RTE_BLKINT_OP_INSERT;
+	w->pi_op = op_type;
 	w->pi_type = fmt.type;
+	w->bad_permille = bad_permille;
 	w->status_names = kPiStatus;
-	snprintf(w->label, sizeof(w->label), "%s %s (%u blocks)", type, op, blocks);
+	if (bad_permille)
+		snprintf(w->label, sizeof(w->label), "%s %s (%u blocks, %u per mille bad)", type,
+			 op, blocks, bad_permille);
+	else
+		snprintf(w->label, sizeof(w->label), "%s %s (%u blocks)", type, op, blocks);
 	int id = shell_workload_launch(w, shell_pi_worker);
 	if (id < 0)
 		shell_pi_release(w);
@@ -157,17 +203,21 @@ int shell_pi_worker(void *arg)
 	auto *w = (shell_workload *)arg;
 	struct rte_blkint_format fmt;
 	static const char *const kTypes[] = {"", "t10dif", "crc32", "crc32c", "crc64"};
-	bool verify_op = w->pi_op == RTE_BLKINT_OP_VERIFY;
+	const auto type = (enum rte_blkint_op_type)w->pi_op;
+	/* every op but insert reads a protected source; verify writes nothing */
+	bool prot_src = type != RTE_BLKINT_OP_INSERT;
 	uint32_t blocks = w->size / kBlock, mask = w->nslots - 1;
 
 	format_of(kTypes[w->pi_type], &fmt);
 	size_t prot = rte_blkint_buf_len(&fmt, blocks);
-	size_t src_sz = verify_op ? prot : w->size;
+	size_t src_sz = prot_src ? prot : w->size;
+	size_t dst_sz = type == RTE_BLKINT_OP_VERIFY  ? 0
+			: type == RTE_BLKINT_OP_STRIP ? w->size
+						      : prot;
 	auto *src = (uint8_t *)rte_malloc(NULL, (size_t)w->nslots * src_sz, 64);
-	auto *dst = verify_op ? nullptr
-			      : (uint8_t *)rte_zmalloc(NULL, (size_t)w->nslots * prot, 64);
+	auto *dst = dst_sz ? (uint8_t *)rte_zmalloc(NULL, (size_t)w->nslots * dst_sz, 64) : nullptr;
 	auto *plain = (uint8_t *)rte_malloc(NULL, w->size, 64);
-	int ret = src && plain && (verify_op || dst) ? 0 : -ENOMEM;
+	int ret = src && plain && (!dst_sz || dst) ? 0 : -ENOMEM;
 	auto give_up = [&](int err) {
 		rte_free(src);
 		rte_free(dst);
@@ -178,7 +228,7 @@ int shell_pi_worker(void *arg)
 
 	for (uint32_t i = 0; ret == 0 && i < w->size; i++)
 		plain[i] = shell_pi_data_byte(i);
-	if (ret == 0 && verify_op) {
+	if (ret == 0 && prot_src) {
 		/* every slot's source: the data with its PI, ref tags from slot * blocks */
 		ret = shell_pi_protect(w->id, &fmt, blocks, src, src_sz, mask + 1);
 	} else if (ret == 0) {
@@ -191,15 +241,30 @@ int shell_pi_worker(void *arg)
 	uint64_t seq = 0, inflight = 0;
 	struct rte_blkint_op ops[256];
 	struct rte_blkint_result res[64];
+	/* flip (or repair) the byte bad op @p s flips in its source */
+	auto flip = [&](uint64_t s) {
+		src[(size_t)(s & mask) * src_sz + bad_byte(&fmt, s, blocks)] ^= 0x5a;
+	};
 	auto reap = [&]() {
 		uint16_t n = rte_blkint_dequeue(w->pi_ctx, res, RTE_DIM(res));
 		uint64_t ok = 0, bad = 0, wrong = 0;
 		for (uint16_t i = 0; i < n; i++) {
-			unsigned int k = res[i].status < SHELL_STATUS_KINDS ? res[i].status : 0;
+			const struct rte_blkint_result &r = res[i];
+			uint64_t s = r.user_data;
+			bool bad_op = shell_bad_op(s, w->bad_permille);
+			unsigned int k = r.status < SHELL_STATUS_KINDS ? r.status : 0;
 			w->c.status[k].fetch_add(1, std::memory_order_relaxed);
-			ok += res[i].status == RTE_BLKINT_OK;
-			bad += res[i].status != RTE_BLKINT_OK;
-			wrong += res[i].status == RTE_BLKINT_ERR_XCHECK;
+			bool right = bad_op ? r.status == RTE_BLKINT_ERR_PI &&
+						      r.error.block == bad_block(s, blocks)
+					    : r.status == RTE_BLKINT_OK;
+			if (right && !bad_op && w->verify && type == RTE_BLKINT_OP_STRIP)
+				right = memcmp(dst + (size_t)(s & mask) * dst_sz, plain, w->size) ==
+					0;
+			if (bad_op) /* repaired for the slot's next use */
+				flip(s);
+			ok += r.status == RTE_BLKINT_OK;
+			bad += r.status != RTE_BLKINT_OK;
+			wrong += !right;
 		}
 		inflight -= n;
 		w->c.completed.fetch_add(ok, std::memory_order_relaxed);
@@ -211,27 +276,35 @@ int shell_pi_worker(void *arg)
 	while (!w->stop.load(std::memory_order_relaxed)) {
 		uint16_t n = 0, room = shell_rate_room(w, t0, seq, w->batch);
 		while (n < room && inflight + n < mask) {
-			uint32_t s = (uint32_t)((seq + n) & mask);
+			uint64_t s = seq + n;
+			uint32_t slot = (uint32_t)(s & mask);
 			struct rte_blkint_op &op = ops[n];
 			op = {};
-			op.type = (enum rte_blkint_op_type)w->pi_op;
+			op.type = type;
 			op.nb_blocks = blocks;
-			op.src = src + (size_t)s * src_sz;
-			op.user_data = seq + n;
-			if (verify_op) {
+			op.src = src + (size_t)slot * src_sz;
+			op.dst = dst_sz ? dst + (size_t)slot * dst_sz : nullptr;
+			op.user_data = s;
+			if (prot_src) {
 				op.src_fmt = &fmt;
-				op.src_ref_tag = s * blocks;
-			} else {
-				op.dst = dst + (size_t)s * prot;
-				op.dst_fmt = &fmt;
-				op.dst_ref_tag = (uint32_t)((seq + n) * blocks);
+				op.src_ref_tag = slot * blocks;
 			}
+			/* insert and convert: ref tags that go on counting across ops */
+			if (type == RTE_BLKINT_OP_INSERT || type == RTE_BLKINT_OP_CONVERT) {
+				op.dst_fmt = &fmt;
+				op.dst_ref_tag = (uint32_t)(s * blocks);
+			}
+			if (shell_bad_op(s, w->bad_permille))
+				flip(s);
 			n++;
 		}
 		if (n) {
 			uint16_t k = rte_blkint_enqueue(w->pi_ctx, ops, n);
 			if (k < n)
 				w->c.busy.fetch_add(1, std::memory_order_relaxed);
+			for (uint16_t i = k; i < n; i++) /* not taken: the source as it was */
+				if (shell_bad_op(seq + i, w->bad_permille))
+					flip(seq + i);
 			seq += k;
 			inflight += k;
 			w->c.submitted.fetch_add(k, std::memory_order_relaxed);
@@ -283,8 +356,8 @@ void shell_pi_show(struct shell_workload *w)
 
 	xchecks(w, &run, &failed);
 	shell_printf("  %s, ISA-L cross-checks: %" PRIu64 " run, %" PRIu64 " failed\n",
-		     w->pi_op == RTE_BLKINT_OP_VERIFY ? "verify" : "insert",
-		     run - w->c.xcheck_run_base, failed - w->c.xcheck_failed_base);
+		     kOpNames[w->pi_op], run - w->c.xcheck_run_base,
+		     failed - w->c.xcheck_failed_base);
 }
 
 void shell_pi_clear(struct shell_workload *w)

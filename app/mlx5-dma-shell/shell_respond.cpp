@@ -25,12 +25,6 @@ constexpr uint32_t kPi = 8;
 constexpr uint32_t kResp = 64;
 constexpr uint16_t kAppTag = 0x5e11;
 
-/** Whether write @p seq carries a bad block (@p permille of them, spread evenly). */
-bool bad_write(uint64_t seq, uint32_t permille)
-{
-	return (seq * 7919 + 13) % 1000 < permille;
-}
-
 /** One op of a pair, by ring index: the write, or its response. */
 struct pair_op {
 	uint64_t seq;
@@ -129,7 +123,7 @@ int shell_respond_worker(void *arg)
 		uint16_t n = 0, room = shell_rate_room(w, t0, seq, w->batch);
 		while (n < room && inflight < pmask) {
 			uint32_t slot = (uint32_t)(seq & pmask);
-			bool bad = bad_write(seq, w->bad_permille);
+			bool bad = shell_bad_op(seq, w->bad_permille);
 			struct rte_dma_sge s = {rte_malloc_virt2iova(src) + (size_t)slot * prot,
 						prot};
 			struct rte_dma_sge d = {rte_malloc_virt2iova(dst) + (size_t)slot * w->size,

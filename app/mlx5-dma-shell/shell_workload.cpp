@@ -271,8 +271,8 @@ void show_one(shell_workload &w)
 	char rate[48] = "";
 	if (w.rate_kops)
 		snprintf(rate, sizeof(rate), ", at most %u kops/s", w.rate_kops);
-	static const char *const kOps[] = {"copy",         "fill", "SG copy",
-					   "remote write", "PI",   "verify+respond"};
+	static const char *const kOps[] = {"copy", "fill",           "SG copy",   "remote write",
+					   "PI",   "verify+respond", "reassembly"};
 	char what[48];
 	if (w.label[0])
 		snprintf(what, sizeof(what), "%s", w.label);
@@ -397,6 +397,8 @@ shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t v
 	w->remote_mem = NULL;
 	w->target_dev = -1;
 	w->pi_ctx = NULL;
+	w->bad_permille = 0;
+	w->reasm = NULL;
 	w->status_names = NULL;
 	w->label[0] = '\0';
 	w->lcore = lcore;
@@ -594,6 +596,8 @@ int shell_workload_stop(int id)
 		}
 		if (w.op == SHELL_OP_PI)
 			shell_pi_release(&w);
+		if (w.op == SHELL_OP_REASM)
+			shell_reasm_release(&w);
 		found++;
 		shell_printf("workload %u stopped%s\n", w.id,
 			     w.exit_code == -ETIMEDOUT ? ": ops still in flight after 2 s" : "");

@@ -25,6 +25,7 @@
 namespace {
 
 const char *g_shell;
+const char *g_pcapgen; /* reasm-pcapgen: the pcap of the reassembly test */
 constexpr int kWaitMs = 20000;
 
 /** The EAL arguments: two software HCAs (thread and inline), two worker lcores. */
@@ -321,6 +322,11 @@ void test_batch_good(void)
 			   "fault 2 0 corrupt-sig\n"
 			   "sleep 200\n"
 			   "stop all\n"
+			   /* strip and convert, a bad block in some ops: each caught where it is */
+			   "start pi strip t10dif 2 0 4 8 1 bad 100\n"
+			   "start pi convert crc64 2 1 3 8 2 bad 50\n"
+			   "sleep 200\n"
+			   "stop all\n"
 			   /* verify-then-respond pairs, 1 write in 10 bad */
 			   "start respond 2 0 4 100 8 1\n"
 			   "sleep 300\n"
@@ -362,6 +368,20 @@ void test_batch_good(void)
 				    "vchan 1, lcore 2, stopped");
 	CU_ASSERT(has(pv, "failed 0, corrupt 0"));
 	CU_ASSERT(has(pv, " run, 0 failed"));
+	for (const char *what :
+	     {"t10dif strip (4 blocks, 100 per mille bad) of 2048 B in bursts of "
+	      "8, device 2 vchan 0, lcore 1, stopped",
+	      "crc64 convert (3 blocks, 50 per mille bad) of 1536 B in bursts of "
+	      "8, device 2 vchan 1, lcore 2, stopped"}) {
+		/* every failure a PI error where the bad block was, the rest good */
+		std::string b = block(out, what);
+		size_t f = b.find("failed ");
+		unsigned long failed = f == std::string::npos ? 0 : strtoul(&b[f + 7], NULL, 10);
+		char want[64];
+		snprintf(want, sizeof(want), "failed %lu (PI %lu), corrupt 0", failed, failed);
+		CU_ASSERT(failed > 0 && has(b, want));
+		CU_ASSERT(has(b, " run, 0 failed"));
+	}
 	std::string vr = block(out, "verify+respond (4 blocks, 100 per mille bad) of 2048 B in "
 				    "bursts of 8, device 2 vchan 0, lcore 1, stopped");
 	CU_ASSERT(has(vr, "(DATA_POISION "));
@@ -389,6 +409,45 @@ void test_batch_good(void)
 	CU_ASSERT(out.find("mlx5-dma> show devices") == std::string::npos);
 	CU_ASSERT(out.find("mlx5-dma-shell: 0 failed commands") != std::string::npos);
 	if (st != 0)
+		printf("\n    output: [%s] ", out.c_str());
+}
+
+/*
+ * Reassembly workloads: generated fragments checked byte for byte, and a pcap with
+ * duplicates, overlaps and lost fragments checked against the CPU engine's output.
+ */
+void test_batch_reasm(void)
+{
+	char pcap[32], label[64]; /* a short name: the stats show 20 characters of it */
+	snprintf(pcap, sizeof(pcap), "/tmp/ra%d.pcap", (int)getpid());
+	snprintf(label, sizeof(label), "reasm %s (", pcap + 5);
+	std::string cmd = std::string(g_pcapgen) + " gen 11 " + pcap + " " + pcap + ".exp";
+	CU_ASSERT_EQUAL_FATAL(system((cmd + " > /dev/null").c_str()), 0);
+	std::string out;
+	int st = run_batch(std::string("setup 0 1 256\n"
+				       "setup 1 1 256\n"
+				       "start reasm 0 0 3000 4 8 1\n"
+				       "start reasm pcap ") +
+				   pcap +
+				   " 1 0 32 2\n"
+				   "sleep 400\n"
+				   "stop all\n"
+				   "quit\n",
+			   &out, "shell_batch_reasm");
+	unlink(pcap);
+	unlink((std::string(pcap) + ".exp").c_str());
+	CU_ASSERT_EQUAL(st, 0);
+	std::string gen = block(out, "reassembly (4 fragments, dma-umr) of 3000 B in bursts of 8, "
+				     "device 0 vchan 0, lcore 1, stopped, verified");
+	CU_ASSERT(has(gen, "failed 0, corrupt 0"));
+	CU_ASSERT(!has(gen, "completed 0 of"));
+	std::string pc = block(out, label);
+	CU_ASSERT(has(pc, "device 1 vchan 0, lcore 2, stopped, verified"));
+	CU_ASSERT(!has(pc, "completed 0 of"));
+	/* what the pcap holds: overlapping and lost fragments, each datagram dropped */
+	CU_ASSERT(has(pc, "timeout ") && has(pc, "overlap "));
+	CU_ASSERT(has(pc, "), corrupt 0,"));
+	if (st != 0 || !has(pc, "), corrupt 0,"))
 		printf("\n    output: [%s] ", out.c_str());
 }
 
@@ -431,9 +490,18 @@ void test_batch_bad_input(void)
 		"start pi insert crc16 0 0 8 8 1",
 		"start pi scramble crc32 0 0 8 8 1",
 		"start pi verify crc32",
+		"start pi strip crc32 0 0 8 8 1 bad",
+		"start pi insert crc32 0 0 8 8 1 bad 5",
 		"fault 0 0 corrupt",
 		"start respond 0 0 8 100 8 1", /* no signature offload */
 		"start respond 0 0 8",
+		"start reasm 0 0 1000 64 8 1", /* pieces of 16 B: 63 of them hold it all */
+		"start reasm 0 0 100 1 8 1",
+		"start reasm 0 0 70000 8 8 1",
+		"start reasm 0 5 1000 4 8 1",
+		"start reasm pcap /nonexistent.pcap 0 0 8 1",
+		"start reasm pcap /etc/hostname 0 0 8 1",
+		"start reasm pcap",
 		"stop 3",
 		"stop everything",
 		"set verify maybe",
@@ -487,6 +555,7 @@ const struct cunit_test tests[] = {
 	{"prompt, help, completion, history", test_interactive_basics},
 	{"session: two devices, workloads, a fault", test_interactive_session},
 	{"batch: a good script", test_batch_good},
+	{"batch: reassembly, generated and of a pcap", test_batch_reasm},
 	{"batch: bad input of every command", test_batch_bad_input},
 };
 
@@ -494,10 +563,12 @@ const struct cunit_test tests[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_app_mlx5_dma_shell <path of mlx5-dma-shell>\n");
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_app_mlx5_dma_shell <path of mlx5-dma-shell> "
+				"<path of reasm-pcapgen>\n");
 		return 2;
 	}
 	g_shell = argv[1];
+	g_pcapgen = argv[2];
 	return CUNIT_RUN_SUITE("mlx5-dma-shell", tests);
 }
