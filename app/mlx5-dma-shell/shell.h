@@ -22,6 +22,8 @@ struct rte_blkint_format;
 #define SHELL_MAX_WORKLOADS 16
 /** Most pieces per side of an SG workload. */
 #define SHELL_MAX_SEGS 64
+/** Most DC targets of one remote workload. */
+#define SHELL_MAX_PEERS 8
 /** rte_dma status codes counted one by one (the rest go to the last). */
 #define SHELL_STATUS_KINDS 16
 
@@ -30,13 +32,20 @@ enum shell_op {
 	SHELL_OP_COPY,
 	SHELL_OP_FILL,
 	SHELL_OP_SG,      /**< rte_dma_copy_sg(): the slot in pieces, scattered in reverse order */
-	SHELL_OP_REMOTE,  /**< dma_mlx5 remote writes over DC to another device's DC target */
+	SHELL_OP_REMOTE,  /**< dma_mlx5 remote ops over DC to other devices' DC targets */
 	SHELL_OP_PI,      /**< librte_blkint ops (shell_pi.cpp) */
 	SHELL_OP_RESPOND, /**< "verify, then respond" pairs (shell_respond.cpp) */
 	SHELL_OP_REASM,   /**< librte_reasm IP reassembly (shell_reasm.cpp) */
 };
 
 struct shell_reasm;
+
+/** What a remote workload's ops do to its peers' memory. */
+enum shell_remote_op {
+	SHELL_REMOTE_WRITE,
+	SHELL_REMOTE_READ,
+	SHELL_REMOTE_FILL,
+};
 
 /** Counters of a workload: written by its lcore, read by the shell. */
 struct shell_counters {
@@ -65,10 +74,15 @@ struct shell_workload {
 	uint32_t size;
 	uint16_t batch;
 	uint16_t segs; /**< SHELL_OP_SG: pieces per side */
-	/* SHELL_OP_REMOTE: the channel on dev, and the target's memory (its slots) */
-	int16_t target_dev;
+	/*
+	 * SHELL_OP_REMOTE: the channel on dev, its peers (DC targets on other devices, op
+	 * seq going to peer seq % npeers) and the memory each exposes (its slots)
+	 */
 	struct rte_pmd_dma_mlx5_remote *ch;
-	uint8_t *remote_mem;
+	enum shell_remote_op remote_op;
+	uint16_t npeers;
+	int16_t targets[SHELL_MAX_PEERS];
+	uint8_t *peer_mem[SHELL_MAX_PEERS];
 	uint32_t nslots; /**< slots of each side's memory (set at start) */
 	/* SHELL_OP_PI (shell_pi.cpp): its context and what it runs */
 	struct rte_blkint_ctx *pi_ctx;
@@ -132,9 +146,12 @@ void shell_workload_ready(struct shell_workload *w, int err);
 uint16_t shell_rate_room(const struct shell_workload *w, uint64_t t0, uint64_t done, uint16_t room);
 /** Device @p dev was set up again: its vchans have nothing of old workloads left. */
 void shell_workload_reset(int16_t dev);
-/** Start remote writes from @p dev to a DC target on @p target; its id, or -1. */
-int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
-				unsigned int lcore);
+/**
+ * Start remote ops @p op from @p dev to DC targets on the @p npeers devices of
+ * @p targets, in turn; its id, or -1.
+ */
+int shell_workload_start_remote(enum shell_remote_op op, int16_t dev, const int16_t *targets,
+				uint16_t npeers, uint32_t size, uint16_t batch, unsigned int lcore);
 /** The checks of every workload and a free slot for @p op (NULL: refused, printed). */
 struct shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t vchan,
 					      uint32_t size, uint16_t batch, unsigned int lcore);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmdline_parse_num.h>
@@ -100,6 +101,10 @@ void cb_help(void *, struct cmdline *, void *)
 		"fragments\n"
 		"  start reasm pcap <file> <dev> <vchan> <burst> <lcore>\n"
 		"                                    ... of a pcap's frames, over and over\n"
+		"  start remote write|read|fill <dev> <target dev>[,<target dev>...] <size> "
+		"<burst> <lcore>\n"
+		"                                    dma_mlx5 remote ops over DC, the targets in "
+		"turn\n"
 		"  start remote <dev> <target dev> <size> <burst> <lcore>\n"
 		"                                    dma_mlx5 remote writes over DC (devices with "
 		"sim_fabric=1)\n"
@@ -607,8 +612,9 @@ cmdline_parse_token_num_t t_rw_lcore = TOKEN_NUM_INITIALIZER(struct res_start_re
 void cb_start_remote(void *parsed, struct cmdline *, void *)
 {
 	auto *r = (struct res_start_remote *)parsed;
-	int id = shell_workload_start_remote((int16_t)r->dev, (int16_t)r->target, r->size, r->burst,
-					     r->lcore);
+	int16_t target = (int16_t)r->target;
+	int id = shell_workload_start_remote(SHELL_REMOTE_WRITE, (int16_t)r->dev, &target, 1,
+					     r->size, r->burst, r->lcore);
 
 	if (id >= 0)
 		shell_printf("workload %d: remote writes of %u B from device %u to a DC target "
@@ -622,6 +628,84 @@ cmdline_parse_inst_t c_start_remote = {
 	.help_str = "start remote <dev> <target dev> <size> <burst> <lcore>",
 	.tokens = {TOK(t_rw), TOK(t_rw_op), TOK(t_rw_dev), TOK(t_rw_target), TOK(t_rw_size),
 		   TOK(t_rw_burst), TOK(t_rw_lcore), NULL}};
+
+struct res_start_remote_op {
+	cmdline_fixed_string_t cmd;
+	cmdline_fixed_string_t remote;
+	cmdline_fixed_string_t op;
+	uint16_t dev;
+	cmdline_fixed_string_t targets;
+	uint32_t size;
+	uint16_t burst;
+	uint16_t lcore;
+};
+
+cmdline_parse_token_string_t t_ro = TOKEN_STRING_INITIALIZER(struct res_start_remote_op, cmd,
+							     "start");
+cmdline_parse_token_string_t t_ro_remote = TOKEN_STRING_INITIALIZER(struct res_start_remote_op,
+								    remote, "remote");
+cmdline_parse_token_string_t t_ro_op = TOKEN_STRING_INITIALIZER(struct res_start_remote_op, op,
+								"write#read#fill");
+cmdline_parse_token_num_t t_ro_dev = TOKEN_NUM_INITIALIZER(struct res_start_remote_op, dev,
+							   RTE_UINT16);
+cmdline_parse_token_string_t t_ro_targets = TOKEN_STRING_INITIALIZER(struct res_start_remote_op,
+								     targets, NULL);
+cmdline_parse_token_num_t t_ro_size = TOKEN_NUM_INITIALIZER(struct res_start_remote_op, size,
+							    RTE_UINT32);
+cmdline_parse_token_num_t t_ro_burst = TOKEN_NUM_INITIALIZER(struct res_start_remote_op, burst,
+							     RTE_UINT16);
+cmdline_parse_token_num_t t_ro_lcore = TOKEN_NUM_INITIALIZER(struct res_start_remote_op, lcore,
+							     RTE_UINT16);
+
+/** "4" or "4,5,6": device ids; their number, or -1 for anything else. */
+int parse_targets(const char *list, int16_t *out, int max)
+{
+	int n = 0;
+
+	for (const char *p = list;; p++) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (end == p || errno || v < 0 || v >= RTE_DMADEV_DEFAULT_MAX || n == max)
+			return -1;
+		out[n++] = (int16_t)v;
+		if (*end == '\0')
+			return n;
+		if (*end != ',')
+			return -1;
+		p = end;
+	}
+}
+
+void cb_start_remote_op(void *parsed, struct cmdline *, void *)
+{
+	auto *r = (struct res_start_remote_op *)parsed;
+	int16_t targets[SHELL_MAX_PEERS];
+	int n = parse_targets(r->targets, targets, SHELL_MAX_PEERS);
+	enum shell_remote_op op = strcmp(r->op, "read") == 0   ? SHELL_REMOTE_READ
+				  : strcmp(r->op, "fill") == 0 ? SHELL_REMOTE_FILL
+							       : SHELL_REMOTE_WRITE;
+
+	if (n < 0) {
+		shell_fail("targets \"%s\": 1..%u device ids separated by commas", r->targets,
+			   SHELL_MAX_PEERS);
+		return;
+	}
+	int id = shell_workload_start_remote(op, (int16_t)r->dev, targets, (uint16_t)n, r->size,
+					     r->burst, r->lcore);
+	if (id >= 0)
+		shell_printf("workload %d: remote %ss of %u B from device %u to DC targets on "
+			     "devices %s, lcore %u\n",
+			     id, r->op, r->size, r->dev, r->targets, r->lcore);
+}
+
+cmdline_parse_inst_t c_start_remote_op = {
+	.f = cb_start_remote_op,
+	.data = NULL,
+	.help_str = "start remote write|read|fill <dev> <target dev>[,<target dev>...] <size> "
+		    "<burst> <lcore>",
+	.tokens = {TOK(t_ro), TOK(t_ro_remote), TOK(t_ro_op), TOK(t_ro_dev), TOK(t_ro_targets),
+		   TOK(t_ro_size), TOK(t_ro_burst), TOK(t_ro_lcore), NULL}};
 
 struct res_start_pi {
 	cmdline_fixed_string_t cmd;
@@ -1103,6 +1187,7 @@ cmdline_parse_ctx_t shell_ctx[] = {
 	&c_set_rate,
 	&c_start_sg,
 	&c_start_remote,
+	&c_start_remote_op,
 	&c_start_pi,
 	&c_start_pi_bad,
 	&c_fault_corrupt,

@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
@@ -68,12 +70,19 @@ inline uint32_t piece_off(const shell_workload *w, uint32_t i)
 	return (uint32_t)((uint64_t)i * w->size / w->segs);
 }
 
+/** Peer of a remote workload's op @p seq. */
+inline uint16_t peer_of(const shell_workload *w, uint64_t seq)
+{
+	return (uint16_t)(seq % w->npeers);
+}
+
 /** The bytes op @p seq leaves at @p d are right. */
 bool verify_op(const run_state &r, const uint8_t *d, uint64_t seq, const uint8_t *s)
 {
 	const shell_workload *w = r.w;
 
-	if (w->op == SHELL_OP_COPY || w->op == SHELL_OP_REMOTE)
+	if (w->op == SHELL_OP_COPY ||
+	    (w->op == SHELL_OP_REMOTE && w->remote_op != SHELL_REMOTE_FILL))
 		return memcmp(d, s, w->size) == 0;
 	if (w->op == SHELL_OP_SG) {
 		/* the lists' concatenations are equal: the two walks meet piece by piece */
@@ -103,6 +112,29 @@ bool verify_op(const run_state &r, const uint8_t *d, uint64_t seq, const uint8_t
 	return true;
 }
 
+/** Enqueue op r.seq of a remote workload (its peer's slot, source @p s, local @p d). */
+int enqueue_remote(run_state &r, uint32_t slot, uint8_t *s, uint8_t *d)
+{
+	const shell_workload *w = r.w;
+	uint16_t p = peer_of(w, r.seq);
+	uint8_t *pm = w->peer_mem[p] + (size_t)slot * w->size;
+
+	/* the source stamped with the op's number: stale bytes show */
+	if (w->verify && w->remote_op != SHELL_REMOTE_FILL)
+		memcpy(w->remote_op == SHELL_REMOTE_READ ? pm : s, &r.seq,
+		       RTE_MIN(w->size, (uint32_t)sizeof(r.seq)));
+	if (w->remote_op == SHELL_REMOTE_WRITE)
+		return rte_pmd_dma_mlx5_remote_write(w->ch, p,
+						     rte_malloc_virt2iova(r.src) + (s - r.src),
+						     (uintptr_t)pm, w->size, 0);
+	if (w->remote_op == SHELL_REMOTE_READ)
+		return rte_pmd_dma_mlx5_remote_read(w->ch, p, (uintptr_t)pm,
+						    rte_malloc_virt2iova(r.dst) + (d - r.dst),
+						    w->size, 0);
+	return rte_pmd_dma_mlx5_remote_fill(w->ch, p, pattern_of(r, r.seq), (uintptr_t)pm, w->size,
+					    0);
+}
+
 /** Enqueue up to a burst; submit it. */
 void enqueue_burst(run_state &r)
 {
@@ -116,12 +148,10 @@ void enqueue_burst(run_state &r)
 		uint8_t *s = r.src + (size_t)slot * w->size, *d = r.dst + (size_t)slot * w->size;
 		int idx;
 
-		if (w->verify && w->op != SHELL_OP_FILL)
+		if (w->verify && w->op != SHELL_OP_FILL && w->op != SHELL_OP_REMOTE)
 			memcpy(s, &r.seq, RTE_MIN(w->size, (uint32_t)sizeof(r.seq)));
 		if (w->op == SHELL_OP_REMOTE) {
-			idx = rte_pmd_dma_mlx5_remote_write(
-				w->ch, 0, rte_malloc_virt2iova(r.src) + (s - r.src), (uintptr_t)d,
-				w->size, 0);
+			idx = enqueue_remote(r, slot, s, d);
 		} else if (w->op == SHELL_OP_SG) {
 			struct rte_dma_sge src[SHELL_MAX_SEGS], dst[SHELL_MAX_SEGS];
 			rte_iova_t si = rte_malloc_virt2iova(r.src) + (s - r.src);
@@ -182,9 +212,14 @@ void reap(run_state &r)
 			continue;
 		}
 		ok++;
-		if (w->verify &&
-		    !verify_op(r, r.dst + (size_t)slot * w->size, r.op_seq[idx & (r.nslots - 1)],
-			       r.src + (size_t)slot * w->size))
+		uint64_t seq = r.op_seq[idx & (r.nslots - 1)];
+		uint8_t *src = r.src + (size_t)slot * w->size,
+			*dst = r.dst + (size_t)slot * w->size;
+		if (w->op == SHELL_OP_REMOTE) { /* the peer's memory: a read's source */
+			uint8_t *pm = w->peer_mem[peer_of(w, seq)] + (size_t)slot * w->size;
+			*(w->remote_op == SHELL_REMOTE_READ ? &src : &dst) = pm;
+		}
+		if (w->verify && !verify_op(r, dst, seq, src))
 			wrong++;
 	}
 	r.inflight -= n;
@@ -199,8 +234,7 @@ void reap(run_state &r)
 void free_state(run_state &r)
 {
 	rte_free(r.src);
-	if (r.w->op != SHELL_OP_REMOTE)
-		rte_free(r.dst);
+	rte_free(r.dst);
 	rte_free(r.op_seq);
 	rte_free(r.op_slot);
 }
@@ -214,10 +248,7 @@ int worker(void *arg)
 	r.t0 = rte_get_timer_cycles();
 	r.nslots = w->nslots;
 	r.src = (uint8_t *)rte_malloc(NULL, (size_t)r.nslots * w->size, 64);
-	/* remote: the target's memory, which the shell allocated and will free */
-	r.dst = w->op == SHELL_OP_REMOTE
-			? w->remote_mem
-			: (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
+	r.dst = (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
 	r.op_seq = (uint64_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint64_t), 0);
 	r.op_slot = (uint32_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint32_t), 0);
 	if (!r.src || !r.dst || !r.op_seq || !r.op_slot) {
@@ -250,6 +281,16 @@ bool lcore_free(unsigned int lcore)
 	return rte_eal_get_lcore_state(lcore) == WAIT;
 }
 
+/** "remote write to device 4", "remote read from devices 4,5" */
+void remote_what(const shell_workload &w, char *buf, size_t len)
+{
+	static const char *const kWhat[] = {"write to", "read from", "fill of"};
+	int off = snprintf(buf, len, "remote %s device%s ", kWhat[w.remote_op],
+			   w.npeers > 1 ? "s" : "");
+	for (uint16_t p = 0; p < w.npeers && off > 0 && (size_t)off < len; p++)
+		off += snprintf(buf + off, len - (size_t)off, "%s%d", p ? "," : "", w.targets[p]);
+}
+
 void show_one(shell_workload &w)
 {
 	uint64_t now = rte_get_timer_cycles(), hz = rte_get_timer_hz();
@@ -279,7 +320,7 @@ void show_one(shell_workload &w)
 	else if (w.op == SHELL_OP_SG)
 		snprintf(what, sizeof(what), "SG copy (%u pieces)", w.segs);
 	else if (w.op == SHELL_OP_REMOTE)
-		snprintf(what, sizeof(what), "remote write to device %d", w.target_dev);
+		remote_what(w, what, sizeof(what));
 	else
 		snprintf(what, sizeof(what), "%s", kOps[w.op]);
 	char where[48];
@@ -313,7 +354,8 @@ const char *shell_status_name(unsigned int st)
 bool shell_workload_on(int16_t dev)
 {
 	for (const shell_workload &w : g_wl)
-		if (w.used && w.running && (w.dev == dev || w.target_dev == dev))
+		if (w.used && w.running &&
+		    (w.dev == dev || std::count(w.targets, w.targets + w.npeers, dev)))
 			return true;
 	return false;
 }
@@ -394,8 +436,8 @@ shell_workload *shell_workload_prepare(enum shell_op op, int16_t dev, uint16_t v
 	w->segs = 1;
 	w->nslots = shell_workload_slots(batch);
 	w->ch = NULL;
-	w->remote_mem = NULL;
-	w->target_dev = -1;
+	w->npeers = 0;
+	w->remote_op = SHELL_REMOTE_WRITE;
 	w->pi_ctx = NULL;
 	w->bad_permille = 0;
 	w->reasm = NULL;
@@ -510,38 +552,83 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 	return shell_workload_launch(w, worker);
 }
 
-int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint16_t batch,
-				unsigned int lcore)
+namespace {
+
+/** A remote workload's channel, and its peers' memory if @p free_mem (the device is done). */
+void remote_release(shell_workload *w, bool free_mem)
+{
+	rte_pmd_dma_mlx5_remote_free(w->ch); /* waits for what the device still owes */
+	w->ch = NULL;
+	for (uint16_t p = 0; p < w->npeers; p++) {
+		if (free_mem)
+			rte_free(w->peer_mem[p]);
+		w->peer_mem[p] = NULL;
+	}
+}
+
+/** The DC target of device @p dev, made the first time; 0 or -1 (printed). */
+int target_of(int16_t dev)
+{
+	if (g_has_target[dev])
+		return 0;
+	int ret = rte_pmd_dma_mlx5_remote_target_create(dev, kDcKey, &g_target[dev]);
+	if (ret) {
+		shell_fail("no DC target on device %d: %s", dev, strerror(-ret));
+		return -1;
+	}
+	g_has_target[dev] = true;
+	return 0;
+}
+
+} // namespace
+
+int shell_workload_start_remote(enum shell_remote_op op, int16_t dev, const int16_t *targets,
+				uint16_t npeers, uint32_t size, uint16_t batch, unsigned int lcore)
 {
 	struct rte_pmd_dma_mlx5_caps caps;
-	struct rte_pmd_dma_mlx5_remote_peer peer = {};
 
-	if (rte_pmd_dma_mlx5_get_caps(dev, &caps) != 0 ||
-	    rte_pmd_dma_mlx5_get_caps(target, &caps) != 0 || dev == target) {
-		shell_fail("devices %d and %d: two different dma_mlx5 devices wanted", dev, target);
+	if (rte_pmd_dma_mlx5_get_caps(dev, &caps) != 0) {
+		shell_fail("device %d: not a dma_mlx5 device", dev);
 		return -1;
+	}
+	if (npeers == 0 || npeers > SHELL_MAX_PEERS) {
+		shell_fail("%u targets: 1..%u wanted", npeers, SHELL_MAX_PEERS);
+		return -1;
+	}
+	for (uint16_t p = 0; p < npeers; p++) {
+		int16_t t = targets[p];
+		if (t == dev || rte_pmd_dma_mlx5_get_caps(t, &caps) != 0 ||
+		    std::count(targets, targets + p, t)) {
+			shell_fail("target device %d: a dma_mlx5 device other than %d and the "
+				   "other targets wanted",
+				   t, dev);
+			return -1;
+		}
 	}
 	if (shell_workload_check(dev, kNoVchan, size, batch, lcore))
 		return -1;
 	/* everything the workload needs first: a refusal then leaves no trace */
-	if (!g_has_target[target]) {
-		int ret = rte_pmd_dma_mlx5_remote_target_create(target, kDcKey, &g_target[target]);
-		if (ret) {
-			shell_fail("no DC target on device %d: %s", target, strerror(-ret));
+	for (uint16_t p = 0; p < npeers; p++)
+		if (target_of(targets[p]))
 			return -1;
-		}
-		g_has_target[target] = true;
-	}
 	uint32_t nslots = shell_workload_slots(batch);
 	size_t len = (size_t)nslots * size;
-	auto *mem = (uint8_t *)rte_zmalloc(NULL, len, 64);
-	struct rte_pmd_dma_mlx5_remote *ch = NULL;
-	peer.target = g_target[target];
-	int ret = mem ? rte_pmd_dma_mlx5_remote_rkey(target, mem, (uint32_t)len, &peer.rkey)
-		      : -ENOMEM;
-	if (ret == 0) {
-		ch = rte_pmd_dma_mlx5_remote_create(dev, (uint16_t)RTE_MAX(32u, 2 * nslots));
-		ret = ch ? rte_pmd_dma_mlx5_remote_peer_add(ch, &peer) : -rte_errno;
+	uint8_t *mem[SHELL_MAX_PEERS] = {};
+	struct rte_pmd_dma_mlx5_remote *ch =
+		rte_pmd_dma_mlx5_remote_create(dev, (uint16_t)RTE_MAX(32u, 2 * nslots));
+	int ret = ch ? 0 : -rte_errno, bad = targets[0];
+	for (uint16_t p = 0; ret == 0 && p < npeers; p++) {
+		struct rte_pmd_dma_mlx5_remote_peer peer = {};
+		bad = targets[p];
+		mem[p] = (uint8_t *)rte_zmalloc(NULL, len, 64);
+		peer.target = g_target[targets[p]];
+		ret = mem[p] ? rte_pmd_dma_mlx5_remote_rkey(targets[p], mem[p], (uint32_t)len,
+							    &peer.rkey)
+			     : -ENOMEM;
+		if (ret == 0) {
+			ret = rte_pmd_dma_mlx5_remote_peer_add(ch, &peer);
+			ret = ret < 0 ? ret : 0;
+		}
 	}
 	shell_workload *w = ret < 0 ? NULL
 				    : shell_workload_prepare(SHELL_OP_REMOTE, dev, kNoVchan, size,
@@ -550,21 +637,22 @@ int shell_workload_start_remote(int16_t dev, int16_t target, uint32_t size, uint
 		if (ret < 0)
 			shell_fail("remote channel from device %d to device %d: %s (both on one "
 				   "fabric: sim_fabric=1)",
-				   dev, target, strerror(-ret));
+				   dev, bad, strerror(-ret));
 		rte_pmd_dma_mlx5_remote_free(ch);
-		rte_free(mem);
+		for (uint8_t *m : mem)
+			rte_free(m);
 		return -1;
 	}
 	w->ch = ch;
-	w->remote_mem = mem;
-	w->target_dev = target;
-	int id = shell_workload_launch(w, worker);
-	if (id < 0 && !w->stale) {
-		rte_pmd_dma_mlx5_remote_free(w->ch);
-		rte_free(w->remote_mem);
-		w->ch = NULL;
-		w->remote_mem = NULL;
+	w->remote_op = op;
+	w->npeers = npeers;
+	for (uint16_t p = 0; p < npeers; p++) {
+		w->targets[p] = targets[p];
+		w->peer_mem[p] = mem[p];
 	}
+	int id = shell_workload_launch(w, worker);
+	if (id < 0 && !w->stale)
+		remote_release(w, true);
 	return id;
 }
 
@@ -588,11 +676,7 @@ int shell_workload_stop(int id)
 		w.stale = w.exit_code == -ETIMEDOUT;
 		if (w.op == SHELL_OP_REMOTE) {
 			/* waits for what the device still owes; the memory only if it paid */
-			rte_pmd_dma_mlx5_remote_free(w.ch);
-			if (w.exit_code == 0)
-				rte_free(w.remote_mem);
-			w.ch = NULL;
-			w.remote_mem = NULL;
+			remote_release(&w, w.exit_code == 0);
 		}
 		if (w.op == SHELL_OP_PI)
 			shell_pi_release(&w);

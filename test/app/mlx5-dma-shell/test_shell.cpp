@@ -451,6 +451,49 @@ void test_batch_reasm(void)
 		printf("\n    output: [%s] ", out.c_str());
 }
 
+/*
+ * Remote reads and fills, each workload with several peers in turn; one peer's link
+ * goes down: its ops fail, the others' go on, nothing is corrupt. A target in use
+ * cannot be detached.
+ */
+void test_batch_remote_peers(void)
+{
+	std::string out;
+	int st = run_batch("attach dma_mlx5_p0,dev=sim81,sim_fabric=1\n"
+			   "attach dma_mlx5_p1,dev=sim82,sim_fabric=1,sim_exec=thread\n"
+			   "attach dma_mlx5_p2,dev=sim83,sim_fabric=1\n"
+			   "start remote read 2 3,4 4096 16 1\n"
+			   "start remote fill 4 2,3 1000 16 2\n"
+			   "sleep 200\n"
+			   "link sim82 down\n"
+			   "sleep 500\n"
+			   "link sim82 up\n"
+			   "sleep 200\n"
+			   "stop all\n"
+			   "start remote write 2 3,4 512 8 1\n"
+			   "sleep 200\n"
+			   "stop all\n"
+			   "quit\n",
+			   &out, "shell_batch_remote");
+	CU_ASSERT_EQUAL(st, 0);
+	std::string rd = block(out, "remote read from devices 3,4 of 4096 B in bursts of 16, "
+				    "device 2 remote channel, lcore 1, stopped, verified");
+	CU_ASSERT(has(rd, "DEV_LINK_ERROR"));
+	CU_ASSERT(has(rd, "), corrupt 0,"));
+	CU_ASSERT(!has(rd, "completed 0 of"));
+	std::string fl = block(out, "remote fill of devices 2,3 of 1000 B in bursts of 16, "
+				    "device 4 remote channel, lcore 2, stopped, verified");
+	CU_ASSERT(has(fl, "DEV_LINK_ERROR"));
+	CU_ASSERT(has(fl, "), corrupt 0,"));
+	CU_ASSERT(!has(fl, "completed 0 of"));
+	std::string wr = block(out, "remote write to devices 3,4 of 512 B in bursts of 8, "
+				    "device 2 remote channel, lcore 1, stopped, verified");
+	CU_ASSERT(has(wr, "failed 0, corrupt 0"));
+	CU_ASSERT(!has(wr, "completed 0 of"));
+	if (st != 0 || !has(rd, "), corrupt 0,") || !has(fl, "), corrupt 0,"))
+		printf("\n    output: [%s] ", out.c_str());
+}
+
 /* Bad input of every command: one error line each, the shell goes on, exit status 1. */
 void test_batch_bad_input(void)
 {
@@ -486,6 +529,11 @@ void test_batch_bad_input(void)
 		"start remote 0 0 64 8 1",
 		"start remote 0 9 64 8 1",
 		"start remote 0 1 64 0 1",
+		"start remote read 0 1,1 64 8 1",
+		"start remote read 0 1,x 64 8 1",
+		"start remote fill 0 1,2,3,4,5,6,7,8,9 64 8 1",
+		"start remote write 0 9 64 8 1",
+		"start remote move 0 1 64 8 1",
 		"start pi insert crc32c 0 0 8 8 1", /* device 0 has no signature offload */
 		"start pi insert crc16 0 0 8 8 1",
 		"start pi scramble crc32 0 0 8 8 1",
@@ -556,6 +604,7 @@ const struct cunit_test tests[] = {
 	{"session: two devices, workloads, a fault", test_interactive_session},
 	{"batch: a good script", test_batch_good},
 	{"batch: reassembly, generated and of a pcap", test_batch_reasm},
+	{"batch: remote reads, writes and fills to several peers", test_batch_remote_peers},
 	{"batch: bad input of every command", test_batch_bad_input},
 };
 
