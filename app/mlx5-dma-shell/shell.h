@@ -7,6 +7,7 @@
 #define MLX5_DMA_SHELL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <atomic>
 
@@ -247,6 +248,8 @@ const char *shell_status_name(unsigned int st);
 /* shell_cmds.cpp */
 /** The commands (a NULL-terminated context for librte_cmdline). */
 extern cmdline_parse_ctx_t shell_ctx[];
+/** Open regular file @p path for reading; NULL (a message printed) for anything else. */
+FILE *shell_open_file(const char *path);
 /** Run the commands of @p path, one per line; the failures among them. */
 unsigned int shell_run_file(struct cmdline *cl, const char *path);
 

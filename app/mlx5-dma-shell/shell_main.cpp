@@ -8,11 +8,13 @@
  * is 1 when any command failed (unknown, bad arguments, or refused), 0 otherwise.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmdline_socket.h>
@@ -169,14 +171,33 @@ void shell_fail(const char *fmt, ...)
 	va_end(ap);
 }
 
+FILE *shell_open_file(const char *path)
+{
+	/* non-blocking open: a FIFO without a writer must not hang the shell */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int err = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+	FILE *f = NULL;
+
+	if (err == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+		f = fdopen(fd, "r");
+	if (!f) {
+		if (err == EINVAL)
+			shell_fail("cannot read \"%s\": not a regular file", path);
+		else
+			shell_fail("cannot read \"%s\": %s", path, strerror(err ? err : errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
+
 unsigned int shell_run_file(struct cmdline *cl, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = shell_open_file(path);
 
-	if (!f) {
-		shell_fail("cannot read \"%s\": %s", path, strerror(errno));
+	if (!f)
 		return 1;
-	}
 	unsigned int n = run_stream(cl, f);
 	fclose(f);
 	return n;

@@ -49,6 +49,7 @@ namespace {
 
 constexpr uint32_t kEth = 14, kIp = 20;
 constexpr uint32_t kMaxFrames = 1u << 20;
+constexpr uint32_t kMaxBytes = 256u << 20; /* the frames are kept in memory */
 /* the largest frame or datagram an mbuf holds */
 constexpr uint32_t kMaxLen = UINT16_MAX - RTE_PKTMBUF_HEADROOM;
 /* status[k] of a reassembly workload: "OK", then enum rte_reasm_drop + 1 */
@@ -76,14 +77,13 @@ uint64_t hash_mbuf(const struct rte_mbuf *m)
 /** The frames of pcap @p path (Ethernet link type); 0 or -errno (message printed). */
 int pcap_load(const char *path, std::vector<std::string> *frames)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = shell_open_file(path);
 	uint8_t gh[24], rh[16];
+	uint64_t total = 0;
 	int ret = 0;
 
-	if (!f) {
-		shell_fail("pcap %s: %s", path, strerror(errno));
-		return -errno;
-	}
+	if (!f)
+		return -EINVAL;
 	bool swap = false;
 	if (fread(gh, 1, sizeof(gh), f) != sizeof(gh)) {
 		ret = -EINVAL;
@@ -106,7 +106,8 @@ int pcap_load(const char *path, std::vector<std::string> *frames)
 	}
 	while (ret == 0 && fread(rh, 1, sizeof(rh), f) == sizeof(rh)) {
 		uint32_t len = u32(rh + 8);
-		if (len > kMaxLen || frames->size() >= kMaxFrames) {
+		total += len;
+		if (len > kMaxLen || frames->size() >= kMaxFrames || total > kMaxBytes) {
 			ret = -E2BIG;
 			break;
 		}
@@ -121,8 +122,9 @@ int pcap_load(const char *path, std::vector<std::string> *frames)
 	if (ret == 0 && frames->empty())
 		ret = -ENODATA;
 	if (ret)
-		shell_fail("pcap %s: not a pcap file of 1..%u frames of at most %u B (%s)", path,
-			   kMaxFrames, kMaxLen, strerror(-ret));
+		shell_fail("pcap %s: not a pcap file of 1..%u frames of at most %u B, %u MiB in "
+			   "all (%s)",
+			   path, kMaxFrames, kMaxLen, kMaxBytes >> 20, strerror(-ret));
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -567,11 +568,20 @@ void test_batch_bad_input(void)
 		"link nosuchsim up",
 		"link sim70 sideways",
 		"load /nonexistent/script",
-		"load /tmp",      /* a directory */
-		"load /dev/zero", /* no newline, NUL bytes */
+		"load /tmp",                          /* a directory */
+		"load /dev/zero",                     /* not a regular file */
+		"load /tmp/mlx5-dma-shell-test.nul",  /* 100 KB of NUL bytes, no newline */
+		"load /tmp/mlx5-dma-shell-test.fifo", /* a FIFO with no writer: no hang */
+		"start reasm pcap /tmp/mlx5-dma-shell-test.fifo 0 0 8 1",
 		"sleep 700000",
 		"sleep -1",
 	};
+	mkfifo("/tmp/mlx5-dma-shell-test.fifo", 0600); /* EEXIST: as good */
+	FILE *nul = fopen("/tmp/mlx5-dma-shell-test.nul", "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nul);
+	static const char zeros[100000] = {};
+	CU_ASSERT_EQUAL(fwrite(zeros, 1, sizeof(zeros), nul), sizeof(zeros));
+	fclose(nul);
 	std::string script = "setup 0 1 256\nsetup 1 1 256\n";
 	for (const char *b : bad)
 		script += std::string(b) + "\n";
