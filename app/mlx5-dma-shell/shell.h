@@ -142,9 +142,11 @@ uint32_t shell_workload_slots(uint16_t batch);
 void shell_workload_ready(struct shell_workload *w, int err);
 /**
  * Ops the rate limit lets @p w enqueue now, at most @p room, when @p done were
- * enqueued since @p t0 (TSC); @p room when it has no limit.
+ * enqueued since @p *t0 (TSC); @p room when it has no limit. Credit beyond 10 ms of
+ * the rate is dropped (*t0 moves on).
  */
-uint16_t shell_rate_room(const struct shell_workload *w, uint64_t t0, uint64_t done, uint16_t room);
+uint16_t shell_rate_room(const struct shell_workload *w, uint64_t *t0, uint64_t done,
+			 uint16_t room);
 /** Device @p dev was set up again: its vchans have nothing of old workloads left. */
 void shell_workload_reset(int16_t dev);
 /**

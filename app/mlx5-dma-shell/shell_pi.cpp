@@ -274,7 +274,7 @@ int shell_pi_worker(void *arg)
 	};
 	uint64_t t0 = rte_get_timer_cycles();
 	while (!w->stop.load(std::memory_order_relaxed)) {
-		uint16_t n = 0, room = shell_rate_room(w, t0, seq, w->batch);
+		uint16_t n = 0, room = shell_rate_room(w, &t0, seq, w->batch);
 		while (n < room && inflight + n < mask) {
 			uint64_t s = seq + n;
 			uint32_t slot = (uint32_t)(s & mask);

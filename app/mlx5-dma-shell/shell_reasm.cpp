@@ -325,7 +325,7 @@ int worker(void *arg)
 	uint64_t t0 = rte_get_timer_cycles();
 	while (!w->stop.load(std::memory_order_relaxed)) {
 		/* a burst: datagrams (generated) or frames (pcap), as the rate allows */
-		uint16_t room = held.empty() ? shell_rate_room(w, t0, gave, w->batch) : 0;
+		uint16_t room = held.empty() ? shell_rate_room(w, &t0, gave, w->batch) : 0;
 		for (uint16_t d = 0; d < room; d++) {
 			if (pcap) {
 				struct rte_mbuf *m = frame_mbuf(

@@ -120,7 +120,7 @@ int shell_respond_worker(void *arg)
 		w->c.corrupt.fetch_add(wrong, std::memory_order_relaxed);
 	};
 	while (!w->stop.load(std::memory_order_relaxed)) {
-		uint16_t n = 0, room = shell_rate_room(w, t0, seq, w->batch);
+		uint16_t n = 0, room = shell_rate_room(w, &t0, seq, w->batch);
 		while (n < room && inflight < pmask) {
 			uint32_t slot = (uint32_t)(seq & pmask);
 			bool bad = shell_bad_op(seq, w->bad_permille);

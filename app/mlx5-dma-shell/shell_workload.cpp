@@ -141,7 +141,7 @@ void enqueue_burst(run_state &r)
 	shell_workload *w = r.w;
 	uint16_t n = 0;
 
-	uint16_t room = shell_rate_room(w, r.t0, r.seq, w->batch);
+	uint16_t room = shell_rate_room(w, &r.t0, r.seq, w->batch);
 	while (n < room && r.inflight < r.nslots - 1) {
 		/* free: fewer than nslots ops are in flight, completing in order */
 		uint32_t slot = (uint32_t)(r.seq & (r.nslots - 1));
@@ -492,13 +492,22 @@ void shell_workload_ready(shell_workload *w, int err)
 	w->ready = err < 0 ? err : 1;
 }
 
-uint16_t shell_rate_room(const shell_workload *w, uint64_t t0, uint64_t done, uint16_t room)
+uint16_t shell_rate_room(const shell_workload *w, uint64_t *t0, uint64_t done, uint16_t room)
 {
 	if (!w->rate_kops)
 		return room;
 	/* ops the rate allows since t0, in double: no overflow however long it runs */
-	double allowed = (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz() *
-			 w->rate_kops * 1000.0;
+	double hz = (double)rte_get_timer_hz(), per_sec = w->rate_kops * 1000.0;
+	double allowed = (double)(rte_get_timer_cycles() - *t0) / hz * per_sec;
+	/*
+	 * at most 10 ms (or a burst) of credit: a worker that was held up (descheduled,
+	 * a full ring) goes on at the rate instead of catching up at full speed
+	 */
+	double credit = RTE_MAX((double)room, per_sec / 100);
+	if (allowed - (double)done > credit) {
+		*t0 += (uint64_t)((allowed - (double)done - credit) / per_sec * hz);
+		allowed = (double)done + credit;
+	}
 	if (allowed <= (double)done)
 		return 0;
 	return (uint16_t)RTE_MIN((double)room, allowed - (double)done);

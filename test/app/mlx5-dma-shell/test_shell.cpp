@@ -416,6 +416,8 @@ void test_batch_good(void)
 /*
  * Reassembly workloads: generated fragments checked byte for byte, and a pcap with
  * duplicates, overlaps and lost fragments checked against the CPU engine's output.
+ * Then signature workloads on a device whose engine is a thread (the good script's run
+ * inline): strip with bad blocks, and verify-then-respond pairs.
  */
 void test_batch_reasm(void)
 {
@@ -433,6 +435,12 @@ void test_batch_reasm(void)
 				   " 1 0 32 2\n"
 				   "sleep 400\n"
 				   "stop all\n"
+				   "attach dma_mlx5_st,dev=sim84,sig=1,sim_exec=thread\n"
+				   "setup 2 2 256\n"
+				   "start pi strip crc32c 2 0 4 8 1 bad 100\n"
+				   "start respond 2 1 4 100 8 2\n"
+				   "sleep 400\n"
+				   "stop all\n"
 				   "quit\n",
 			   &out, "shell_batch_reasm");
 	unlink(pcap);
@@ -448,7 +456,20 @@ void test_batch_reasm(void)
 	/* what the pcap holds: overlapping and lost fragments, each datagram dropped */
 	CU_ASSERT(has(pc, "timeout ") && has(pc, "overlap "));
 	CU_ASSERT(has(pc, "), corrupt 0,"));
-	if (st != 0 || !has(pc, "), corrupt 0,"))
+	std::string ps = block(out,
+			       "crc32c strip (4 blocks, 100 per mille bad) of 2048 B in bursts "
+			       "of 8, device 2 vchan 0, lcore 1, stopped");
+	size_t f = ps.find("failed ");
+	unsigned long failed = f == std::string::npos ? 0 : strtoul(&ps[f + 7], NULL, 10);
+	char want[64];
+	snprintf(want, sizeof(want), "failed %lu (PI %lu), corrupt 0", failed, failed);
+	CU_ASSERT(failed > 0 && has(ps, want));
+	CU_ASSERT(has(ps, " run, 0 failed"));
+	std::string vr = block(out, "verify+respond (4 blocks, 100 per mille bad) of 2048 B in "
+				    "bursts of 8, device 2 vchan 1, lcore 2, stopped");
+	CU_ASSERT(has(vr, "(DATA_POISION "));
+	CU_ASSERT(has(vr, "), corrupt 0,"));
+	if (st != 0 || !has(pc, "), corrupt 0,") || !has(ps, want))
 		printf("\n    output: [%s] ", out.c_str());
 }
 
@@ -613,7 +634,7 @@ const struct cunit_test tests[] = {
 	{"prompt, help, completion, history", test_interactive_basics},
 	{"session: two devices, workloads, a fault", test_interactive_session},
 	{"batch: a good script", test_batch_good},
-	{"batch: reassembly, generated and of a pcap", test_batch_reasm},
+	{"batch: reassembly; signature ops on an engine thread", test_batch_reasm},
 	{"batch: remote reads, writes and fills to several peers", test_batch_remote_peers},
 	{"batch: bad input of every command", test_batch_bad_input},
 };
