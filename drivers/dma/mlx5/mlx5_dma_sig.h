@@ -148,7 +148,7 @@ uint32_t mlx5_dma_sig_umr_direct(struct mlx5_dma_vchan *vc, uint32_t pi,
 uint32_t mlx5_dma_sig_umr_builder(struct mlx5_dma_vchan *vc, uint32_t pi,
 				  const struct mlx5_dma_sig_mkey *m,
 				  const struct mlx5_dma_sig_layout *lay, uint8_t *out);
-/** Write @p n one-WQEBB NOP WQEs at producer counter @p pi (fence bits cleared). */
+/** Write one NOP WQE of @p n WQEBBs at producer counter @p pi (fence bits cleared). */
 void mlx5_dma_sig_nops(struct mlx5_dma_vchan *vc, uint32_t pi, uint32_t n);
 /** WQEBBs a signature UMR of @p nb entries takes at most (UMR + BSF + 2 PSVs). */
 static inline uint32_t mlx5_dma_sig_umr_max_wqebbs(uint32_t nb)

@@ -563,13 +563,21 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 
 void mlx5_dma_sig_nops(struct mlx5_dma_vchan *vc, uint32_t pi, uint32_t n)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t *w = vc->sq + (((pi + i) & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
-		auto *ctrl = (struct mlx5_wqe_ctrl_seg *)w;
+	/*
+	 * One NOP whose ds spans the n WQEBBs, as a cancelled multi-WQEBB WQE is (ds
+	 * kept): only its ctrl segment is written. The device skips the rest unread, and
+	 * the application core touches one cache line instead of n, each of which the
+	 * device last read.
+	 */
+	auto *ctrl =
+		(struct mlx5_wqe_ctrl_seg *)(vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT));
 
-		memset(w, 0, MLX5_SEND_WQE_BB);
-		ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((pi + i) & 0xffff) << 8 |
-							  MLX5_OPCODE_NOP);
-		ctrl->qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 1);
-	}
+	RTE_ASSERT(n >= 1 && n * (MLX5_SEND_WQE_BB / MLX5_HW_DS_BYTES) <= 0x3f);
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32((pi & 0xffff) << 8 | MLX5_OPCODE_NOP);
+	ctrl->qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 |
+					n * (MLX5_SEND_WQE_BB / MLX5_HW_DS_BYTES));
+	ctrl->signature = 0;
+	ctrl->dci_stream_channel_id = 0;
+	ctrl->fm_ce_se = 0;
+	ctrl->imm = 0;
 }
