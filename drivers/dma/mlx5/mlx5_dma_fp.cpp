@@ -19,12 +19,12 @@
 namespace {
 
 /* Everything the fast path of a copy does not decide by itself: ring full, MR cache
- * miss or stale, bad length, address not registered. */
+ * miss or stale, bad length, address not registered. Its arguments are copy()'s, the
+ * vchan in place of the device, so that copy()'s fall-back moves no register. */
 template <enum mlx5_dma_path P>
-__attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst,
-					uint32_t len, uint64_t flags)
+__attribute__((noipa)) int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src,
+				     rte_iova_t dst, uint32_t len, uint64_t flags)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	const struct mlx5_dma_mr_range *s, *d;
 	int idx;
 
@@ -61,32 +61,77 @@ __attribute__((noinline)) int copy_slow(void *priv, uint16_t vchan, rte_iova_t s
 	return idx;
 }
 
+/*
+ * The WQE and the slot of a one-key copy at producer counter @p pi: mlx5_dma_write_mmo()
+ * with the ring and the vchan declared apart (restrict), so that the compiler may
+ * interleave loads of the vchan with stores into the ring instead of holding them all.
+ */
+static __rte_always_inline void write_copy(uint8_t *__restrict wqe,
+					   struct mlx5_dma_slot *__restrict slot,
+					   const struct mlx5_dma_vchan *__restrict vc, uint32_t pi,
+					   uint16_t idx, uint64_t src, uint64_t dst,
+					   uint64_t key_seg, uint32_t len, uint64_t flags)
+{
+	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
+	uint32_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
+	uint64_t seg = bcount | key_seg;
+	/* opmod | wqe index | opcode: the constant bytes or'ed in after the swap */
+	uint32_t w0 = rte_cpu_to_be_32((uint32_t)(uint16_t)pi << 8) |
+		      rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | MLX5_OPCODE_MMO);
+
+	*slot = {idx, (uint16_t)(pi + 1)};
+	memcpy(wqe, &w0, sizeof(w0));
+	mlx5_dma_st64(wqe + 4, vc->ctrl_qpn_ds | (flags & RTE_DMA_OP_FLAG_FENCE) << 63);
+	memcpy(wqe + 16, vc->mmo_meta, 16);
+	mlx5_dma_st64(wqe + 32, seg);
+	mlx5_dma_st64(wqe + 40, rte_cpu_to_be_64(src));
+	mlx5_dma_st64(wqe + 48, seg);
+	mlx5_dma_st64(wqe + 56, rte_cpu_to_be_64(dst));
+}
+
+/* The submit of a copy that asked for one, returning the copy's ring index: a tail call
+ * of copy(), so that nothing of copy() stays live across it. */
+__attribute__((noinline)) int copy_submit(struct mlx5_dma_vchan *vc, int idx)
+{
+	mlx5_dma_submit_vchan(vc);
+	return idx;
+}
+
+/*
+ * The copy fast path. Every check is made before any state of the op is loaded, so that
+ * the fall-back to copy_slow() is a tail call that moves no argument and the checks hold
+ * few registers; the submit a flag asks for is a tail call too.
+ */
 template <enum mlx5_dma_path P>
 int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len, uint64_t flags)
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	const struct mlx5_dma_mr_range *mr = &vc->mr_cache.e[0];
-	uint16_t idx = vc->ring_idx;
-	uint32_t pi = vc->pi;
 
 	if (unlikely(vc->credits == 0 || len - 1 >= vc->max_len ||
 		     mlx5_dma_mr_cache_stale(&vc->mr_cache) ||
 		     !mlx5_dma_mr_hit2(&vc->mr_cache, src, dst, len)))
-		return copy_slow<P>(priv, vchan, src, dst, len, flags);
+		return copy_slow<P>(vc, vchan, src, dst, len, flags);
+
+	uint16_t idx = vc->ring_idx;
+	uint32_t pi = vc->pi;
+
 	if (P == MLX5_DMA_PATH_DIRECT) {
+		uint32_t slot = pi & vc->sq_mask;
+
 		/* the vchan's state first: the ring stores below may alias it */
 		vc->credits--;
 		vc->pi = pi + 1;
 		vc->ring_idx = idx + 1;
-		vc->slots[pi & vc->sq_mask] = {idx, (uint16_t)(pi + 1)};
-		mlx5_dma_write_mmo(vc, pi, src, mr->lkey_be, dst, mr->lkey_be, len, flags);
+		write_copy(vc->sq + ((size_t)slot << MLX5_SEND_WQE_SHIFT), vc->slots + slot, vc, pi,
+			   idx, src, dst, mr->key_seg, len, flags);
 	} else {
 		vc->credits--;
 		mlx5_dma_build_mmo(vc, src, mr->lkey, dst, mr->lkey, len, flags);
 		mlx5_dma_commit_op(vc, 1);
 	}
 	if (unlikely(flags & RTE_DMA_OP_FLAG_SUBMIT))
-		mlx5_dma_submit_cold(vc);
+		return copy_submit(vc, idx);
 	return idx;
 }
 

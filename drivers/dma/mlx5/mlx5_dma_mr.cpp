@@ -65,6 +65,7 @@ int publish(struct mlx5_dma_mr_registry *reg)
 		snap->r[i].size = reg->sva ? UINT64_MAX >> 1 : mr->length;
 		snap->r[i].lkey = mr->lkey;
 		snap->r[i].lkey_be = rte_cpu_to_be_32(mr->lkey);
+		snap->r[i].key_seg = (uint64_t)snap->r[i].lkey_be << 32;
 	}
 	try {
 		reg->snapshots.push_back(snap);

@@ -24,6 +24,7 @@ struct mlx5_dma_mr_range {
 	uint64_t size;
 	uint32_t lkey;
 	uint32_t lkey_be; /**< the same key in WQE byte order, for the fast path */
+	uint64_t key_seg; /**< lkey_be << 32: the key half of a data segment's first word */
 };
 
 /** Per-vchan cache: the most recently used ranges, refreshed when the registry changes. */
@@ -83,9 +84,11 @@ static inline bool mlx5_dma_mr_hit2(const struct mlx5_dma_mr_cache *cache, uintp
 	const struct mlx5_dma_mr_range *e = &cache->e[0];
 	uint64_t so = src - e->start, dof = dst - e->start;
 	uint64_t far = so > dof ? so : dof; /* an address below start wraps to the top */
+	uint64_t end;
 
-	/* far < size <= 2^63, so far + len cannot wrap */
-	return far < e->size && far + len <= e->size;
+	/* the add's carry out stands for far < size: with len >= 1 (checked first by every
+	 * caller), far + len <= size and no carry imply far < size */
+	return !__builtin_add_overflow(far, (uint64_t)len, &end) && end <= e->size;
 }
 
 /** Whether the registry changed since the cache was filled. */
