@@ -101,7 +101,7 @@ void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 	uint32_t ci = vc->cq_ci;
 
 	for (;;) {
-		auto *cqe = (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
+		struct mlx5_cqe64 *cqe = mlx5_dma_cqe_at(vc, ci);
 		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 		if ((op_own & MLX5_CQE_OWNER_MASK) != ((ci >> vc->cq_log) & 1) ||
@@ -109,7 +109,7 @@ void mlx5_dma_cq_skip_all(struct mlx5_dma_vchan *vc)
 			break;
 		ci++;
 	}
-	vc->cq_ci = ci;
+	mlx5_dma_cq_set_ci(vc, ci);
 	vc->cq_ci_db = ci;
 	/* also repairs the record libmlx5's RESET-time CQ clean rewrote from its own
 	 * (never advanced) consumer index: the device must see ours */

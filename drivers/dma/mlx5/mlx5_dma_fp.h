@@ -171,6 +171,28 @@ static __rte_always_inline bool mlx5_dma_cqe_ready(const struct mlx5_dma_vchan *
 	       (*op_own >> 4) != MLX5_CQE_INVALID;
 }
 
+/** Set the CQ consumer counter (direct path) and what the empty poll checks with it. */
+static __rte_always_inline void mlx5_dma_cq_set_ci(struct mlx5_dma_vchan *vc, uint32_t ci)
+{
+	vc->cq_ci = ci;
+	vc->cq_next_own = &mlx5_dma_cqe_at(vc, ci)->op_own;
+	vc->cq_next_owner = (ci >> vc->cq_log) & 1;
+}
+
+/**
+ * Whether the CQE at cq_ci is still the device's (direct path): mlx5_dma_cqe_ready()'s
+ * test, with its address and owner bit kept by mlx5_dma_cq_set_ci(). The owner bit
+ * first: a CQE not handed over fails it (but a never-written CQE of a ring set up with
+ * owner bit 0, which the invalid opcode then tells).
+ */
+static __rte_always_inline bool mlx5_dma_cq_idle(const struct mlx5_dma_vchan *vc)
+{
+	uint8_t op_own = __atomic_load_n(vc->cq_next_own, __ATOMIC_ACQUIRE);
+
+	return ((op_own ^ vc->cq_next_owner) & MLX5_CQE_OWNER_MASK) != 0 ||
+	       (op_own >> 4) == MLX5_CQE_INVALID;
+}
+
 /** Consume CQEs (direct path): advance done_upto and bb_ci. */
 static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *vc)
 {
@@ -184,7 +206,7 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 			break;
 		rte_io_rmb(); /* CQE body after ownership */
 		if (unlikely((op_own >> 4) != MLX5_CQE_REQ)) {
-			vc->cq_ci = ci + 1;
+			mlx5_dma_cq_set_ci(vc, ci + 1);
 			mlx5_dma_handle_error_cqe(vc, cqe); /* may reset the QP and re-post */
 			ci = vc->cq_ci;
 			continue;
@@ -196,7 +218,7 @@ static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *v
 		ci++;
 	}
 	if (ci != vc->cq_ci_db) {
-		vc->cq_ci = ci;
+		mlx5_dma_cq_set_ci(vc, ci);
 		vc->cq_ci_db = ci;
 		rte_io_wmb(); /* CQE reads done before the entries are handed back */
 		mlx5_dma_dbrec_store(vc->cq_dbrec, rte_cpu_to_be_32(ci & 0xffffff));

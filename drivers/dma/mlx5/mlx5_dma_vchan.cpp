@@ -151,7 +151,8 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	vc->cqe_shift = 6;
 	vc->cq_log = __builtin_ctz(dvcq.cqe_cnt);
 	vc->cq_dbrec = dvcq.dbrec;
-	vc->cq_ci = vc->cq_ci_db = 0;
+	mlx5_dma_cq_set_ci(vc, 0);
+	vc->cq_ci_db = 0;
 	vc->ctrl_qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4); /* other bytes 0 */
 	vc->ring_db = glue->sq_doorbell;
 	ret = learn_opaque(vc);
