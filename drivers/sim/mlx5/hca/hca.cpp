@@ -67,6 +67,7 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 	for (uint32_t i = 0; i < caps.max_qp; i++)
 		qp_slots_[i].store(nullptr, std::memory_order_relaxed);
 	plans_.reset(new Plan[HCA_MAX_GROUP]);
+	fast_plans_.reset(new FastPlan[HCA_MAX_GROUP]);
 }
 
 HcaImpl::~HcaImpl()

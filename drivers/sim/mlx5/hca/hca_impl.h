@@ -415,6 +415,18 @@ struct Plan {
 	PsvEntry *psv_ent; /**< XF_PSV: its entry */
 };
 
+/**
+ * What plan_fast_mmo() keeps of a WQE it accepts: everything its Plan holds that is
+ * not the same for every such WQE (expand_fast() writes that Plan when one is needed).
+ */
+struct FastPlan {
+	uint8_t *src;
+	uint8_t *dst;
+	uint64_t len;     /**< of both spans */
+	uint16_t idx;     /**< WQE index */
+	uint8_t fm_ce_se; /**< ctrl byte 11: fence mode and CQE request */
+};
+
 /** Why planning a WQE stopped. */
 enum class PlanResult : uint8_t {
 	Ok,
@@ -605,13 +617,17 @@ public:
 
 	/* ---- wqe_fast.cpp (under mu_) ---- */
 	/**
-	 * Plan consecutive WQEs from qp->sq_ci (producer @p pi) into plans_[n, limit)
+	 * Plan consecutive WQEs from qp->sq_ci (producer @p pi) into fast_plans_[n, limit)
 	 * while each is a one-WQEBB memcpy MMO that passes every check without ODP
 	 * probing or an armed fault; consumes them and returns the new n. The first
 	 * WQE it declines is left for fetch_wqe/plan_wqe, which decide errors.
 	 * *fence: it stopped at a fenced WQE that must start the next group.
+	 * plans_[n, new n) are not written: expand_fast() does that for a group that
+	 * run_group() executes, run_fast_group() reads fast_plans_.
 	 */
 	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence);
+	/** plans_[from, to) as fetch_wqe + plan_wqe fill them, from fast_plans_[from, to). */
+	void expand_fast(uint32_t from, uint32_t to);
 
 	/* ---- wqe_exec.cpp ---- */
 	/** exec_plan() of atomics, gather/scatter lists and on-demand spans. */
@@ -734,7 +750,10 @@ public:
 	std::map<uint32_t, uint32_t> rsv_qpns_; /**< reserved QPN objects: first QPN -> log range */
 	std::deque<DeferredCqe> deferred_;
 	std::vector<QpObj *> overrun_qps_;
-	std::unique_ptr<Plan[]> plans_; /**< HCA_MAX_GROUP plans, reused */
+	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */
+	std::unique_ptr<FastPlan[]> fast_plans_; /**< the same, of plan_fast_mmo() WQEs */
+	/** bit i: fast_plans_[i] asks for a CQE (a group plan_fast_mmo() planned from 0) */
+	uint32_t fast_signaled_ = 0;
 	/**
 	 * Internal switch: take plan_fast_mmo() for MMO WQEs (default). Tests turn it
 	 * off to compare the fast path with the general planner byte for byte.

@@ -130,17 +130,28 @@ namespace {
  * pinned memory, no atomic. The usual 64-byte copy is inlined (the compiler loads
  * all 64 bytes before storing any, so it is a memmove).
  */
-inline uint64_t exec_fast(const Plan *pl)
+inline uint64_t exec_fast(const FastPlan *fp)
 {
-	uint8_t *d = pl->dst[0].p;
-	const uint8_t *s = pl->src[0].p;
-	uint64_t n = pl->total;
+	uint8_t *d = fp->dst;
+	const uint8_t *s = fp->src;
+	uint64_t n = fp->len;
 	/* a copy onto itself changes nothing: no page is touched for it */
 	if (__builtin_expect(d != s, 1)) {
-		if (n == 64)
-			__builtin_memmove(d, s, 64);
-		else
+		if (n == 64) {
+			/* all 64 bytes loaded before any is stored (a memmove), inline */
+			typedef uint64_t u64x2 __attribute__((vector_size(16)));
+			u64x2 a, b, c, e;
+			memcpy(&a, s, 16);
+			memcpy(&b, s + 16, 16);
+			memcpy(&c, s + 32, 16);
+			memcpy(&e, s + 48, 16);
+			memcpy(d, &a, 16);
+			memcpy(d + 16, &b, 16);
+			memcpy(d + 32, &c, 16);
+			memcpy(d + 48, &e, 16);
+		} else {
 			memmove(d, s, n);
+		}
 	}
 	return n;
 }
@@ -149,14 +160,14 @@ inline uint64_t exec_fast(const Plan *pl)
 
 void HcaImpl::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 {
-	Plan *plans = plans_.get();
+	const FastPlan *plans = fast_plans_.get();
 	uint64_t bytes = 0;
 	if (!reorder || n < 2) {
 		for (uint32_t i = 0; i < n; i++)
 			bytes += exec_fast(&plans[i]);
 	} else {
 		/* as run_group(): a fenced head first, the rest in reverse */
-		uint32_t first = plans[0].fenced ? 1 : 0;
+		uint32_t first = (plans[0].fm_ce_se & MLX5_HW_FM_MASK) ? 1 : 0;
 		if (first)
 			bytes += exec_fast(&plans[0]);
 		for (uint32_t i = n; i-- > first;)
@@ -165,9 +176,11 @@ void HcaImpl::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 	st_wqes_.fetch_add(n, std::memory_order_relaxed);
 	st_bytes_.fetch_add(bytes, std::memory_order_relaxed);
 	/* no responder, no signature, no fault: only signaled WQEs have a CQE */
-	for (uint32_t i = 0; i < n; i++)
-		if (plans[i].signaled)
-			write_req_cqe(qp, &plans[i]);
+	for (uint32_t signaled = fast_signaled_; signaled; signaled &= signaled - 1) {
+		uint32_t i = (uint32_t)__builtin_ctz(signaled);
+		expand_fast(i, i + 1);
+		write_req_cqe(qp, &plans_[i]);
+	}
 }
 
 bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
@@ -221,10 +234,15 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 	*all_fast = true;
 	while (n < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
 		bool fence = false;
+		uint32_t fast_from = n;
 		/* draining after a signature error: every WQE is checked for FENCE below */
 		if (!qp->sig_draining && qp->cfg.dc != DcRole::Dci)
 			n = plan_fast_mmo(qp, pi, n, limit, &fence);
-		if (fence || n == limit || !(uint16_t)(pi - (uint16_t)qp->sq_ci))
+		bool stop = fence || n == limit || !(uint16_t)(pi - (uint16_t)qp->sq_ci);
+		/* run_group() executes a group with general plans: the fast ones join plans_ */
+		if (n != fast_from && (!stop || !*all_fast))
+			expand_fast(fast_from, n);
+		if (stop)
 			break;
 		/* a WQE for the general path follows (planned, failed or left posted) */
 		*all_fast = false;

@@ -35,7 +35,7 @@ struct FastCtx {
 	const MrEntry *mrs;
 	size_t nmr; /**< mrs_.size() */
 	uint32_t pdn;
-	uint32_t qpn_ds;  /**< qpn << 8 | HCA_MMO_DS, as the ctrl must carry it */
+	uint64_t ctrl0;   /**< ctrl word 0 of index 0 in ring byte order (want_ctrl_raw0) */
 	uint64_t max_len; /**< caps.max_wr_memcpy_length */
 	KeyMemo meta, src, dst;
 	uint64_t meta_addr; /**< opaque address checked with meta.key */
@@ -117,36 +117,37 @@ inline uint8_t *host_ptr(uint64_t addr)
 	return reinterpret_cast<uint8_t *>((uintptr_t)addr);
 }
 
-/**
- * What fetch_wqe + plan_wqe + plan_mmo fill in for an accepted WQE (imm_raw and the
- * atomic/responder details are read only when atomic/resp_qp is set).
- */
-inline void fill_plan(Plan *pl, uint16_t idx, uint64_t ctrl_w1, uint64_t src, uint64_t dst,
-		      uint64_t len)
+/** ctrl byte 11 (fence mode, CQE request) of a WQE's second ring word, as it lies there. */
+inline uint8_t fm_ce_se_of(uint64_t raw_w1)
 {
-	uint8_t fm_ce_se = (uint8_t)hi32(ctrl_w1);
-	pl->idx = idx;
-	pl->opcode = MLX5_OPCODE_MMO;
-	pl->signaled = fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
-	pl->fenced = fm_ce_se & MLX5_HW_FM_MASK;
-	pl->atomic = false;
-	pl->safe = false;
-	pl->nsrc = 1;
-	pl->ndst = 1;
-	pl->byte_cnt = (uint32_t)len; /* 2 GiB is 0x80000000 */
-	pl->total = len;
-	pl->resp_qp = nullptr;
-	pl->delay_us = 0; /* a general plan may have used this slot */
-	pl->src[0] = Span{host_ptr(src), len};
-	pl->dst[0] = Span{host_ptr(dst), len};
+	return (uint8_t)(raw_w1 >> 24);
 }
 
-/** The ctrl word 0 (opmod | index | opcode, qpn | ds) a WQE with index @p idx carries. */
-inline uint64_t want_ctrl(const FastCtx &c, uint16_t idx)
+/** Keep what the plan of an accepted WQE needs beyond what every such plan holds. */
+inline void keep(FastPlan *fp, uint16_t idx, uint64_t raw_w1, uint64_t src, uint64_t dst,
+		 uint64_t len)
 {
-	uint32_t op = (uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | (uint32_t)idx << 8 |
-		      MLX5_OPCODE_MMO;
-	return (uint64_t)op << 32 | c.qpn_ds;
+	fp->src = host_ptr(src);
+	fp->dst = host_ptr(dst);
+	fp->len = len;
+	fp->idx = idx;
+	fp->fm_ce_se = fm_ce_se_of(raw_w1);
+}
+
+/**
+ * The ctrl word 0 (opmod | index | opcode, qpn | ds) a WQE with index 0 carries, as it
+ * lies in the ring (big-endian bytes in a host word).
+ */
+inline uint64_t want_ctrl_raw0(uint32_t qpn_ds)
+{
+	uint32_t op = (uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | MLX5_OPCODE_MMO;
+	return htobe64((uint64_t)op << 32 | qpn_ds);
+}
+
+/** The same for index @p idx: its two big-endian bytes are ring bytes 1 and 2. */
+inline uint64_t want_ctrl_raw(uint64_t raw0, uint16_t idx)
+{
+	return raw0 | (uint64_t)htobe16(idx) << 8;
 }
 
 /**
@@ -154,10 +155,10 @@ inline uint64_t want_ctrl(const FastCtx &c, uint16_t idx)
  * used even if software rewrites the ring meanwhile) with index @p idx if it is a
  * fast-path MMO.
  */
-inline bool plan_one(FastCtx *c, const Wqebb &w, uint16_t idx, Plan *pl)
+inline bool plan_one(FastCtx *c, const Wqebb &w, uint16_t idx, FastPlan *fp)
 {
 	/* ctrl: opmod | index | opcode and qpn | ds, one exact compare */
-	if (w.be(0) != want_ctrl(*c, idx))
+	if (w.raw[0] != want_ctrl_raw(c->ctrl0, idx))
 		return false;
 	/* words 2/3: opaque metadata; 4/5: source; 6/7: destination (bc|lkey, addr) */
 	uint64_t src_bk = w.be(4), dst_bk = w.be(6);
@@ -169,7 +170,7 @@ inline bool plan_one(FastCtx *c, const Wqebb &w, uint16_t idx, Plan *pl)
 	    !key_ok(*c, &c->src, lo32(src_bk), src, len, false) ||
 	    !key_ok(*c, &c->dst, lo32(dst_bk), dst, len, true))
 		return false;
-	fill_plan(pl, idx, w.be(1), src, dst, len);
+	keep(fp, idx, w.raw[1], src, dst, len);
 	return true;
 }
 
@@ -189,33 +190,34 @@ struct SegMemo {
 };
 
 /** After plan_one() accepted @p w: the words it checked, not the ring again. */
-inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const Plan *pl)
+inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const FastPlan *fp)
 {
 	m->valid = true;
 	m->meta_key = w.raw[2];
 	m->meta_addr = w.raw[3];
 	m->src_bk = w.raw[4];
 	m->dst_bk = w.raw[6];
-	m->len = pl->total;
+	m->len = fp->len;
 	m->src_base = c.src.base;
-	m->src_room = c.src.len - pl->total;
+	m->src_room = c.src.len - fp->len;
 	m->dst_base = c.dst.base;
-	m->dst_room = c.dst.len - pl->total;
+	m->dst_room = c.dst.len - fp->len;
 }
 
 /**
  * plan_one() for a WQE whose segment words repeat the last accepted WQE's: checks
  * the ctrl word and both address bounds only. False: plan_one() decides.
  */
-inline bool plan_repeat(const FastCtx &c, const SegMemo &m, const Wqebb &w, uint16_t idx, Plan *pl)
+inline bool plan_repeat(const FastCtx &c, const SegMemo &m, const Wqebb &w, uint16_t idx,
+			FastPlan *fp)
 {
-	if (!m.valid || w.be(0) != want_ctrl(c, idx) || w.raw[2] != m.meta_key ||
+	if (!m.valid || w.raw[0] != want_ctrl_raw(c.ctrl0, idx) || w.raw[2] != m.meta_key ||
 	    w.raw[3] != m.meta_addr || w.raw[4] != m.src_bk || w.raw[6] != m.dst_bk)
 		return false;
 	uint64_t src = w.be(5), dst = w.be(7);
 	if (src - m.src_base > m.src_room || dst - m.dst_base > m.dst_room)
 		return false;
-	fill_plan(pl, idx, w.be(1), src, dst, m.len);
+	keep(fp, idx, w.raw[1], src, dst, m.len);
 	return true;
 }
 
@@ -231,7 +233,7 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 	FastCtx c = {mrs_.data(),
 		     mrs_.size(),
 		     qp->cfg.pdn,
-		     qp->qpn << 8 | HCA_MMO_DS,
+		     want_ctrl_raw0(qp->qpn << 8 | HCA_MMO_DS),
 		     caps_.max_wr_memcpy_length,
 		     {},
 		     {},
@@ -245,30 +247,63 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 	/* the WQEs posted and the plan slots left bound the run: one counter */
 	const uint32_t posted = (uint16_t)(pi - (uint16_t)ci);
 	const uint32_t end = n + (posted < limit - n ? posted : limit - n);
-	Plan *const plans = plans_.get();
+	FastPlan *const plans = fast_plans_.get();
+	static_assert(HCA_MAX_GROUP <= 32, "one bit of fast_signaled_ per plan");
+	uint32_t signaled = first ? fast_signaled_ : 0;
 
 	while (n < end) {
-		Plan *pl = &plans[n];
+		FastPlan *fp = &plans[n];
 		const Wqebb w(ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8));
-		if (!plan_repeat(c, memo, w, (uint16_t)ci, pl)) {
-			if (!plan_one(&c, w, (uint16_t)ci, pl))
+		if (!plan_repeat(c, memo, w, (uint16_t)ci, fp)) {
+			if (!plan_one(&c, w, (uint16_t)ci, fp))
 				break;
-			remember(&memo, c, w, pl);
+			remember(&memo, c, w, fp);
 		}
-		/* the fence bit as the ctrl word carries it, not read back from the plan */
-		if ((hi32(w.be(1)) & MLX5_HW_FM_MASK) && n > 0) {
-			*fence = true; /* planned again as the head of the next group */
-			break;
+		/* the fence bits as the ctrl word carries them, not read back from the plan;
+		 * one test for them and the CQE request, which few WQEs carry */
+		if (uint8_t fm = fm_ce_se_of(w.raw[1]) &
+				 (MLX5_HW_FM_MASK | MLX5_WQE_CTRL_CQ_UPDATE)) {
+			if ((fm & MLX5_HW_FM_MASK) && n > 0) {
+				*fence = true; /* planned again as the head of the next group */
+				break;
+			}
+			if (fm & MLX5_WQE_CTRL_CQ_UPDATE)
+				signaled |= 1u << n;
 		}
 		ci++;
 		n++;
 	}
+	fast_signaled_ = signaled;
 	if (n != first) {
 		qp->sq_ci = ci;
 		qp->stalled = false;
 		fast_wqes_ += n - first;
 	}
 	return n;
+}
+
+void HcaImpl::expand_fast(uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++) {
+		const FastPlan *fp = &fast_plans_[i];
+		Plan *pl = &plans_[i];
+		/* what fetch_wqe + plan_wqe + plan_mmo fill in for an accepted WQE (imm_raw
+		 * and the atomic/responder details are read only when atomic/resp_qp is set) */
+		pl->idx = fp->idx;
+		pl->opcode = MLX5_OPCODE_MMO;
+		pl->signaled = fp->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
+		pl->fenced = fp->fm_ce_se & MLX5_HW_FM_MASK;
+		pl->atomic = false;
+		pl->safe = false;
+		pl->nsrc = 1;
+		pl->ndst = 1;
+		pl->byte_cnt = (uint32_t)fp->len; /* 2 GiB is 0x80000000 */
+		pl->total = fp->len;
+		pl->resp_qp = nullptr;
+		pl->delay_us = 0; /* a general plan may have used this slot */
+		pl->src[0] = Span{fp->src, fp->len};
+		pl->dst[0] = Span{fp->dst, fp->len};
+	}
 }
 
 } // namespace mlx5sim
