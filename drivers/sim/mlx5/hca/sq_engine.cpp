@@ -385,6 +385,9 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		if ((end != PlanResult::Ok && !dci_goes_on) || qp->stalled || sqd ||
 		    qp->state != IBV_QPS_RTS || (n == 0 && !dci_goes_on))
 			break;
+		/* nothing posted after this group: the next one would plan nothing */
+		if (!(uint16_t)(sq_producer(qp) - (uint16_t)qp->sq_ci))
+			break;
 	}
 	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {
 		qp->sqd_notify = false;

@@ -182,7 +182,6 @@ inline bool plan_one(FastCtx *c, const Wqebb &w, uint16_t idx, FastPlan *fp)
  * run hit), same length (already within max_len and both MRs' lengths), same metadata.
  */
 struct SegMemo {
-	bool valid;
 	uint64_t meta_key, meta_addr, src_bk, dst_bk; /**< ring words 2, 3, 4, 6 (raw) */
 	uint64_t len;
 	uint64_t src_base, src_room; /**< src - src_base <= src_room: in the source MR */
@@ -192,7 +191,6 @@ struct SegMemo {
 /** After plan_one() accepted @p w: the words it checked, not the ring again. */
 inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const FastPlan *fp)
 {
-	m->valid = true;
 	m->meta_key = w.raw[2];
 	m->meta_addr = w.raw[3];
 	m->src_bk = w.raw[4];
@@ -205,19 +203,37 @@ inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const FastPla
 }
 
 /**
- * plan_one() for a WQE whose segment words repeat the last accepted WQE's: checks
- * the ctrl word and both address bounds only. False: plan_one() decides.
+ * plan_one() for a WQE whose segment words repeat the last accepted WQE's (only after
+ * plan_new() filled @p m): checks the ctrl word and both address bounds only. False:
+ * plan_new() decides.
  */
 inline bool plan_repeat(const FastCtx &c, const SegMemo &m, const Wqebb &w, uint16_t idx,
 			FastPlan *fp)
 {
-	if (!m.valid || w.raw[0] != want_ctrl_raw(c.ctrl0, idx) || w.raw[2] != m.meta_key ||
+	if (w.raw[0] != want_ctrl_raw(c.ctrl0, idx) || w.raw[2] != m.meta_key ||
 	    w.raw[3] != m.meta_addr || w.raw[4] != m.src_bk || w.raw[6] != m.dst_bk)
 		return false;
 	uint64_t src = w.be(5), dst = w.be(7);
 	if (src - m.src_base > m.src_room || dst - m.dst_base > m.dst_room)
 		return false;
 	keep(fp, idx, w.raw[1], src, dst, m.len);
+	return true;
+}
+
+/**
+ * plan_one() and remember() for the WQE at ring slot @p slot when it does not repeat
+ * the last one (the first of a run nearly always): out of line, so that the repeat loop
+ * keeps its values in registers. It reads the WQE once more; what it checks is what
+ * it plans, as plan_one() says.
+ */
+__attribute__((noinline)) bool plan_new(FastCtx *c, SegMemo *m, const uint64_t *slot, uint16_t idx,
+					FastPlan *fp)
+{
+	const Wqebb w(slot);
+
+	if (!plan_one(c, w, idx, fp))
+		return false;
+	remember(m, *c, w, fp);
 	return true;
 }
 
@@ -251,28 +267,36 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 	static_assert(HCA_MAX_GROUP <= 32, "one bit of fast_signaled_ per plan");
 	uint32_t signaled = first ? fast_signaled_ : 0;
 
+	/* a WQE unlike the last one: plan_new(); then its repeats: plan_repeat() */
 	while (n < end) {
 		FastPlan *fp = &plans[n];
-		const Wqebb w(ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8));
-		if (!plan_repeat(c, memo, w, (uint16_t)ci, fp)) {
-			if (!plan_one(&c, w, (uint16_t)ci, fp))
-				break;
-			remember(&memo, c, w, fp);
-		}
-		/* the fence bits as the ctrl word carries them, not read back from the plan;
-		 * one test for them and the CQE request, which few WQEs carry */
-		if (uint8_t fm = fm_ce_se_of(w.raw[1]) &
-				 (MLX5_HW_FM_MASK | MLX5_WQE_CTRL_CQ_UPDATE)) {
-			if ((fm & MLX5_HW_FM_MASK) && n > 0) {
-				*fence = true; /* planned again as the head of the next group */
-				break;
+		const uint64_t *slot = ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8);
+		if (!plan_new(&c, &memo, slot, (uint16_t)ci, fp))
+			break;
+		for (;;) {
+			/* the fence bits of the ctrl word the plan was made from; one test for
+			 * them and the CQE request, which few WQEs carry */
+			if (uint8_t fm = fp->fm_ce_se &
+					 (MLX5_HW_FM_MASK | MLX5_WQE_CTRL_CQ_UPDATE)) {
+				/* a fenced WQE is planned again as the head of the next group */
+				if ((fm & MLX5_HW_FM_MASK) && n > 0) {
+					*fence = true;
+					goto out;
+				}
+				if (fm & MLX5_WQE_CTRL_CQ_UPDATE)
+					signaled |= 1u << n;
 			}
-			if (fm & MLX5_WQE_CTRL_CQ_UPDATE)
-				signaled |= 1u << n;
+			ci++;
+			n++;
+			if (n == end)
+				goto out;
+			fp = &plans[n];
+			slot = ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8);
+			if (!plan_repeat(c, memo, Wqebb(slot), (uint16_t)ci, fp))
+				break;
 		}
-		ci++;
-		n++;
 	}
+out:
 	fast_signaled_ = signaled;
 	if (n != first) {
 		qp->sq_ci = ci;
