@@ -123,8 +123,9 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	uint32_t cq_log;    /**< log2(cqe_cnt), for the owner bit */
 	/** op_own of the CQE at cq_ci, and the owner bit it has once handed over: the
 	 * empty poll's one check (mlx5_dma_cq_set_ci() keeps both with cq_ci) */
-	const uint8_t *cq_next_own;
 	uint8_t cq_next_owner;
+	bool batch_open; /**< verbs path: ibv_wr_start called, ibv_wr_complete pending */
+	const uint8_t *cq_next_own;
 	volatile uint32_t *cq_dbrec;
 	volatile uint32_t *sq_dbrec;
 	void *bf_reg;
@@ -133,13 +134,12 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	struct ibv_qp_ex *qpx;
 	struct mlx5dv_qp_ex *dvqp;
 	struct ibv_cq_ex *cq_ex;
-	bool batch_open; /**< ibv_wr_start called, ibv_wr_complete pending */
 	/* ---- control ---- */
 	struct mlx5_dma_dev *dev;
 	struct ibv_qp *qp;
 	uint16_t nb_desc;
-	uint32_t ops_cnt; /**< pow2(nb_desc): WQEs the QP was asked for */
 	uint16_t vchan_id;
+	uint32_t ops_cnt;         /**< pow2(nb_desc): WQEs the QP was asked for */
 	uint8_t *scratch;         /**< wqe_cnt WQEBBs, for re-posting after recovery */
 	uint16_t *scratch_op_end; /**< per scratch WQEBB: where its op ends (relative) */
 	uint8_t *trap_buf;        /**< target of ops whose address is not registered */
