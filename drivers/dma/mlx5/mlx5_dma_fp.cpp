@@ -232,11 +232,6 @@ uint16_t burst_capacity(const void *priv, uint16_t vchan)
 
 } // namespace
 
-void mlx5_dma_submit_cold(struct mlx5_dma_vchan *vc)
-{
-	mlx5_dma_submit_vchan(vc);
-}
-
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
 {
 	if (path == MLX5_DMA_PATH_DIRECT) {

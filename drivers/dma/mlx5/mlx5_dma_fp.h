@@ -181,9 +181,9 @@ static __rte_always_inline void mlx5_dma_cq_set_ci(struct mlx5_dma_vchan *vc, ui
 
 /**
  * Whether the CQE at cq_ci is still the device's (direct path): mlx5_dma_cqe_ready()'s
- * test, with its address and owner bit kept by mlx5_dma_cq_set_ci(). The owner bit
- * first: a CQE not handed over fails it (but a never-written CQE of a ring set up with
- * owner bit 0, which the invalid opcode then tells).
+ * test, with its address and owner bit kept by mlx5_dma_cq_set_ci(). The owner bit is
+ * tested first, as nearly every CQE not handed over fails it; the invalid opcode tells
+ * the others (a CQE never written whose initial owner bit happens to match).
  */
 static __rte_always_inline bool mlx5_dma_cq_idle(const struct mlx5_dma_vchan *vc)
 {
@@ -292,8 +292,5 @@ static __rte_always_inline void mlx5_dma_submit_vchan(struct mlx5_dma_vchan *vc)
 	mlx5_dma_dbrec_store(vc->sq_dbrec, rte_cpu_to_be_32(vc->pi & 0xffff));
 	vc->ring_db(vc->qp, vc->bf_reg, *(const uint64_t *)last);
 }
-
-/** The same, out of line: for callers whose own fast path should stay small. */
-void mlx5_dma_submit_cold(struct mlx5_dma_vchan *vc);
 
 #endif /* MLX5_DMA_FP_H */
