@@ -16,14 +16,25 @@
 #include "mlx5_dma_fp.h"
 #include "mlx5_dma_umr.h"
 
+/*
+ * Out of line with the signature as written: GCC's noipa also stops it from dropping
+ * or reordering parameters, so a tail call into it moves no register. Clang has no
+ * noipa (an unknown attribute is an error with -Werror); noinline is what it offers.
+ */
+#if defined(__clang__)
+#define MLX5_DMA_NOIPA __attribute__((noinline))
+#else
+#define MLX5_DMA_NOIPA __attribute__((noipa))
+#endif
+
 namespace {
 
 /* Everything the fast path of a copy does not decide by itself: ring full, MR cache
  * miss or stale, bad length, address not registered. Its arguments are copy()'s, the
  * vchan in place of the device, so that copy()'s fall-back moves no register. */
 template <enum mlx5_dma_path P>
-__attribute__((noipa)) int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src,
-				     rte_iova_t dst, uint32_t len, uint64_t flags)
+MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src, rte_iova_t dst,
+			     uint32_t len, uint64_t flags)
 {
 	const struct mlx5_dma_mr_range *s, *d;
 	int idx;
@@ -175,9 +186,9 @@ __rte_always_inline uint16_t report_poll(struct mlx5_dma_vchan *vc, uint16_t nb_
  * tail call from report() moves no register; noipa keeps that signature as written.
  */
 template <enum mlx5_dma_path P>
-__attribute__((noipa)) uint16_t report_poll_cold(struct mlx5_dma_vchan *vc, uint16_t,
-						 uint16_t nb_cpls, uint16_t *last_idx,
-						 bool *has_error, enum rte_dma_status_code *status)
+MLX5_DMA_NOIPA uint16_t report_poll_cold(struct mlx5_dma_vchan *vc, uint16_t, uint16_t nb_cpls,
+					 uint16_t *last_idx, bool *has_error,
+					 enum rte_dma_status_code *status)
 {
 	return report_poll<P>(vc, nb_cpls, last_idx, has_error, status);
 }
