@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,24 @@
 
 /* A token in an instance's list (librte_cmdline takes them by their header). */
 #define TOK(t) ((cmdline_parse_token_hdr_t *)&(t))
+
+/*
+ * A librte_cmdline instruction with room for its tokens. cmdline_parse_inst_t ends in a
+ * flexible array, which C++ may not initialize (GCC allows it as an extension, clang
+ * refuses): the same members with a sized array, handed to the library as what it is.
+ */
+struct shell_inst {
+	void (*f)(void *, struct cmdline *, void *);
+	void *data;
+	const char *help_str;
+	cmdline_parse_token_hdr_t *tokens[16]; /* NULL-terminated */
+};
+static_assert(offsetof(shell_inst, f) == offsetof(cmdline_parse_inst_t, f) &&
+		      offsetof(shell_inst, data) == offsetof(cmdline_parse_inst_t, data) &&
+		      offsetof(shell_inst, help_str) == offsetof(cmdline_parse_inst_t, help_str) &&
+		      offsetof(shell_inst, tokens) == offsetof(cmdline_parse_inst_t, tokens),
+	      "shell_inst is laid out as cmdline_parse_inst_t");
+#define INST(i) (reinterpret_cast<cmdline_parse_inst_t *>(&(i)))
 
 namespace {
 
@@ -132,10 +151,10 @@ void cb_help(void *, struct cmdline *, void *)
 }
 
 cmdline_parse_token_string_t t_help = TOKEN_STRING_INITIALIZER(struct res_word, w, "help");
-cmdline_parse_inst_t c_help = {.f = cb_help,
-			       .data = NULL,
-			       .help_str = "help: the commands",
-			       .tokens = {TOK(t_help), NULL}};
+struct shell_inst c_help = {.f = cb_help,
+			    .data = NULL,
+			    .help_str = "help: the commands",
+			    .tokens = {TOK(t_help), NULL}};
 
 void cb_quit(void *, struct cmdline *cl, void *)
 {
@@ -145,10 +164,10 @@ void cb_quit(void *, struct cmdline *cl, void *)
 }
 
 cmdline_parse_token_string_t t_quit = TOKEN_STRING_INITIALIZER(struct res_word, w, "quit");
-cmdline_parse_inst_t c_quit = {.f = cb_quit,
-			       .data = NULL,
-			       .help_str = "quit: stop the workloads and leave",
-			       .tokens = {TOK(t_quit), NULL}};
+struct shell_inst c_quit = {.f = cb_quit,
+			    .data = NULL,
+			    .help_str = "quit: stop the workloads and leave",
+			    .tokens = {TOK(t_quit), NULL}};
 
 /* ---- show devices / device ---- */
 
@@ -212,20 +231,20 @@ void cb_show_devices(void *, struct cmdline *, void *)
 		shell_printf("no dmadevs (attach one)\n");
 }
 
-cmdline_parse_inst_t c_show_devices = {.f = cb_show_devices,
-				       .data = NULL,
-				       .help_str = "show devices",
-				       .tokens = {TOK(t_show), TOK(t_devices), NULL}};
+struct shell_inst c_show_devices = {.f = cb_show_devices,
+				    .data = NULL,
+				    .help_str = "show devices",
+				    .tokens = {TOK(t_show), TOK(t_devices), NULL}};
 
 void cb_show_device(void *parsed, struct cmdline *, void *)
 {
 	show_device(((struct res_show *)parsed)->a, false);
 }
 
-cmdline_parse_inst_t c_show_device = {.f = cb_show_device,
-				      .data = NULL,
-				      .help_str = "show device <dev>",
-				      .tokens = {TOK(t_show), TOK(t_device), TOK(t_show_a), NULL}};
+struct shell_inst c_show_device = {.f = cb_show_device,
+				   .data = NULL,
+				   .help_str = "show device <dev>",
+				   .tokens = {TOK(t_show), TOK(t_device), TOK(t_show_a), NULL}};
 
 void cb_show_vchan(void *parsed, struct cmdline *, void *)
 {
@@ -265,7 +284,7 @@ void cb_show_vchan(void *parsed, struct cmdline *, void *)
 		shell_printf("  no failed op since start\n");
 }
 
-cmdline_parse_inst_t c_show_vchan = {
+struct shell_inst c_show_vchan = {
 	.f = cb_show_vchan,
 	.data = NULL,
 	.help_str = "show vchan <dev> <vchan>",
@@ -276,10 +295,10 @@ void cb_show_stats(void *, struct cmdline *, void *)
 	shell_workload_show(-1);
 }
 
-cmdline_parse_inst_t c_show_stats = {.f = cb_show_stats,
-				     .data = NULL,
-				     .help_str = "show stats: every workload",
-				     .tokens = {TOK(t_show), TOK(t_stats), NULL}};
+struct shell_inst c_show_stats = {.f = cb_show_stats,
+				  .data = NULL,
+				  .help_str = "show stats: every workload",
+				  .tokens = {TOK(t_show), TOK(t_stats), NULL}};
 
 void cb_show_stats_one(void *parsed, struct cmdline *, void *)
 {
@@ -289,11 +308,10 @@ void cb_show_stats_one(void *parsed, struct cmdline *, void *)
 		shell_fail("no workload %u (show stats)", id);
 }
 
-cmdline_parse_inst_t c_show_stats_one = {
-	.f = cb_show_stats_one,
-	.data = NULL,
-	.help_str = "show stats <workload>",
-	.tokens = {TOK(t_show), TOK(t_stats), TOK(t_show_a), NULL}};
+struct shell_inst c_show_stats_one = {.f = cb_show_stats_one,
+				      .data = NULL,
+				      .help_str = "show stats <workload>",
+				      .tokens = {TOK(t_show), TOK(t_stats), TOK(t_show_a), NULL}};
 
 /* ---- clear stats ---- */
 
@@ -319,10 +337,10 @@ void cb_clear(void *, struct cmdline *, void *)
 	shell_printf("stats cleared\n");
 }
 
-cmdline_parse_inst_t c_clear = {.f = cb_clear,
-				.data = NULL,
-				.help_str = "clear stats",
-				.tokens = {TOK(t_clear), TOK(t_clear_stats), NULL}};
+struct shell_inst c_clear = {.f = cb_clear,
+			     .data = NULL,
+			     .help_str = "clear stats",
+			     .tokens = {TOK(t_clear), TOK(t_clear_stats), NULL}};
 
 /* ---- attach / detach ---- */
 
@@ -358,10 +376,10 @@ void cb_attach(void *parsed, struct cmdline *, void *)
 		shell_printf("%s attached: dmadev %d\n", name, id);
 }
 
-cmdline_parse_inst_t c_attach = {.f = cb_attach,
-				 .data = NULL,
-				 .help_str = "attach <devargs>",
-				 .tokens = {TOK(t_attach), TOK(t_any), NULL}};
+struct shell_inst c_attach = {.f = cb_attach,
+			      .data = NULL,
+			      .help_str = "attach <devargs>",
+			      .tokens = {TOK(t_attach), TOK(t_any), NULL}};
 
 struct res_dev {
 	cmdline_fixed_string_t cmd;
@@ -411,10 +429,10 @@ void cb_detach(void *parsed, struct cmdline *, void *)
 		shell_printf("%s detached\n", name);
 }
 
-cmdline_parse_inst_t c_detach = {.f = cb_detach,
-				 .data = NULL,
-				 .help_str = "detach <dev>",
-				 .tokens = {TOK(t_detach), TOK(t_dev), NULL}};
+struct shell_inst c_detach = {.f = cb_detach,
+			      .data = NULL,
+			      .help_str = "detach <dev>",
+			      .tokens = {TOK(t_detach), TOK(t_dev), NULL}};
 
 /* ---- setup, dump ---- */
 
@@ -474,7 +492,7 @@ void cb_setup(void *parsed, struct cmdline *, void *)
 			     r->desc);
 }
 
-cmdline_parse_inst_t c_setup = {
+struct shell_inst c_setup = {
 	.f = cb_setup,
 	.data = NULL,
 	.help_str = "setup <dev> <vchans> <ring size>",
@@ -495,10 +513,10 @@ void cb_dump(void *parsed, struct cmdline *, void *)
 	fflush(stdout);
 }
 
-cmdline_parse_inst_t c_dump = {.f = cb_dump,
-			       .data = NULL,
-			       .help_str = "dump <dev>",
-			       .tokens = {TOK(t_dump), TOK(t_dev), NULL}};
+struct shell_inst c_dump = {.f = cb_dump,
+			    .data = NULL,
+			    .help_str = "dump <dev>",
+			    .tokens = {TOK(t_dump), TOK(t_dev), NULL}};
 
 /* ---- start / stop ---- */
 
@@ -536,12 +554,12 @@ void cb_start(void *parsed, struct cmdline *, void *)
 			     r->size, r->dev, r->vchan, r->lcore);
 }
 
-cmdline_parse_inst_t c_start = {.f = cb_start,
-				.data = NULL,
-				.help_str = "start copy|fill <dev> <vchan> <size> <burst> <lcore>",
-				.tokens = {TOK(t_start), TOK(t_start_op), TOK(t_start_dev),
-					   TOK(t_start_vchan), TOK(t_start_size),
-					   TOK(t_start_burst), TOK(t_start_lcore), NULL}};
+struct shell_inst c_start = {.f = cb_start,
+			     .data = NULL,
+			     .help_str = "start copy|fill <dev> <vchan> <size> <burst> <lcore>",
+			     .tokens = {TOK(t_start), TOK(t_start_op), TOK(t_start_dev),
+					TOK(t_start_vchan), TOK(t_start_size), TOK(t_start_burst),
+					TOK(t_start_lcore), NULL}};
 
 struct res_start_sg {
 	cmdline_fixed_string_t cmd;
@@ -578,7 +596,7 @@ void cb_start_sg(void *parsed, struct cmdline *, void *)
 			     id, r->size, r->segs, r->dev, r->vchan, r->lcore);
 }
 
-cmdline_parse_inst_t c_start_sg = {
+struct shell_inst c_start_sg = {
 	.f = cb_start_sg,
 	.data = NULL,
 	.help_str = "start sg <dev> <vchan> <size> <segments> <burst> <lcore>",
@@ -622,7 +640,7 @@ void cb_start_remote(void *parsed, struct cmdline *, void *)
 			     id, r->size, r->dev, r->target, r->lcore);
 }
 
-cmdline_parse_inst_t c_start_remote = {
+struct shell_inst c_start_remote = {
 	.f = cb_start_remote,
 	.data = NULL,
 	.help_str = "start remote <dev> <target dev> <size> <burst> <lcore>",
@@ -699,7 +717,7 @@ void cb_start_remote_op(void *parsed, struct cmdline *, void *)
 			     id, r->op, r->size, r->dev, r->targets, r->lcore);
 }
 
-cmdline_parse_inst_t c_start_remote_op = {
+struct shell_inst c_start_remote_op = {
 	.f = cb_start_remote_op,
 	.data = NULL,
 	.help_str = "start remote write|read|fill <dev> <target dev>[,<target dev>...] <size> "
@@ -754,7 +772,7 @@ void cb_start_pi(void *parsed, struct cmdline *, void *data)
 			     id, r->type, r->op, r->blocks, r->dev, r->vchan, r->lcore, bad);
 }
 
-cmdline_parse_inst_t c_start_pi = {
+struct shell_inst c_start_pi = {
 	.f = cb_start_pi,
 	.data = NULL,
 	.help_str = "start pi insert|verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
@@ -762,7 +780,7 @@ cmdline_parse_inst_t c_start_pi = {
 	.tokens = {TOK(t_pi), TOK(t_pi_pi), TOK(t_pi_op), TOK(t_pi_type), TOK(t_pi_dev),
 		   TOK(t_pi_vchan), TOK(t_pi_blocks), TOK(t_pi_burst), TOK(t_pi_lcore), NULL}};
 
-cmdline_parse_inst_t c_start_pi_bad = {
+struct shell_inst c_start_pi_bad = {
 	.f = cb_start_pi,
 	.data = (void *)1,
 	.help_str = "start pi verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
@@ -820,14 +838,14 @@ void cb_start_reasm(void *parsed, struct cmdline *, void *data)
 			     id, r->size, r->frags, r->dev, r->vchan, r->lcore);
 }
 
-cmdline_parse_inst_t c_start_reasm = {
+struct shell_inst c_start_reasm = {
 	.f = cb_start_reasm,
 	.data = NULL,
 	.help_str = "start reasm <dev> <vchan> <datagram bytes> <fragments> <burst> <lcore>",
 	.tokens = {TOK(t_ra), TOK(t_ra_op), TOK(t_ra_dev), TOK(t_ra_vchan), TOK(t_ra_size),
 		   TOK(t_ra_frags), TOK(t_ra_burst), TOK(t_ra_lcore), NULL}};
 
-cmdline_parse_inst_t c_start_reasm_pcap = {
+struct shell_inst c_start_reasm_pcap = {
 	.f = cb_start_reasm,
 	.data = (void *)1,
 	.help_str = "start reasm pcap <file> <dev> <vchan> <burst> <lcore>",
@@ -874,7 +892,7 @@ void cb_start_respond(void *parsed, struct cmdline *, void *)
 			     id, r->blocks, r->bad, r->dev, r->vchan, r->lcore);
 }
 
-cmdline_parse_inst_t c_start_respond = {
+struct shell_inst c_start_respond = {
 	.f = cb_start_respond,
 	.data = NULL,
 	.help_str = "start respond <dev> <vchan> <blocks> <bad per mille> <burst> <lcore>",
@@ -899,14 +917,14 @@ void cb_stop(void *parsed, struct cmdline *, void *data)
 		shell_fail("no running workload %d (show stats)", id);
 }
 
-cmdline_parse_inst_t c_stop = {.f = cb_stop,
-			       .data = NULL,
-			       .help_str = "stop <workload>",
-			       .tokens = {TOK(t_stop), TOK(t_stop_id), NULL}};
-cmdline_parse_inst_t c_stop_all = {.f = cb_stop,
-				   .data = (void *)1,
-				   .help_str = "stop all",
-				   .tokens = {TOK(t_stop), TOK(t_stop_all), NULL}};
+struct shell_inst c_stop = {.f = cb_stop,
+			    .data = NULL,
+			    .help_str = "stop <workload>",
+			    .tokens = {TOK(t_stop), TOK(t_stop_id), NULL}};
+struct shell_inst c_stop_all = {.f = cb_stop,
+				.data = (void *)1,
+				.help_str = "stop all",
+				.tokens = {TOK(t_stop), TOK(t_stop_all), NULL}};
 
 /* ---- set verify ---- */
 
@@ -929,7 +947,7 @@ void cb_set_verify(void *parsed, struct cmdline *, void *)
 		     shell_verify ? "on" : "off");
 }
 
-cmdline_parse_inst_t c_set_verify = {
+struct shell_inst c_set_verify = {
 	.f = cb_set_verify,
 	.data = NULL,
 	.help_str = "set verify on|off",
@@ -989,32 +1007,32 @@ void cb_fault(void *parsed, struct cmdline *, void *)
 	shell_sim_fault(r->dev, r->vchan, r->kind, syndrome, r->us);
 }
 
-cmdline_parse_inst_t c_fault_fatal = {
+struct shell_inst c_fault_fatal = {
 	.f = cb_fault,
 	.data = NULL,
 	.help_str = "fault <dev> <vchan> qp-fatal",
 	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_fatal), NULL}};
-cmdline_parse_inst_t c_fault_corrupt = {
+struct shell_inst c_fault_corrupt = {
 	.f = cb_fault,
 	.data = NULL,
 	.help_str = "fault <dev> <vchan> corrupt-sig: the next signature WQE writes a bad PI",
 	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_corrupt), NULL}};
-cmdline_parse_inst_t c_fault_overrun = {
+struct shell_inst c_fault_overrun = {
 	.f = cb_fault,
 	.data = NULL,
 	.help_str = "fault <dev> <vchan> cq-overrun",
 	.tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan), TOK(t_fault_overrun), NULL}};
-cmdline_parse_inst_t c_fault_fail = {
+struct shell_inst c_fault_fail = {
 	.f = cb_fault,
 	.data = NULL,
 	.help_str = "fault <dev> <vchan> fail <syndrome>: the next WQE fails with it",
 	.tokens = {TOK(t_ff), TOK(t_ff_dev), TOK(t_ff_vchan), TOK(t_ff_kind), TOK(t_ff_synd),
 		   NULL}};
-cmdline_parse_inst_t c_fault_delay = {.f = cb_fault,
-				      .data = NULL,
-				      .help_str = "fault <dev> <vchan> delay <us>",
-				      .tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan),
-						 TOK(t_fault_delay), TOK(t_fault_us), NULL}};
+struct shell_inst c_fault_delay = {.f = cb_fault,
+				   .data = NULL,
+				   .help_str = "fault <dev> <vchan> delay <us>",
+				   .tokens = {TOK(t_fault), TOK(t_fault_dev), TOK(t_fault_vchan),
+					      TOK(t_fault_delay), TOK(t_fault_us), NULL}};
 
 struct res_link {
 	cmdline_fixed_string_t cmd;
@@ -1034,10 +1052,10 @@ void cb_link(void *parsed, struct cmdline *, void *)
 	shell_sim_link(r->sim, strcmp(r->state, "down") == 0);
 }
 
-cmdline_parse_inst_t c_link = {.f = cb_link,
-			       .data = NULL,
-			       .help_str = "link <sim> up|down",
-			       .tokens = {TOK(t_link), TOK(t_link_sim), TOK(t_link_state), NULL}};
+struct shell_inst c_link = {.f = cb_link,
+			    .data = NULL,
+			    .help_str = "link <sim> up|down",
+			    .tokens = {TOK(t_link), TOK(t_link_sim), TOK(t_link_state), NULL}};
 
 /* ---- sleep ---- */
 
@@ -1060,10 +1078,10 @@ void cb_sleep(void *parsed, struct cmdline *, void *)
 	rte_delay_us_sleep(ms * 1000u);
 }
 
-cmdline_parse_inst_t c_sleep = {.f = cb_sleep,
-				.data = NULL,
-				.help_str = "sleep <ms>: wait (scripts)",
-				.tokens = {TOK(t_sleep), TOK(t_sleep_ms), NULL}};
+struct shell_inst c_sleep = {.f = cb_sleep,
+			     .data = NULL,
+			     .help_str = "sleep <ms>: wait (scripts)",
+			     .tokens = {TOK(t_sleep), TOK(t_sleep_ms), NULL}};
 
 /* ---- watch: testpmd's periodic stats ---- */
 
@@ -1093,11 +1111,10 @@ void cb_watch(void *parsed, struct cmdline *, void *)
 	}
 }
 
-cmdline_parse_inst_t c_watch = {
-	.f = cb_watch,
-	.data = NULL,
-	.help_str = "watch <ms> <count>: show stats every <ms>, <count> times",
-	.tokens = {TOK(t_watch), TOK(t_watch_ms), TOK(t_watch_count), NULL}};
+struct shell_inst c_watch = {.f = cb_watch,
+			     .data = NULL,
+			     .help_str = "watch <ms> <count>: show stats every <ms>, <count> times",
+			     .tokens = {TOK(t_watch), TOK(t_watch_ms), TOK(t_watch_count), NULL}};
 
 /* ---- set rate ---- */
 
@@ -1126,7 +1143,7 @@ void cb_set_rate(void *parsed, struct cmdline *, void *)
 		shell_printf("workloads started from now on: as fast as they go\n");
 }
 
-cmdline_parse_inst_t c_set_rate = {
+struct shell_inst c_set_rate = {
 	.f = cb_set_rate,
 	.data = NULL,
 	.help_str = "set rate <kops/s>: rate limit of new workloads (0: none)",
@@ -1150,50 +1167,50 @@ void cb_load(void *parsed, struct cmdline *cl, void *)
 	depth--;
 }
 
-cmdline_parse_inst_t c_load = {.f = cb_load,
-			       .data = NULL,
-			       .help_str = "load <file>",
-			       .tokens = {TOK(t_load), TOK(t_any), NULL}};
+struct shell_inst c_load = {.f = cb_load,
+			    .data = NULL,
+			    .help_str = "load <file>",
+			    .tokens = {TOK(t_load), TOK(t_any), NULL}};
 
 } // namespace
 
 /* One command per line. */
 /* clang-format off */
 cmdline_parse_ctx_t shell_ctx[] = {
-	&c_help,
-	&c_quit,
-	&c_show_devices,
-	&c_show_device,
-	&c_show_vchan,
-	&c_show_stats,
-	&c_show_stats_one,
-	&c_clear,
-	&c_attach,
-	&c_detach,
-	&c_setup,
-	&c_dump,
-	&c_start,
-	&c_stop,
-	&c_stop_all,
-	&c_set_verify,
-	&c_fault_fatal,
-	&c_fault_delay,
-	&c_link,
-	&c_load,
-	&c_sleep,
-	&c_fault_overrun,
-	&c_fault_fail,
-	&c_watch,
-	&c_set_rate,
-	&c_start_sg,
-	&c_start_remote,
-	&c_start_remote_op,
-	&c_start_pi,
-	&c_start_pi_bad,
-	&c_fault_corrupt,
-	&c_start_respond,
-	&c_start_reasm,
-	&c_start_reasm_pcap,
+	INST(c_help),
+	INST(c_quit),
+	INST(c_show_devices),
+	INST(c_show_device),
+	INST(c_show_vchan),
+	INST(c_show_stats),
+	INST(c_show_stats_one),
+	INST(c_clear),
+	INST(c_attach),
+	INST(c_detach),
+	INST(c_setup),
+	INST(c_dump),
+	INST(c_start),
+	INST(c_stop),
+	INST(c_stop_all),
+	INST(c_set_verify),
+	INST(c_fault_fatal),
+	INST(c_fault_delay),
+	INST(c_link),
+	INST(c_load),
+	INST(c_sleep),
+	INST(c_fault_overrun),
+	INST(c_fault_fail),
+	INST(c_watch),
+	INST(c_set_rate),
+	INST(c_start_sg),
+	INST(c_start_remote),
+	INST(c_start_remote_op),
+	INST(c_start_pi),
+	INST(c_start_pi_bad),
+	INST(c_fault_corrupt),
+	INST(c_start_respond),
+	INST(c_start_reasm),
+	INST(c_start_reasm_pcap),
 	NULL,
 };
 /* clang-format on */

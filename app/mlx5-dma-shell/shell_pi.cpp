@@ -252,7 +252,7 @@ int shell_pi_worker(void *arg)
 			const struct rte_blkint_result &r = res[i];
 			uint64_t s = r.user_data;
 			bool bad_op = shell_bad_op(s, w->bad_permille);
-			unsigned int k = r.status < SHELL_STATUS_KINDS ? r.status : 0;
+			unsigned int k = (unsigned int)r.status < SHELL_STATUS_KINDS ? r.status : 0;
 			w->c.status[k].fetch_add(1, std::memory_order_relaxed);
 			bool right = bad_op ? r.status == RTE_BLKINT_ERR_PI &&
 						      r.error.block == bad_block(s, blocks)
