@@ -115,10 +115,12 @@ PY
 done
 
 # The tree's own checks, each counted as one test: the guides (any Sphinx warning
-# fails), the C/C++ format, SPDX tags and line lengths, MAINTAINERS coverage.
+# fails), the C/C++ format, SPDX tags and line lengths, MAINTAINERS coverage, and a
+# clang build of everything (compile only).
 if [ $# = 0 ]; then
 	for check in "guides:devtools/build-doc.sh" "format:devtools/check-format.sh" \
-		     "tree:devtools/checkpatches.sh --tree" "maintainers:devtools/check-maintainers.sh"; do
+		     "tree:devtools/checkpatches.sh --tree" "maintainers:devtools/check-maintainers.sh" \
+		     "clang:devtools/build-clang.sh"; do
 		echo "=== ${check%%:*} (${check#*:}) ==="
 		if ${check#*:}; then
 			passed=$((passed + 1))
