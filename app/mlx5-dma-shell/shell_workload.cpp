@@ -70,6 +70,12 @@ inline uint32_t piece_off(const shell_workload *w, uint32_t i)
 	return (uint32_t)((uint64_t)i * w->size / w->segs);
 }
 
+/** Slot @p slot of local memory @p base (NULL when the workload has none). */
+inline uint8_t *slot_of(const run_state &r, uint8_t *base, uint32_t slot)
+{
+	return base ? base + (size_t)slot * r.w->size : NULL;
+}
+
 /** Peer of a remote workload's op @p seq. */
 inline uint16_t peer_of(const shell_workload *w, uint64_t seq)
 {
@@ -145,7 +151,7 @@ void enqueue_burst(run_state &r)
 	while (n < room && r.inflight < r.nslots - 1) {
 		/* free: fewer than nslots ops are in flight, completing in order */
 		uint32_t slot = (uint32_t)(r.seq & (r.nslots - 1));
-		uint8_t *s = r.src + (size_t)slot * w->size, *d = r.dst + (size_t)slot * w->size;
+		uint8_t *s = slot_of(r, r.src, slot), *d = slot_of(r, r.dst, slot);
 		int idx;
 
 		if (w->verify && w->op != SHELL_OP_FILL && w->op != SHELL_OP_REMOTE)
@@ -213,8 +219,7 @@ void reap(run_state &r)
 		}
 		ok++;
 		uint64_t seq = r.op_seq[idx & (r.nslots - 1)];
-		uint8_t *src = r.src + (size_t)slot * w->size,
-			*dst = r.dst + (size_t)slot * w->size;
+		uint8_t *src = slot_of(r, r.src, slot), *dst = slot_of(r, r.dst, slot);
 		if (w->op == SHELL_OP_REMOTE) { /* the peer's memory: a read's source */
 			uint8_t *pm = w->peer_mem[peer_of(w, seq)] + (size_t)slot * w->size;
 			*(w->remote_op == SHELL_REMOTE_READ ? &src : &dst) = pm;
@@ -247,16 +252,22 @@ int worker(void *arg)
 	r.w = w;
 	r.t0 = rte_get_timer_cycles();
 	r.nslots = w->nslots;
-	r.src = (uint8_t *)rte_malloc(NULL, (size_t)r.nslots * w->size, 64);
-	r.dst = (uint8_t *)rte_zmalloc(NULL, (size_t)r.nslots * w->size, 64);
+	/* local memory only where the ops read or write it: a source for copies and
+	 * remote writes, a destination for local ops and remote reads */
+	bool remote = w->op == SHELL_OP_REMOTE;
+	bool need_src = remote ? w->remote_op == SHELL_REMOTE_WRITE : w->op != SHELL_OP_FILL;
+	bool need_dst = !remote || w->remote_op == SHELL_REMOTE_READ;
+	size_t bytes = (size_t)r.nslots * w->size;
+	r.src = need_src ? (uint8_t *)rte_malloc(NULL, bytes, 64) : NULL;
+	r.dst = need_dst ? (uint8_t *)rte_zmalloc(NULL, bytes, 64) : NULL;
 	r.op_seq = (uint64_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint64_t), 0);
 	r.op_slot = (uint32_t *)rte_zmalloc(NULL, r.nslots * sizeof(uint32_t), 0);
-	if (!r.src || !r.dst || !r.op_seq || !r.op_slot) {
+	if ((need_src && !r.src) || (need_dst && !r.dst) || !r.op_seq || !r.op_slot) {
 		free_state(r);
 		shell_workload_ready(w, -ENOMEM);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < (size_t)r.nslots * w->size; i++)
+	for (size_t i = 0; need_src && i < bytes; i++)
 		r.src[i] = (uint8_t)(i * 7 + 3);
 	shell_workload_ready(w, 0);
 	while (!w->stop.load(std::memory_order_relaxed)) {
