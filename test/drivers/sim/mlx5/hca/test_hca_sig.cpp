@@ -146,9 +146,13 @@ void test_against_bitwise(void)
 		for (int ones = 0; ones < 2; ones++) {
 			CU_ASSERT_EQUAL(guard_compute(k, ones, kCheck, kCheckLen),
 					reference(k, ones, check_bytes(), kCheckLen));
-			for (size_t len : {0ul, 1ul, 7ul, 512ul, 520ul, 4048ul, 4096ul, 4160ul})
-				CU_ASSERT_EQUAL(guard_compute(k, ones, buf.data(), len),
-						reference(k, ones, buf.data(), len));
+			/* 8-byte slices, tails of every length, unaligned starts */
+			for (size_t off : {0ul, 3ul})
+				for (size_t len : {0ul, 1ul, 7ul, 8ul, 9ul, 15ul, 17ul, 512ul,
+						   520ul, 4048ul, 4096ul, 4099ul, 4160ul})
+					CU_ASSERT_EQUAL(
+						guard_compute(k, ones, buf.data() + off, len),
+						reference(k, ones, buf.data() + off, len));
 		}
 	}
 }
