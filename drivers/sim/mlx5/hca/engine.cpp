@@ -132,8 +132,12 @@ bool HcaImpl::engine_pass(bool *more)
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
 	for (size_t i = 0; i < qps_.size(); i++) {
 		QpObj *qp = qps_[i];
-		bool db = qp->db_pending.exchange(false, std::memory_order_acq_rel);
-		bool rq = qp->rq_pending.exchange(false, std::memory_order_acq_rel);
+		/* read before clearing: an exchange of a clear flag would still take its line
+		 * from the application core, whose next doorbell then misses on it */
+		bool db = qp->db_pending.load(std::memory_order_relaxed) &&
+			  qp->db_pending.exchange(false, std::memory_order_acq_rel);
+		bool rq = qp->rq_pending.load(std::memory_order_relaxed) &&
+			  qp->rq_pending.exchange(false, std::memory_order_acq_rel);
 		if (rq && qp->state == IBV_QPS_ERR)
 			did |= flush_rq(qp);
 		if (db || qp->stalled) {
