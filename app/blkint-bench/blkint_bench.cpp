@@ -5,6 +5,7 @@
  * against ISA-L on every block (the CPU engine), in one run; and each engine's GB/s.
  * Not a test: run it on an otherwise idle machine.
  *   blkint-bench <EAL args> -- [--dev DMADEV] [--ops N] [--rate R] [--depth D] [--repeat K]
+ *                                [--pi crc32c|t10dif] [--blocks 1|16]
  * Counted: cycles in the enqueue calls and in the dequeue calls that returned results
  * (an empty poll while the device works is time the application has for other work).
  * A call that took over 100 us was descheduled (the longest op, 64 KiB of ISA-L CRC,
@@ -43,6 +44,8 @@ struct opts {
 	double rate = 1.0 / 64;
 	uint32_t depth = 8; /* dma_mlx5 has 16 signature mkeys per vchan, 1 or 2 per op */
 	uint32_t repeat = 5;
+	std::string pi;      /* only this workload (crc32c, t10dif); empty: both */
+	uint32_t blocks = 0; /* only ops of this many blocks (1, 16); 0: both */
 };
 
 struct measure {
@@ -171,7 +174,8 @@ int parse(int argc, char **argv, opts *o)
 	static const struct option lo[] = {
 		{"dev", required_argument, NULL, 'd'},    {"ops", required_argument, NULL, 'n'},
 		{"rate", required_argument, NULL, 'r'},   {"depth", required_argument, NULL, 'q'},
-		{"repeat", required_argument, NULL, 'k'}, {NULL, 0, NULL, 0},
+		{"repeat", required_argument, NULL, 'k'}, {"pi", required_argument, NULL, 'p'},
+		{"blocks", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -192,6 +196,12 @@ int parse(int argc, char **argv, opts *o)
 		case 'k':
 			o->repeat = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'p':
+			o->pi = optarg;
+			break;
+		case 'b':
+			o->blocks = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			return -1;
 		}
@@ -202,6 +212,12 @@ int parse(int argc, char **argv, opts *o)
 			"bad --ops %u, --depth %u (1..1024), --rate %g (0..1) or --repeat %u "
 			"(1..101)\n",
 			o->ops, o->depth, o->rate, o->repeat);
+		return -1;
+	}
+	if ((!o->pi.empty() && o->pi != "crc32c" && o->pi != "t10dif") ||
+	    (o->blocks != 0 && o->blocks != 1 && o->blocks != 16)) {
+		fprintf(stderr, "bad --pi '%s' (crc32c, t10dif) or --blocks %u (1, 16)\n",
+			o->pi.c_str(), o->blocks);
 		return -1;
 	}
 	return 0;
@@ -222,7 +238,7 @@ int main(int argc, char **argv)
 	}
 	if (parse(argc - n, argv + n, &o) < 0) {
 		fprintf(stderr, "usage: blkint-bench <EAL> -- [--dev DMADEV] [--ops N] [--rate R]"
-				" [--depth D] [--repeat K]\n");
+				" [--depth D] [--repeat K] [--pi crc32c|t10dif] [--blocks 1|16]\n");
 		rte_eal_cleanup();
 		return 1;
 	}
@@ -256,7 +272,11 @@ int main(int argc, char **argv)
 	       o.ops, kBlock / 1024, o.dev.c_str(), o.rate, o.depth, o.repeat);
 	for (const auto &c :
 	     {std::make_pair("CRC32C insert", &crc), std::make_pair("T10-DIF insert", &dif)}) {
+		if (!o.pi.empty() && (o.pi == "crc32c") != (c.second == &crc))
+			continue;
 		for (uint32_t nb : {1u, 16u}) {
+			if (o.blocks && nb != o.blocks)
+				continue;
 			/* (ratio, device run, CPU run) of each repetition */
 			std::vector<std::pair<double, std::pair<measure, measure>>> runs;
 
