@@ -62,6 +62,7 @@ struct mlx5_engine final : blkint_dev {
 	} *fifo = nullptr;
 	uint32_t mask = 0, head = 0, tail = 0;
 	enum rte_dma_status_code *st = nullptr;
+	const struct rte_memseg_list *last_msl = nullptr; /* iova_of() */
 
 	~mlx5_engine() override
 	{
@@ -120,21 +121,30 @@ bool mlx5_engine::domain(const struct rte_blkint_format *f, uint32_t ref,
 
 /**
  * IOVA of [p, p + len) when it is DPDK memory (the memory dma_mlx5 has registered),
- * else RTE_BAD_IOVA. A table walk, no system call (rte_mem_virt2iova may read pagemap).
+ * else RTE_BAD_IOVA. A table walk, no system call (rte_mem_virt2iova may read pagemap);
+ * in IOVA-as-VA mode the memseg list of the last lookup is tried first (@p last), as an
+ * application's buffers mostly come from one.
  */
-rte_iova_t iova_of(const void *p, uint32_t len)
+rte_iova_t iova_of(const void *p, uint32_t len, const struct rte_memseg_list **last)
 {
-	struct rte_memseg_list *msl = rte_mem_virt2memseg_list(p);
+	const struct rte_memseg_list *m = *last;
+	struct rte_memseg_list *msl;
 	struct rte_memseg *ms;
+	uintptr_t a = (uintptr_t)p;
 
+	if (m && a >= (uintptr_t)m->base_va && a - (uintptr_t)m->base_va < m->len)
+		return (rte_iova_t)a; /* only ever set in IOVA-as-VA mode */
+	msl = rte_mem_virt2memseg_list(p);
 	if (!msl)
 		return RTE_BAD_IOVA;
-	if (rte_eal_iova_mode() == RTE_IOVA_VA)
-		return (rte_iova_t)(uintptr_t)p;
+	if (rte_eal_iova_mode() == RTE_IOVA_VA) {
+		*last = msl;
+		return (rte_iova_t)a;
+	}
 	ms = rte_mem_virt2memseg(p, msl);
-	if (!ms || ms->iova == RTE_BAD_IOVA || (uintptr_t)p + len > (uintptr_t)ms->addr + ms->len)
+	if (!ms || ms->iova == RTE_BAD_IOVA || a + len > (uintptr_t)ms->addr + ms->len)
 		return RTE_BAD_IOVA; /* across pages whose IOVAs need not follow each other */
-	return ms->iova + ((uintptr_t)p - (uintptr_t)ms->addr);
+	return ms->iova + (a - (uintptr_t)ms->addr);
 }
 
 int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
@@ -168,9 +178,9 @@ int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
 		x.dst = &d;
 		x.nb_dst = 1;
 	}
-	s.addr = iova_of(op->src, s.length);
+	s.addr = iova_of(op->src, s.length, &last_msl);
 	if (x.dst)
-		d.addr = iova_of(op->dst, d.length);
+		d.addr = iova_of(op->dst, d.length, &last_msl);
 	if (s.addr == RTE_BAD_IOVA || (x.dst && d.addr == RTE_BAD_IOVA))
 		return -ENOTSUP; /* not DPDK memory: the device could not reach it */
 	ret = sig_copy(dev, vchan, &x, 0);

@@ -56,11 +56,6 @@ bool overlap(const void *a, uint64_t alen, const void *b, uint64_t blen)
 
 } // namespace
 
-uint32_t blkint_stride(const struct rte_blkint_format *fmt)
-{
-	return fmt->block_size + blkint_pi_size(fmt->type);
-}
-
 int rte_blkint_format_check(const struct rte_blkint_format *f)
 {
 	if (!f) {

@@ -69,20 +69,6 @@ inline uint32_t get_be32(const uint8_t *p)
 
 } // namespace
 
-uint32_t blkint_pi_size(enum rte_blkint_pi_type type)
-{
-	switch (type) {
-	case RTE_BLKINT_PI_T10DIF:
-	case RTE_BLKINT_PI_CRC64:
-		return 8;
-	case RTE_BLKINT_PI_CRC32:
-	case RTE_BLKINT_PI_CRC32C:
-		return 4;
-	default:
-		return 0;
-	}
-}
-
 uint64_t blkint_pi_sum(const struct rte_blkint_format *fmt, const uint8_t *data, uint32_t len)
 {
 	switch (fmt->type) {

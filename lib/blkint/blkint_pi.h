@@ -11,8 +11,20 @@
 
 #include "rte_blkint.h"
 
-/** Bytes of PI after each block. */
-uint32_t blkint_pi_size(enum rte_blkint_pi_type type);
+/** Bytes of PI after each block (inline: every op's length checks ask it). */
+static inline uint32_t blkint_pi_size(enum rte_blkint_pi_type type)
+{
+	switch (type) {
+	case RTE_BLKINT_PI_T10DIF:
+	case RTE_BLKINT_PI_CRC64:
+		return 8;
+	case RTE_BLKINT_PI_CRC32:
+	case RTE_BLKINT_PI_CRC32C:
+		return 4;
+	default:
+		return 0;
+	}
+}
 
 /** Guard (T10-DIF) or CRC of @p len data bytes, as the mlx5 model defines it. */
 uint64_t blkint_pi_sum(const struct rte_blkint_format *fmt, const uint8_t *data, uint32_t len);

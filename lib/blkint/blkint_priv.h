@@ -7,6 +7,7 @@
 
 #include <rte_common.h>
 
+#include "blkint_pi.h"
 #include "rte_blkint.h"
 
 /** An accepted op with the formats copied (the caller's may change after enqueue). */
@@ -52,7 +53,10 @@ bool blkint_xcheck(const struct blkint_job *job, struct blkint_dev_done *done);
 int blkint_op_check(const struct rte_blkint_op *op);
 
 /** Bytes of one block plus its PI in layout @p fmt. */
-uint32_t blkint_stride(const struct rte_blkint_format *fmt);
+static inline uint32_t blkint_stride(const struct rte_blkint_format *fmt)
+{
+	return fmt->block_size + blkint_pi_size(fmt->type);
+}
 
 /** White-box (tests): a context over the given device engine (owned by the context). */
 struct rte_blkint_ctx *blkint_create_with_dev(const struct rte_blkint_conf *conf,
