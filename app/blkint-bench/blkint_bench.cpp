@@ -50,7 +50,9 @@ struct opts {
 
 struct measure {
 	uint64_t app_cycles = 0;
+	uint64_t enq_cycles = 0; /* the enqueue calls' share of app_cycles */
 	uint64_t wall_cycles = 0;
+	uint64_t ops = 0;
 	uint64_t blocks = 0;
 	uint64_t bytes = 0;
 	uint64_t failed = 0;
@@ -63,12 +65,14 @@ struct measure {
 uint64_t kDescheduled;
 
 /** Count the cycles of a call, unless it was descheduled. */
-void count_call(measure *m, uint64_t cycles)
+void count_call(measure *m, uint64_t cycles, bool enq)
 {
-	if (cycles > kDescheduled)
+	if (cycles > kDescheduled) {
 		m->descheduled++;
-	else
+	} else {
 		m->app_cycles += cycles;
+		m->enq_cycles += enq ? cycles : 0;
+	}
 }
 
 long involuntary_switches(void)
@@ -136,7 +140,7 @@ int run(const opts &o, int16_t dev, double rate, const struct rte_blkint_format 
 			t0 = rte_rdtsc();
 			uint16_t k = rte_blkint_enqueue(ctx, &op, 1);
 			t1 = rte_rdtsc();
-			count_call(m, t1 - t0);
+			count_call(m, t1 - t0, true);
 			sent += k;
 			in_flight += k;
 		}
@@ -144,7 +148,7 @@ int run(const opts &o, int16_t dev, double rate, const struct rte_blkint_format 
 		uint16_t n = rte_blkint_dequeue(ctx, res, RTE_DIM(res));
 		t1 = rte_rdtsc();
 		if (n)
-			count_call(m, t1 - t0);
+			count_call(m, t1 - t0, false);
 		for (uint16_t i = 0; i < n; i++)
 			m->failed += res[i].status != RTE_BLKINT_OK;
 		done += n;
@@ -152,6 +156,7 @@ int run(const opts &o, int16_t dev, double rate, const struct rte_blkint_format 
 	}
 	m->wall_cycles = rte_rdtsc_precise() - start;
 	m->nivcsw = (uint64_t)(involuntary_switches() - csw);
+	m->ops = o.ops;
 	m->blocks = (uint64_t)o.ops * nb;
 	m->bytes = m->blocks * kBlock;
 	rte_blkint_free(ctx);
@@ -167,6 +172,9 @@ void print(const char *what, const measure &m)
 	       what, (double)m.app_cycles / (double)m.blocks,
 	       (double)m.bytes / ((double)m.wall_cycles / hz) / 1e9, m.on_device ? "device" : "cpu",
 	       m.failed ? "  (FAILED ops)" : "", m.descheduled, m.nivcsw);
+	printf("  %-34s %10.0f cycles/op in enqueue, %.0f in dequeue\n", "",
+	       (double)m.enq_cycles / (double)m.ops,
+	       (double)(m.app_cycles - m.enq_cycles) / (double)m.ops);
 }
 
 int parse(int argc, char **argv, opts *o)
