@@ -17,7 +17,13 @@ namespace mlx5sim {
 
 namespace {
 
-constexpr unsigned kSpinRounds = 20000; /**< idle polls before sleeping */
+/**
+ * How long an idle engine polls before it sleeps. Long enough that a stream of ops
+ * posted one at a time (each after the last one's completion) never waits for a
+ * wake-up; short enough that an engine sharing its CPU with a polling lcore gives
+ * the CPU back soon.
+ */
+constexpr std::chrono::microseconds kSpin(200);
 
 inline void cpu_relax()
 {
@@ -192,19 +198,34 @@ void HcaImpl::engine_main()
 			continue;
 		/*
 		 * idle: spin a little, then sleep until a doorbell, a held CQE is due or an
-		 * RNR retry (the RNR timer) of a send waiting for a receive WQE is due
+		 * RNR retry (the RNR timer) of a send waiting for a receive WQE is due.
+		 * Never sched_yield(): a thread that yields stays runnable on its CPU (cache
+		 * hot, so never moved) and hands a polling lcore there whole time slices; an
+		 * engine that had landed on such a CPU then ran each WQE a scheduler tick
+		 * (4 ms) late. A thread that sleeps is woken on an idle CPU when there is
+		 * one, and ahead of threads that use up their time.
 		 */
-		unsigned i = 0;
-		while (i < kSpinRounds && work_seq_.load(std::memory_order_relaxed) == snap &&
-		       !stop_.load(std::memory_order_relaxed)) {
-			cpu_relax();
-			if (++i % 64 == 0) {
-				sched_yield();
-				if (timed && std::chrono::steady_clock::now() >= due)
-					break;
+		auto now = std::chrono::steady_clock::now();
+		const auto spin_end = now + kSpin;
+		bool idle = true;
+		for (unsigned i = 1;; i++) {
+			if (work_seq_.load(std::memory_order_relaxed) != snap ||
+			    stop_.load(std::memory_order_relaxed)) {
+				idle = false;
+				break;
 			}
+			cpu_relax();
+			if (i % 64)
+				continue;
+			now = std::chrono::steady_clock::now();
+			if (timed && now >= due) {
+				idle = false;
+				break;
+			}
+			if (now >= spin_end)
+				break;
 		}
-		if (i < kSpinRounds)
+		if (!idle)
 			continue;
 		std::unique_lock<std::mutex> lk(idle_mu_);
 		sleeping_.store(true, std::memory_order_seq_cst);
