@@ -121,11 +121,7 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	uint32_t cq_ci_db;  /**< consumer counter last written to the CQ dbrec */
 	uint32_t cqe_shift; /**< log2(cqe size) */
 	uint32_t cq_log;    /**< log2(cqe_cnt), for the owner bit */
-	/** op_own of the CQE at cq_ci, and the owner bit it has once handed over: the
-	 * empty poll's one check (mlx5_dma_cq_set_ci() keeps both with cq_ci) */
-	uint8_t cq_next_owner;
-	bool batch_open; /**< verbs path: ibv_wr_start called, ibv_wr_complete pending */
-	const uint8_t *cq_next_own;
+	bool batch_open;    /**< verbs path: ibv_wr_start called, ibv_wr_complete pending */
 	volatile uint32_t *cq_dbrec;
 	volatile uint32_t *sq_dbrec;
 	void *bf_reg;

@@ -181,7 +181,7 @@ __rte_always_inline uint16_t report_poll(struct mlx5_dma_vchan *vc, uint16_t nb_
 }
 
 /*
- * report_poll() out of line, behind the direct path's empty-poll check. Its arguments
+ * report_poll() out of line, behind the empty-poll check. Its arguments
  * are report()'s, the vchan in place of the device (the vchan id is unused), so that the
  * tail call from report() moves no register; noipa keeps that signature as written.
  */
@@ -194,9 +194,11 @@ MLX5_DMA_NOIPA uint16_t report_poll_cold(struct mlx5_dma_vchan *vc, uint16_t, ui
 }
 
 /*
- * The poll that finds nothing, kept to one CQE owner check: no op done and unreported,
- * no failed op to report, no CQE handed over, no op outstanding (which report_poll()
- * counts towards the idle check). Everything else takes report_poll().
+ * The poll that finds nothing: every submitted op reported. reported <= done_upto <=
+ * submitted_idx, so no op is done and unreported, and none failed that could be
+ * reported (an unsubmitted op's status waits for its completion); the device writes
+ * CQEs only for doorbelled WQEs, so none can be due. One compare, no CQE read;
+ * everything else (ops outstanding: the CQ and the idle check) takes report_poll().
  */
 template <enum mlx5_dma_path P>
 __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls,
@@ -205,10 +207,7 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 {
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 
-	if (P == MLX5_DMA_PATH_VERBS)
-		return report_poll<P>(vc, nb_cpls, last_idx, has_error, status);
-	if (mlx5_dma_cq_idle(vc) && vc->done_upto == vc->reported &&
-	    vc->submitted_idx == vc->done_upto && !vc->err_pending) {
+	if (vc->reported == vc->submitted_idx) {
 		*last_idx = vc->reported - 1;
 		return 0;
 	}

@@ -171,26 +171,10 @@ static __rte_always_inline bool mlx5_dma_cqe_ready(const struct mlx5_dma_vchan *
 	       (*op_own >> 4) != MLX5_CQE_INVALID;
 }
 
-/** Set the CQ consumer counter (direct path) and what the empty poll checks with it. */
+/** Set the CQ consumer counter (direct path). */
 static __rte_always_inline void mlx5_dma_cq_set_ci(struct mlx5_dma_vchan *vc, uint32_t ci)
 {
 	vc->cq_ci = ci;
-	vc->cq_next_own = &mlx5_dma_cqe_at(vc, ci)->op_own;
-	vc->cq_next_owner = (ci >> vc->cq_log) & 1;
-}
-
-/**
- * Whether the CQE at cq_ci is still the device's (direct path): mlx5_dma_cqe_ready()'s
- * test, with its address and owner bit kept by mlx5_dma_cq_set_ci(). The owner bit is
- * tested first, as nearly every CQE not handed over fails it; the invalid opcode tells
- * the others (a CQE never written whose initial owner bit happens to match).
- */
-static __rte_always_inline bool mlx5_dma_cq_idle(const struct mlx5_dma_vchan *vc)
-{
-	uint8_t op_own = __atomic_load_n(vc->cq_next_own, __ATOMIC_ACQUIRE);
-
-	return ((op_own ^ vc->cq_next_owner) & MLX5_CQE_OWNER_MASK) != 0 ||
-	       (op_own >> 4) == MLX5_CQE_INVALID;
 }
 
 /** Consume CQEs (direct path): advance done_upto and bb_ci. */
