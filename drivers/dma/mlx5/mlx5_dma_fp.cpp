@@ -31,7 +31,8 @@ namespace {
 
 /* Everything the fast path of a copy does not decide by itself: ring full, MR cache
  * miss or stale, bad length, address not registered. Its arguments are copy()'s, the
- * vchan in place of the device, so that copy()'s fall-back moves no register. */
+ * vchan in place of the device, so that copy()'s fall-back moves no register. copy()
+ * took a credit before its checks (its borrow is the ring-full test): given back first. */
 template <enum mlx5_dma_path P>
 MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src, rte_iova_t dst,
 			     uint32_t len, uint64_t flags)
@@ -39,6 +40,7 @@ MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src
 	const struct mlx5_dma_mr_range *s, *d;
 	int idx;
 
+	vc->credits++;
 	int admit = mlx5_dma_admit_op(vc);
 	if (admit)
 		return admit;
@@ -76,23 +78,21 @@ MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src
  * The WQE and the slot of a one-key copy at producer counter @p pi: mlx5_dma_write_mmo()
  * with the ring and the vchan declared apart (restrict), so that the compiler may
  * interleave loads of the vchan with stores into the ring instead of holding them all.
+ * No flag is looked at (copy_flags() applies them); @p len is below 2 GiB, whose
+ * encoding (0) only the slow path writes.
  */
 static __rte_always_inline void write_copy(uint8_t *__restrict wqe,
 					   struct mlx5_dma_slot *__restrict slot,
 					   const struct mlx5_dma_vchan *__restrict vc, uint32_t pi,
 					   uint16_t idx, uint64_t src, uint64_t dst,
-					   uint64_t key_seg, uint32_t len, uint64_t flags)
+					   uint64_t key_seg, uint32_t len)
 {
-	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
-	uint32_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
-	uint64_t seg = bcount | key_seg;
-	/* opmod | wqe index | opcode: the constant bytes or'ed in after the swap */
-	uint32_t w0 = rte_cpu_to_be_32((uint32_t)(uint16_t)pi << 8) |
-		      rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 | MLX5_OPCODE_MMO);
+	uint64_t seg = rte_cpu_to_be_32(len) | key_seg;
+	uint32_t fm_ce_se = 0; /* with signature and stream id: no fence, no CQE (submit's) */
 
 	*slot = {idx, (uint16_t)(pi + 1)};
-	memcpy(wqe, &w0, sizeof(w0));
-	mlx5_dma_st64(wqe + 4, vc->ctrl_qpn_ds | (flags & RTE_DMA_OP_FLAG_FENCE) << 63);
+	mlx5_dma_st64(wqe, vc->ctrl_head | (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8);
+	memcpy(wqe + 8, &fm_ce_se, sizeof(fm_ce_se));
 	memcpy(wqe + 16, vc->mmo_meta, 16);
 	mlx5_dma_st64(wqe + 32, seg);
 	mlx5_dma_st64(wqe + 40, rte_cpu_to_be_64(src));
@@ -100,18 +100,23 @@ static __rte_always_inline void write_copy(uint8_t *__restrict wqe,
 	mlx5_dma_st64(wqe + 56, rte_cpu_to_be_64(dst));
 }
 
-/* The submit of a copy that asked for one, returning the copy's ring index: a tail call
- * of copy(), so that nothing of copy() stays live across it. */
-__attribute__((noinline)) int copy_submit(struct mlx5_dma_vchan *vc, int idx)
+/* The flags of a copy that has any (FENCE, SUBMIT), returning the copy's ring index: a
+ * tail call of copy(), so that one test covers both and nothing of copy() stays live. */
+__attribute__((noinline)) int copy_flags(struct mlx5_dma_vchan *vc, int idx, uint8_t *wqe,
+					 uint64_t flags)
 {
-	mlx5_dma_submit_vchan(vc);
+	if (flags & RTE_DMA_OP_FLAG_FENCE)
+		wqe[offsetof(struct mlx5_wqe_ctrl_seg, fm_ce_se)] |= MLX5_WQE_CTRL_FENCE;
+	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
+		mlx5_dma_submit_vchan(vc);
 	return idx;
 }
 
 /*
  * The copy fast path. Every check is made before any state of the op is loaded, so that
  * the fall-back to copy_slow() is a tail call that moves no argument and the checks hold
- * few registers; the submit a flag asks for is a tail call too.
+ * few registers; the flags are a tail call too. The credit is taken first: the borrow
+ * of its decrement is the ring-full test (copy_slow() gives it back).
  */
 template <enum mlx5_dma_path P>
 int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len, uint64_t flags)
@@ -119,7 +124,7 @@ int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t le
 	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
 	const struct mlx5_dma_mr_range *mr = &vc->mr_cache.e[0];
 
-	if (unlikely(vc->credits == 0 || len - 1 >= vc->max_len ||
+	if (unlikely((int32_t)--vc->credits < 0 || len - 1 >= vc->fp_max_len ||
 		     mlx5_dma_mr_cache_stale(&vc->mr_cache) ||
 		     !mlx5_dma_mr_hit2(&vc->mr_cache, src, dst, len)))
 		return copy_slow<P>(vc, vchan, src, dst, len, flags);
@@ -129,20 +134,20 @@ int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t le
 
 	if (P == MLX5_DMA_PATH_DIRECT) {
 		uint32_t slot = pi & vc->sq_mask;
+		uint8_t *wqe = vc->sq + ((size_t)slot << MLX5_SEND_WQE_SHIFT);
 
 		/* the vchan's state first: the ring stores below may alias it */
-		vc->credits--;
 		vc->pi = pi + 1;
 		vc->ring_idx = idx + 1;
-		write_copy(vc->sq + ((size_t)slot << MLX5_SEND_WQE_SHIFT), vc->slots + slot, vc, pi,
-			   idx, src, dst, mr->key_seg, len, flags);
+		write_copy(wqe, vc->slots + slot, vc, pi, idx, src, dst, mr->key_seg, len);
+		if (unlikely(flags & (RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_SUBMIT)))
+			return copy_flags(vc, idx, wqe, flags);
 	} else {
-		vc->credits--;
 		mlx5_dma_build_mmo(vc, src, mr->lkey, dst, mr->lkey, len, flags);
 		mlx5_dma_commit_op(vc, 1);
+		if (unlikely(flags & RTE_DMA_OP_FLAG_SUBMIT))
+			return copy_flags(vc, idx, NULL, RTE_DMA_OP_FLAG_SUBMIT);
 	}
-	if (unlikely(flags & RTE_DMA_OP_FLAG_SUBMIT))
-		return copy_submit(vc, idx);
 	return idx;
 }
 

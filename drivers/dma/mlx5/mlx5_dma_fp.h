@@ -88,16 +88,16 @@ static __rte_always_inline void mlx5_dma_write_mmo(const struct mlx5_dma_vchan *
 	uint8_t *wqe = vc->sq + ((pi & vc->sq_mask) << MLX5_SEND_WQE_SHIFT);
 	/* 2 GiB is encoded as 0; every other accepted length is below 2^31 */
 	uint64_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
-	uint32_t w0 = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 |
-				       (pi & 0xffff) << 8 | MLX5_OPCODE_MMO);
-	/* bytes 4..11: qpn_ds, signature, stream id, fm_ce_se; FENCE is bit 7 of byte 11 */
-	uint64_t w1 = vc->ctrl_qpn_ds | (flags & RTE_DMA_OP_FLAG_FENCE) << 63;
+	/* bytes 0..7: opmod, wqe index, opcode, qpn_ds; 8..11: signature, stream id,
+	 * fm_ce_se, where FENCE is bit 7 of byte 11 */
+	uint64_t w0 = vc->ctrl_head | (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8;
+	uint32_t w2 = (uint32_t)(flags & RTE_DMA_OP_FLAG_FENCE) << 31;
 	uint64_t meta0, meta1;
 
 	memcpy(&meta0, vc->mmo_meta, 8);
 	memcpy(&meta1, vc->mmo_meta + 8, 8);
-	memcpy(wqe, &w0, sizeof(w0));
-	mlx5_dma_st64(wqe + 4, w1);
+	mlx5_dma_st64(wqe, w0);
+	memcpy(wqe + 8, &w2, sizeof(w2));
 	/* bytes 12..15 (imm) are not written, as libmlx5's builder does not write them */
 	mlx5_dma_st64(wqe + 16, meta0);
 	mlx5_dma_st64(wqe + 24, meta1);

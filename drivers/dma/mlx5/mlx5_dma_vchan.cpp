@@ -153,7 +153,10 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	vc->cq_dbrec = dvcq.dbrec;
 	mlx5_dma_cq_set_ci(vc, 0);
 	vc->cq_ci_db = 0;
-	vc->ctrl_qpn_ds = rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4); /* other bytes 0 */
+	/* opmod | wqe index | opcode, then qpn_ds: the index is or'ed in per WQE */
+	vc->ctrl_head = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 |
+					 MLX5_OPCODE_MMO) |
+			(uint64_t)rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4) << 32;
 	vc->ring_db = glue->sq_doorbell;
 	ret = learn_opaque(vc);
 	if (ret) {
@@ -217,6 +220,8 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->max_len = dev->max_wr_memcpy_length > MLX5_HW_DMA_MMO_MAX_SIZE
 			      ? MLX5_HW_DMA_MMO_MAX_SIZE
 			      : (uint32_t)dev->max_wr_memcpy_length;
+	/* 2 GiB, encoded as 0, is the slow path's: the fast path swaps len as it is */
+	vc->fp_max_len = RTE_MIN(vc->max_len, MLX5_HW_DMA_MMO_MAX_SIZE - 1);
 	vc->max_ops = (uint16_t)RTE_MIN(wqe_cnt - 1, (uint32_t)UINT16_MAX);
 	vc->ops_cnt = wqe_cnt;
 	vc->trap_buf = (uint8_t *)rte_zmalloc(NULL, MLX5_HW_OPAQUE_BUF_LEN * 2, 64);
