@@ -21,17 +21,18 @@
 
 /*
  * The fast path reads a sorted snapshot (an immutable array) without locks; every
- * change publishes a new snapshot and bumps the generation. Old snapshots are kept
- * until the registry is destroyed, because a vchan on another lcore may still be
- * reading one (changes are rare: memory hotplug, rte_dev_dma_map()).
+ * change publishes a new snapshot and bumps the generation (mlx5_dma_mr_gen). Old snapshots are
+ * kept until the registry is destroyed, because a vchan on another lcore may still be reading one
+ * (changes are rare: memory hotplug, rte_dev_dma_map()).
  */
 struct mlx5_dma_mr_snapshot {
 	uint32_t n;
 	struct mlx5_dma_mr_range r[];
 };
 
+uint32_t mlx5_dma_mr_gen;
+
 struct mlx5_dma_mr_registry {
-	uint32_t gen; /* read by vchan caches */
 	const struct mlx5_glue *glue;
 	struct ibv_pd *pd;
 	mutable std::mutex lock;          /* control path only */
@@ -74,7 +75,7 @@ int publish(struct mlx5_dma_mr_registry *reg)
 		return -ENOMEM;
 	}
 	__atomic_store_n(&reg->current, snap, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&reg->gen, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&mlx5_dma_mr_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -287,8 +288,7 @@ void mlx5_dma_mr_cache_init(struct mlx5_dma_mr_cache *cache, const struct mlx5_d
 {
 	memset(cache->e, 0, sizeof(cache->e)); /* empty ranges never match */
 	cache->reg = reg;
-	cache->reg_gen = &reg->gen;
-	cache->gen = __atomic_load_n(&reg->gen, __ATOMIC_ACQUIRE);
+	cache->gen = __atomic_load_n(&mlx5_dma_mr_gen, __ATOMIC_ACQUIRE);
 }
 
 const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache *cache,

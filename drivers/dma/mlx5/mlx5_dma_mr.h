@@ -31,11 +31,18 @@ struct mlx5_dma_mr_range {
 struct mlx5_dma_mr_cache {
 	static constexpr unsigned kEntries = 4;
 	struct mlx5_dma_mr_range e[kEntries];
-	uint32_t gen;            /**< registry generation the entries belong to */
-	uint32_t next;           /**< entry the next miss replaces */
-	const uint32_t *reg_gen; /**< the registry's generation word */
+	uint32_t gen;  /**< mlx5_dma_mr_gen when the entries were taken */
+	uint32_t next; /**< entry the next miss replaces */
 	const struct mlx5_dma_mr_registry *reg;
 };
+
+/**
+ * Bumped by every change of any registry: a cache taken before is stale. One word for
+ * the process, so that the fast path reads it at a fixed address instead of through a
+ * pointer (hidden: not through the GOT either); a change (rare: memory hotplug, rte_dev_dma_map())
+ * refills the caches of every device's vchans, not only its own.
+ */
+extern uint32_t mlx5_dma_mr_gen __attribute__((visibility("hidden"))); /* no GOT entry */
 
 /** Create the registry of @p pd; @p sva: register one implicit on-demand MR instead. */
 int mlx5_dma_mr_registry_create(const struct mlx5_glue *glue, struct ibv_pd *pd, bool sva,
@@ -94,7 +101,7 @@ static inline bool mlx5_dma_mr_hit2(const struct mlx5_dma_mr_cache *cache, uintp
 /** Whether the registry changed since the cache was filled. */
 static inline bool mlx5_dma_mr_cache_stale(const struct mlx5_dma_mr_cache *cache)
 {
-	return cache->gen != __atomic_load_n(cache->reg_gen, __ATOMIC_RELAXED);
+	return cache->gen != __atomic_load_n(&mlx5_dma_mr_gen, __ATOMIC_RELAXED);
 }
 
 /** Drop the cached ranges when the registry changed since they were taken. */
