@@ -243,6 +243,15 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
 /* mlx5_dma_fp.cpp */
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
 
+/**
+ * The vchan a fast-path entry point names: the fp object's dev_private is the vchan
+ * array (not the device), so that finding it is one shift and an add, no load.
+ */
+static inline struct mlx5_dma_vchan *mlx5_dma_fp_vchan(const void *priv, uint16_t vchan)
+{
+	return (struct mlx5_dma_vchan *)priv + vchan;
+}
+
 /* mlx5_dma_fill.cpp: rte_dma_fill through an interleaved mkey over a pattern */
 struct mlx5_dma_fill_pool;
 /** Pattern buffers and mkeys of a vchan (device with mkeys); 0 or a negative errno. */

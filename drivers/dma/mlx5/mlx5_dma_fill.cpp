@@ -76,7 +76,7 @@ fill_slot *find_slot(struct mlx5_dma_vchan *vc, uint64_t pattern)
 template <enum mlx5_dma_path P>
 int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t len, uint64_t flags)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 	struct mlx5_dma_fill_pool *pool = vc->fill;
 	const struct mlx5_dma_mr_range *d;
 	fill_slot *s;

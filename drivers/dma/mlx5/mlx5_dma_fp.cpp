@@ -138,7 +138,7 @@ template <enum mlx5_dma_path P>
 MLX5_DMA_NO_SLP int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len,
 			 uint64_t flags)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 	const struct mlx5_dma_mr_range *mr = &vc->mr_cache.e[0];
 
 	if (unlikely((int32_t)--vc->credits < 0 || len - 1 >= vc->fp_max_len ||
@@ -170,7 +170,7 @@ MLX5_DMA_NO_SLP int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t 
 
 int submit(void *priv, uint16_t vchan)
 {
-	mlx5_dma_submit_vchan(&((struct mlx5_dma_dev *)priv)->vchans[vchan]);
+	mlx5_dma_submit_vchan(mlx5_dma_fp_vchan(priv, vchan));
 	return 0;
 }
 
@@ -227,7 +227,7 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 				    uint16_t *last_idx, bool *has_error,
 				    enum rte_dma_status_code *status)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 
 	if (vc->reported == vc->submitted_idx) {
 		*last_idx = vc->reported - 1;
@@ -252,7 +252,7 @@ uint16_t completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls, ui
 
 uint16_t burst_capacity(const void *priv, uint16_t vchan)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 	uint16_t n = (uint16_t)mlx5_dma_refill_credits(vc);
 
 	/* a UMR op left the small fence for the next WQE: keep that op on the slow path,

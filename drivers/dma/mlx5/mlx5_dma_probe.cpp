@@ -260,7 +260,7 @@ int probe(struct rte_vdev_device *vdev)
 	}
 	dev->device = &vdev->device;
 	dev->dev_ops = &mlx5_dma_dev_ops;
-	dev->fp_obj->dev_private = p;
+	dev->fp_obj->dev_private = p->vchans; /* mlx5_dma_fp_vchan() */
 	mlx5_dma_fp_install(dev->fp_obj, p->args.path);
 	mlx5_dma_sg_install(dev->fp_obj, p->args.path);
 	if (p->has_mkey)
@@ -292,7 +292,7 @@ struct mlx5_dma_dev *priv_of_vdev(struct rte_vdev_device *vdev)
 
 	if (id < 0)
 		return NULL;
-	return (struct mlx5_dma_dev *)rte_dma_fp_objs[id].dev_private;
+	return mlx5_dma_api_dev(id);
 }
 
 /* rte_dev_dma_map(): external memory the application wants DMA to reach */

@@ -237,7 +237,7 @@ template <enum mlx5_dma_path P>
 int copy_sg(void *priv, uint16_t vchan, const struct rte_dma_sge *src,
 	    const struct rte_dma_sge *dst, uint16_t nb_src, uint16_t nb_dst, uint64_t flags)
 {
-	struct mlx5_dma_vchan *vc = &((struct mlx5_dma_dev *)priv)->vchans[vchan];
+	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 	enum rte_dma_status_code st;
 	struct sg_keys sk, dk;
 	uint64_t total;

@@ -26,7 +26,7 @@ int test_hook_sq_ring(int16_t dev_id, uint16_t vchan, const uint8_t **ring, uint
 	/* the public API vouches that dev_id is a dma_mlx5 device with this vchan set up */
 	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info))
 		return -EINVAL;
-	p = (const struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private;
+	p = mlx5_dma_api_dev(dev_id);
 	*ring = p->vchans[vchan].sq;
 	*wqebbs = p->vchans[vchan].sq_mask + 1;
 	return 0;
@@ -39,7 +39,7 @@ int test_hook_preset_pi(int16_t dev_id, uint16_t vchan, uint32_t pi)
 
 	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info) || (pi & 0xffff))
 		return -EINVAL;
-	vc = &((struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private)->vchans[vchan];
+	vc = &mlx5_dma_api_dev(dev_id)->vchans[vchan];
 	if (vc->pi != vc->bb_ci || vc->pi != vc->db_pi || (vc->pi & 0xffff))
 		return -EBUSY; /* only on an idle vchan whose device counter is at 0 mod 2^16 */
 	vc->pi = vc->bb_ci = vc->db_pi = pi;
@@ -57,7 +57,7 @@ int test_hook_next_wqe(int16_t dev_id, uint16_t vchan, uint16_t *wqe_index, uint
 
 	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info))
 		return -EINVAL;
-	p = (const struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private;
+	p = mlx5_dma_api_dev(dev_id);
 	vc = &p->vchans[vchan];
 	*wqe_index = (uint16_t)vc->pi;
 	obj.cq.in = ibv_cq_ex_to_cq(vc->cq_ex);
@@ -76,7 +76,7 @@ int test_hook_sig_umr_compare(int16_t dev_id, uint16_t vchan, uint32_t seed, uin
 
 	if (rte_pmd_dma_mlx5_vchan_info(dev_id, vchan, &info))
 		return -EINVAL;
-	auto *p = (struct mlx5_dma_dev *)rte_dma_fp_objs[dev_id].dev_private;
+	auto *p = mlx5_dma_api_dev(dev_id);
 	struct mlx5_dma_vchan *vc = &p->vchans[vchan];
 	if (!vc->sig)
 		return -ENOTSUP;
