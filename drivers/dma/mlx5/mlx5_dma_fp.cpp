@@ -42,7 +42,7 @@ namespace {
 /* Everything the fast path of a copy does not decide by itself: ring full, MR cache
  * miss or stale, bad length, address not registered. Its arguments are copy()'s, the
  * vchan in place of the device, so that copy()'s fall-back moves no register. copy()
- * took a credit before its checks (its borrow is the ring-full test): given back first. */
+ * took a credit before its checks (its sign is the ring-full test): given back first. */
 template <enum mlx5_dma_path P>
 MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src, rte_iova_t dst,
 			     uint32_t len, uint64_t flags)
@@ -131,7 +131,7 @@ __attribute__((noinline)) int copy_flags(struct mlx5_dma_vchan *vc, int idx, uin
 /*
  * The copy fast path. Every check is made before any state of the op is loaded, so that
  * the fall-back to copy_slow() is a tail call that moves no argument and the checks hold
- * few registers; the flags are a tail call too. The credit is taken first: the borrow
+ * few registers; the flags are a tail call too. The credit is taken first: the sign
  * of its decrement is the ring-full test (copy_slow() gives it back).
  */
 template <enum mlx5_dma_path P>
