@@ -378,6 +378,43 @@ static void test_busy_sq_arbitration(void)
 	arbitration_case(false);
 }
 
+/*
+ * Doorbells of the first 64 QPs go through one word of the device, the others through
+ * a flag per QP: 70 QPs, one copy each, rung in an order that mixes both, all done.
+ */
+static void test_doorbells_of_many_qps(void)
+{
+	constexpr int kQps = 70;
+	Env e(ExecMode::Thread);
+	TestCq cq(e.h(), 256), rcq(e.h(), 16);
+	Buf opaque(64), b((size_t)kQps * 128);
+	uint32_t okey = reg(e.h(), e.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t k = reg(e.h(), e.pdn, b.p(), kQps * 128, IBV_ACCESS_LOCAL_WRITE);
+	std::vector<std::unique_ptr<TestQp>> qps;
+
+	for (int i = 0; i < kQps; i++) {
+		qps.emplace_back(new TestQp(e.h(), e.pdn, cq.cqn, rcq.cqn, 8));
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), qps[i]->qpn, qps[i]->qpn, kAllAccess), 0);
+		memset(b.p() + i * 128, i + 1, 64);
+		memset(b.p() + i * 128 + 64, 0, 64);
+	}
+	for (int n = 0; n < kQps; n++) {
+		int i = (n * 37) % kQps; /* 37 is prime to 70: every QP once */
+		Wqe w(*qps[i], MLX5_OPCODE_MMO, MLX5_WQE_CTRL_CQ_UPDATE, MLX5_HW_OPC_MOD_MMO_DMA);
+
+		w.meta(okey, opaque.p())
+			.data(64, k, b.p() + i * 128)
+			.data(64, k, b.p() + i * 128 + 64);
+		w.post(*qps[i]);
+		qps[i]->ring(e.h());
+	}
+	e.h().quiesce();
+	CU_ASSERT_EQUAL(cq.drain(), kQps);
+	for (int i = 0; i < kQps; i++)
+		CU_ASSERT_EQUAL(memcmp(b.p() + i * 128, b.p() + i * 128 + 64, 64), 0);
+	CU_ASSERT_EQUAL(e.h().stats().doorbells, (uint64_t)kQps);
+}
+
 static void test_shutdown_with_work(void)
 {
 	for (int i = 0; i < 20; i++) {
@@ -409,6 +446,7 @@ int main(void)
 		{"idle engine sleeps and wakes", test_idle_engine_sleeps},
 		{"streaming 20000 WQEs through a 16-slot ring", test_streaming},
 		{"a busy SQ does not hold up another SQ or reg_mr", test_busy_sq_arbitration},
+		{"doorbells of 70 QPs", test_doorbells_of_many_qps},
 		{"clean shutdown", test_shutdown_with_work},
 	};
 	static const struct cunit_suite suites[] = {
