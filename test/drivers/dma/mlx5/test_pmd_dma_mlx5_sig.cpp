@@ -314,7 +314,8 @@ void test_caps(void)
 
 /*
  * Every block size x type: insert, strip, verify only, convert (to the next type,
- * new ref tags) and pass-through, 3 blocks each, bytes against the reference.
+ * new ref tags), pass-through and re-seed (the same type, the other seed), 3 blocks
+ * each, bytes against the reference.
  */
 void matrix(const char *sim)
 {
@@ -386,6 +387,17 @@ void matrix(const char *sim)
 			x = xfer(a, &s, 1, a, &d, 1);
 			CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
 			CU_ASSERT(memcmp(dst.p, pa.data(), pa.size()) == 0);
+			/* re-seed: the same type with the other seed, so the guard the source is
+			 * checked with is not the one the destination gets */
+			Dom c = dom(kTypes[ti], bs,
+				    (uint16_t)(fl ^ RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES), 0x1000 + n);
+			auto pc = ref_layout(c, bs, nb, n);
+
+			memset(dst.p, 0xee, dst.n);
+			d = {dst.iova(), (uint32_t)pc.size()};
+			x = xfer(a, &s, 1, c, &d, 1);
+			CU_ASSERT_EQUAL(run1(id, x, &idx), RTE_DMA_STATUS_SUCCESSFUL);
+			CU_ASSERT(memcmp(dst.p, pc.data(), pc.size()) == 0);
 		}
 	}
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_sigm"), 0);
