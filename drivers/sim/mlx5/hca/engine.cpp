@@ -92,16 +92,7 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 	(void)ctrl8; /* the device fetches up to the doorbell record's counter */
 	st_doorbells_.fetch_add(1, std::memory_order_relaxed);
 	if (mode_ != ExecMode::Inline) {
-		uint32_t bit = qpn - HCA_QPN_BASE; /* wraps for a QPN below the base */
-
-		if (bit >= 64) {
-			post_to_engine(this, qpn, &QpObj::db_pending);
-			return;
-		}
-		/* a QP destroyed meanwhile leaves a bit that its slot's next QP, with
-		 * nothing posted yet, takes as a doorbell that finds no WQE */
-		db_bits_.fetch_or(1ull << bit, std::memory_order_release);
-		kick();
+		post_to_engine(this, qpn, &QpObj::db_pending);
 		return;
 	}
 	/* no engine thread to give way to: the plain mutex */
@@ -144,19 +135,13 @@ bool HcaImpl::engine_pass(bool *more)
 	bool did = false;
 	*more = false;
 	rnr_timed_ = false;
-	/* the doorbells since the last pass (read first, as the flags below) */
-	uint64_t bits = db_bits_.load(std::memory_order_relaxed)
-				? db_bits_.exchange(0, std::memory_order_acq_rel)
-				: 0;
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
 	for (size_t i = 0; i < qps_.size(); i++) {
 		QpObj *qp = qps_[i];
-		uint32_t bit = qp->qpn - HCA_QPN_BASE;
 		/* read before clearing: an exchange of a clear flag would still take its line
 		 * from the application core, whose next doorbell then misses on it */
-		bool db = (bit < 64 && ((bits >> bit) & 1)) ||
-			  (qp->db_pending.load(std::memory_order_relaxed) &&
-			   qp->db_pending.exchange(false, std::memory_order_acq_rel));
+		bool db = qp->db_pending.load(std::memory_order_relaxed) &&
+			  qp->db_pending.exchange(false, std::memory_order_acq_rel);
 		bool rq = qp->rq_pending.load(std::memory_order_relaxed) &&
 			  qp->rq_pending.exchange(false, std::memory_order_acq_rel);
 		if (rq && qp->state == IBV_QPS_ERR)

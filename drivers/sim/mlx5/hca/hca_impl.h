@@ -780,12 +780,6 @@ public:
 	/* written by every doorbell / notify */
 	alignas(64) std::atomic<uint64_t> st_doorbells_{0};
 	std::atomic<uint64_t> work_seq_{0}; /**< bumped by every doorbell / notify */
-	/**
-	 * SQ doorbells of the first 64 QPs (bit qpn - HCA_QPN_BASE) since the engine last
-	 * took them: on the line the doorbell writes anyway, where a QP's own db_pending
-	 * flag (the other QPs') costs the application core one more cache line per doorbell.
-	 */
-	std::atomic<uint64_t> db_bits_{0};
 	/* rarely written */
 	alignas(64) std::atomic<bool> stop_{false};
 	std::atomic<bool> sleeping_{false};
