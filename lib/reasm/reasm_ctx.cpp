@@ -441,6 +441,18 @@ static int conf_check(const struct rte_reasm_conf *conf)
 	return 0;
 }
 
+/* Everything rte_reasm_create() allocates, whatever part of it it got: the one release
+ * path of create's failures and of rte_reasm_free(). */
+static void ctx_memory_free(struct rte_reasm_ctx *c)
+{
+	reasm_table_fini(c);
+	rte_free(c->results);
+	rte_free(c->ops);
+	rte_free(c->free_ops);
+	rte_free(c->pending);
+	rte_free(c);
+}
+
 struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
 {
 	struct rte_reasm_ctx *c;
@@ -467,6 +479,8 @@ struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
 		c->conf.max_dgrams = RTE_REASM_DEFAULT_MAX_DGRAMS;
 	if (!c->conf.max_bytes)
 		c->conf.max_bytes = RTE_REASM_DEFAULT_MAX_BYTES;
+	if (!c->conf.max_mbufs)
+		c->conf.max_mbufs = RTE_REASM_DEFAULT_MAX_MBUFS;
 	if (!c->conf.timeout_ms)
 		c->conf.timeout_ms = RTE_REASM_DEFAULT_TIMEOUT_MS;
 	if (!c->conf.max_inflight)
@@ -485,30 +499,20 @@ struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
 		"reasm_ops", c->conf.max_inflight * sizeof(*c->free_ops), 0, conf->socket_id);
 	c->pending = (struct reasm_pending *)rte_zmalloc_socket(
 		"reasm_pending", REASM_PENDING_SLOTS * sizeof(*c->pending), 0, conf->socket_id);
-	if (!c->results || !c->ops || !c->free_ops || !c->pending || reasm_table_init(c) != 0)
-		goto nomem;
+	if (!c->results || !c->ops || !c->free_ops || !c->pending || reasm_table_init(c) != 0) {
+		ctx_memory_free(c);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 	for (uint32_t i = 0; i < c->conf.max_inflight; i++)
 		c->free_ops[c->nb_free_ops++] = c->conf.max_inflight - 1 - i;
 	rc = reasm_registry_add(c);
-	if (rc) {
-		reasm_table_fini(c);
-		rte_free(c->results);
-		rte_free(c->ops);
-		rte_free(c->free_ops);
-		rte_free(c);
+	if (rc) { /* EEXIST: every allocation above goes back (issue 24, item 5) */
+		ctx_memory_free(c);
 		rte_errno = -rc;
 		return NULL;
 	}
 	return c;
-nomem:
-	reasm_table_fini(c);
-	rte_free(c->results);
-	rte_free(c->ops);
-	rte_free(c->free_ops);
-	rte_free(c->pending);
-	rte_free(c);
-	rte_errno = ENOMEM;
-	return NULL;
 }
 
 void rte_reasm_free(struct rte_reasm_ctx *c)
@@ -530,12 +534,7 @@ void rte_reasm_free(struct rte_reasm_ctx *c)
 	while (reasm_results_count(c))
 		rte_pktmbuf_free(c->results[c->res_tail++ & c->res_mask]);
 	rte_reasm_expire(c, UINT64_MAX);
-	reasm_table_fini(c);
-	rte_free(c->results);
-	rte_free(c->ops);
-	rte_free(c->free_ops);
-	rte_free(c->pending);
-	rte_free(c);
+	ctx_memory_free(c);
 }
 
 #define REASM_PREFETCH_AHEAD 4
@@ -597,17 +596,19 @@ int rte_reasm_stats_get(const struct rte_reasm_ctx *c, struct rte_reasm_stats *s
 void rte_reasm_stats_reset(struct rte_reasm_ctx *c)
 {
 	uint64_t in_table = c->st.dgrams_in_table, held = c->st.bytes_held;
+	uint64_t mbufs = c->st.mbufs_held;
 
 	memset(&c->st, 0, sizeof(c->st));
 	c->st.dgrams_in_table = in_table;
 	c->st.bytes_held = held;
+	c->st.mbufs_held = mbufs;
 }
 
 const char *rte_reasm_drop_name(enum rte_reasm_drop reason)
 {
 	static const char *const names[RTE_REASM_DROP_MAX] = {
 		"timeout",    "overlap",   "too_many_frags", "too_big",      "table_full",
-		"bad_header", "no_buffer", "mem_limit",      "engine_error",
+		"bad_header", "no_buffer", "mem_limit",      "engine_error", "evicted",
 	};
 
 	return (unsigned int)reason < RTE_REASM_DROP_MAX ? names[reason] : NULL;

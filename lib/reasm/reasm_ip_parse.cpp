@@ -2,7 +2,9 @@
 /*
  * IPv4/IPv6 fragment parsing by RFC 791 and RFC 8200 §4.5: lengths checked against the
  * packet, the IPv6 fragment header found behind any chain of Hop-by-Hop, Routing and
- * Destination Options headers, non-last fragments a multiple of 8, totals <= 65535.
+ * Destination Options headers, non-last fragments a multiple of 8. The 65535 limit of the
+ * reassembled datagram is the table's to check (reasm_table.cpp: dgram_too_big()): it
+ * depends on the first fragment's header, which a later fragment does not carry.
  */
 #include <string.h>
 
@@ -15,7 +17,6 @@
 namespace {
 
 constexpr int bad = -(RTE_REASM_DROP_BAD_HEADER + 1);
-constexpr int too_big = -(RTE_REASM_DROP_TOO_BIG + 1);
 constexpr uint8_t ip6_hopopts = 0, ip6_routing = 43, ip6_frag = 44, ip6_dstopts = 60;
 constexpr int max_ext_headers = 16; /* a longer chain is treated as hostile */
 
@@ -69,8 +70,6 @@ int parse_v4(const struct rte_mbuf *m, struct reasm_frag *f)
 	f->more = !!(fo & RTE_IPV4_HDR_MF_FLAG);
 	if (len == 0 || (f->more && len % 8))
 		return bad;
-	if (ihl + off + len > 65535)
-		return too_big;
 	memset(&f->key, 0, sizeof(f->key));
 	memcpy(f->key.src, h + 12, 4);
 	memcpy(f->key.dst, h + 16, 4);
@@ -143,8 +142,6 @@ int parse_v6(const struct rte_mbuf *m, struct reasm_frag *f)
 		return REASM_ATOMIC;
 	if (len == 0 || (f->more && len % 8))
 		return bad;
-	if (off - 40 + f->end > 65535)
-		return too_big;
 	return REASM_FRAG;
 }
 

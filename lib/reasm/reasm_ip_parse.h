@@ -38,8 +38,9 @@ enum {
 
 /**
  * Parse @p m (l2_len and packet_type set). REASM_NOT_FRAG: not IP or not a fragment;
- * REASM_FRAG / REASM_ATOMIC: @p f filled; -(RTE_REASM_DROP_BAD_HEADER + 1) or
- * -(RTE_REASM_DROP_TOO_BIG + 1): to be dropped for that reason.
+ * REASM_FRAG / REASM_ATOMIC: @p f filled; -(RTE_REASM_DROP_BAD_HEADER + 1): to be
+ * dropped as malformed. Lengths over 65535 are the table's to find (with the first
+ * fragment's header).
  */
 int reasm_parse(const struct rte_mbuf *m, struct reasm_frag *f);
 

@@ -40,7 +40,8 @@ struct reasm_dgram {
 	uint16_t npieces;
 	uint32_t total;          /* payload length, known once the last fragment came */
 	uint32_t covered;        /* payload bytes held (pieces never overlap) */
-	uint32_t bytes;          /* pkt_len of the fragments held */
+	uint64_t bytes;          /* buffer bytes (buf_len of each segment) of the fragments held */
+	uint32_t mbufs;          /* segments of the fragments held */
 	struct reasm_frag first; /* header facts of the offset-0 fragment */
 	struct rte_mbuf *first_m;
 	struct reasm_piece *pieces; /* max_frags, sorted by start */

@@ -87,19 +87,56 @@ void free_frags(struct rte_reasm_ctx *c, struct reasm_dgram *g)
 {
 	rte_pktmbuf_free_bulk(g->frags, g->nfrags);
 	c->st.bytes_held -= g->bytes;
+	c->st.mbufs_held -= g->mbufs;
 	g->nfrags = 0;
 	g->npieces = 0;
 	g->bytes = 0;
+	g->mbufs = 0;
 	g->covered = 0;
+}
+
+/*
+ * Datagram @p d leaves the table for good: counted as dropped for @p why when it was
+ * still collecting (a discarded one was counted when discarded).
+ */
+void retire(struct rte_reasm_ctx *c, int32_t d, enum rte_reasm_drop why)
+{
+	struct reasm_dgram *g = &c->dgrams[d];
+
+	if (g->state == DGRAM_OPEN) {
+		c->st.drop_frags[why] += g->nfrags;
+		c->st.drop_dgrams[why]++;
+	}
+	unlink_dgram(c, d);
+	reasm_dgram_release(c, d);
+}
+
+/*
+ * The oldest datagram of the age list other than @p keep goes (evicted): the age list
+ * is the timeout order, so this is what the timeout would drop next. False when there
+ * is none (only @p keep, or every slot is a gather in flight).
+ */
+bool evict_oldest(struct rte_reasm_ctx *c, int32_t keep)
+{
+	int32_t d = c->oldest;
+
+	if (d >= 0 && d == keep)
+		d = c->dgrams[d].newer;
+	if (d < 0)
+		return false;
+	retire(c, d, RTE_REASM_DROP_EVICTED);
+	return true;
 }
 
 int32_t new_dgram(struct rte_reasm_ctx *c, const struct reasm_key *k, uint32_t b, uint64_t now)
 {
-	int32_t d = c->free_dgram;
+	int32_t d;
 	struct reasm_dgram *g;
 
-	if (d < 0)
+	/* Table full: the oldest incomplete datagram makes room, not the new one. */
+	if (c->free_dgram < 0 && !evict_oldest(c, -1))
 		return -1;
+	d = c->free_dgram;
 	g = &c->dgrams[d];
 	c->free_dgram = g->newer;
 	c->dgrams_used++;
@@ -108,7 +145,9 @@ int32_t new_dgram(struct rte_reasm_ctx *c, const struct reasm_key *k, uint32_t b
 	g->state = DGRAM_OPEN;
 	g->have_last = 0;
 	g->nfrags = g->npieces = 0;
-	g->total = g->covered = g->bytes = 0;
+	g->total = g->covered = 0;
+	g->bytes = 0;
+	g->mbufs = 0;
 	g->first_m = NULL;
 	g->bucket = b;
 	g->next_in_bucket = c->buckets[b];
@@ -135,6 +174,54 @@ void discard(struct rte_reasm_ctx *c, int32_t d, enum rte_reasm_drop why)
 	g->state = DGRAM_DISCARDED;
 	g->total = why; /* what its late fragments are counted as */
 	c->st.dgrams_in_table--;
+}
+
+/* What a held fragment pins: its buffers, not its packet bytes (issue 24, item 4). */
+struct frag_cost {
+	uint64_t bytes;
+	uint32_t mbufs;
+};
+
+struct frag_cost cost_of(const struct rte_mbuf *m)
+{
+	struct frag_cost k = {0, 0};
+
+	for (; m; m = m->next) {
+		k.bytes += m->buf_len;
+		k.mbufs++;
+	}
+	return k;
+}
+
+bool over_limits(const struct rte_reasm_ctx *c, const struct frag_cost *k)
+{
+	return c->st.bytes_held + k->bytes > c->conf.max_bytes ||
+	       c->st.mbufs_held + k->mbufs > c->conf.max_mbufs;
+}
+
+/*
+ * The IP length field of the reassembled datagram (IPv4 total length, IPv6 payload
+ * length) for a payload of @p total bytes after the first fragment's header: @p first
+ * the first fragment's facts, or NULL while it has not come (then the least any first
+ * fragment could add: a 20-byte IPv4 header, no IPv6 extension header).
+ */
+uint32_t ip_length(const struct reasm_key *k, const struct reasm_frag *first, uint32_t total)
+{
+	if (!first)
+		return (k->v6 ? 0 : 20) + total;
+	return (k->v6 ? first->unfrag_len - 40 : first->unfrag_len) + total;
+}
+
+/*
+ * Over 65535 already: with the first fragment's real header once it is held (never a
+ * later fragment's own, which may be shorter), against the total once the last one is
+ * held, else against the furthest byte held (the total is at least that).
+ */
+bool dgram_too_big(const struct reasm_dgram *g)
+{
+	uint32_t end = g->have_last ? g->total : g->pieces[g->npieces - 1].end;
+
+	return ip_length(&g->key, g->first_m ? &g->first : NULL, end) > 65535;
 }
 
 /* The first piece starting at or after @p start: the end when fragments come in order
@@ -168,7 +255,8 @@ void add_piece(struct reasm_dgram *g, uint16_t at, uint32_t s, uint32_t e, uint3
 }
 
 enum insert_result insert(struct rte_reasm_ctx *c, struct reasm_dgram *g,
-			  const struct reasm_frag *f, struct rte_mbuf *m)
+			  const struct reasm_frag *f, struct rte_mbuf *m,
+			  const struct frag_cost *cost)
 {
 	bool trim = !f->key.v6 && (c->conf.flags & RTE_REASM_F_IPV4_OVERLAP_TRIM);
 	uint16_t at = 0, added = 0;
@@ -225,8 +313,10 @@ enum insert_result insert(struct rte_reasm_ctx *c, struct reasm_dgram *g,
 			c->st.trimmed++;
 	}
 	g->frags[g->nfrags++] = m;
-	g->bytes += m->pkt_len;
-	c->st.bytes_held += m->pkt_len;
+	g->bytes += cost->bytes;
+	g->mbufs += cost->mbufs;
+	c->st.bytes_held += cost->bytes;
+	c->st.mbufs_held += cost->mbufs;
 	if (!f->more) {
 		g->have_last = 1;
 		g->total = f->end;
@@ -248,11 +338,13 @@ struct rte_mbuf *build_output(struct rte_reasm_ctx *c, const struct reasm_frag *
 			      enum rte_reasm_drop *why)
 {
 	uint32_t hdr = first->l2_len + first->unfrag_len;
+	uint32_t ip_len = ip_length(&first->key, first, total);
 	struct rte_mbuf *out;
 	const void *p;
 	uint8_t *h;
 
-	if (hdr > c->seg_room) {
+	/* the callers checked already; the 16-bit field below never holds a wrapped length */
+	if (hdr > c->seg_room || ip_len > UINT16_MAX) {
 		*why = RTE_REASM_DROP_TOO_BIG;
 		return NULL;
 	}
@@ -273,14 +365,14 @@ struct rte_mbuf *build_output(struct rte_reasm_ctx *c, const struct reasm_frag *
 	if (!first->key.v6) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(h + first->l2_len);
 
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(first->unfrag_len + total));
+		ip->total_length = rte_cpu_to_be_16((uint16_t)ip_len); /* <= 65535: checked */
 		ip->fragment_offset &= rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(h + first->l2_len);
 
-		ip->payload_len = rte_cpu_to_be_16((uint16_t)(first->unfrag_len - 40 + total));
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)ip_len); /* <= 65535: checked */
 		h[first->nh_off] = first->nh_val;
 	}
 	reasm_copy_meta(out, first_m);
@@ -353,13 +445,8 @@ uint32_t rte_reasm_expire(struct rte_reasm_ctx *c, uint64_t now)
 
 		if (now < g->first_tsc || now - g->first_tsc <= c->timeout_cycles)
 			break;
-		if (g->state == DGRAM_OPEN) {
-			c->st.drop_frags[RTE_REASM_DROP_TIMEOUT] += g->nfrags;
-			c->st.drop_dgrams[RTE_REASM_DROP_TIMEOUT]++;
-			n++;
-		}
-		unlink_dgram(c, d);
-		reasm_dgram_release(c, d);
+		n += g->state == DGRAM_OPEN;
+		retire(c, d, RTE_REASM_DROP_TIMEOUT);
 	}
 	return n;
 }
@@ -367,6 +454,7 @@ uint32_t rte_reasm_expire(struct rte_reasm_ctx *c, uint64_t now)
 void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 {
 	struct reasm_frag f;
+	struct frag_cost cost;
 	uint32_t bucket;
 	int32_t d;
 	int r = reasm_parse(m, &f);
@@ -391,10 +479,18 @@ void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 		reasm_drop(c, m, (enum rte_reasm_drop)c->dgrams[d].total);
 		return;
 	}
-	if (c->st.bytes_held + m->pkt_len > c->conf.max_bytes) {
-		reasm_drop(c, m, RTE_REASM_DROP_MEM_LIMIT);
+	cost = cost_of(m);
+	if (cost.bytes > c->conf.max_bytes || cost.mbufs > c->conf.max_mbufs) {
+		reasm_drop(c, m, RTE_REASM_DROP_MEM_LIMIT); /* would never fit */
 		return;
 	}
+	/* Buffers held at the limit: the oldest datagrams go, not this fragment (each
+	 * eviction removes a datagram some fragment opened: O(1) amortized). */
+	while (over_limits(c, &cost))
+		if (!evict_oldest(c, d)) {
+			reasm_drop(c, m, RTE_REASM_DROP_MEM_LIMIT);
+			return;
+		}
 	if (d < 0) {
 		d = new_dgram(c, &f.key, bucket, now);
 		if (d < 0) {
@@ -402,7 +498,7 @@ void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 			return;
 		}
 	}
-	switch (insert(c, &c->dgrams[d], &f, m)) {
+	switch (insert(c, &c->dgrams[d], &f, m, &cost)) {
 	case HELD:
 		break;
 	case DUPLICATE:
@@ -420,6 +516,12 @@ void reasm_ip_input(struct rte_reasm_ctx *c, struct rte_mbuf *m, uint64_t now)
 	case FAIL_BAD:
 		discard(c, d, RTE_REASM_DROP_BAD_HEADER);
 		reasm_drop(c, m, RTE_REASM_DROP_BAD_HEADER);
+		return;
+	}
+	/* Whatever the order the fragments came in, checked with this one held: before the
+	 * datagram can complete, and once the first fragment's header is known. */
+	if (dgram_too_big(&c->dgrams[d])) {
+		discard(c, d, RTE_REASM_DROP_TOO_BIG);
 		return;
 	}
 	if (c->dgrams[d].have_last && c->dgrams[d].covered == c->dgrams[d].total)

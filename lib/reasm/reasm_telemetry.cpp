@@ -54,6 +54,7 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		TEL_U64(interleaved_splits);
 		TEL_U64(dgrams_in_table);
 		TEL_U64(bytes_held);
+		TEL_U64(mbufs_held);
 #undef TEL_U64
 		for (int kind = 0; kind < 2; kind++) {
 			drops = rte_tel_data_alloc();

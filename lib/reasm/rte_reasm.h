@@ -118,6 +118,7 @@ __rte_experimental void rte_reasm_engine_free(struct rte_reasm_engine *engine);
 #define RTE_REASM_DEFAULT_MAX_FRAGS 64
 #define RTE_REASM_DEFAULT_MAX_DGRAMS 4096
 #define RTE_REASM_DEFAULT_MAX_BYTES (64u << 20)
+#define RTE_REASM_DEFAULT_MAX_MBUFS 4096
 #define RTE_REASM_DEFAULT_TIMEOUT_MS 60000 /* RFC 8200 §4.5; RFC 1122 says 60..120 s */
 #define RTE_REASM_DEFAULT_MAX_INFLIGHT 256
 #define RTE_REASM_MAX_SGES 1024 /**< Most pieces in one gather (any engine). */
@@ -134,7 +135,10 @@ struct rte_reasm_conf {
 	uint32_t max_frags;
 	/** Most datagrams being reassembled at once (default 4096). */
 	uint32_t max_dgrams;
-	/** Most bytes (pkt_len of held fragments) held at once (default 64 MiB). */
+	/**
+	 * Most buffer bytes held by incomplete datagrams: the buf_len of every segment of
+	 * every fragment held, what the fragments pin, not their pkt_len (default 64 MiB).
+	 */
 	uint64_t max_bytes;
 	/** Lifetime of an incomplete datagram from its first fragment (default 60 s). */
 	uint32_t timeout_ms;
@@ -146,6 +150,11 @@ struct rte_reasm_conf {
 	uint32_t hash_seed;
 	/** NUMA socket of the context's memory. */
 	int socket_id;
+	/**
+	 * Most mbufs (segments) held by incomplete datagrams (default 4096): keep it well
+	 * below the size of the pool the fragments come from, or held fragments can empty it.
+	 */
+	uint32_t max_mbufs;
 };
 
 /**
@@ -274,12 +283,27 @@ enum rte_reasm_drop {
 	RTE_REASM_DROP_TIMEOUT, /**< Incomplete when its timeout expired. */
 	RTE_REASM_DROP_OVERLAP, /**< Fragments overlap (RFC 5722), or join a discarded one. */
 	RTE_REASM_DROP_TOO_MANY_FRAGS, /**< More fragments (or pieces) than max_frags. */
-	RTE_REASM_DROP_TOO_BIG,        /**< Total over 65535, or output larger than the pool. */
-	RTE_REASM_DROP_TABLE_FULL,     /**< max_dgrams datagrams already in reassembly. */
-	RTE_REASM_DROP_BAD_HEADER,     /**< Malformed header, bad length, inconsistent last. */
-	RTE_REASM_DROP_NO_BUFFER,      /**< Output mempool empty. */
-	RTE_REASM_DROP_MEM_LIMIT,      /**< max_bytes held already. */
-	RTE_REASM_DROP_ENGINE_ERROR,   /**< The engine reported a failed copy. */
+	/**
+	 * Reassembled IP length over 65535 (IPv4 total length with the first fragment's
+	 * header; IPv6 payload length with the first fragment's unfragmentable part), or an
+	 * output larger than the pool can hold.
+	 */
+	RTE_REASM_DROP_TOO_BIG,
+	/** max_dgrams datagrams in reassembly and none of them can be evicted (all gathering). */
+	RTE_REASM_DROP_TABLE_FULL,
+	RTE_REASM_DROP_BAD_HEADER, /**< Malformed header, bad length, inconsistent last. */
+	RTE_REASM_DROP_NO_BUFFER,  /**< Output mempool empty. */
+	/**
+	 * The fragment alone is over max_bytes or max_mbufs, or what is held cannot be
+	 * evicted (its own datagram, gathers in flight).
+	 */
+	RTE_REASM_DROP_MEM_LIMIT,
+	RTE_REASM_DROP_ENGINE_ERROR, /**< The engine reported a failed copy. */
+	/**
+	 * Incomplete, and the oldest when a new datagram found the table full or a new
+	 * fragment found max_bytes or max_mbufs held.
+	 */
+	RTE_REASM_DROP_EVICTED,
 	RTE_REASM_DROP_MAX,
 };
 
@@ -302,7 +326,8 @@ struct rte_reasm_stats {
 	uint64_t umr_gathers;        /**< Engine ops through a UMR list mkey (dma_mlx5). */
 	uint64_t interleaved_splits; /**< Split packets moved through interleaved mkeys. */
 	uint64_t dgrams_in_table;    /**< Incomplete datagrams now held (a gauge). */
-	uint64_t bytes_held;         /**< Bytes of fragments now held (a gauge). */
+	uint64_t bytes_held;         /**< Buffer bytes of fragments now held (a gauge). */
+	uint64_t mbufs_held;         /**< mbufs (segments) of fragments now held (a gauge). */
 	uint64_t drop_frags[RTE_REASM_DROP_MAX];  /**< Packets freed, by reason. */
 	uint64_t drop_dgrams[RTE_REASM_DROP_MAX]; /**< Datagrams discarded, by reason. */
 };

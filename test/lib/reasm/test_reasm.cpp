@@ -15,6 +15,8 @@
 #include <rte_dmadev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
 
 #include "cunit_run.h"
 #include "dpdk_test_util.h"
@@ -351,14 +353,16 @@ void t_limits(void)
 	struct rte_reasm_conf conf = {};
 	std::vector<frame> in;
 
-	/* table full: 2 datagrams at most, 3 interleaved */
+	/* table full: 2 datagrams at most, 3 interleaved; the third evicts the oldest */
 	conf.max_dgrams = 2;
 	struct rte_reasm_ctx *c = ctx_create(cpu, conf);
 	one a = make_one(false, 2000, 2, 111, 1), b = make_one(false, 2000, 2, 112, 2),
 	    d = make_one(false, 2000, 2, 113, 3);
-	auto out = run(c, {a.frags[0], b.frags[0], d.frags[0], a.frags[1], b.frags[1]});
-	CU_ASSERT(sorted(out) == sorted({a.whole, b.whole}));
-	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TABLE_FULL], 1);
+	auto out = run(c, {a.frags[0], b.frags[0], d.frags[0], b.frags[1], d.frags[1]});
+	CU_ASSERT(sorted(out) == sorted({b.whole, d.whole}));
+	CU_ASSERT_EQUAL(stats_of(c).drop_dgrams[RTE_REASM_DROP_EVICTED], 1);
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_EVICTED], 1);
+	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TABLE_FULL], 0);
 	rte_reasm_free(c);
 
 	/* too many fragments */
@@ -371,15 +375,24 @@ void t_limits(void)
 	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_TOO_MANY_FRAGS], 5);
 	rte_reasm_free(c);
 
-	/* bytes held */
+	/* buffers held, counted in mbufs and in buffer bytes: a datagram cannot evict itself */
 	one h = make_one(false, 6000, 3, 115);
-	conf = {};
-	conf.max_bytes = h.frags[0].size(); /* the first one fits, no other */
-	c = ctx_create(cpu, conf);
-	CU_ASSERT(run(c, h.frags).empty());
-	CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_MEM_LIMIT], 2);
-	CU_ASSERT_EQUAL(rte_reasm_expire(c, UINT64_MAX), 1);
-	rte_reasm_free(c);
+	uint32_t segs0 = ((uint32_t)h.frags[0].size() + 2047) / 2048;
+	for (int bytes = 0; bytes < 2; bytes++) {
+		conf = {};
+		if (bytes) /* in_pool's buffers: buf_len each, whatever the packet's length */
+			conf.max_bytes = (uint64_t)segs0 * rte_pktmbuf_data_room_size(in_pool);
+		else
+			conf.max_mbufs = segs0; /* the first one fits, no other */
+		c = ctx_create(cpu, conf);
+		CU_ASSERT(run(c, h.frags).empty());
+		CU_ASSERT_EQUAL(stats_of(c).drop_frags[RTE_REASM_DROP_MEM_LIMIT], 2);
+		CU_ASSERT_EQUAL(stats_of(c).mbufs_held, segs0);
+		CU_ASSERT_EQUAL(rte_reasm_expire(c, UINT64_MAX), 1);
+		CU_ASSERT_EQUAL(stats_of(c).mbufs_held, 0);
+		CU_ASSERT_EQUAL(stats_of(c).bytes_held, 0);
+		rte_reasm_free(c);
+	}
 	CU_ASSERT(pools_idle());
 }
 
@@ -423,6 +436,8 @@ void t_telemetry(void)
 	CU_ASSERT(st.find("\"frags_in\":4,") != std::string::npos);
 	CU_ASSERT(st.find("\"reassembled\":1,") != std::string::npos);
 	CU_ASSERT(st.find("\"duplicates\":1,") != std::string::npos);
+	CU_ASSERT(st.find("\"mbufs_held\":0,") != std::string::npos);
+	CU_ASSERT(st.find("\"evicted\":0}") != std::string::npos);
 	CU_ASSERT(st.find("\"drop_dgrams\":{\"timeout\":0,") != std::string::npos);
 	CU_ASSERT(dpdk_test_telemetry("/reasm/stats,nosuch").find("null") != std::string::npos);
 	if (st.empty() || list.empty())
@@ -545,6 +560,273 @@ void t_split(void)
 	CU_ASSERT(pools_idle());
 }
 
+/* ---- issue 24: IP length limits, exhaustion, create's failure paths ---- */
+
+void put16_at(frame &f, size_t at, uint32_t v)
+{
+	f[at] = (uint8_t)(v >> 8);
+	f[at + 1] = (uint8_t)v;
+}
+
+/* The IPv4 header checksum of frame @p f (header at 14) after its fields changed. */
+void v4_cksum(frame &f)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(void *)&f[14];
+
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* A datagram whose first fragment has a longer header than the others. */
+struct uneven {
+	frame whole; /* what reassembly must deliver when it fits in 65535 */
+	std::vector<frame> frags;
+};
+
+/* Fragments of 8000 payload bytes: the first cut from @p first, the others from @p rest. */
+void cut_uneven(uneven *u, const frame &first, const frame &rest, uint32_t pay, uint32_t id)
+{
+	for (uint32_t off = 0; off < pay; off += 8000) {
+		uint32_t len = std::min(8000u, pay - off);
+
+		u->frags.push_back(
+			pktgen::make_fragment(off ? rest : first, off, len, off + len < pay, id));
+	}
+}
+
+/*
+ * IPv4: the first fragment with IHL 15 (40 option bytes), the others with IHL 5, @p pay
+ * payload bytes: 60 + pay is the reassembled total length (over 65535 for pay > 65475).
+ */
+uneven v4_uneven(uint32_t pay, uint32_t id)
+{
+	std::mt19937 rng(id);
+	pktgen::dgram_spec s;
+	uneven u;
+
+	s.id = id;
+	s.ipv4_opts = 40;
+	s.ip_len = 60 + pay; /* a source only when over 65535: the field wraps */
+	u.whole = pktgen::make_datagram(s, rng);
+	frame rest(u.whole.begin(), u.whole.begin() + 34);
+	rest[14] = 0x45;
+	rest.insert(rest.end(), u.whole.begin() + 74, u.whole.end());
+	put16_at(rest, 16, 20 + pay);
+	v4_cksum(rest);
+	cut_uneven(&u, u.whole, rest, pay, id);
+	return u;
+}
+
+/*
+ * IPv6: 2 KiB of Destination Options (Pad1) in the first fragment only, @p pay payload
+ * bytes: 2048 + pay is the reassembled payload length (over 65535 for pay > 63487).
+ */
+uneven v6_uneven(uint32_t pay, uint32_t id)
+{
+	std::mt19937 rng(id);
+	pktgen::dgram_spec s;
+	uneven u;
+
+	s.v6 = true;
+	s.id = id;
+	s.ip_len = 40 + pay;
+	frame rest = pktgen::make_datagram(s, rng);
+	frame dst(2048, 0);
+	dst[0] = rest[14 + 6];
+	dst[1] = 255; /* (255 + 1) * 8 bytes */
+	u.whole.assign(rest.begin(), rest.begin() + 54);
+	u.whole[14 + 6] = 60;
+	u.whole.insert(u.whole.end(), dst.begin(), dst.end());
+	u.whole.insert(u.whole.end(), rest.begin() + 54, rest.end());
+	put16_at(u.whole, 18, (uint32_t)u.whole.size() - 54);
+	cut_uneven(&u, u.whole, rest, pay, id);
+	return u;
+}
+
+/*
+ * On engine @p e, IPv4 and IPv6: a datagram over 65535 only with the first fragment's
+ * header is dropped as too_big whatever the order (first first, first last, first
+ * second); one at exactly 65535 is delivered intact.
+ */
+void oversize_cases(struct rte_reasm_engine *e)
+{
+	for (bool v6 : {false, true}) {
+		/* issue 24: 60 + 65512 (IPv4), 2048 + 65528 (IPv6) */
+		uneven big = v6 ? v6_uneven(65528, 301) : v4_uneven(65512, 302);
+		uneven fits = v6 ? v6_uneven(63487, 303) : v4_uneven(65475, 304);
+
+		for (int order = 0; order < 3; order++) {
+			std::vector<frame> in = big.frags, in_fit = fits.frags;
+
+			if (order == 1) {
+				std::reverse(in.begin(), in.end());
+				std::reverse(in_fit.begin(), in_fit.end());
+			} else if (order == 2) {
+				std::swap(in[0], in[1]);
+				std::swap(in_fit[0], in_fit[1]);
+			}
+			struct rte_reasm_ctx *c = ctx_create(e, {});
+			auto out = run(c, in);
+			auto st = stats_of(c);
+
+			CU_ASSERT(out.empty());
+			CU_ASSERT_EQUAL(st.reassembled, 0);
+			CU_ASSERT_EQUAL(st.drop_dgrams[RTE_REASM_DROP_TOO_BIG], 1);
+			CU_ASSERT_EQUAL(st.drop_frags[RTE_REASM_DROP_TOO_BIG], in.size());
+			for (const auto &f : out)
+				printf("[%s v%d order %d: %zu bytes delivered] ",
+				       rte_reasm_engine_kind(e), v6 ? 6 : 4, order, f.size());
+			out = run(c, in_fit);
+			CU_ASSERT_EQUAL_FATAL(out.size(), 1);
+			CU_ASSERT(out[0] == fits.whole);
+			CU_ASSERT_EQUAL(stats_of(c).reassembled, 1);
+			rte_reasm_free(c);
+		}
+	}
+	CU_ASSERT(pools_idle());
+}
+
+void t_oversize_cpu(void)
+{
+	oversize_cases(cpu);
+}
+
+/* An IPv4 fragment of 8 payload bytes at @p off, its key made distinct by @p key. */
+frame flood_frag(uint32_t key, uint32_t off)
+{
+	static frame tmpl;
+
+	if (tmpl.empty()) {
+		std::mt19937 rng(311);
+		pktgen::dgram_spec s;
+
+		s.flow = 99; /* addresses no other test datagram has */
+		s.ip_len = 20 + 64 * 8;
+		tmpl = pktgen::make_datagram(s, rng);
+	}
+	frame f = pktgen::make_fragment(tmpl, off, 8, true, 0);
+
+	put16_at(f, 18, key);              /* identification */
+	f[14 + 13] = (uint8_t)(key >> 16); /* source address */
+	v4_cksum(f);
+	return f;
+}
+
+/*
+ * 50,000 distinct first fragments, the default table (4096) twelve times over: the oldest
+ * are evicted, never the new ones, and a legitimate datagram sent after is delivered.
+ */
+void t_evict_table_flood(void)
+{
+	/* the defaults (the mbuf limit, 4096 too, is reached first), then the table alone */
+	for (uint32_t max_mbufs : {0u, 1u << 16}) {
+		struct rte_reasm_conf conf = {};
+
+		conf.max_mbufs = max_mbufs;
+		struct rte_reasm_ctx *c = ctx_create(cpu, conf);
+		const uint32_t n = 50000;
+		one legit = make_one(false, 3000, 2, 321, 9);
+
+		for (uint32_t i = 0; i < n; i++) {
+			struct rte_mbuf *m = to_mbuf(flood_frag(i, 0));
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+			CU_ASSERT_EQUAL_FATAL(rte_reasm_enqueue(c, &m, 1, 1), 1);
+		}
+		auto st = stats_of(c);
+		CU_ASSERT_EQUAL(st.dgrams_in_table, RTE_REASM_DEFAULT_MAX_DGRAMS);
+		CU_ASSERT_EQUAL(st.drop_dgrams[RTE_REASM_DROP_EVICTED], n - st.dgrams_in_table);
+		CU_ASSERT_EQUAL(st.drop_frags[RTE_REASM_DROP_TABLE_FULL], 0);
+		CU_ASSERT(run(c, legit.frags) == std::vector<frame>{legit.whole});
+		CU_ASSERT_EQUAL(stats_of(c).reassembled, 1);
+		rte_reasm_free(c);
+	}
+	CU_ASSERT(pools_idle());
+}
+
+/*
+ * 32,767 tiny non-last fragments (520 datagrams of 63, within the table) from a pool of
+ * 8191 mbufs: the default max_mbufs (4096) evicts the oldest datagrams, so the pool
+ * never runs dry, and a legitimate datagram from the same pool is delivered after.
+ */
+void t_evict_mbuf_flood(void)
+{
+	struct rte_mempool *small = rte_pktmbuf_pool_create(
+		"reasm_small", 8191, 0, 0, 2048 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+	one legit = make_one(false, 3000, 2, 331, 9);
+	unsigned int least = UINT32_MAX;
+	std::vector<frame> out;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(small);
+	struct rte_reasm_ctx *c = ctx_create(cpu, {});
+	for (uint32_t i = 0; i < 32767; i++) {
+		struct rte_mbuf *m = to_mbuf(flood_frag(i / 63, (i % 63) * 8), 2048, small);
+
+		if (!m) {
+			CU_FAIL("the pool was emptied by fragments held");
+			printf("[pool empty after %u fragments] ", i);
+			break;
+		}
+		CU_ASSERT_EQUAL_FATAL(rte_reasm_enqueue(c, &m, 1, 1), 1);
+		least = std::min(least, rte_mempool_avail_count(small));
+	}
+	auto st = stats_of(c);
+	CU_ASSERT(st.mbufs_held <= RTE_REASM_DEFAULT_MAX_MBUFS);
+	CU_ASSERT(st.drop_dgrams[RTE_REASM_DROP_EVICTED] > 0);
+	CU_ASSERT(least >= 8191 - RTE_REASM_DEFAULT_MAX_MBUFS - 1);
+	printf("[%" PRIu64 " datagrams evicted, %" PRIu64 " mbufs held, %u left at least] ",
+	       st.drop_dgrams[RTE_REASM_DROP_EVICTED], st.mbufs_held, least);
+	for (const auto &f : legit.frags) {
+		struct rte_mbuf *m = to_mbuf(f, 2048, small);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		CU_ASSERT_EQUAL(rte_reasm_enqueue(c, &m, 1, 1), 1);
+	}
+	drain(c, &out);
+	CU_ASSERT(out == std::vector<frame>{legit.whole});
+	rte_reasm_free(c);
+	CU_ASSERT_EQUAL(rte_mempool_in_use_count(small), 0);
+	rte_mempool_free(small);
+	CU_ASSERT(pools_idle());
+}
+
+/* DPDK heap bytes allocated, all sockets. */
+uint64_t heap_allocated(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < rte_socket_count(); i++) {
+		struct rte_malloc_socket_stats s;
+
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &s) == 0)
+			sum += s.heap_allocsz_bytes;
+	}
+	return sum;
+}
+
+/* A taken name, 20 times: EEXIST each time and not one byte of DPDK heap kept. */
+void t_create_name_taken(void)
+{
+	struct rte_reasm_conf conf = {};
+
+	conf.name = "taken";
+	conf.engine = cpu;
+	conf.pool = out_pool;
+	struct rte_reasm_ctx *c = rte_reasm_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	uint64_t before = heap_allocated();
+	for (int i = 0; i < 20; i++) {
+		CU_ASSERT_PTR_NULL(rte_reasm_create(&conf));
+		CU_ASSERT_EQUAL(rte_errno, EEXIST);
+	}
+	uint64_t after = heap_allocated();
+	CU_ASSERT_EQUAL(after, before);
+	if (after != before)
+		printf("[%" PRIu64 " heap bytes kept by 20 failed creates] ", after - before);
+	rte_reasm_free(c);
+	CU_ASSERT(heap_allocated() < before);
+}
+
 /* ---- every engine against the CPU ---- */
 
 /* Benign and hostile traffic mixed: the outputs and counters of an engine vs the CPU's. */
@@ -595,6 +877,7 @@ void engine_vs_cpu(struct rte_reasm_engine *e)
 	rte_reasm_free(a);
 	rte_reasm_free(b);
 	CU_ASSERT(pools_idle());
+	oversize_cases(e); /* the 65535 limit on this engine too */
 }
 
 void t_engine_dma(const char *dev_name, enum rte_reasm_dma_mode mode)
@@ -1175,6 +1458,10 @@ int main(int argc, char **argv)
 		{"no buffer", t_no_buffer},
 		{"bad conf", t_bad_conf},
 		{"telemetry", t_telemetry},
+		{"over 65535 with the first header (cpu)", t_oversize_cpu},
+		{"table flood evicts the oldest", t_evict_table_flood},
+		{"tiny-fragment flood, small pool", t_evict_mbuf_flood},
+		{"create with a taken name leaks nothing", t_create_name_taken},
 	};
 	static const struct cunit_test modes[] = {
 		{"linearize", t_linearize},
