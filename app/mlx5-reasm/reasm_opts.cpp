@@ -61,7 +61,7 @@ void reasm_app_usage(const char *prog)
 	       "  --timeout-ms N          datagram lifetime (default 60000)\n"
 	       "  --max-frags N           fragments per datagram (default 64)\n"
 	       "  --max-dgrams N          datagrams in reassembly (default 4096)\n"
-	       "  --max-bytes N           bytes of fragments held (default 64 MiB)\n"
+	       "  --max-bytes N           buffer bytes of fragments held (default 64 MiB)\n"
 	       "  --max-inflight N        gathers in flight (default 256)\n"
 	       "  --ipv4-overlap-trim     IPv4 overlaps trimmed, not discarded\n"
 	       "  --rx-port N / --tx-port N   ports (default 0 and 1)\n"
