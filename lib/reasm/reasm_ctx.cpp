@@ -507,7 +507,7 @@ struct rte_reasm_ctx *rte_reasm_create(const struct rte_reasm_conf *conf)
 	for (uint32_t i = 0; i < c->conf.max_inflight; i++)
 		c->free_ops[c->nb_free_ops++] = c->conf.max_inflight - 1 - i;
 	rc = reasm_registry_add(c);
-	if (rc) { /* EEXIST: every allocation above goes back (issue 24, item 5) */
+	if (rc) { /* EEXIST: every allocation above goes back */
 		ctx_memory_free(c);
 		rte_errno = -rc;
 		return NULL;

@@ -67,7 +67,10 @@ struct strided_move {
 	uint32_t len;
 };
 
-/* The copies of split @p s: one per stream, or one for both with two entries. */
+/*
+ * The copies of split @p s: one per stream, or one for both with two entries. The 16-bit
+ * entry fields never truncate: rte_reasm_split_enqueue() refuses H + P over UINT16_MAX.
+ */
 uint32_t plan_strided(const struct reasm_strided *s, bool two, struct strided_move *mv)
 {
 	uint32_t n = s->nrec, h = s->hdr_len, p = s->pay_len, st = h + p, k = 0;

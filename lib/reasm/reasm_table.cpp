@@ -5,6 +5,8 @@
  * last fragment is known and the pieces cover [0, total)). Any overlap discards the
  * datagram (RFC 5722), exact duplicates are freed alone (RFC 8200 §4.5), atomic
  * fragments never enter the table (RFC 6946). Ages are counted from the first fragment.
+ * The age list is also the eviction order when the table or the buffer limits are full,
+ * and the 65535 limit is checked with the first fragment's header.
  */
 #include <string.h>
 
@@ -176,7 +178,7 @@ void discard(struct rte_reasm_ctx *c, int32_t d, enum rte_reasm_drop why)
 	c->st.dgrams_in_table--;
 }
 
-/* What a held fragment pins: its buffers, not its packet bytes (issue 24, item 4). */
+/* What a held fragment pins: its buffers, not its packet bytes. */
 struct frag_cost {
 	uint64_t bytes;
 	uint32_t mbufs;

@@ -560,7 +560,7 @@ void t_split(void)
 	CU_ASSERT(pools_idle());
 }
 
-/* ---- issue 24: IP length limits, exhaustion, create's failure paths ---- */
+/* ---- IP length limits, exhaustion, create's failure paths ---- */
 
 void put16_at(frame &f, size_t at, uint32_t v)
 {
@@ -651,7 +651,7 @@ uneven v6_uneven(uint32_t pay, uint32_t id)
 void oversize_cases(struct rte_reasm_engine *e)
 {
 	for (bool v6 : {false, true}) {
-		/* issue 24: 60 + 65512 (IPv4), 2048 + 65528 (IPv6) */
+		/* 60 + 65512 (IPv4), 2048 + 65528 (IPv6): wrapped to 36 and 2040 before */
 		uneven big = v6 ? v6_uneven(65528, 301) : v4_uneven(65512, 302);
 		uneven fits = v6 ? v6_uneven(63487, 303) : v4_uneven(65475, 304);
 
