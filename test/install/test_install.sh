@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs dma_mlx5 into a fresh prefix, builds examples/dma_mlx5_copy against that
-# prefix through PKG_CONFIG_PATH only (make shared/static, meson shared/static) and
-# runs every build on the software HCA; builds examples/dma_mlx5_remote (make) and runs
-# it between two fabric hosts; builds and runs a C consumer of librte_blkint.
+# prefix through PKG_CONFIG_PATH only (make shared/static; meson shared/static through
+# examples/meson.build, which builds every example) and runs every build on the software
+# HCA; builds examples/dma_mlx5_remote (make) and runs it between two fabric hosts;
+# builds and runs a C consumer of librte_blkint.
 #
 #   test/install/test_install.sh <source dir> <work dir>
 #
@@ -193,13 +194,14 @@ else
 	fail "make static" "$log/make-static.txt"
 fi
 
-# ---- meson, shared and static -------------------------------------------------------
+# ---- meson, shared and static: examples/meson.build builds every example ------------
 for kind in shared static; do
 	ex=$work/ex-meson-$kind
-	rm -rf "$ex" && cp -r "$src/examples/dma_mlx5_copy" "$ex"
+	rm -rf "$ex" && cp -r "$src/examples" "$ex" && rm -rf "$ex"/build "$ex"/*/build
 	if (cd "$ex" && meson setup build -Ddefault_library=$kind && ninja -C build -v) \
-		>"$log/meson-$kind.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy" ]; then
-		pass "meson ($kind) with PKG_CONFIG_PATH=$pcdir"
+		>"$log/meson-$kind.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy" ] &&
+		[ -x "$ex/build/dma_mlx5_remote" ]; then
+		pass "meson ($kind) of examples/ with PKG_CONFIG_PATH=$pcdir"
 		check_paths "meson ($kind) command line" "$log/meson-$kind.txt"
 		[ $kind = static ] && check_static "meson static binary" "$ex/build/dma_mlx5_copy"
 		run_example meson-$kind "$ex/build/dma_mlx5_copy" $kind
