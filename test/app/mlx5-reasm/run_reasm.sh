@@ -49,7 +49,7 @@ check passthrough "$(want passthrough)"
 check duplicates "$(want duplicates)"
 check "drop overlap +packets [0-9]+ datagrams" "$(want overlap)"
 check "drop timeout +packets [0-9]+ datagrams" "$(want timeout)"
-for r in too_many_frags too_big table_full bad_header no_buffer mem_limit engine_error; do
+for r in too_many_frags too_big table_full bad_header no_buffer mem_limit engine_error evicted; do
 	check "drop $r +packets" 0
 done
 case " $* " in
