@@ -739,6 +739,15 @@ public:
 	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
 	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
+	/*
+	 * Not the same from run to run (getrandom at creation), as hardware's: the QP
+	 * slot the QPN search starts at, and the draws of each new key index's first
+	 * variant byte (ASSUMPTIONS.md 38, 79).
+	 */
+	uint32_t qpn_start_ = 0;
+	uint64_t id_rng_ = 1;
+	/** The next random byte of id_rng_ (xorshift64). */
+	uint8_t random_byte();
 	std::vector<PsvEntry> psvs_; /**< index = PSV index; 0 unused */
 	uint32_t psv_count_ = 0;
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
