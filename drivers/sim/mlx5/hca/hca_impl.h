@@ -565,6 +565,12 @@ public:
 	uint32_t link_delay(const HcaImpl *host) const;
 	/** A request with @p retry_cnt retries gets through this host's link (loss draws). */
 	bool request_survives(uint8_t retry_cnt);
+	/**
+	 * RC QP @p resp of this host answers a request of QP @p sqpn at LID @p slid:
+	 * it answers (responder_alive), is an RC QP, and that is the peer its RTR
+	 * attributes name (dest_lid 0: this host). Anything else is dropped.
+	 */
+	bool rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const;
 
 	/* ---- xfabric.cpp: the machine-wide fabric (caps_.fabric_name), under mu_ ---- */
 	/** Remote WQE @p pl of @p qp goes to a host of another process. */
@@ -830,8 +836,8 @@ HcaImpl *fabric_host(uint16_t lid);
  * free one (1..0xbfff). Returns the LID's listening socket, or -errno.
  */
 int xfabric_claim_lid(const char *name, uint16_t *lid);
-/** Serve requests to listening socket @p fd from now on. Under fabric_lock(). */
-int xfabric_port_add(int fd);
+/** Serve requests to listening socket @p fd of our host @p lid. Under fabric_lock(). */
+int xfabric_port_add(int fd, uint16_t lid);
 /** Stop serving @p fd and close it. Under fabric_lock(). */
 void xfabric_port_remove(int fd);
 
