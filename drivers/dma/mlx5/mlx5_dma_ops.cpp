@@ -110,25 +110,27 @@ uint16_t stop_vchan(struct mlx5_dma_vchan *vc, uint64_t deadline)
 	uint32_t idle = 0;
 	uint16_t aborted = 0;
 
-	while (vc->done_upto != vc->submitted_idx && !vc->dead &&
-	       rte_get_timer_cycles() < deadline) {
+	/* one poll at least: what completed is reported as such, bound spent or not */
+	while (vc->done_upto != vc->submitted_idx && !vc->dead) {
 		uint16_t before = vc->done_upto;
 
 		if (vc->path == MLX5_DMA_PATH_DIRECT)
 			mlx5_dma_poll_cq_direct(vc); /* errors recover as usual meanwhile */
 		else
 			mlx5_dma_poll_cq_verbs(vc);
+		if (vc->done_upto == vc->submitted_idx || rte_get_timer_cycles() >= deadline)
+			break;
 		if (vc->done_upto == before && ++idle % 1024 == 0)
 			mlx5_dma_idle_check(vc); /* a lost CQ, a signature stop */
 		rte_pause();
 	}
+	if (vc->batch_open)
+		ibv_wr_abort(vc->qpx); /* unsubmitted: never reaches the device */
+	vc->batch_open = false;
 	attr.qp_state = IBV_QPS_RESET;
 	if (glue->modify_qp(vc->qp, &attr, IBV_QP_STATE))
 		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RESET: %s", vc->dev->name, vc->vchan_id,
 			     vc->qp->qp_num, strerror(errno));
-	if (vc->batch_open)
-		ibv_wr_abort(vc->qpx); /* unsubmitted: never reaches the device */
-	vc->batch_open = false;
 	if (vc->path == MLX5_DMA_PATH_DIRECT)
 		mlx5_dma_cq_skip_all(vc); /* libmlx5 cleans the CQ itself on the verbs path */
 	for (uint16_t i = vc->done_upto; i != vc->ring_idx; i++) {
