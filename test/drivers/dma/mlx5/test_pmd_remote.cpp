@@ -1085,11 +1085,14 @@ void test_vchan_and_local_key_refused(void)
 	const struct {
 		uint32_t rkey;
 		uint8_t *at;
-	} tries[] = {{lkey, secret}, {exposed, other}};
+	} tries[] = {{exposed, other}, {lkey, secret}};
 	for (const auto &t : tries)
 		for (bool read : {true, false}) {
 			t_fill(other, 4096, 52);
 			memset(a.buf, read ? 0 : 0xee, 4096);
+			/* a refused request puts the responder QP in error: a fresh one each */
+			CU_ASSERT_EQUAL(rte_dma_stop((int16_t)dev), 0);
+			CU_ASSERT_EQUAL(rte_dma_start((int16_t)dev), 0);
 			CU_ASSERT_FATAL(rc_aim(a, info.qpn, tgt.lid));
 			enum ibv_wc_status st = rc_attack(a, read, t.rkey, (uintptr_t)t.at);
 			CU_ASSERT_NOT_EQUAL(st, IBV_WC_SUCCESS);
@@ -1116,6 +1119,8 @@ void test_vchan_and_local_key_refused(void)
 	rte_pmd_dma_mlx5_remote_free(ch);
 
 	/* the vchan still copies (its own keys are local) */
+	CU_ASSERT_EQUAL(rte_dma_stop((int16_t)dev), 0);
+	CU_ASSERT_EQUAL(rte_dma_start((int16_t)dev), 0);
 	CU_ASSERT_EQUAL(rte_dma_copy((int16_t)dev, 0, t_iova(secret), t_iova(local), 4096,
 				     RTE_DMA_OP_FLAG_SUBMIT),
 			0);
