@@ -1142,6 +1142,8 @@ void test_vchan_and_local_key_refused(void)
 constexpr uint32_t kXPeers = 8;
 constexpr uint32_t kXOps = 2000;
 constexpr uint32_t kXOtherPd = 5;
+/* pattern on either side of each target's buffer: past 1 MiB after it and an op */
+constexpr size_t kXPad = (1u << 20) + 8192;
 
 /**
  * The other process (this binary with --targets <fabric>): kXPeers dma_mlx5 devices
@@ -1151,8 +1153,9 @@ constexpr uint32_t kXOtherPd = 5;
  * per command line on stdin: "dump <p>" answers one character per slot of target p
  * ('1': the bytes op i leaves in slot i, '0': untouched, 'x': anything else),
  * "set <p> <seed>" fills target p's buffer, "pat <p> <off> <len> <pattern>" answers
- * 1 when those bytes repeat the 64-bit pattern, "quit" ends. No CUnit here: the
- * parent judges.
+ * 1 when those bytes repeat the 64-bit pattern, "guards <p>" answers 1 when the
+ * kXPad bytes on either side of target p's buffer (outside its key) still hold
+ * t_pat(60 + p), "quit" ends. No CUnit here: the parent judges.
  */
 /**
  * What slot @p slot holds: '1' the bytes of @p src, '0' zeros, 'x' anything else.
@@ -1192,6 +1195,17 @@ __attribute__((no_sanitize_thread)) void fill_quiet(uint8_t *p, size_t len, uint
 		d[i] = v[i];
 }
 
+/** Whether the pads around @p buf hold their pattern (volatile loads: see slot_state()). */
+__attribute__((no_sanitize_thread)) bool pads_hold(const uint8_t *buf, size_t len, uint32_t seed)
+{
+	volatile const uint8_t *base = buf - kXPad;
+	for (size_t i = 0; i < kXPad; i++)
+		if (base[i] != t_pat(seed, i) ||
+		    base[kXPad + len + i] != t_pat(seed, kXPad + len + i))
+			return false;
+	return true;
+}
+
 int targets_main(const char *fabric)
 {
 	char prefix[64];
@@ -1225,7 +1239,12 @@ int targets_main(const char *fabric)
 		int16_t dev = (int16_t)t_probe(vdev, args);
 		struct rte_pmd_dma_mlx5_remote_target tgt;
 		uint32_t rkey;
-		bufs[p] = (uint8_t *)rte_zmalloc(NULL, len, 64);
+		uint8_t *base = (uint8_t *)rte_malloc(NULL, len + 2 * kXPad, 64);
+		bufs[p] = base ? base + kXPad : NULL;
+		if (base) {
+			t_fill(base, len + 2 * kXPad, 60 + p);
+			memset(bufs[p], 0, len);
+		}
 		if (dev < 0 || !bufs[p] ||
 		    rte_pmd_dma_mlx5_remote_target_create(dev, 0x2000 + p, &tgt) != 0 ||
 		    rte_pmd_dma_mlx5_remote_rkey(dev, bufs[p], (uint32_t)len, &rkey) != 0)
@@ -1259,6 +1278,8 @@ int targets_main(const char *fabric)
 		} else if (sscanf(line, "set %u %u", &p, &seed) == 2 && p < kXPeers) {
 			fill_quiet(bufs[p], len, seed);
 			fprintf(out, "ok\n");
+		} else if (sscanf(line, "guards %u", &p) == 1 && p < kXPeers) {
+			fprintf(out, "%d\n", pads_hold(bufs[p], len, 60 + p));
 		} else if (strncmp(line, "quit", 4) == 0) {
 			break;
 		} else {
@@ -1274,8 +1295,9 @@ int targets_main(const char *fabric)
  * wrong key, one with a wrong rkey, one whose memory is in another PD: 2000 writes
  * and fills to random peers, every op reported once with its exact status, the
  * other process's memory holding exactly the healthy ops' bytes; reads back and a
- * fill of several fabric messages; then the other process is killed (peer down):
- * every later op reported, none succeeds, nothing hangs.
+ * fill of several fabric messages; reads and writes just outside a key's range over
+ * there, refused with the memory around unchanged; then the other process is killed
+ * (peer down): every later op reported, none succeeds, nothing hangs.
  */
 void test_two_processes(void)
 {
@@ -1407,6 +1429,38 @@ void test_two_processes(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
 	CU_ASSERT_EQUAL(atoi(line), 1);
 
+	/* through peer 1's key, just outside its buffer over there: refused, nothing moves */
+	const struct {
+		int64_t off;
+		uint32_t len;
+	} outside[] = {{-1, 1},
+		       {-1, 16},
+		       {-4096, 64},
+		       {(int64_t)len, 1},
+		       {(int64_t)len - 8, 16},
+		       {(int64_t)len + (1 << 20), 64}};
+	uint32_t nout = 0;
+	for (const auto &o : outside)
+		for (bool read : {true, false}) {
+			uint16_t at = (uint16_t)(first + 1 + nout++);
+			memset(back, 0xa5, o.len);
+			int idx = read ? rte_pmd_dma_mlx5_remote_read(ch, 1, addr[1] + o.off,
+								      t_iova(back), o.len,
+								      RTE_DMA_OP_FLAG_SUBMIT)
+				       : rte_pmd_dma_mlx5_remote_write(ch, 1, t_iova(src),
+								       addr[1] + o.off, o.len,
+								       RTE_DMA_OP_FLAG_SUBMIT);
+			CU_ASSERT_EQUAL(idx, (int)at);
+			wait_all(ch, at, 1, &st);
+			CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_ADDR);
+			CU_ASSERT_EQUAL(back[0] & back[o.len - 1], 0xa5);
+		}
+	fputs("guards 1\n", to);
+	fflush(to);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
+	CU_ASSERT_EQUAL(atoi(line), 1);
+	first = (uint16_t)(first + nout);
+
 	/* the other process dies: every op after reported, none successful, no hang */
 	CU_ASSERT_EQUAL(kill(pid, SIGKILL), 0);
 	int wst;
@@ -1423,7 +1477,7 @@ void test_two_processes(void)
 			  st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED);
 	struct rte_pmd_dma_mlx5_remote_stats s;
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, &s), 0);
-	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 1u + 64u);
+	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 1u + nout + 64u);
 	rte_pmd_dma_mlx5_remote_free(ch);
 	fclose(to);
 	fclose(from);
