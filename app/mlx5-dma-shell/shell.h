@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include <atomic>
+#include <string>
 
 #include <cmdline.h>
 #include <rte_cycles.h>
@@ -111,6 +112,16 @@ struct shell_workload {
 	uint64_t shown_completed;
 	uint64_t shown_bytes;
 };
+
+/**
+ * Append @p len bytes of @p in to @p out as a terminal may show them: printable ASCII
+ * (0x20..0x7e) and the line feed as they are, a backslash as two; every other byte
+ * (ESC, BEL, CR, tab, DEL, 0x80..0xff) as "\xNN". Everything the shell prints goes
+ * through it (shell_printf(), shell_fail(), the DPDK log stream), so that no batch
+ * file, argument, file name or device name can send the terminal a control sequence.
+ * Line feeds pass: input lines never hold one, and they only end a line.
+ */
+void shell_escape(const char *in, size_t len, std::string *out);
 
 /** Print to the shell's output (the command line's, or stdout before there is one). */
 void shell_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

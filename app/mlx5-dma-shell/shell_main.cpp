@@ -20,6 +20,7 @@
 #include <cmdline_socket.h>
 #include <rte_common.h>
 #include <rte_eal.h>
+#include <rte_log.h>
 
 #include "shell.h"
 
@@ -133,24 +134,70 @@ void shell_set_cmdline(struct cmdline *cl)
 
 namespace {
 
-/** One message to the shell's output: @p prefix, @p fmt formatted, @p suffix. */
+/** One message to the shell's output: @p prefix, @p fmt formatted, @p suffix; escaped. */
 void vout(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
 	char buf[4096];
+	std::string out;
 	size_t n = (size_t)snprintf(buf, sizeof(buf) - 2, "%s", prefix);
 
 	vsnprintf(buf + n, sizeof(buf) - 2 - n, fmt, ap);
 	/* after what was written, truncated or not */
 	snprintf(buf + strlen(buf), 2, "%s", suffix);
+	shell_escape(buf, strlen(buf), &out);
 	if (g_cl) {
-		cmdline_printf(g_cl, "%s", buf);
+		cmdline_printf(g_cl, "%s", out.c_str());
 	} else {
-		fputs(buf, stdout);
+		fputs(out.c_str(), stdout);
 		fflush(stdout);
 	}
 }
 
+/* DPDK's log lines (the PMDs', EAL's) escaped too: they quote devargs and file names. */
+ssize_t log_write(void *, const char *buf, size_t len)
+{
+	std::string out;
+
+	shell_escape(buf, len, &out);
+	if (fwrite(out.data(), 1, out.size(), stderr) != out.size())
+		return -1;
+	fflush(stderr);
+	return (ssize_t)len;
+}
+
+void escape_logs(void)
+{
+	cookie_io_functions_t io = {};
+	FILE *f;
+
+	io.write = log_write;
+	f = fopencookie(NULL, "w", io);
+	if (f) {
+		setvbuf(f, NULL, _IOLBF, 0);
+		rte_openlog_stream(f);
+	}
+}
+
 } // namespace
+
+void shell_escape(const char *in, size_t len, std::string *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '\\') {
+			out->append("\\\\");
+		} else if ((c >= 0x20 && c < 0x7f) || c == '\n') {
+			out->push_back((char)c);
+		} else {
+			out->append("\\x");
+			out->push_back(hex[c >> 4]);
+			out->push_back(hex[c & 0xf]);
+		}
+	}
+}
 
 void shell_printf(const char *fmt, ...)
 {
@@ -212,6 +259,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mlx5-dma-shell: EAL initialisation failed\n");
 		return 2;
 	}
+	escape_logs();
 	argv[n] = argv[0];
 	if (parse(argc - n, argv + n, &o) < 0) {
 		fprintf(stderr, "usage: mlx5-dma-shell <EAL args> [-- [--cmdline-file FILE] "

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -221,12 +222,23 @@ struct rte_blkint_ctx *rte_blkint_create(const struct rte_blkint_conf *conf)
 
 void rte_blkint_free(struct rte_blkint_ctx *ctx)
 {
+	const char *lost = NULL;
+	uint64_t deadline;
+
 	if (!ctx)
 		return;
-	while (ctx->in_flight) {
+	/* Bounded, as rte_reasm_free(): a closed dmadev or a vchan set up again never
+	 * completes the ops it had. The device only touches the ops' own buffers, never
+	 * the context's memory, so everything is released whatever is left. */
+	deadline = rte_get_tsc_cycles() + rte_get_tsc_hz();
+	while (ctx->in_flight && !(lost = ctx->dev->lost()) && rte_get_tsc_cycles() < deadline)
 		poll_dev(ctx);
-		ctx->head = ctx->tail; /* results nobody will read */
-	}
+	ctx->head = ctx->tail; /* results nobody will read */
+	if (ctx->in_flight)
+		BLKINT_LOG(ERR,
+			   "%s: %u device ops still in flight (%s); freed anyway: the device may "
+			   "still write their destinations until its dmadev is stopped",
+			   ctx->name, ctx->in_flight, lost ? lost : "not completed within 1 s");
 	blkint_registry_del(ctx);
 	free_ctx(ctx);
 }

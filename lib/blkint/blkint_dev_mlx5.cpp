@@ -10,9 +10,11 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 
 #include <new>
 
+#include <rte_dev.h>
 #include <rte_dmadev.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -63,6 +65,7 @@ struct mlx5_engine final : blkint_dev {
 	uint32_t mask = 0, head = 0, tail = 0;
 	enum rte_dma_status_code *st = nullptr;
 	const struct rte_memseg_list *last_msl = nullptr; /* iova_of() */
+	char dev_name[RTE_DEV_NAME_MAX_LEN] = "";         /* lost(): the id may be reused */
 
 	~mlx5_engine() override
 	{
@@ -70,6 +73,7 @@ struct mlx5_engine final : blkint_dev {
 		rte_free(st);
 	}
 	const char *kind() const override { return "dma_mlx5"; }
+	const char *lost() const override;
 	int submit(const struct blkint_job *job, uint32_t slot) override;
 	void doorbell() override { rte_dma_submit(dev, vchan); }
 	uint16_t poll(struct blkint_dev_done *done, uint16_t n) override;
@@ -194,6 +198,14 @@ int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
 	return 0;
 }
 
+/* A closed dmadev keeps no ops: its fast-path entries are DPDK's dummies from then on. */
+const char *mlx5_engine::lost() const
+{
+	if (!rte_dma_is_valid(dev) || rte_dma_get_dev_id_by_name(dev_name) != dev)
+		return "its dmadev was closed";
+	return NULL;
+}
+
 enum rte_blkint_field field_of(bool crc, uint8_t kind)
 {
 	switch (kind) {
@@ -272,6 +284,7 @@ struct blkint_dev *blkint_dev_mlx5_create(int16_t dev_id, uint16_t vchan, uint32
 	}
 	e->dev = dev_id;
 	e->vchan = vchan;
+	snprintf(e->dev_name, sizeof(e->dev_name), "%s", info.dev_name);
 	e->caps = caps;
 	e->sig_copy = (sig_copy_t)pmd_sym("rte_pmd_dma_mlx5_sig_copy");
 	e->sig_error = (sig_error_t)pmd_sym("rte_pmd_dma_mlx5_sig_error");

@@ -37,6 +37,11 @@ struct blkint_dev {
 	virtual void doorbell() = 0;
 	/** Completed jobs in completion order. */
 	virtual uint16_t poll(struct blkint_dev_done *done, uint16_t n) = 0;
+	/**
+	 * Why the jobs in flight can never complete (the device is gone), or NULL. Slow
+	 * path: rte_blkint_free() asks it before each poll.
+	 */
+	virtual const char *lost() const { return NULL; }
 };
 
 /** Run @p job on the CPU (moving data, writing PI) and fill @p res (not user_data). */

@@ -203,7 +203,14 @@ __rte_experimental struct rte_blkint_ctx *rte_blkint_create(const struct rte_blk
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Free a context after waiting for its device ops in flight. NULL is allowed.
+ * Free a context after waiting for its device ops in flight, at most 1 s; their results
+ * are dropped. NULL is allowed.
+ *
+ * The wait ends at once when the context's dmadev was closed, and after 1 s when the ops
+ * never complete (the vchan was set up again, the device hangs). The context's memory is
+ * released in every case (the device never touches it); one ERR log line gives the
+ * number of ops left. Those ops' destination buffers belong to the application again only
+ * once the dmadev is stopped (rte_dma_stop()), which ends any op it still executes.
  */
 __rte_experimental void rte_blkint_free(struct rte_blkint_ctx *ctx);
 

@@ -110,7 +110,9 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	uint32_t multi_end;   /**< ... and where it ends (pi after it) */
 	bool multi_valid;     /**< multi_* describe a WQE of this burst */
 	bool dead;            /**< recovery failed: HALTED_ERROR until stop/start */
-	/* two control flags here, in a hole: the vchan stays 512 bytes (a shift) */
+	/* three control flags here, in a hole: the vchan stays 512 bytes (a shift); stopped
+	 * next to dead, for mlx5_dma_vchan_refusal() */
+	bool stopped; /**< device not started: ops refused (-EPERM), QP in RESET */
 	bool configured;
 	bool cq_lost; /**< the device reported the CQ in error (async event) */
 	void (*ring_db)(struct ibv_qp *qp, void *bf_reg, uint64_t ctrl8); /**< seam hook */
@@ -242,6 +244,12 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_fp.cpp */
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+/**
+ * The device's fast-path entries: the working ones (@p started), or those of a stopped
+ * device, which refuse every op (-EPERM), report what the stop left and touch no queue.
+ * Swapped at start and stop, so that the ops themselves test no state.
+ */
+void mlx5_dma_fp_set(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p, bool started);
 
 /**
  * The vchan a fast-path entry point names: the fp object's dev_private is the vchan

@@ -9,6 +9,7 @@
  * In both, only the last WQE of a submitted burst asks for a CQE: its CE bit is set at
  * submit time, before the doorbell, so one CQE retires the whole burst.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_dmadev_pmd.h>
@@ -262,7 +263,87 @@ uint16_t burst_capacity(const void *priv, uint16_t vchan)
 	return n;
 }
 
+/*
+ * The entries of a stopped device (mlx5_dma_fp_set()). Ops are refused with -EPERM:
+ * not -ENOSPC, which asks the caller to poll and retry, and would never clear. The
+ * reporters hand out what the stop left (mlx5_dma_ops.cpp: ops completed before it,
+ * then the others as USER_ABORT) without reading the CQ of a QP in RESET.
+ */
+int stopped_copy(void *, uint16_t, rte_iova_t, rte_iova_t, uint32_t, uint64_t)
+{
+	return -EPERM;
+}
+
+int stopped_copy_sg(void *, uint16_t, const struct rte_dma_sge *, const struct rte_dma_sge *,
+		    uint16_t, uint16_t, uint64_t)
+{
+	return -EPERM;
+}
+
+int stopped_fill(void *, uint16_t, uint64_t, rte_iova_t, uint32_t, uint64_t)
+{
+	return -EPERM;
+}
+
+int stopped_submit(void *, uint16_t)
+{
+	return -EPERM;
+}
+
+uint16_t stopped_report(struct mlx5_dma_vchan *vc, uint16_t nb_cpls, uint16_t *last_idx,
+			bool *has_error, enum rte_dma_status_code *status)
+{
+	uint16_t n = vc->done_upto - vc->reported;
+
+	if (vc->err_pending)
+		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, status);
+	if (n > nb_cpls)
+		n = nb_cpls;
+	if (status)
+		memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
+	vc->reported += n;
+	vc->stats.completed += n;
+	*last_idx = vc->reported - 1;
+	return n;
+}
+
+uint16_t stopped_completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t *last_idx,
+			   bool *has_error)
+{
+	return stopped_report(mlx5_dma_fp_vchan(priv, vchan), nb_cpls, last_idx, has_error, NULL);
+}
+
+uint16_t stopped_completed_status(void *priv, uint16_t vchan, const uint16_t nb_cpls,
+				  uint16_t *last_idx, enum rte_dma_status_code *status)
+{
+	return stopped_report(mlx5_dma_fp_vchan(priv, vchan), nb_cpls, last_idx, NULL, status);
+}
+
+uint16_t stopped_burst_capacity(const void *, uint16_t)
+{
+	return 0;
+}
+
 } // namespace
+
+void mlx5_dma_fp_set(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p, bool started)
+{
+	if (started) {
+		mlx5_dma_fp_install(fp, p->args.path);
+		mlx5_dma_sg_install(fp, p->args.path);
+		if (p->has_mkey)
+			mlx5_dma_fill_install(fp, p->args.path);
+		return;
+	}
+	fp->copy = stopped_copy;
+	fp->copy_sg = stopped_copy_sg;
+	if (p->has_mkey)
+		fp->fill = stopped_fill; /* without mkeys it stays DPDK's "not supported" */
+	fp->submit = stopped_submit;
+	fp->completed = stopped_completed;
+	fp->completed_status = stopped_completed_status;
+	fp->burst_capacity = stopped_burst_capacity;
+}
 
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
 {

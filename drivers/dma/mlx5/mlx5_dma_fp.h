@@ -45,14 +45,26 @@ static inline uint32_t mlx5_dma_refill_credits(struct mlx5_dma_vchan *vc)
 }
 
 /**
- * What every enqueue outside the copy fast path checks first: the vchan is alive (-EIO,
- * see mlx5_dma_recover()) and has room for an op (-ENOSPC); then the MR cache is
+ * Whether the vchan takes ops at all: 0; -EIO when it is dead (see mlx5_dma_recover());
+ * -EPERM when its device is stopped (the rte_dma entries are swapped then, but the
+ * rte_pmd_dma_mlx5 ones reach the vchan directly).
+ */
+static inline int mlx5_dma_vchan_refusal(const struct mlx5_dma_vchan *vc)
+{
+	if (likely(!(vc->dead | vc->stopped)))
+		return 0;
+	return vc->dead ? -EIO : -EPERM;
+}
+
+/**
+ * What every enqueue outside the copy fast path checks first: the vchan takes ops
+ * (mlx5_dma_vchan_refusal()) and has room for one (-ENOSPC); then the MR cache is
  * revalidated once for the op's lookups. Returns 0 when the op may go on.
  */
 static inline int mlx5_dma_admit_op(struct mlx5_dma_vchan *vc)
 {
-	if (unlikely(vc->dead))
-		return -EIO;
+	if (unlikely(vc->dead | vc->stopped))
+		return mlx5_dma_vchan_refusal(vc);
 	if (vc->credits == 0 && mlx5_dma_refill_credits(vc) == 0)
 		return -ENOSPC;
 	mlx5_dma_mr_cache_check(&vc->mr_cache);

@@ -47,11 +47,13 @@ struct mlx5_dma_vchan *vchan_with(int16_t dev_id, uint16_t vchan,
 	return vc;
 }
 
-/* Room for one op of @p nbb WQEBBs: 0, -EIO or -ENOSPC. */
+/* Room for one op of @p nbb WQEBBs: 0, -EIO, -EPERM (device stopped) or -ENOSPC. */
 int room(struct mlx5_dma_vchan *vc, uint32_t nbb)
 {
-	if (vc->dead)
-		return -EIO;
+	int ret = mlx5_dma_vchan_refusal(vc);
+
+	if (ret)
+		return ret;
 	if ((uint16_t)(vc->ring_idx - vc->reported) >= vc->max_ops || !mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;
 	return 0;

@@ -4,7 +4,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_dmadev_pmd.h>
+#include <rte_pause.h>
 
 #include "mlx5_dma_fp.h"
 #include "mlx5_dma_sig.h"
@@ -52,6 +54,7 @@ int vchan_setup(struct rte_dma_dev *dev, uint16_t vchan, const struct rte_dma_vc
 		uint32_t conf_sz)
 {
 	struct mlx5_dma_dev *p = priv_of(dev);
+	int ret;
 
 	if (conf_sz < sizeof(*conf))
 		return -EINVAL;
@@ -61,7 +64,9 @@ int vchan_setup(struct rte_dma_dev *dev, uint16_t vchan, const struct rte_dma_vc
 		return -EINVAL;
 	}
 	mlx5_dma_vchan_destroy(&p->vchans[vchan]);
-	return mlx5_dma_vchan_create(p, &p->vchans[vchan], vchan, conf->nb_desc);
+	ret = mlx5_dma_vchan_create(p, &p->vchans[vchan], vchan, conf->nb_desc);
+	p->vchans[vchan].stopped = true; /* set up on a stopped device (rte_dma checks) */
+	return ret;
 }
 
 int start(struct rte_dma_dev *dev)
@@ -81,13 +86,92 @@ int start(struct rte_dma_dev *dev)
 		if (ret)
 			return ret;
 	}
+	for (uint16_t i = 0; i < p->nb_vchans; i++)
+		p->vchans[i].stopped = false;
+	mlx5_dma_fp_set(dev->fp_obj, p, true);
 	mlx5_dma_progress_start(p);
 	return 0;
 }
 
+/* How long rte_dma_stop() lets the device finish the ops already submitted. */
+#define MLX5_DMA_STOP_WAIT_MS 1000
+
+/*
+ * Stop one vchan (see the guide, "Stopping a device"): the device gets until @p deadline
+ * (TSC) to finish what was submitted; then its QP goes to RESET, after which the device
+ * executes none of its WQEs. What was enqueued and is not known complete (never
+ * submitted, or still running then) completes as RTE_DMA_STATUS_USER_ABORT, reported by
+ * the stopped device's completed()/completed_status() entries. Returns those ops.
+ */
+uint16_t stop_vchan(struct mlx5_dma_vchan *vc, uint64_t deadline)
+{
+	const struct mlx5_glue *glue = vc->dev->glue;
+	struct ibv_qp_attr attr = {};
+	uint32_t idle = 0;
+	uint16_t aborted = 0;
+
+	/* one poll at least: what completed is reported as such, bound spent or not */
+	while (vc->done_upto != vc->submitted_idx && !vc->dead) {
+		uint16_t before = vc->done_upto;
+
+		if (vc->path == MLX5_DMA_PATH_DIRECT)
+			mlx5_dma_poll_cq_direct(vc); /* errors recover as usual meanwhile */
+		else
+			mlx5_dma_poll_cq_verbs(vc);
+		if (vc->done_upto == vc->submitted_idx || rte_get_timer_cycles() >= deadline)
+			break;
+		if (vc->done_upto == before && ++idle % 1024 == 0)
+			mlx5_dma_idle_check(vc); /* a lost CQ, a signature stop */
+		rte_pause();
+	}
+	if (vc->batch_open)
+		ibv_wr_abort(vc->qpx); /* unsubmitted: never reaches the device */
+	vc->batch_open = false;
+	attr.qp_state = IBV_QPS_RESET;
+	if (glue->modify_qp(vc->qp, &attr, IBV_QP_STATE))
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RESET: %s", vc->dev->name, vc->vchan_id,
+			     vc->qp->qp_num, strerror(errno));
+	if (vc->path == MLX5_DMA_PATH_DIRECT)
+		mlx5_dma_cq_skip_all(vc); /* libmlx5 cleans the CQ itself on the verbs path */
+	for (uint16_t i = vc->done_upto; i != vc->ring_idx; i++) {
+		uint16_t *st = &vc->op_status[i & vc->sq_mask];
+
+		if (!*st)
+			*st = RTE_DMA_STATUS_USER_ABORT;
+		vc->err_pending++;
+		aborted++;
+	}
+	vc->stats.submitted += (uint16_t)(vc->ring_idx - vc->submitted_idx);
+	vc->submitted_idx = vc->done_upto = vc->ring_idx;
+	vc->db_pi = vc->bb_ci = vc->pi;
+	vc->multi_valid = false;
+	vc->credits = 0;
+	vc->stopped = true;
+	return aborted;
+}
+
 int stop(struct rte_dma_dev *dev)
 {
-	(void)dev;
+	struct mlx5_dma_dev *p = priv_of(dev);
+	uint64_t deadline = rte_get_timer_cycles() +
+			    rte_get_timer_hz() * MLX5_DMA_STOP_WAIT_MS / 1000;
+
+	/* first: from here on no op is taken, whatever the wait below finds */
+	mlx5_dma_fp_set(dev->fp_obj, p, false);
+	for (uint16_t i = 0; i < p->nb_vchans; i++) {
+		struct mlx5_dma_vchan *vc = &p->vchans[i];
+		uint16_t unsubmitted, aborted;
+
+		if (!vc->configured || vc->stopped)
+			continue;
+		unsubmitted = (uint16_t)(vc->ring_idx - vc->submitted_idx);
+		aborted = stop_vchan(vc, deadline);
+		if (aborted > unsubmitted)
+			MLX5_DMA_LOG(WARNING,
+				     "%s vchan %u: %u submitted ops not complete %u ms after stop: "
+				     "aborted (USER_ABORT), their destinations undefined",
+				     p->name, i, aborted - unsubmitted, MLX5_DMA_STOP_WAIT_MS);
+	}
 	return 0;
 }
 

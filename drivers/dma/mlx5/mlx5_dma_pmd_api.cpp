@@ -100,8 +100,8 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vc
 	nbb = mlx5_hw_ds_to_wqebbs(ds);
 	if (nbb > vc->sq_mask + 1)
 		return -EINVAL; /* would never fit */
-	if (vc->dead)
-		return -EIO;
+	if (mlx5_dma_vchan_refusal(vc))
+		return mlx5_dma_vchan_refusal(vc);
 	if ((uint16_t)(vc->ring_idx - vc->reported) >= vc->max_ops ||
 	    vc->pi - vc->bb_ci + nbb > vc->sq_mask + 1)
 		return -ENOSPC;

@@ -260,11 +260,8 @@ int probe(struct rte_vdev_device *vdev)
 	}
 	dev->device = &vdev->device;
 	dev->dev_ops = &mlx5_dma_dev_ops;
-	dev->fp_obj->dev_private = p->vchans; /* mlx5_dma_fp_vchan() */
-	mlx5_dma_fp_install(dev->fp_obj, p->args.path);
-	mlx5_dma_sg_install(dev->fp_obj, p->args.path);
-	if (p->has_mkey)
-		mlx5_dma_fill_install(dev->fp_obj, p->args.path);
+	dev->fp_obj->dev_private = p->vchans;   /* mlx5_dma_fp_vchan() */
+	mlx5_dma_fp_set(dev->fp_obj, p, false); /* refuses ops until rte_dma_start() */
 	dev->state = RTE_DMA_DEV_READY;
 	mlx5_dma_api_attach(dev->data->dev_id, p);
 	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path", name,

@@ -632,6 +632,49 @@ void test_batch_bad_input(void)
 	CU_ASSERT(out.find(want) != std::string::npos);
 }
 
+/*
+ * Terminal control sequences in a batch file (the echo of each line, the error messages
+ * quoting it, a PMD's log line quoting a devarg): printed escaped, never raw.
+ */
+void test_batch_escapes(void)
+{
+	static const char *const lines[] = {
+		"bogus\x1b[2J\x1b]0;owned\x07\x1b[31mred\rcr\x7f\x9b"
+		"6n\ttab\\",
+		"show device \x1b[5m7",
+		"load /tmp/no-such-\x1b[1;1H\x07"
+		"file",
+		"attach dma_mlx5_esc,dev=sim\x1b[8m9",
+		"link sim70\x1b[H up",
+	};
+	std::string script = "setup 0 1 256\n", out;
+
+	for (const char *l : lines)
+		script += std::string(l) + "\n";
+	script += "quit\n";
+	CU_ASSERT_EQUAL(run_batch(script, &out, "shell_batch_esc"), 1);
+	/* no control byte but the line feeds, nothing beyond ASCII */
+	size_t raw = std::string::npos;
+	for (size_t i = 0; i < out.size() && raw == std::string::npos; i++) {
+		unsigned char c = (unsigned char)out[i];
+
+		if ((c < 0x20 && c != '\n') || c >= 0x7f)
+			raw = i;
+	}
+	CU_ASSERT_EQUAL(raw, std::string::npos);
+	if (raw != std::string::npos)
+		printf("\n    raw byte %#x at %zu: [%s] ", (unsigned char)out[raw], raw,
+		       out.substr(raw < 40 ? 0 : raw - 40, 80).c_str());
+	/* each line's echo and its error, escaped */
+	CU_ASSERT(has(out, "mlx5-dma> bogus\\x1b[2J\\x1b]0;owned\\x07\\x1b[31mred\\x0dcr"
+			   "\\x7f\\x9b6n\\x09tab\\\\\n"));
+	CU_ASSERT(has(out, "error: unknown command \"bogus\\x1b[2J"));
+	CU_ASSERT(has(out, "mlx5-dma> show device \\x1b[5m7\n"));
+	CU_ASSERT(has(out, "cannot read \"/tmp/no-such-\\x1b[1;1H\\x07file\""));
+	CU_ASSERT(has(out, "mlx5-dma> attach dma_mlx5_esc,dev=sim\\x1b[8m9\n"));
+	CU_ASSERT(has(out, "mlx5-dma> link sim70\\x1b[H up\n"));
+}
+
 const struct cunit_test tests[] = {
 	{"prompt, help, completion, history", test_interactive_basics},
 	{"session: two devices, workloads, a fault", test_interactive_session},
@@ -639,6 +682,7 @@ const struct cunit_test tests[] = {
 	{"batch: reassembly; signature ops on an engine thread", test_batch_reasm},
 	{"batch: remote reads, writes and fills to several peers", test_batch_remote_peers},
 	{"batch: bad input of every command", test_batch_bad_input},
+	{"batch: control sequences printed escaped", test_batch_escapes},
 };
 
 } // namespace

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "blkint_util.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -89,6 +93,43 @@ bool run(struct rte_blkint_ctx *ctx, const struct rte_blkint_op &op, struct rte_
 		if (rte_blkint_dequeue(ctx, r, 1) == 1)
 			return true;
 	return false;
+}
+
+namespace {
+
+void free_hung(int)
+{
+	static const char msg[] = "\nrte_blkint_free() did not return within 10 s: hung\n";
+
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing else to do in a signal handler */
+	}
+	_exit(1);
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+} // namespace
+
+uint64_t free_bounded(struct rte_blkint_ctx *ctx)
+{
+	struct sigaction sa, old;
+	uint64_t t0 = now_ms();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = free_hung;
+	sigaction(SIGALRM, &sa, &old);
+	alarm(10);
+	rte_blkint_free(ctx);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	return now_ms() - t0;
 }
 
 } // namespace util

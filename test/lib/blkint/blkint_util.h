@@ -29,6 +29,13 @@ struct rte_blkint_ctx *ctx_conf(struct rte_blkint_conf conf);
 /** Enqueue one op and wait for its result; false when it was not accepted. */
 bool run(struct rte_blkint_ctx *ctx, const struct rte_blkint_op &op, struct rte_blkint_result *r);
 
+/**
+ * rte_blkint_free() under a time bound: when it has not returned after 10 s, the
+ * process ends with status 1 and a message (a hang fails the test, never stalls it).
+ * @return the milliseconds it took.
+ */
+uint64_t free_bounded(struct rte_blkint_ctx *ctx);
+
 } // namespace util
 
 #endif /* TEST_BLKINT_UTIL_H */

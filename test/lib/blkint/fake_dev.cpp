@@ -43,7 +43,7 @@ uint16_t fake_dev::poll(struct blkint_dev_done *done, uint16_t n)
 {
 	uint16_t k = 0;
 
-	while (k < n && !ring.empty()) {
+	while (k < n && !ring.empty() && !stall) {
 		done[k++] = ring.front();
 		ring.pop_front();
 	}

@@ -20,6 +20,8 @@ struct fake_dev : blkint_dev {
 	bool invent_error = false;
 	/** Ring depth: submit -ENOSPC beyond it. */
 	size_t depth = 64;
+	/** Never complete anything (a vchan set up again under the context). */
+	bool stall = false;
 	/** Jobs the engine refuses (-ENOTSUP) when at most this many blocks. */
 	uint32_t refuse_upto = 0;
 	uint64_t submitted = 0;

@@ -753,6 +753,30 @@ void t_xcheck_sampling(void)
 	rte_blkint_free(ctx);
 }
 
+/* Ops that never complete: rte_blkint_free() gives up after its bound and frees. */
+void t_free_never_completes(void)
+{
+	fake_dev *dev = new fake_dev();
+	struct rte_blkint_ctx *ctx = ctx_fake(dev, 0);
+	struct rte_blkint_format f = fmt_of(RTE_BLKINT_PI_CRC32C, 0);
+	std::vector<uint8_t> data = util::random_data(8 * 512, 13), out(8 * 516);
+	struct rte_blkint_op op = {};
+	uint64_t ms;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	dev->stall = true;
+	op.type = RTE_BLKINT_OP_INSERT;
+	op.nb_blocks = 8;
+	op.src = data.data();
+	op.dst = out.data();
+	op.dst_fmt = &f;
+	CU_ASSERT_EQUAL(rte_blkint_enqueue(ctx, &op, 1), 1);
+	CU_ASSERT_EQUAL(rte_blkint_enqueue(ctx, &op, 1), 1);
+	CU_ASSERT_EQUAL(rte_blkint_pending(ctx), 2);
+	ms = util::free_bounded(ctx); /* the context, its slots and the engine: released */
+	CU_ASSERT(ms >= 900 && ms < 5000);
+}
+
 /* dmadevs without signature offload: the context runs on the CPU with the same results. */
 void t_fallback(void)
 {
@@ -821,6 +845,7 @@ int main(int argc, char **argv)
 		{"cross-check: wrong verdicts", t_xcheck_verdict},
 		{"cross-check: sampling rate", t_xcheck_sampling},
 		{"fallback without signature caps", t_fallback},
+		{"free: ops that never complete", t_free_never_completes},
 	};
 	const struct cunit_suite suites[] = {
 		CUNIT_SUITE("known answers", kat),

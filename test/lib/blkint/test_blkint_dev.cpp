@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include <rte_bus_vdev.h>
 #include <rte_dmadev.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "blkint_util.h"
+#include "dpdk_test_util.h"
 #include "mlx5_glue.h"
 #include "mlx5_sim.h"
 #include "ref_pi.h"
@@ -456,6 +458,65 @@ void t_free_in_flight_and_busy(void)
 				 4 * 4104) == 0);
 }
 
+/*
+ * Ops in flight when the context's dmadev is closed (hot-unplugged), or when its vchan is
+ * set up again: they never complete; rte_blkint_free() returns (at once, or after its
+ * 1 s bound) and releases the context.
+ */
+void t_free_device_gone(void)
+{
+	static const char *const names[] = {"dma_mlx5_gone0", "dma_mlx5_gone1"};
+
+	for (int again = 0; again < 2; again++) {
+		struct rte_blkint_format f = util::formats(4096)[4]; /* CRC32C */
+		std::vector<uint8_t> data = util::random_data(4 * 4096, 14);
+		dbuf plain(data.size()), prot(4 * 4 * 4100);
+		struct rte_blkint_conf conf = {};
+		struct rte_dma_vchan_conf vc = {};
+		struct rte_blkint_op ops[4] = {};
+		struct rte_blkint_ctx *ctx;
+		uint64_t ms;
+		int id;
+
+		CU_ASSERT_EQUAL_FATAL(rte_vdev_init(names[again], "dev=sim5,sig=1"), 0);
+		id = dpdk_test_dma_start(names[again], 64);
+		CU_ASSERT_FATAL(id >= 0);
+		conf.dev_id = (int16_t)id;
+		ctx = util::ctx_conf(conf);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+		CU_ASSERT_EQUAL(rte_blkint_on_device(ctx), 1);
+		plain.set(data);
+		for (int i = 0; i < 4; i++) {
+			ops[i].type = RTE_BLKINT_OP_INSERT;
+			ops[i].nb_blocks = 4;
+			ops[i].src = plain.p;
+			ops[i].dst = prot.p + (size_t)i * 4 * 4100;
+			ops[i].dst_fmt = &f;
+		}
+		CU_ASSERT_EQUAL(rte_blkint_enqueue(ctx, ops, 4), 4);
+		CU_ASSERT_EQUAL(rte_blkint_pending(ctx), 4);
+		CU_ASSERT_EQUAL(rte_dma_stop(id), 0);
+		if (!again) {
+			CU_ASSERT_EQUAL(rte_vdev_uninit(names[again]), 0); /* closes it */
+		} else {
+			vc.direction = RTE_DMA_DIR_MEM_TO_MEM;
+			vc.nb_desc = 64;
+			CU_ASSERT_EQUAL(rte_dma_vchan_setup(id, 0, &vc), 0);
+			CU_ASSERT_EQUAL(rte_dma_start(id), 0);
+		}
+		ms = util::free_bounded(ctx);
+		if (!again) {
+			CU_ASSERT(ms < 500); /* nothing to wait for */
+		} else {
+			CU_ASSERT(ms >= 900 && ms < 5000);
+		}
+		if (again) {
+			CU_ASSERT_EQUAL(rte_dma_stop(id), 0);
+			CU_ASSERT_EQUAL(rte_vdev_uninit(names[again]), 0);
+		}
+	}
+}
+
 const struct cunit_test tests[] = {
 	{"signature caps", t_caps},
 	{"block size x format x op: device == cpu", t_matrix},
@@ -466,6 +527,7 @@ const struct cunit_test tests[] = {
 	{"cross-check catches CORRUPT_SIG", t_xcheck_catches_fault},
 	{"cross-check sampling 1/64", t_xcheck_sampling},
 	{"free with ops in flight, busy device", t_free_in_flight_and_busy},
+	{"free after the dmadev closed or its vchan set up again", t_free_device_gone},
 };
 
 } // namespace

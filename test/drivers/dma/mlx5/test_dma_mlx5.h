@@ -171,5 +171,6 @@ extern const struct cunit_suite t_suite_tiny;
 extern const struct cunit_suite t_suite_sg;
 extern const struct cunit_suite t_suite_fill;
 extern const struct cunit_suite t_suite_mkey;
+extern const struct cunit_suite t_suite_stop;
 
 #endif /* TEST_DMA_MLX5_H */

@@ -41,9 +41,9 @@ int main(void)
 		(char *)"test_pmd_dma_mlx5", (char *)"--no-huge",   (char *)"-m", (char *)"512",
 		(char *)"--no-pci",          (char *)"--no-shconf", NULL};
 	const struct cunit_suite suites[] = {
-		t_suite_probe,     t_suite_ring,   t_suite_errors, t_suite_raw,
-		t_suite_wqe_bytes, t_suite_status, t_suite_quirks, t_suite_sva,
-		t_suite_tiny,      t_suite_sg,     t_suite_fill,   t_suite_mkey,
+		t_suite_probe,  t_suite_ring,   t_suite_errors, t_suite_raw,  t_suite_wqe_bytes,
+		t_suite_status, t_suite_quirks, t_suite_sva,    t_suite_tiny, t_suite_sg,
+		t_suite_fill,   t_suite_mkey,   t_suite_stop,
 	};
 	int ret;
 
