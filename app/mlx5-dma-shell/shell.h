@@ -78,13 +78,16 @@ struct shell_workload {
 	uint16_t segs; /**< SHELL_OP_SG: pieces per side */
 	/*
 	 * SHELL_OP_REMOTE: the channel on dev, its peers (DC targets on other devices, op
-	 * seq going to peer seq % npeers) and the memory each exposes (its slots)
+	 * seq going to peer seq % npeers) and the memory each exposes (its slots), with
+	 * a key of its own, released with the memory
 	 */
 	struct rte_pmd_dma_mlx5_remote *ch;
 	enum shell_remote_op remote_op;
 	uint16_t npeers;
 	int16_t targets[SHELL_MAX_PEERS];
 	uint8_t *peer_mem[SHELL_MAX_PEERS];
+	/** the key each target made for its memory */
+	uint32_t peer_rkey[SHELL_MAX_PEERS];
 	uint32_t nslots; /**< slots of each side's memory (set at start) */
 	/* SHELL_OP_PI (shell_pi.cpp): its context and what it runs */
 	struct rte_blkint_ctx *pi_ctx;

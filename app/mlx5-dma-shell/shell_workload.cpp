@@ -580,6 +580,8 @@ void remote_release(shell_workload *w, bool free_mem)
 	rte_pmd_dma_mlx5_remote_free(w->ch); /* waits for what the device still owes */
 	w->ch = NULL;
 	for (uint16_t p = 0; p < w->npeers; p++) {
+		/* revoked in any case: memory kept for a late write stays out of reach */
+		rte_pmd_dma_mlx5_remote_rkey_release(w->targets[p], w->peer_rkey[p]);
 		if (free_mem)
 			rte_free(w->peer_mem[p]);
 		w->peer_mem[p] = NULL;
@@ -634,6 +636,8 @@ int shell_workload_start_remote(enum shell_remote_op op, int16_t dev, const int1
 	uint32_t nslots = shell_workload_slots(batch);
 	size_t len = (size_t)nslots * size;
 	uint8_t *mem[SHELL_MAX_PEERS] = {};
+	uint32_t rkey[SHELL_MAX_PEERS] = {};
+	uint16_t keys = 0; /* targets 0 .. keys - 1 made theirs */
 	struct rte_pmd_dma_mlx5_remote *ch =
 		rte_pmd_dma_mlx5_remote_create(dev, (uint16_t)RTE_MAX(32u, 2 * nslots));
 	int ret = ch ? 0 : -rte_errno, bad = targets[0];
@@ -643,9 +647,11 @@ int shell_workload_start_remote(enum shell_remote_op op, int16_t dev, const int1
 		mem[p] = (uint8_t *)rte_zmalloc(NULL, len, 64);
 		peer.target = g_target[targets[p]];
 		ret = mem[p] ? rte_pmd_dma_mlx5_remote_rkey(targets[p], mem[p], (uint32_t)len,
-							    &peer.rkey)
+							    &rkey[p])
 			     : -ENOMEM;
 		if (ret == 0) {
+			keys = (uint16_t)(p + 1);
+			peer.rkey = rkey[p];
 			ret = rte_pmd_dma_mlx5_remote_peer_add(ch, &peer);
 			ret = ret < 0 ? ret : 0;
 		}
@@ -659,6 +665,8 @@ int shell_workload_start_remote(enum shell_remote_op op, int16_t dev, const int1
 				   "fabric: sim_fabric=1)",
 				   dev, bad, strerror(-ret));
 		rte_pmd_dma_mlx5_remote_free(ch);
+		for (uint16_t p = 0; p < keys; p++)
+			rte_pmd_dma_mlx5_remote_rkey_release(targets[p], rkey[p]);
 		for (uint8_t *m : mem)
 			rte_free(m);
 		return -1;
@@ -669,6 +677,7 @@ int shell_workload_start_remote(enum shell_remote_op op, int16_t dev, const int1
 	for (uint16_t p = 0; p < npeers; p++) {
 		w->targets[p] = targets[p];
 		w->peer_mem[p] = mem[p];
+		w->peer_rkey[p] = rkey[p];
 	}
 	int id = shell_workload_launch(w, worker);
 	if (id < 0 && !w->stale)

@@ -118,6 +118,9 @@ static int serve(int16_t dev)
 	ok = memcmp(far, want, CHUNKS * CHUNK) == 0;
 	printf("dma_mlx5_remote: target: %u bytes written by the other process: %s\n",
 	       CHUNKS * CHUNK, ok ? "PASS" : "FAIL");
+	/* revoke the key before the memory goes back to the heap */
+	if (rte_pmd_dma_mlx5_remote_rkey_release(dev, peer.rkey) != 0)
+		ok = 0;
 	free(want);
 	rte_free(far);
 	return ok ? 0 : 1;
@@ -234,7 +237,7 @@ int main(int argc, char **argv)
 	if (!far)
 		return 1;
 
-	/* the target host: a DC target and the rkey of its memory (sent out of band) */
+	/* the target host: a DC target and a key for exactly that memory (sent out of band) */
 	if (rte_pmd_dma_mlx5_remote_target_create(b, DC_KEY, &peer.target) != 0 ||
 	    rte_pmd_dma_mlx5_remote_rkey(b, far, CHUNKS * CHUNK, &peer.rkey) != 0) {
 		fprintf(stderr, "dma_mlx5_remote: no DC target on device %d\n", b);
@@ -245,6 +248,9 @@ int main(int argc, char **argv)
 	/* the copying host: a channel, the peer, writes, then reads back */
 	failures = write_read_back(a, &peer, (uintptr_t)far, far);
 
+	/* the target host revokes the key before freeing the memory it exposed */
+	if (rte_pmd_dma_mlx5_remote_rkey_release(b, peer.rkey) != 0)
+		failures++;
 	printf("dma_mlx5_remote: 1 fill, %u writes, %u reads, %u bytes verified, %u failures: %s\n",
 	       CHUNKS, CHUNKS + 1, 2 * CHUNKS * CHUNK + CHUNK, failures,
 	       failures ? "FAIL" : "PASS");

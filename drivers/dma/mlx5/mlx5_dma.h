@@ -232,6 +232,12 @@ int mlx5_dma_remote_fill_source(struct mlx5_dma_remote_fill *f, uint64_t pattern
 int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);
 
 /* mlx5_dma_vchan.cpp */
+/**
+ * QP access flags of a vchan's QP (connected to itself): no remote right. Its WQEs
+ * (memcpy MMO, UMR, NOP, raw WQEs) name local keys only; an RDMA request that reaches
+ * the QP is refused whatever key it carries.
+ */
+constexpr int MLX5_DMA_VCHAN_QP_ACCESS = 0;
 /** CQ + QP of a vchan, connected in RTS; on failure what exists stays for destroy. */
 int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt);
 void mlx5_dma_vchan_destroy_queues(struct mlx5_dma_vchan *vc);

@@ -86,9 +86,6 @@ uint8_t syndrome_of_wc_status(enum ibv_wc_status st)
 	}
 }
 
-constexpr int kPeerAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-
 } // namespace
 
 enum rte_dma_status_code mlx5_dma_status_of_wc(enum ibv_wc_status status)
@@ -237,7 +234,7 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	if (new_queues) {
 		ret = mlx5_dma_vchan_replace_queues(vc); /* a fresh CQ: nothing to skip */
 	} else {
-		ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+		ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, MLX5_DMA_VCHAN_QP_ACCESS);
 		if (vc->path == MLX5_DMA_PATH_DIRECT)
 			mlx5_dma_cq_skip_all(vc);
 	}

@@ -82,8 +82,11 @@ int publish(struct mlx5_dma_mr_registry *reg)
 /* Register one range and insert it in order, without publishing; caller holds lock. */
 int add_locked(struct mlx5_dma_mr_registry *reg, uintptr_t start, uintptr_t end)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	struct ibv_mr *mr = reg->glue->reg_mr(reg->pd, (void *)start, end - start, access);
+	/* local only: these MRs span whole memory segments, so a remote right here would
+	 * reach every DPDK allocation; peers get keys of their own, exactly the range
+	 * exposed (rte_pmd_dma_mlx5_remote_rkey_access()) */
+	struct ibv_mr *mr = reg->glue->reg_mr(reg->pd, (void *)start, end - start,
+					      IBV_ACCESS_LOCAL_WRITE);
 
 	if (!mr) {
 		int ret = errno ? -errno : -ENOMEM;

@@ -4,7 +4,8 @@
  * Address -> lkey for dma_mlx5: one registry per device (every DPDK memory segment,
  * memory added later through memory events, external memory mapped with
  * rte_dev_dma_map(), or one implicit on-demand MR in SVA mode), read lock-free by the
- * fast path through a small per-vchan cache.
+ * fast path through a small per-vchan cache. Every MR of the registry allows local
+ * access only: its key is no rkey (remote keys: mlx5_dma_remote.cpp).
  */
 #ifndef MLX5_DMA_MR_H
 #define MLX5_DMA_MR_H

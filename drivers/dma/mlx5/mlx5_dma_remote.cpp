@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -32,8 +33,16 @@
 
 namespace {
 
-constexpr int kTargetAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+/*
+ * What a DCT lets its requests do: every op a remote key may grant. The key decides
+ * the range and which of them, so a request needs both (a DCT has no local ops:
+ * LOCAL_WRITE would mean nothing).
+ */
+constexpr int kTargetAccess = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_REMOTE_ATOMIC;
+constexpr uint32_t kKeyAccessAll = RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ |
+				   RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE |
+				   RTE_PMD_DMA_MLX5_REMOTE_ACCESS_ATOMIC;
 constexpr uint16_t kMinDesc = 32;
 constexpr uint16_t kMaxDesc = 4096;
 constexpr uint32_t kMaxLen = 1u << 31;
@@ -102,12 +111,20 @@ struct rte_pmd_dma_mlx5_remote {
 struct mlx5_dma_remote_state {
 	std::vector<Target> targets;
 	std::vector<struct rte_pmd_dma_mlx5_remote *> channels;
+	/* remote keys: an MR each, exactly the range exposed (control path, any thread) */
+	std::mutex keys_lock;
+	std::vector<struct ibv_mr *> keys;
 };
 
 namespace {
 
+/* creates a device's remote state once, whichever thread asks first */
+std::mutex state_lock;
+
 struct mlx5_dma_remote_state *state_of(struct mlx5_dma_dev *p)
 {
+	std::lock_guard<std::mutex> guard(state_lock);
+
 	if (!p->remote)
 		p->remote = new (std::nothrow) mlx5_dma_remote_state();
 	return p->remote;
@@ -346,6 +363,9 @@ void mlx5_dma_remote_release(struct mlx5_dma_dev *p)
 	}
 	for (Target &t : p->remote->targets)
 		target_destroy(p->glue, t);
+	/* keys not released by the application: the device goes, so do they */
+	for (struct ibv_mr *mr : p->remote->keys)
+		p->glue->dereg_mr(mr);
 	delete p->remote;
 	p->remote = NULL;
 }
@@ -431,22 +451,94 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_data_in_order(int16_t dev_id, uint32
 	return -ENOENT;
 }
 
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey_access(int16_t dev_id, const void *addr,
+							size_t len, uint32_t access, uint32_t *rkey)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+	struct ibv_mr *mr;
+	int ibv_access = 0;
+
+	if (!p) {
+		MLX5_DMA_LOG(ERR, "remote key: %d is not a dma_mlx5 device", dev_id);
+		return -EINVAL;
+	}
+	if (!addr || !len || (uintptr_t)addr + len < (uintptr_t)addr || !rkey) {
+		MLX5_DMA_LOG(ERR, "%s: remote key: bad range %p + %zu%s", p->name, addr, len,
+			     rkey ? "" : " (no place for the key)");
+		return -EINVAL;
+	}
+	if (!access || (access & ~kKeyAccessAll)) {
+		MLX5_DMA_LOG(ERR, "%s: remote key: bad access %#x", p->name, access);
+		return -EINVAL;
+	}
+	if (access & RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ)
+		ibv_access |= IBV_ACCESS_REMOTE_READ;
+	/* verbs: remote write and atomics need local write on the MR too */
+	if (access & RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE)
+		ibv_access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
+	if (access & RTE_PMD_DMA_MLX5_REMOTE_ACCESS_ATOMIC)
+		ibv_access |= IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE;
+	struct mlx5_dma_remote_state *st = state_of(p);
+	if (!st)
+		return -ENOMEM;
+	std::lock_guard<std::mutex> guard(st->keys_lock);
+	try {
+		st->keys.reserve(st->keys.size() + 1);
+	} catch (...) {
+		return -ENOMEM;
+	}
+	/* an MR of its own: the device checks every remote access against exactly this
+	 * range and these rights (the registry's MRs are larger and local only) */
+	mr = p->glue->reg_mr(p->pd, (void *)(uintptr_t)addr, len, ibv_access);
+	if (!mr) {
+		int ret = errno ? -errno : -ENOMEM;
+
+		MLX5_DMA_LOG(ERR, "%s: remote key: cannot register %p + %zu: %s", p->name, addr,
+			     len, strerror(-ret));
+		return ret;
+	}
+	st->keys.push_back(mr); /* reserved above: does not throw */
+	*rkey = mr->rkey;
+	return 0;
+}
+
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey(int16_t dev_id, const void *addr, uint32_t len,
 						 uint32_t *rkey)
 {
-	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
-	struct mlx5_dma_mr_cache cache;
+	return rte_pmd_dma_mlx5_remote_rkey_access(
+		dev_id, addr, len,
+		RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ | RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE, rkey);
+}
 
-	if (!p || !addr || !len || !rkey)
+MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey_release(int16_t dev_id, uint32_t rkey)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+
+	if (!p) {
+		MLX5_DMA_LOG(ERR, "remote key: %d is not a dma_mlx5 device", dev_id);
 		return -EINVAL;
-	if (p->sva)
-		return -ENOTSUP;
-	mlx5_dma_mr_cache_init(&cache, p->mrs);
-	const struct mlx5_dma_mr_range *r = mlx5_dma_mr_lookup(&cache, (uintptr_t)addr, len);
-	if (!r)
-		return -ENOENT;
-	*rkey = r->lkey; /* an mlx5 MR's rkey is its lkey */
-	return 0;
+	}
+	struct mlx5_dma_remote_state *st = state_of(p);
+	if (!st)
+		return -ENOMEM;
+	std::lock_guard<std::mutex> guard(st->keys_lock);
+	for (size_t i = 0; i < st->keys.size(); i++) {
+		struct ibv_mr *mr = st->keys[i];
+
+		if (mr->rkey != rkey)
+			continue;
+		int ret = p->glue->dereg_mr(mr);
+		if (ret) {
+			/* still registered: the key stays on the list, released at close */
+			MLX5_DMA_LOG(ERR, "%s: remote key %#x not released: %s", p->name, rkey,
+				     strerror(ret > 0 ? ret : -ret));
+			return ret > 0 ? -ret : ret;
+		}
+		st->keys.erase(st->keys.begin() + (long)i);
+		return 0;
+	}
+	MLX5_DMA_LOG(ERR, "%s: remote key %#x is not a key of this device", p->name, rkey);
+	return -ENOENT;
 }
 
 MLX5_DMA_EXPORT struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(int16_t dev_id,

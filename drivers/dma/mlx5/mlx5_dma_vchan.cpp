@@ -12,9 +12,6 @@
 
 namespace {
 
-constexpr int kPeerAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-
 int neg_errno(int fallback)
 {
 	return errno ? -errno : -fallback;
@@ -163,7 +160,7 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 		MLX5_DMA_LOG(ERR, "%s vchan %u: memcpy builder wrote no MMO WQE", dev->name, id);
 		return ret;
 	}
-	ret = mlx5_qp_connect_rc(glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+	ret = mlx5_qp_connect_rc(glue, vc->qp, vc->qp->qp_num, MLX5_DMA_VCHAN_QP_ACCESS);
 	if (ret)
 		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RTS: %s", dev->name, id, vc->qp->qp_num,
 			     strerror(-ret));
@@ -297,7 +294,8 @@ int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc)
 		/* the CQ is in error (a rebuild failed): new queues */
 		ret = mlx5_dma_vchan_replace_queues(vc);
 	} else {
-		ret = mlx5_qp_reconnect_rc(vc->dev->glue, vc->qp, vc->qp->qp_num, kPeerAccess);
+		ret = mlx5_qp_reconnect_rc(vc->dev->glue, vc->qp, vc->qp->qp_num,
+					   MLX5_DMA_VCHAN_QP_ACCESS);
 		if (vc->path == MLX5_DMA_PATH_DIRECT)
 			mlx5_dma_cq_skip_all(vc); /* what the QP's previous life left */
 	}

@@ -9,6 +9,7 @@
 #ifndef RTE_PMD_DMA_MLX5_H
 #define RTE_PMD_DMA_MLX5_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_compat.h>
@@ -582,8 +583,15 @@ __rte_experimental int rte_pmd_dma_mlx5_sig_error(int16_t dev_id, uint16_t vchan
  * flushed is posted again. No op is lost or executed twice; ops to one peer may
  * execute out of order after a failure.
  *
+ * A peer reaches only memory its host exposed with a remote key
+ * (rte_pmd_dma_mlx5_remote_rkey()), only within that key's range and rights, and only
+ * until the key is released: a device registers DPDK memory for its own local access
+ * and nothing else, and its vchans' QPs accept no remote request.
+ *
  * A channel belongs to one lcore; its calls are not thread safe. Target and channel
- * creation are control-path calls.
+ * creation are control-path calls. Remote keys are created and released on the
+ * control path, from any thread (they take a lock of their own), but not while the
+ * device is being closed.
  * @{
  */
 
@@ -597,7 +605,7 @@ struct rte_pmd_dma_mlx5_remote_target {
 /** A peer of a remote channel: a DC target and the rkey of its exposed memory. */
 struct rte_pmd_dma_mlx5_remote_peer {
 	struct rte_pmd_dma_mlx5_remote_target target;
-	uint32_t rkey; /**< from rte_pmd_dma_mlx5_remote_rkey() on the peer */
+	uint32_t rkey; /**< from rte_pmd_dma_mlx5_remote_rkey() (or _access()) on the peer */
 };
 
 /** A remote channel (opaque). */
@@ -607,8 +615,10 @@ struct rte_pmd_dma_mlx5_remote;
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Create a DC target on device @p dev_id that accepts RDMA writes and reads of
- * hosts that know @p dc_key, into the memory the device has registered.
+ * Create a DC target on device @p dev_id that accepts RDMA writes, reads and atomics
+ * of hosts that know @p dc_key, each within the range and the rights of the remote
+ * key it names (rte_pmd_dma_mlx5_remote_rkey_access()); a request with any other key
+ * fails at the requester with a remote access error and touches nothing.
  *
  * @return
  *   0 and @p out filled; -ENOTSUP when the device has no DC transport; -EINVAL for a
@@ -618,19 +628,85 @@ __rte_experimental int
 rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
 				      struct rte_pmd_dma_mlx5_remote_target *out);
 
+/** Remote key right: RDMA reads of the range. */
+#define RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ (1u << 0)
+/** Remote key right: RDMA writes (and remote fills) into the range. */
+#define RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE (1u << 1)
+/** Remote key right: RDMA atomics (8 aligned bytes) inside the range. */
+#define RTE_PMD_DMA_MLX5_REMOTE_ACCESS_ATOMIC (1u << 2)
+
 /**
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * The rkey under which peers reach [@p addr, @p addr + @p len) of this host's DPDK
- * memory (registered by the device).
+ * Expose [@p addr, @p addr + @p len) of this process's memory to peers: create a
+ * remote key (rkey) of device @p dev_id that grants the rights @p access on exactly
+ * that range, as ibv_reg_mr() does (the key is a memory region of its own). A peer's
+ * request through the key that reaches one byte outside the range, or asks a right
+ * the key lacks, fails with a remote access error at the peer
+ * (RTE_DMA_STATUS_INVALID_ADDR on a remote channel) and touches nothing.
+ *
+ * The memory may be DPDK memory or any memory of the process, mapped with the rights
+ * asked (readable; writable for WRITE and ATOMIC); it stays pinned until the key is
+ * released. Release the key (rte_pmd_dma_mlx5_remote_rkey_release()) before the
+ * memory is freed or reused: until then any peer that knows the key, the target's
+ * address and its DC key may read or write the range. Keys still held when the
+ * device is closed are released then.
+ *
+ * Several keys may cover the same memory; each is released on its own. Control
+ * path: it registers memory with the device (a system call on hardware).
+ *
+ * @param dev_id
+ *   dmadev identifier of a dma_mlx5 device.
+ * @param addr
+ *   First byte exposed (a virtual address: IOVA as VA).
+ * @param len
+ *   Bytes exposed, at least 1.
+ * @param access
+ *   RTE_PMD_DMA_MLX5_REMOTE_ACCESS_* flags, at least one.
+ * @param[out] rkey
+ *   The key, for rte_pmd_dma_mlx5_remote_peer.rkey on the peers.
+ * @return
+ *   0 and @p rkey set; -EINVAL for a device that is not dma_mlx5, a NULL @p addr or
+ *   @p rkey, a @p len of 0 or past the end of the address space, or @p access with no
+ *   or unknown flags (one log line names the value); -EFAULT when the range is not
+ *   mapped with the rights asked; -ENOMEM; another negative errno of the
+ *   registration.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_rkey_access(int16_t dev_id, const void *addr,
+							   size_t len, uint32_t access,
+							   uint32_t *rkey);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * rte_pmd_dma_mlx5_remote_rkey_access() with RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ |
+ * RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE: a key that lets peers read and write exactly
+ * [@p addr, @p addr + @p len). Release it with rte_pmd_dma_mlx5_remote_rkey_release().
  *
  * @return
- *   0 and @p rkey set; -ENOENT when no registered range covers it; -ENOTSUP with
- *   sva=1 (the implicit MR allows no remote access); -EINVAL for a bad argument.
+ *   As rte_pmd_dma_mlx5_remote_rkey_access().
  */
 __rte_experimental int rte_pmd_dma_mlx5_remote_rkey(int16_t dev_id, const void *addr, uint32_t len,
 						    uint32_t *rkey);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Revoke remote key @p rkey of device @p dev_id: from the return on, every request
+ * that names it fails with a remote access error at the peer (requests the device
+ * is executing complete first), and the memory is unpinned. The caller makes sure no
+ * peer still relies on the key.
+ *
+ * @return
+ *   0; -EINVAL for a device that is not dma_mlx5; -ENOENT when @p rkey is not a key
+ *   of the device still held (never created, or released already); another negative
+ *   errno when the device refused to release it (the key then stays valid, and is
+ *   released at close). One log line names the value on failure.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_remote_rkey_release(int16_t dev_id, uint32_t rkey);
 
 /**
  * @warning

@@ -158,6 +158,14 @@ int test_hook_next_wqe(int16_t dev_id, uint16_t vchan, uint16_t *wqe_index, uint
 int test_hook_sig_umr_compare(int16_t dev_id, uint16_t vchan, uint32_t seed, uint32_t iters,
 			      char *why, size_t why_len);
 
+/**
+ * TEST-ONLY HOOK: the key of the device's own registration (its MR registry) that
+ * covers [@p addr, @p addr + @p len): the lkey the PMD puts in its WQEs, which an
+ * attacker who reads them (or guesses) could try as an rkey.
+ * @return 0, -EINVAL (not a dma_mlx5 device) or -ENOENT (not registered).
+ */
+int test_hook_local_key(int16_t dev_id, const void *addr, uint32_t len, uint32_t *lkey);
+
 /** The suites, one per file, run in this order by main(). */
 extern const struct cunit_suite t_suite_probe;
 extern const struct cunit_suite t_suite_ring;

@@ -5,7 +5,8 @@
  * paths and for learning the keys a raw MMO WQE needs (the PMD API has no ring
  * accessor; proposed: rte_pmd_dma_mlx5_vchan_info() gaining the ring address), and
  * the signature pool, for comparing the signature UMRs the direct path writes with
- * libmlx5's builders.
+ * libmlx5's builders, and the device's own (local-only) key of some memory, for
+ * trying it as an rkey.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -134,4 +135,19 @@ int test_hook_sig_umr_compare(int16_t dev_id, uint16_t vchan, uint32_t seed, uin
 		}
 	}
 	return (int)bad;
+}
+
+int test_hook_local_key(int16_t dev_id, const void *addr, uint32_t len, uint32_t *lkey)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+	struct mlx5_dma_mr_cache cache;
+
+	if (!p)
+		return -EINVAL;
+	mlx5_dma_mr_cache_init(&cache, p->mrs);
+	const struct mlx5_dma_mr_range *r = mlx5_dma_mr_lookup(&cache, (uintptr_t)addr, len);
+	if (!r)
+		return -ENOENT;
+	*lkey = r->lkey;
+	return 0;
 }

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,12 +29,14 @@
 
 #include <CUnit/Basic.h>
 
+#include <rte_dev.h>
 #include <rte_dmadev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "cunit_run.h"
+#include "mlx5_qp_state.h"
 #include "mlx5_sim.h"
 #include "spawn_self.h"
 #include "rte_pmd_dma_mlx5.h"
@@ -193,7 +196,6 @@ void test_bad_input(void)
 	CU_ASSERT_EQUAL(rte_errno, EINVAL);
 	CU_ASSERT_PTR_NULL(rte_pmd_dma_mlx5_remote_create(d_req, 16));
 	CU_ASSERT_PTR_NULL(rte_pmd_dma_mlx5_remote_create(-1, 64));
-	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, plain, 64, &rkey), -ENOENT);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, NULL, 64, &rkey), -EINVAL);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_target_create(d_t1, 1, NULL), -EINVAL);
 	/* a device without DC */
@@ -638,11 +640,510 @@ void test_poll_on_data(void)
 	       early);
 }
 
+/* ---- remote keys: exactly their range and rights, until released ---- */
+
+constexpr size_t kExpose = 1u << 20; /* the exposed buffer, as the example's */
+constexpr size_t kGuard = 2u << 20;  /* pattern on either side: more than 1 MiB + an op */
+constexpr uint32_t kRw = RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ | RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE;
+
+/** A channel of d_req with one peer: a new DC target of @p dev, reached with @p rkey. */
+struct rte_pmd_dma_mlx5_remote *channel_to(int16_t dev, uint32_t rkey)
+{
+	struct rte_pmd_dma_mlx5_remote_peer peer = {};
+
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_target_create(dev, 0x5ec, &peer.target), 0);
+	peer.rkey = rkey;
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(d_req, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &peer), 0);
+	return ch;
+}
+
+/** One op of @p ch to its peer 0, waited for: its status; @p idx: its ring index, advanced. */
+enum rte_dma_status_code one_op(struct rte_pmd_dma_mlx5_remote *ch, uint16_t *idx, char op,
+				uint64_t raddr, uint8_t *local, uint32_t len)
+{
+	std::vector<enum rte_dma_status_code> st;
+	int r = op == 'r'   ? rte_pmd_dma_mlx5_remote_read(ch, 0, raddr, t_iova(local), len,
+							   RTE_DMA_OP_FLAG_SUBMIT)
+		: op == 'w' ? rte_pmd_dma_mlx5_remote_write(ch, 0, t_iova(local), raddr, len,
+							    RTE_DMA_OP_FLAG_SUBMIT)
+			    : rte_pmd_dma_mlx5_remote_fill(ch, 0, 0x5a5a5a5a5a5a5a5aull, raddr, len,
+							   RTE_DMA_OP_FLAG_SUBMIT);
+
+	CU_ASSERT_EQUAL_FATAL(r, (int)*idx);
+	wait_all(ch, *idx, 1, &st);
+	(*idx)++;
+	return st[0];
+}
+
+/** Whether @p p holds t_pat(@p seed) everywhere but [from, to) (offsets). */
+bool holds_but(const uint8_t *p, size_t len, uint32_t seed, size_t from, size_t to)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((i < from || i >= to) && p[i] != t_pat(seed, i))
+			return false;
+	return true;
+}
+
+/**
+ * Through @p rkey of target @p dev, exposing [@p buf, @p buf + kExpose) inside
+ * [@p lo, @p lo + @p span): reads and writes 1 byte before, 4 KiB before, 1 byte
+ * after, 1 MiB after the buffer, straddling either end, and the whole buffer plus one
+ * byte, each ending INVALID_ADDR with no byte of the span changed and nothing read
+ * back; then the first, the last and every byte in range, which succeed and change
+ * nothing outside. @p extra_off: one more offset to try (a guard page), 0: none.
+ */
+void check_key_bounds(int16_t dev, uint32_t rkey, uint8_t *buf, uint8_t *lo, size_t span,
+		      int64_t extra_off)
+{
+	const struct {
+		int64_t off;
+		uint32_t len;
+	} bad[] = {
+		{-1, 1},
+		{-1, 16},
+		{-4096, 64},
+		{-4096, 4096},
+		{(int64_t)kExpose, 1},
+		{(int64_t)kExpose - 8, 16},
+		{(int64_t)kExpose + (1 << 20), 64},
+		{0, (uint32_t)kExpose + 1},
+		{extra_off, 64},
+	};
+	const size_t at = (size_t)(buf - lo);
+	uint8_t *local = (uint8_t *)rte_malloc(NULL, kExpose + 1, 64);
+	std::vector<uint8_t> want(kExpose + 1, 0xa5);
+	struct rte_pmd_dma_mlx5_remote *ch = channel_to(dev, rkey);
+	uint16_t idx = 0;
+	uint32_t refused = 0, tried = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	t_fill(lo, span, 21);
+	for (const auto &c : bad) {
+		if (c.off == 0 && c.len == 64)
+			continue; /* no extra offset */
+		for (char op : {'r', 'w', 'f'}) {
+			if (op == 'r')
+				memset(local, 0xa5, c.len);
+			else
+				t_fill(local, c.len, 22);
+			enum rte_dma_status_code st = one_op(ch, &idx, op, (uintptr_t)buf + c.off,
+							     local, c.len);
+			tried++;
+			refused += st == RTE_DMA_STATUS_INVALID_ADDR;
+			if (st != RTE_DMA_STATUS_INVALID_ADDR)
+				printf("\n    %c at buffer %+" PRId64 " + %u: status %d ", op,
+				       c.off, c.len, (int)st);
+			if (op == 'r')
+				CU_ASSERT_EQUAL(memcmp(local, want.data(), c.len), 0);
+		}
+	}
+	CU_ASSERT_EQUAL(refused, tried);
+	CU_ASSERT_TRUE(holds_but(lo, span, 21, 0, 0));
+	/* in range: the first byte, the last byte, all of it; nothing outside moves */
+	const struct {
+		size_t off;
+		uint32_t len;
+	} good[] = {{0, 1}, {kExpose - 1, 1}, {0, (uint32_t)kExpose}};
+	for (const auto &c : good) {
+		t_fill(local, c.len, 23 + (uint32_t)c.off);
+		CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)buf + c.off, local, c.len),
+				RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(memcmp(buf + c.off, local, c.len), 0);
+		memset(local, 0, c.len);
+		CU_ASSERT_EQUAL(one_op(ch, &idx, 'r', (uintptr_t)buf + c.off, local, c.len),
+				RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(memcmp(buf + c.off, local, c.len), 0);
+	}
+	CU_ASSERT_TRUE(holds_but(lo, span, 21, at, at + kExpose));
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_free(local);
+}
+
+/*
+ * The issue's case: 1 MiB of DPDK memory exposed with the default key, guards of DPDK
+ * memory around it; on the inline and the thread target.
+ */
+void test_key_bounds_dpdk(void)
+{
+	for (int16_t dev : {d_t1, d_t2}) {
+		size_t span = 2 * kGuard + kExpose;
+		uint8_t *lo = (uint8_t *)rte_malloc(NULL, span, 4096);
+		uint32_t rkey;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(lo);
+		uint8_t *buf = lo + kGuard;
+		CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey(dev, buf, kExpose, &rkey), 0);
+		check_key_bounds(dev, rkey, buf, lo, span, 0);
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(dev, rkey), 0);
+		rte_free(lo);
+	}
+}
+
+/*
+ * The test's own mapping, registered with the device as external memory
+ * (rte_dev_dma_map()), PROT_NONE pages at both ends, the buffer at an odd address:
+ * the same refusals, and one into the guard page beyond the pattern.
+ */
+void test_key_bounds_mmap(void)
+{
+	const size_t pg = 4096, mid = 2 * kGuard + kExpose, total = mid + 2 * pg;
+	uint8_t *m = (uint8_t *)mmap(NULL, total, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rte_device *rdev = t_find_vdev("dma_mlx5_r82");
+	uint32_t rkey;
+
+	CU_ASSERT_FATAL(m != MAP_FAILED && rdev);
+	CU_ASSERT_EQUAL_FATAL(mprotect(m, pg, PROT_NONE), 0);
+	CU_ASSERT_EQUAL_FATAL(mprotect(m + total - pg, pg, PROT_NONE), 0);
+	uint8_t *lo = m + pg;
+	uint8_t *buf = lo + kGuard + 3;
+	CU_ASSERT_EQUAL_FATAL(rte_extmem_register(lo, mid, NULL, 0, pg), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_dev_dma_map(rdev, lo, t_iova(lo), mid), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey_access(d_t1, buf, kExpose, kRw, &rkey),
+			      0);
+	/* offset of the guard page past the pattern */
+	check_key_bounds(d_t1, rkey, buf, lo, mid, (int64_t)(lo + mid - buf));
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, rkey), 0);
+	CU_ASSERT_EQUAL(rte_dev_dma_unmap(rdev, lo, t_iova(lo), mid), 0);
+	CU_ASSERT_EQUAL(rte_extmem_unregister(lo, mid), 0);
+	munmap(m, total);
+}
+
+/* a read-only key refuses writes and fills, a write-only key reads; both leave the rest */
+void test_key_rights(void)
+{
+	uint8_t *buf = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	uint8_t *local = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	uint32_t ro, wo;
+	uint16_t idx = 0;
+
+	CU_ASSERT_FATAL(buf && local);
+	t_fill(buf, 4096, 31);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey_access(
+				      d_t2, buf, 4096, RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ, &ro),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey_access(
+				      d_t2, buf, 4096, RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE, &wo),
+			      0);
+	CU_ASSERT_NOT_EQUAL(ro, wo);
+	struct rte_pmd_dma_mlx5_remote *ch = channel_to(d_t2, ro);
+	t_fill(local, 4096, 32);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)buf, local, 4096),
+			RTE_DMA_STATUS_INVALID_ADDR);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'f', (uintptr_t)buf + 8, local, 64),
+			RTE_DMA_STATUS_INVALID_ADDR);
+	CU_ASSERT_TRUE(t_check(buf, 4096, 31));
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'r', (uintptr_t)buf, local, 4096),
+			RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_TRUE(t_check(local, 4096, 31));
+	rte_pmd_dma_mlx5_remote_free(ch);
+
+	ch = channel_to(d_t2, wo);
+	idx = 0;
+	memset(local, 0xa5, 4096);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'r', (uintptr_t)buf, local, 4096),
+			RTE_DMA_STATUS_INVALID_ADDR);
+	CU_ASSERT_EQUAL(local[0], 0xa5);
+	CU_ASSERT_EQUAL(local[4095], 0xa5);
+	t_fill(local, 4096, 33);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)buf, local, 4096),
+			RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_TRUE(t_check(buf, 4096, 33));
+	rte_pmd_dma_mlx5_remote_free(ch);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t2, ro), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t2, wo), 0);
+	rte_free(buf);
+	rte_free(local);
+}
+
+/*
+ * A released key refuses reads and writes (also after a new key took its place), a
+ * second release and an unknown key are -ENOENT; bad arguments are -EINVAL and
+ * unmapped memory -EFAULT; keys still held are released at device close.
+ */
+void test_key_release(void)
+{
+	uint8_t *buf = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	uint8_t *local = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	uint32_t rkey, again, k;
+	uint16_t idx = 0;
+
+	CU_ASSERT_FATAL(buf && local);
+	t_fill(buf, 4096, 41);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, buf, 4096, &rkey), 0);
+	struct rte_pmd_dma_mlx5_remote *ch = channel_to(d_t1, rkey);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'r', (uintptr_t)buf, local, 4096),
+			RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, rkey), 0);
+	for (int round = 0; round < 2; round++) {
+		memset(local, 0xa5, 4096);
+		CU_ASSERT_EQUAL(one_op(ch, &idx, 'r', (uintptr_t)buf, local, 4096),
+				RTE_DMA_STATUS_INVALID_ADDR);
+		CU_ASSERT_EQUAL(local[0], 0xa5);
+		t_fill(local, 4096, 42);
+		CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)buf, local, 4096),
+				RTE_DMA_STATUS_INVALID_ADDR);
+		CU_ASSERT_TRUE(t_check(buf, 4096, 41));
+		/* a new key of the same memory, perhaps in the released key's slot */
+		if (round == 0)
+			CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, buf, 4096, &again), 0);
+	}
+	CU_ASSERT_NOT_EQUAL(again, rkey);
+	rte_pmd_dma_mlx5_remote_free(ch);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, rkey), -ENOENT);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, again), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, 0x12345678), -ENOENT);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(-1, rkey), -EINVAL);
+
+	/* bad arguments: nothing created */
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(-1, buf, 64, &k), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, NULL, 64, &k), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, buf, 0, &k), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, buf, 64, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_access(d_t1, buf, 64, 0, &k), -EINVAL);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_access(d_t1, buf, 64, 1u << 7, &k), -EINVAL);
+	CU_ASSERT_EQUAL(
+		rte_pmd_dma_mlx5_remote_rkey_access(d_t1, (void *)(UINTPTR_MAX - 10), 64, kRw, &k),
+		-EINVAL);
+	/* memory of the process that is not DPDK's: a key too; unmapped memory: none */
+	uint8_t *plain = (uint8_t *)malloc(4096);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, plain, 64, &k), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, k), 0);
+	free(plain);
+	uint8_t *m = (uint8_t *)mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, m, 64, &k), -EFAULT);
+	CU_ASSERT_EQUAL(mprotect(m, 8192, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(d_t1, m, 64, &k), -EFAULT);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_access(
+				d_t1, m, 64, RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ, &k),
+			0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(d_t1, k), 0);
+	munmap(m, 8192);
+
+	/* keys held at close are released: the software HCA closes only an empty context */
+	CU_ASSERT_EQUAL_FATAL(add("sim89", MLX5_SIM_EXEC_INLINE, 1, 3), 0);
+	int16_t dev = probe("dma_mlx5_r89", "sim89");
+	CU_ASSERT_FATAL(dev >= 0);
+	for (uint32_t i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey(dev, buf + i * 64, 64, &k), 0);
+	CU_ASSERT_EQUAL(t_remove("dma_mlx5_r89"), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim89"), 0);
+	rte_free(buf);
+	rte_free(local);
+}
+
+/** An RC QP of an attacker's own, on another host of the fabric, aimed at a QPN. */
+struct RcAttacker {
+	const struct mlx5_glue *g;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq_ex *cq;
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+bool rc_modify(RcAttacker &a, enum ibv_qp_state state, int mask, struct ibv_qp_attr attr)
+{
+	attr.qp_state = state;
+	return a.g->modify_qp(a.qp, &attr, mask | IBV_QP_STATE) == 0;
+}
+
+/** (Re)connect the attacker's QP to QP @p qpn at LID @p lid, in RTS. */
+bool rc_aim(RcAttacker &a, uint32_t qpn, uint16_t lid)
+{
+	struct ibv_qp_attr attr = {};
+
+	if (!rc_modify(a, IBV_QPS_RESET, 0, attr))
+		return false;
+	attr.port_num = 1;
+	if (!rc_modify(a, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+		       attr))
+		return false;
+	attr.path_mtu = IBV_MTU_4096;
+	attr.dest_qp_num = qpn;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr.port_num = 1;
+	attr.ah_attr.dlid = lid;
+	if (!rc_modify(a, IBV_QPS_RTR,
+		       IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		       attr))
+		return false;
+	attr.timeout = 10;
+	attr.retry_cnt = 1;
+	attr.rnr_retry = 1;
+	attr.max_rd_atomic = 1;
+	return rc_modify(a, IBV_QPS_RTS,
+			 IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				 IBV_QP_MAX_QP_RD_ATOMIC,
+			 attr);
+}
+
+bool rc_attacker_open(RcAttacker &a, const char *sim)
+{
+	struct ibv_device *device;
+	struct ibv_cq_init_attr_ex ca = {};
+	struct ibv_qp_init_attr_ex qa = {};
+	struct mlx5dv_qp_init_attr dv = {};
+
+	a = RcAttacker{};
+	if (mlx5_glue_find_device(sim, &a.g, &device))
+		return false;
+	a.ctx = a.g->open_device(device);
+	mlx5_glue_put_device(a.g, device);
+	a.pd = a.ctx ? a.g->alloc_pd(a.ctx) : NULL;
+	ca.cqe = 16;
+	a.cq = a.pd ? a.g->create_cq_ex(a.ctx, &ca) : NULL;
+	a.buf = (uint8_t *)aligned_alloc(4096, 4096);
+	a.mr = a.cq && a.buf ? a.g->reg_mr(a.pd, a.buf, 4096, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!a.mr)
+		return false;
+	qa.qp_type = IBV_QPT_RC;
+	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(a.cq);
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.pd = a.pd;
+	qa.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ;
+	a.qp = a.g->dv_create_qp(a.ctx, &qa, &dv);
+	a.qpx = a.qp ? a.g->qp_to_qp_ex(a.qp) : NULL;
+	return a.qpx != NULL;
+}
+
+void rc_attacker_close(RcAttacker &a)
+{
+	if (a.qp)
+		a.g->destroy_qp(a.qp);
+	if (a.mr)
+		a.g->dereg_mr(a.mr);
+	if (a.cq)
+		a.g->destroy_cq(ibv_cq_ex_to_cq(a.cq));
+	if (a.pd)
+		a.g->dealloc_pd(a.pd);
+	if (a.ctx)
+		a.g->close_device(a.ctx);
+	free(a.buf);
+}
+
+/** One RDMA read or write of 64 bytes at @p raddr with @p rkey: its completion status. */
+enum ibv_wc_status rc_attack(RcAttacker &a, bool read, uint32_t rkey, uint64_t raddr)
+{
+	struct ibv_poll_cq_attr pa = {};
+	uint64_t deadline = t_now_ms() + kTimeoutMs;
+
+	ibv_wr_start(a.qpx);
+	a.qpx->wr_id = 1;
+	a.qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (read)
+		ibv_wr_rdma_read(a.qpx, rkey, raddr);
+	else
+		ibv_wr_rdma_write(a.qpx, rkey, raddr);
+	ibv_wr_set_sge(a.qpx, a.mr->lkey, (uintptr_t)a.buf, 64);
+	if (ibv_wr_complete(a.qpx))
+		return IBV_WC_GENERAL_ERR;
+	while (ibv_start_poll(a.cq, &pa) != 0)
+		if (t_now_ms() > deadline)
+			return IBV_WC_GENERAL_ERR;
+	enum ibv_wc_status st = a.cq->status;
+	ibv_end_poll(a.cq);
+	return st;
+}
+
+/*
+ * A peer aims at what it may learn or guess: a vchan's QP number (RC) with the key
+ * the device uses for DPDK memory in its WQEs, or with a key the target did expose;
+ * the device's DC target with that local key. Every request is refused; the DPDK
+ * memory holds its bytes and the peer learns none of them.
+ */
+void test_vchan_and_local_key_refused(void)
+{
+	struct rte_pmd_dma_mlx5_vchan_info info;
+	struct rte_pmd_dma_mlx5_remote_target tgt;
+	uint32_t lkey, exposed;
+	RcAttacker a;
+
+	CU_ASSERT_EQUAL_FATAL(add("sim80", MLX5_SIM_EXEC_INLINE, 1, 3), 0);
+	int dev = t_open("dma_mlx5_r80", "dev=sim80", 1, 64);
+	CU_ASSERT_FATAL(dev >= 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_vchan_info((int16_t)dev, 0, &info), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_target_create((int16_t)dev, 0x5ec, &tgt), 0);
+	uint8_t *secret = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	uint8_t *other = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	CU_ASSERT_FATAL(secret && other);
+	t_fill(secret, 4096, 51);
+	CU_ASSERT_EQUAL_FATAL(test_hook_local_key((int16_t)dev, secret, 4096, &lkey), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey((int16_t)dev, other, 4096, &exposed), 0);
+
+	/* RC, from another host, to the vchan's QP */
+	CU_ASSERT_FATAL(rc_attacker_open(a, S_REQ));
+	const struct {
+		uint32_t rkey;
+		uint8_t *at;
+	} tries[] = {{exposed, other}, {lkey, secret}};
+	for (const auto &t : tries)
+		for (bool read : {true, false}) {
+			t_fill(other, 4096, 52);
+			memset(a.buf, read ? 0 : 0xee, 4096);
+			/* a refused request puts the responder QP in error: a fresh one each */
+			CU_ASSERT_EQUAL(rte_dma_stop((int16_t)dev), 0);
+			CU_ASSERT_EQUAL(rte_dma_start((int16_t)dev), 0);
+			CU_ASSERT_FATAL(rc_aim(a, info.qpn, tgt.lid));
+			enum ibv_wc_status st = rc_attack(a, read, t.rkey, (uintptr_t)t.at);
+			CU_ASSERT_NOT_EQUAL(st, IBV_WC_SUCCESS);
+			if (read)
+				CU_ASSERT_EQUAL(a.buf[0] | a.buf[63], 0);
+			CU_ASSERT_TRUE(t_check(secret, 4096, 51));
+			CU_ASSERT_TRUE(t_check(other, 4096, 52));
+		}
+	rc_attacker_close(a);
+
+	/* DC, through the device's target, with the local key */
+	struct rte_pmd_dma_mlx5_remote *ch = channel_to((int16_t)dev, lkey);
+	uint8_t *local = (uint8_t *)rte_malloc(NULL, 4096, 64);
+	uint16_t idx = 0;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	memset(local, 0, 4096);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'r', (uintptr_t)secret, local, 4096),
+			RTE_DMA_STATUS_INVALID_ADDR);
+	CU_ASSERT_EQUAL(local[0] | local[4095], 0);
+	t_fill(local, 4096, 53);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)secret, local, 4096),
+			RTE_DMA_STATUS_INVALID_ADDR);
+	CU_ASSERT_TRUE(t_check(secret, 4096, 51));
+	rte_pmd_dma_mlx5_remote_free(ch);
+
+	/* the vchan still copies (its own keys are local) */
+	CU_ASSERT_EQUAL(rte_dma_stop((int16_t)dev), 0);
+	CU_ASSERT_EQUAL(rte_dma_start((int16_t)dev), 0);
+	CU_ASSERT_EQUAL(rte_dma_copy((int16_t)dev, 0, t_iova(secret), t_iova(local), 4096,
+				     RTE_DMA_OP_FLAG_SUBMIT),
+			0);
+	enum rte_dma_status_code st;
+	uint16_t last;
+	CU_ASSERT_EQUAL(t_wait_status((int16_t)dev, 0, 1, &st, &last), 1);
+	CU_ASSERT_EQUAL(st, RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_TRUE(t_check(local, 4096, 51));
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release((int16_t)dev, exposed), 0);
+	rte_free(local);
+	rte_free(secret);
+	rte_free(other);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_r80"), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim80"), 0);
+}
+
 /* ---- targets in another process (the software HCA's machine-wide fabric) ---- */
 
 constexpr uint32_t kXPeers = 8;
 constexpr uint32_t kXOps = 2000;
 constexpr uint32_t kXOtherPd = 5;
+/* pattern on either side of each target's buffer: past 1 MiB after it and an op */
+constexpr size_t kXPad = (1u << 20) + 8192;
 
 /**
  * The other process (this binary with --targets <fabric>): kXPeers dma_mlx5 devices
@@ -652,8 +1153,9 @@ constexpr uint32_t kXOtherPd = 5;
  * per command line on stdin: "dump <p>" answers one character per slot of target p
  * ('1': the bytes op i leaves in slot i, '0': untouched, 'x': anything else),
  * "set <p> <seed>" fills target p's buffer, "pat <p> <off> <len> <pattern>" answers
- * 1 when those bytes repeat the 64-bit pattern, "quit" ends. No CUnit here: the
- * parent judges.
+ * 1 when those bytes repeat the 64-bit pattern, "guards <p>" answers 1 when the
+ * kXPad bytes on either side of target p's buffer (outside its key) still hold
+ * t_pat(60 + p), "quit" ends. No CUnit here: the parent judges.
  */
 /**
  * What slot @p slot holds: '1' the bytes of @p src, '0' zeros, 'x' anything else.
@@ -693,6 +1195,17 @@ __attribute__((no_sanitize_thread)) void fill_quiet(uint8_t *p, size_t len, uint
 		d[i] = v[i];
 }
 
+/** Whether the pads around @p buf hold their pattern (volatile loads: see slot_state()). */
+__attribute__((no_sanitize_thread)) bool pads_hold(const uint8_t *buf, size_t len, uint32_t seed)
+{
+	volatile const uint8_t *base = buf - kXPad;
+	for (size_t i = 0; i < kXPad; i++)
+		if (base[i] != t_pat(seed, i) ||
+		    base[kXPad + len + i] != t_pat(seed, kXPad + len + i))
+			return false;
+	return true;
+}
+
 int targets_main(const char *fabric)
 {
 	char prefix[64];
@@ -726,7 +1239,12 @@ int targets_main(const char *fabric)
 		int16_t dev = (int16_t)t_probe(vdev, args);
 		struct rte_pmd_dma_mlx5_remote_target tgt;
 		uint32_t rkey;
-		bufs[p] = (uint8_t *)rte_zmalloc(NULL, len, 64);
+		uint8_t *base = (uint8_t *)rte_malloc(NULL, len + 2 * kXPad, 64);
+		bufs[p] = base ? base + kXPad : NULL;
+		if (base) {
+			t_fill(base, len + 2 * kXPad, 60 + p);
+			memset(bufs[p], 0, len);
+		}
 		if (dev < 0 || !bufs[p] ||
 		    rte_pmd_dma_mlx5_remote_target_create(dev, 0x2000 + p, &tgt) != 0 ||
 		    rte_pmd_dma_mlx5_remote_rkey(dev, bufs[p], (uint32_t)len, &rkey) != 0)
@@ -760,6 +1278,8 @@ int targets_main(const char *fabric)
 		} else if (sscanf(line, "set %u %u", &p, &seed) == 2 && p < kXPeers) {
 			fill_quiet(bufs[p], len, seed);
 			fprintf(out, "ok\n");
+		} else if (sscanf(line, "guards %u", &p) == 1 && p < kXPeers) {
+			fprintf(out, "%d\n", pads_hold(bufs[p], len, 60 + p));
 		} else if (strncmp(line, "quit", 4) == 0) {
 			break;
 		} else {
@@ -775,8 +1295,9 @@ int targets_main(const char *fabric)
  * wrong key, one with a wrong rkey, one whose memory is in another PD: 2000 writes
  * and fills to random peers, every op reported once with its exact status, the
  * other process's memory holding exactly the healthy ops' bytes; reads back and a
- * fill of several fabric messages; then the other process is killed (peer down):
- * every later op reported, none succeeds, nothing hangs.
+ * fill of several fabric messages; reads and writes just outside a key's range over
+ * there, refused with the memory around unchanged; then the other process is killed
+ * (peer down): every later op reported, none succeeds, nothing hangs.
  */
 void test_two_processes(void)
 {
@@ -908,6 +1429,38 @@ void test_two_processes(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
 	CU_ASSERT_EQUAL(atoi(line), 1);
 
+	/* through peer 1's key, just outside its buffer over there: refused, nothing moves */
+	const struct {
+		int64_t off;
+		uint32_t len;
+	} outside[] = {{-1, 1},
+		       {-1, 16},
+		       {-4096, 64},
+		       {(int64_t)len, 1},
+		       {(int64_t)len - 8, 16},
+		       {(int64_t)len + (1 << 20), 64}};
+	uint32_t nout = 0;
+	for (const auto &o : outside)
+		for (bool read : {true, false}) {
+			uint16_t at = (uint16_t)(first + 1 + nout++);
+			memset(back, 0xa5, o.len);
+			int idx = read ? rte_pmd_dma_mlx5_remote_read(ch, 1, addr[1] + o.off,
+								      t_iova(back), o.len,
+								      RTE_DMA_OP_FLAG_SUBMIT)
+				       : rte_pmd_dma_mlx5_remote_write(ch, 1, t_iova(src),
+								       addr[1] + o.off, o.len,
+								       RTE_DMA_OP_FLAG_SUBMIT);
+			CU_ASSERT_EQUAL(idx, (int)at);
+			wait_all(ch, at, 1, &st);
+			CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_ADDR);
+			CU_ASSERT_EQUAL(back[0] & back[o.len - 1], 0xa5);
+		}
+	fputs("guards 1\n", to);
+	fflush(to);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof(line), from));
+	CU_ASSERT_EQUAL(atoi(line), 1);
+	first = (uint16_t)(first + nout);
+
 	/* the other process dies: every op after reported, none successful, no hang */
 	CU_ASSERT_EQUAL(kill(pid, SIGKILL), 0);
 	int wst;
@@ -924,7 +1477,7 @@ void test_two_processes(void)
 			  st[i] == RTE_DMA_STATUS_NOT_ATTEMPTED);
 	struct rte_pmd_dma_mlx5_remote_stats s;
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_stats_get(ch, &s), 0);
-	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 1u + 64u);
+	CU_ASSERT_EQUAL(s.completed, kXOps + 256u + 1u + nout + 64u);
 	rte_pmd_dma_mlx5_remote_free(ch);
 	fclose(to);
 	fclose(from);
@@ -944,6 +1497,11 @@ const struct cunit_test tests[] = {
 	{"no DCI streams", test_no_streams},
 	{"8 targets in another process, one dies", test_two_processes},
 	{"poll-on-data with the data-in-order query", test_poll_on_data},
+	{"a key reaches exactly its DPDK buffer", test_key_bounds_dpdk},
+	{"a key reaches exactly its buffer, guard pages around", test_key_bounds_mmap},
+	{"read-only and write-only keys", test_key_rights},
+	{"released keys, bad input, keys at close", test_key_release},
+	{"vchan QP and local key refused to a peer", test_vchan_and_local_key_refused},
 };
 
 } // namespace
