@@ -74,6 +74,9 @@ enum mlx5_sim_data_in_order {
 	MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG = 2,
 };
 
+/** Most uids mlx5_sim_device_attr::fabric_uids holds. */
+#define MLX5_SIM_FABRIC_MAX_UIDS 8
+
 /** Capabilities of one instance (models a hardware generation). */
 struct mlx5_sim_device_attr {
 	enum mlx5_sim_exec_mode exec_mode;
@@ -143,6 +146,15 @@ struct mlx5_sim_device_attr {
 	 * process is on one such fabric at most. Empty (default): the process's own.
 	 */
 	char fabric_name[32];
+	/**
+	 * With a @c fabric_name: the uids, besides the process's own, whose processes
+	 * may reach this host and be reached by it (devarg sim_fabric_uids). A peer
+	 * process of any other uid is refused: its connection is closed unserved, and
+	 * this host's requests never go to a LID such a process holds.
+	 */
+	uint32_t fabric_uids[MLX5_SIM_FABRIC_MAX_UIDS];
+	/** Entries of @c fabric_uids in use, 0..MLX5_SIM_FABRIC_MAX_UIDS (default 0). */
+	uint8_t n_fabric_uids;
 };
 
 /** The software HCA's table of the seam (registered as backend "sim" at load). */

@@ -72,7 +72,7 @@ int HcaImpl::fabric_join()
 		return -EEXIST;
 	if (xport_fd_ < 0)
 		return 0;
-	int ret = xfabric_port_add(xport_fd_);
+	int ret = xfabric_port_add(xport_fd_, caps_.lid);
 	if (ret) {
 		fabric().hosts.erase(caps_.lid);
 		return ret;
@@ -128,6 +128,14 @@ bool HcaImpl::request_reaches(const QpObj *qp, HcaImpl *host)
 	if (link_down_ || host->link_down_)
 		return false;
 	return host->request_survives(qp->retry_cnt);
+}
+
+bool HcaImpl::rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const
+{
+	if (!responder_alive(resp) || resp->cfg.dc != DcRole::None)
+		return false;
+	uint16_t peer = resp->dest_lid ? resp->dest_lid : caps_.lid;
+	return resp->dest_qpn == sqpn && peer == slid;
 }
 
 bool HcaImpl::request_survives(uint8_t retry_cnt)

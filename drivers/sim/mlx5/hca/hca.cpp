@@ -6,7 +6,9 @@
  * the data path in wqe_*.cpp, sq_engine.cpp, cqe_writer.cpp and engine.cpp.
  */
 #include <errno.h>
+#include <sys/random.h>
 
+#include <chrono>
 #include <set>
 
 #include <unistd.h>
@@ -68,6 +70,25 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 		qp_slots_[i].store(nullptr, std::memory_order_relaxed);
 	plans_.reset(new Plan[HCA_MAX_GROUP]);
 	fast_plans_.reset(new FastPlan[HCA_MAX_GROUP]);
+	/* QPNs and keys differ from run to run: another process cannot guess them */
+	uint64_t r[2];
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		/* no entropy pool yet (early boot): still not a fixed sequence */
+		r[0] = (uint64_t)std::chrono::steady_clock::now().time_since_epoch().count();
+		r[1] = r[0] * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() ^ (uintptr_t)this;
+	}
+	qpn_start_ = (uint32_t)(r[0] % caps.max_qp);
+	id_rng_ = r[1] ? r[1] : 1; /* xorshift never leaves 0 */
+}
+
+uint8_t HcaImpl::random_byte()
+{
+	uint64_t x = id_rng_;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	id_rng_ = x;
+	return (uint8_t)(x >> 32);
 }
 
 HcaImpl::~HcaImpl()

@@ -44,6 +44,9 @@ enum class DataInOrder : uint8_t {
 };
 
 /** Per-instance capabilities, so tests can model different hardware generations. */
+/** Most uids a machine-wide fabric host admits besides the process's own. */
+constexpr uint32_t HCA_FABRIC_MAX_UIDS = 8;
+
 struct HcaCaps {
 	uint64_t max_wr_memcpy_length = 1ull << 31; /**< 0: no memcpy MMO */
 	uint32_t max_sq_desc_sz = 1024;             /**< largest send WQE in bytes */
@@ -104,6 +107,13 @@ struct HcaCaps {
 	 * processes, xfabric.cpp); empty: the process's own. NUL-terminated.
 	 */
 	char fabric_name[32] = {};
+	/**
+	 * With @c fabric_name: the uids, besides the process's own, whose processes
+	 * may exchange requests with this host (SO_PEERCRED of both ends, xfabric.cpp).
+	 */
+	uint32_t fabric_uids[HCA_FABRIC_MAX_UIDS] = {};
+	/** Entries of @c fabric_uids in use (0: the own uid only). */
+	uint8_t n_fabric_uids = 0;
 };
 
 /** Largest DCI log_num_errored the model tracks (2^this errored streams). */

@@ -565,6 +565,12 @@ public:
 	uint32_t link_delay(const HcaImpl *host) const;
 	/** A request with @p retry_cnt retries gets through this host's link (loss draws). */
 	bool request_survives(uint8_t retry_cnt);
+	/**
+	 * RC QP @p resp of this host answers a request of QP @p sqpn at LID @p slid:
+	 * it answers (responder_alive), is an RC QP, and that is the peer its RTR
+	 * attributes name (dest_lid 0: this host). Anything else is dropped.
+	 */
+	bool rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const;
 
 	/* ---- xfabric.cpp: the machine-wide fabric (caps_.fabric_name), under mu_ ---- */
 	/** Remote WQE @p pl of @p qp goes to a host of another process. */
@@ -739,6 +745,15 @@ public:
 	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
 	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
+	/*
+	 * Not the same from run to run (getrandom at creation), as hardware's: the QP
+	 * slot the QPN search starts at, and the draws of each new key index's first
+	 * variant byte (ASSUMPTIONS.md 38, 79).
+	 */
+	uint32_t qpn_start_ = 0;
+	uint64_t id_rng_ = 1;
+	/** The next random byte of id_rng_ (xorshift64). */
+	uint8_t random_byte();
 	std::vector<PsvEntry> psvs_; /**< index = PSV index; 0 unused */
 	uint32_t psv_count_ = 0;
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
@@ -821,8 +836,8 @@ HcaImpl *fabric_host(uint16_t lid);
  * free one (1..0xbfff). Returns the LID's listening socket, or -errno.
  */
 int xfabric_claim_lid(const char *name, uint16_t *lid);
-/** Serve requests to listening socket @p fd from now on. Under fabric_lock(). */
-int xfabric_port_add(int fd);
+/** Serve requests to listening socket @p fd of our host @p lid. Under fabric_lock(). */
+int xfabric_port_add(int fd, uint16_t lid);
 /** Stop serving @p fd and close it. Under fabric_lock(). */
 void xfabric_port_remove(int fd);
 

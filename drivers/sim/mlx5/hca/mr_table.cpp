@@ -7,7 +7,8 @@
  *
  * Key = index << 8 | variant. The variant byte changes each time an index is
  * re-used (never 0, so no key equals MLX5_INVALID_LKEY), hence a stale key of a
- * deregistered MR fails even when its index was handed out again.
+ * deregistered MR fails even when its index was handed out again. An index's
+ * first variant is random per instance, so keys do not repeat from run to run.
  */
 #include <errno.h>
 
@@ -83,7 +84,10 @@ size_t HcaImpl::free_key_index(bool mkey)
 		if (idx == mrs_.size()) {
 			if (idx > 0xffffff)
 				return 0;
-			mrs_.push_back(MrEntry{});
+			/* a new index's first variant is random (the next one after this) */
+			MrEntry e{};
+			e.variant = random_byte();
+			mrs_.push_back(e);
 			mkeys_.push_back(nullptr);
 		}
 		if (!mrs_[idx].used && !(mkey && idx == HCA_MKEY_RESERVED_IDX))

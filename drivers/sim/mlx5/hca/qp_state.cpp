@@ -178,9 +178,10 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 		return -EINVAL;
 	if (qps_.size() >= caps_.max_qp)
 		return -ENOMEM;
-	uint32_t slot = 0;
+	/* the first free slot from a random one on (wrapping): QPNs differ per run */
+	uint32_t slot = qpn_start_;
 	while (qp_slots_[slot].load(std::memory_order_relaxed))
-		slot++;
+		slot = slot + 1 == caps_.max_qp ? 0 : slot + 1;
 	QpObj *qp = new (std::nothrow) QpObj();
 	if (!qp)
 		return -ENOMEM;

@@ -376,7 +376,9 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 	} else {
 		HcaImpl *host = host_of(qp->dest_lid);
 		resp = host ? host->find_qp(qp->dest_qpn) : nullptr;
-		if (!responder_alive(resp) || !request_reaches(qp, host)) {
+		/* only the peer the responder is connected to: anything else is dropped */
+		if (!host || !host->rc_accepts(resp, caps_.lid, qp->qpn) ||
+		    !request_reaches(qp, host)) {
 			err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 			return PlanResult::Error;
 		}

@@ -18,6 +18,14 @@
  * Lost replies: a reply not received within kAckTimeoutMs x (1 + retry_cnt), or
  * a connection that fails, completes the WQE with TRANSPORT_RETRY_EXC_ERR
  * (ASSUMPTIONS.md): a peer that disappears never hangs the requester.
+ *
+ * Membership: abstract sockets have no file permissions, so both ends check the
+ * other's credentials (SO_PEERCRED): a process of a uid that is neither ours nor
+ * one the host admits (caps.fabric_uids) is never served and never sent to. An
+ * accepted connection reaches the one host whose LID it connected to and speaks
+ * for the first requester LID it names; a request naming another, or a LID of
+ * this process, closes it. Each chunk's range is checked against its message
+ * before anything is touched (doc/guides/sim/software_hca.rst, "Security").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +34,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hca_impl.h"
@@ -38,6 +47,19 @@ namespace {
 constexpr int kAckTimeoutMs = 250; /**< per transport attempt */
 constexpr size_t kMsgBytes = sizeof(XfReq) + XF_CHUNK;
 
+/** A listening socket: the LID of one of our hosts. */
+struct Port {
+	int fd;
+	uint16_t lid;
+};
+
+/** An accepted connection: requests of one remote host to one of ours. */
+struct Conn {
+	int fd;
+	uint16_t lid;  /**< our host it connected to: the only dlid it may name */
+	uint16_t slid; /**< the requester LID it speaks for (0: none named yet) */
+};
+
 /**
  * The process's side of the fabric. Lists change under the fabric lock and
  * fds_mu; the fabric lock's holder reads them, the listener thread a copy.
@@ -46,9 +68,9 @@ constexpr size_t kMsgBytes = sizeof(XfReq) + XF_CHUNK;
 struct XFabric {
 	std::string name;                        /**< the one fabric of this process */
 	std::mutex fds_mu;                       /**< ports and conns, for the listener */
-	std::vector<int> ports;                  /**< listening sockets of our hosts */
-	std::vector<int> conns;                  /**< accepted: requests arrive here */
-	std::map<uint16_t, int> clients;         /**< to other processes' hosts, by LID */
+	std::vector<Port> ports;                 /**< listening sockets of our hosts */
+	std::vector<Conn> conns;                 /**< accepted: requests arrive here */
+	std::map<uint32_t, int> clients;         /**< ours to theirs, by slid << 16 | dlid */
 	bool listening = false;                  /**< the listener thread runs */
 	uint64_t seq = 0;                        /**< request numbers */
 	std::unique_ptr<Plan> scratch{new Plan}; /**< the responder's plan */
@@ -58,6 +80,8 @@ struct XFabric {
 	std::unique_ptr<uint8_t[]> rep{new uint8_t[kMsgBytes]};
 	std::unique_ptr<uint8_t[]> srv_in{new uint8_t[kMsgBytes]};
 	std::unique_ptr<uint8_t[]> srv_out{new uint8_t[kMsgBytes]};
+	time_t last_refusal_log = 0; /**< refusals are logged once a second at most */
+	uint64_t refused = 0;        /**< peers and requests refused (for the log line) */
 };
 
 XFabric &xf()
@@ -81,6 +105,72 @@ Verdict synd(uint8_t s)
 	return Verdict{s, 0};
 }
 
+/** One log line per second at most, so a flood of refused peers cannot fill a log. */
+void log_refusal(const char *what, uint16_t lid, long uid, long pid)
+{
+	XFabric &x = xf();
+	time_t now = time(nullptr);
+	x.refused++;
+	if (now == x.last_refusal_log)
+		return;
+	x.last_refusal_log = now;
+	fprintf(stderr,
+		"mlx5_sim: fabric %s, LID %u: %s (peer uid %ld pid %ld; %llu refused so far)\n",
+		x.name.c_str(), (unsigned)lid, what, uid, pid, (unsigned long long)x.refused);
+}
+
+/** The process's own uid, or one @p caps admits (sim_fabric_uids). */
+bool uid_admitted(const HcaCaps &caps, uid_t uid)
+{
+	if (uid == geteuid())
+		return true;
+	for (uint8_t i = 0; i < caps.n_fabric_uids; i++)
+		if (caps.fabric_uids[i] == (uint32_t)uid)
+			return true;
+	return false;
+}
+
+/**
+ * The process at the other end of @p fd may join, for our host @p lid (its
+ * admitted uids). The credentials are the peer's at connect() / listen().
+ */
+bool peer_admitted(int fd, uint16_t lid, bool accepted)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	HcaImpl *host = fabric_host(lid);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || len != sizeof(cr)) {
+		log_refusal("peer credentials unknown, refused", lid, -1, -1);
+		return false;
+	}
+	if (host && uid_admitted(host->caps(), cr.uid))
+		return true;
+	log_refusal(accepted ? "connection from a uid not admitted, closed"
+			     : "LID held by a uid not admitted, not sent to",
+		    lid, (long)cr.uid, (long)cr.pid);
+	return false;
+}
+
+/**
+ * The chunk's range lies in its message, as the requester's engine cuts them
+ * (xfabric_execute): nothing outside [0, total) is read or written, no reply
+ * carries bytes this request did not produce.
+ */
+bool chunk_ok(const XfReq &rq)
+{
+	uint8_t op = rq.opcode;
+	bool last = rq.flags & XF_REQ_LAST;
+	if (op == MLX5_OPCODE_ATOMIC_CS || op == MLX5_OPCODE_ATOMIC_FA)
+		return rq.len == 0 && rq.off == 0 && rq.total == 8 && last;
+	if (rq.len > XF_CHUNK || rq.total > HCA_MAX_MSG || rq.off > rq.total ||
+	    rq.len > rq.total - rq.off || (rq.len == 0 && rq.total != 0) ||
+	    last != (rq.off + rq.len == rq.total))
+		return false;
+	if (op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM)
+		return rq.off == 0; /* one message, one chunk */
+	return true;
+}
+
 /** Whether spans @p s[0..n) hold @p bits (repeat-block or signature spans). */
 bool any_span(const Span *s, uint32_t n, uint64_t bits)
 {
@@ -98,59 +188,86 @@ bool any_span(const Span *s, uint32_t n, uint64_t bits)
 int span_io(const Span *s, uint32_t n, uint64_t off, uint8_t *buf, uint64_t len, bool to_spans,
 	    bool safe)
 {
+	uint64_t have = 0;
+	for (uint32_t i = 0; i < n; i++)
+		have += span_len(s[i]);
+	if (off > have || len > have - off)
+		return to_spans ? 2 : 1; /* never a short copy: no byte it did not move */
 	Span b = {buf, len};
 	Cursor spans = cursor_at(s, n, off), flat = {&b, 1, 0, 0};
 	return to_spans ? copy_pieces(&flat, &spans, len, safe)
 			: copy_pieces(&spans, &flat, len, safe);
 }
 
-void close_conn(std::vector<int> &v, size_t i)
+void close_conn(std::vector<Conn> &v, size_t i)
 {
 	std::lock_guard<std::mutex> g(xf().fds_mu);
-	close(v[i]);
+	close(v[i].fd);
 	v.erase(v.begin() + (long)i);
 }
 
-/** One request read from a connection: execute it and send the reply. */
-void serve_one(int fd, const uint8_t *msg, size_t n)
+/**
+ * One request read from connection @p c: execute it and send the reply. false:
+ * the request does not come from the one host @p c speaks for, or names a host
+ * the connection did not reach; the connection is closed unserved.
+ */
+bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 {
 	XFabric &x = xf();
 	XfReq rq;
 	XfRep rep{};
 	if (n < sizeof(rq))
-		return; /* not ours: no reply, the requester times out */
+		return true;
 	memcpy(&rq, msg, sizeof(rq));
-	if (rq.magic != XF_MAGIC || rq.len > XF_CHUNK ||
+	if (rq.magic != XF_MAGIC ||
 	    n != sizeof(rq) + (rq.opcode == MLX5_OPCODE_RDMA_READ ? 0 : rq.len))
-		return;
+		return true; /* not a message of ours: no reply, the requester times out */
+	/* one connection, one remote host: never a LID of this process, never two */
+	if (rq.dlid != c.lid || rq.slid == 0 || rq.slid > 0xbfff || fabric_host(rq.slid) ||
+	    (c.slid && rq.slid != c.slid)) {
+		log_refusal("request naming a LID its connection does not speak for, closed", c.lid,
+			    -1, -1);
+		return false;
+	}
+	c.slid = rq.slid;
 	rep.magic = XF_MAGIC;
 	rep.seq = rq.seq;
 	HcaImpl *host = fabric_host(rq.dlid);
 	if (!host)
 		rep.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; /* gone meanwhile */
+	else if (!chunk_ok(rq))
+		rep.syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR; /* nothing touched */
 	else
 		host->xfabric_serve(rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep),
 				    x.scratch.get());
+	if (rep.syndrome || rep.status != XF_REP_DONE)
+		rep.len = 0; /* data only with a successful read */
 	memcpy(x.srv_out.get(), &rep, sizeof(rep));
 	/* a requester that went away gets nothing: its process is gone */
-	(void)send(fd, x.srv_out.get(), sizeof(rep) + rep.len, MSG_NOSIGNAL);
+	(void)send(c.fd, x.srv_out.get(), sizeof(rep) + rep.len, MSG_NOSIGNAL);
+	return true;
 }
 
 /** Accept connections and serve every request that has arrived. Under fabric_lock(). */
 void serve_pending()
 {
 	XFabric &x = xf();
-	for (int lfd : x.ports) {
+	for (const Port &p : x.ports) {
 		int c;
-		while ((c = accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		while ((c = accept4(p.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+			if (!peer_admitted(c, p.lid, true)) {
+				close(c); /* never read: nothing of ours is touched */
+				continue;
+			}
 			std::lock_guard<std::mutex> g(x.fds_mu);
-			x.conns.push_back(c);
+			x.conns.push_back(Conn{c, p.lid, 0});
 		}
 	}
 	for (size_t i = 0; i < x.conns.size();) {
-		ssize_t n = recv(x.conns[i], x.srv_in.get(), kMsgBytes, MSG_DONTWAIT);
+		ssize_t n = recv(x.conns[i].fd, x.srv_in.get(), kMsgBytes, MSG_DONTWAIT);
 		if (n > 0) {
-			serve_one(x.conns[i], x.srv_in.get(), (size_t)n);
+			if (!serve_one(x.conns[i], x.srv_in.get(), (size_t)n))
+				close_conn(x.conns, i);
 			continue; /* more may be queued */
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -170,10 +287,10 @@ void listen_main()
 		fds.clear();
 		{
 			std::lock_guard<std::mutex> g(x.fds_mu);
-			for (int fd : x.ports)
-				fds.push_back(pollfd{fd, POLLIN, 0});
-			for (int fd : x.conns)
-				fds.push_back(pollfd{fd, POLLIN, 0});
+			for (const Port &p : x.ports)
+				fds.push_back(pollfd{p.fd, POLLIN, 0});
+			for (const Conn &c : x.conns)
+				fds.push_back(pollfd{c.fd, POLLIN, 0});
 		}
 		/* the timeout picks up new connections' sockets */
 		if (poll(fds.data(), fds.size(), 100) <= 0)
@@ -183,11 +300,15 @@ void listen_main()
 	}
 }
 
-/** The connection to host @p lid of another process, or -1 (nobody there). */
-int client_fd(uint16_t lid)
+/**
+ * The connection of our host @p slid to host @p lid of another process, or -1
+ * (nobody there, or a process of a uid @p slid does not admit).
+ */
+int client_fd(uint16_t slid, uint16_t lid)
 {
 	XFabric &x = xf();
-	auto it = x.clients.find(lid);
+	uint32_t k = (uint32_t)slid << 16 | lid;
+	auto it = x.clients.find(k);
 	if (it != x.clients.end())
 		return it->second;
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -195,17 +316,24 @@ int client_fd(uint16_t lid)
 		return -1;
 	struct sockaddr_un a;
 	socklen_t len = lid_addr(x.name.c_str(), lid, &a);
-	if (connect(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
+	/* whoever holds the name must be a member too: our writes and reads go there */
+	if (connect(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0 ||
+	    !peer_admitted(fd, slid, false)) {
 		close(fd);
 		return -1;
 	}
-	x.clients[lid] = fd;
+	try {
+		x.clients[k] = fd;
+	} catch (...) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
-void drop_client(uint16_t lid)
+void drop_client(uint16_t slid, uint16_t lid)
 {
-	auto it = xf().clients.find(lid);
+	auto it = xf().clients.find((uint32_t)slid << 16 | lid);
 	if (it == xf().clients.end())
 		return;
 	close(it->second);
@@ -213,20 +341,21 @@ void drop_client(uint16_t lid)
 }
 
 /**
- * Send the request in xf().req (header + @p data_len bytes) to host @p lid and
+ * Send the request in xf().req (header + @p data_len bytes) of our host @p slid
+ * to host @p lid and
  * wait for its reply in xf().rep, serving requests that arrive meanwhile. false:
  * no reply (connection failed or timed out): the request is lost.
  */
-bool exchange(uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
+bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
 {
 	XFabric &x = xf();
-	int fd = client_fd(lid);
+	int fd = client_fd(slid, lid);
 	if (fd < 0)
 		return false;
 	XfReq *rq = reinterpret_cast<XfReq *>(x.req.get());
 	uint64_t seq = rq->seq = ++x.seq;
 	if (send(fd, x.req.get(), sizeof(XfReq) + data_len, MSG_NOSIGNAL) < 0) {
-		drop_client(lid);
+		drop_client(slid, lid);
 		return false;
 	}
 	auto deadline = std::chrono::steady_clock::now() +
@@ -235,10 +364,10 @@ bool exchange(uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
 	for (;;) {
 		fds.clear();
 		fds.push_back(pollfd{fd, POLLIN, 0});
-		for (int p : x.ports)
-			fds.push_back(pollfd{p, POLLIN, 0});
-		for (int c : x.conns)
-			fds.push_back(pollfd{c, POLLIN, 0});
+		for (const Port &p : x.ports)
+			fds.push_back(pollfd{p.fd, POLLIN, 0});
+		for (const Conn &c : x.conns)
+			fds.push_back(pollfd{c.fd, POLLIN, 0});
 		auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
 			deadline - std::chrono::steady_clock::now());
 		if (left.count() <= 0)
@@ -269,7 +398,7 @@ bool exchange(uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
 		*rep_len = (size_t)n;
 		return true;
 	}
-	drop_client(lid); /* late replies die with the connection */
+	drop_client(slid, lid); /* late replies die with the connection */
 	return false;
 }
 
@@ -308,12 +437,12 @@ int xfabric_claim_lid(const char *name, uint16_t *lid)
 	return -err;
 }
 
-int xfabric_port_add(int fd)
+int xfabric_port_add(int fd, uint16_t lid)
 {
 	XFabric &x = xf();
 	try {
 		std::lock_guard<std::mutex> g(x.fds_mu);
-		x.ports.push_back(fd);
+		x.ports.push_back(Port{fd, lid});
 		if (!x.listening) {
 			std::thread(listen_main).detach();
 			x.listening = true;
@@ -329,7 +458,7 @@ void xfabric_port_remove(int fd)
 	XFabric &x = xf();
 	std::lock_guard<std::mutex> g(x.fds_mu);
 	for (size_t i = 0; i < x.ports.size(); i++)
-		if (x.ports[i] == fd)
+		if (x.ports[i].fd == fd)
 			x.ports.erase(x.ports.begin() + (long)i);
 	close(fd);
 }
@@ -432,7 +561,7 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 			}
 		}
 		size_t got;
-		if (!exchange(rq.dlid, out, rq.retry_cnt, &got))
+		if (!exchange(rq.slid, rq.dlid, out, rq.retry_cnt, &got))
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));
@@ -504,8 +633,8 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 			resp->dct_key_violations++;
 			return;
 		}
-	} else if (!responder_alive(resp)) {
-		return;
+	} else if (!rc_accepts(resp, rq.slid, rq.sqpn)) {
+		return; /* not its connected peer: dropped, as a packet of another connection */
 	}
 	rep->syndrome = 0;
 

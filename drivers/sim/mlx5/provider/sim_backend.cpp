@@ -81,11 +81,49 @@ bad:
 	return -EINVAL;
 }
 
+/**
+ * sim_fabric_uids: uids as "1001", "1001:1002" or DPDK's list form "[1001,1002]"
+ * (a bare comma would end the devarg), at most MLX5_SIM_FABRIC_MAX_UIDS.
+ */
+int parse_uid_list(const char *s, struct mlx5_sim_device_attr *attr, char *why, size_t why_len)
+{
+	const char *p = s;
+	size_t n = strlen(s);
+	bool bracket = n >= 2 && s[0] == '[' && s[n - 1] == ']';
+	const char *end_all = bracket ? s + n - 1 : s + n;
+
+	if (bracket)
+		p++;
+	attr->n_fabric_uids = 0;
+	while (p < end_all) {
+		char *end;
+		if (*p < '0' || *p > '9' || attr->n_fabric_uids == MLX5_SIM_FABRIC_MAX_UIDS)
+			goto bad;
+		errno = 0;
+		unsigned long v = strtoul(p, &end, 10);
+		if (errno || v >= UINT32_MAX || end > end_all)
+			goto bad;
+		attr->fabric_uids[attr->n_fabric_uids++] = (uint32_t)v;
+		if (end == end_all)
+			return 0;
+		if ((*end != ',' && *end != ':') || end + 1 == end_all)
+			goto bad;
+		p = end + 1;
+	}
+bad:
+	attr->n_fabric_uids = 0;
+	snprintf(why, why_len,
+		 "bad value '%s' for sim_fabric_uids (1 to %d uids: 1001, 1001:1002 or "
+		 "[1001,1002])",
+		 s, MLX5_SIM_FABRIC_MAX_UIDS);
+	return -EINVAL;
+}
+
 int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned int n_opts,
 		char *why, size_t why_len)
 {
 	struct mlx5_sim_device_attr attr;
-	const char *core = NULL;
+	const char *core = NULL, *uids = NULL;
 	int ret;
 
 	mlx5_sim_device_attr_init(&attr);
@@ -117,6 +155,11 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 			attr.fabric = strcmp(v, "0") != 0;
 			if (strcmp(v, "0") && strcmp(v, "1"))
 				snprintf(attr.fabric_name, sizeof(attr.fabric_name), "%s", v);
+		} else if (strcmp(k, "sim_fabric_uids") == 0) {
+			ret = parse_uid_list(v, &attr, why, why_len);
+			if (ret)
+				return ret;
+			uids = v;
 		} else if (strcmp(k, "sim_core") == 0) {
 			ret = parse_cpu_list(v, &attr.engine_cpus, why, why_len);
 			if (ret)
@@ -126,7 +169,8 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 		} else {
 			snprintf(
 				why, why_len,
-				"unknown software HCA option '%s' (sim_exec, sim_core, sim_fabric)",
+				"unknown software HCA option '%s' (sim_exec, sim_core, sim_fabric, "
+				"sim_fabric_uids)",
 				k);
 			return -EINVAL;
 		}
@@ -134,6 +178,12 @@ int sim_prepare(const char *name, const struct mlx5_glue_option *opts, unsigned 
 	if (core && attr.exec_mode != MLX5_SIM_EXEC_THREAD) {
 		snprintf(why, why_len, "sim_core=%s needs sim_exec=thread (the engine thread)",
 			 core);
+		return -EINVAL;
+	}
+	if (uids && !attr.fabric_name[0]) {
+		snprintf(why, why_len,
+			 "sim_fabric_uids=%s needs sim_fabric=<name> (a machine-wide fabric)",
+			 uids);
 		return -EINVAL;
 	}
 	ret = mlx5_sim_device_add(name, &attr);

@@ -148,6 +148,15 @@ bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode 
 	if (!sim_fabric_name_ok(a.fabric_name, sizeof(a.fabric_name)))
 		return false;
 	memcpy(caps->fabric_name, a.fabric_name, sizeof(caps->fabric_name));
+	static_assert(MLX5_SIM_FABRIC_MAX_UIDS == HCA_FABRIC_MAX_UIDS, "fabric uid list sizes");
+	if (a.n_fabric_uids > MLX5_SIM_FABRIC_MAX_UIDS)
+		return false;
+	for (uint8_t i = 0; i < a.n_fabric_uids; i++) {
+		if (a.fabric_uids[i] == UINT32_MAX) /* (uid_t)-1 names nobody */
+			return false;
+		caps->fabric_uids[i] = a.fabric_uids[i];
+	}
+	caps->n_fabric_uids = a.n_fabric_uids;
 	caps->data_in_order = a.data_in_order == MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG
 				      ? DataInOrder::WholeMsg
 			      : a.data_in_order == MLX5_SIM_DATA_IN_ORDER_ALIGNED_128

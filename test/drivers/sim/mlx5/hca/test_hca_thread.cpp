@@ -163,9 +163,13 @@ static std::vector<uint8_t> run_sequence(ExecMode mode)
 	std::vector<struct mlx5_cqe64> v;
 	d.cq.drain(&v);
 	d.rcq.drain(&v);
-	for (auto &c : v)
+	for (auto &c : v) {
+		/* QPNs differ per instance (random start): not compared */
+		c.sop_drop_qpn &= htobe32(0xff000000u);
+		c.flags_rqpn &= htobe32(0xff000000u);
 		out.insert(out.end(), reinterpret_cast<uint8_t *>(&c),
 			   reinterpret_cast<uint8_t *>(&c) + 64);
+	}
 	CU_ASSERT_EQUAL(v.size(), 6u); /* mmo, send, read, error, flush, recv */
 	return out;
 }

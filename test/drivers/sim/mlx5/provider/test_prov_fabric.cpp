@@ -1011,6 +1011,45 @@ void test_fabric_names(void)
 	CU_ASSERT_NOT_EQUAL(mlx5_sim_device_add("sim10", &attr), 0);
 }
 
+/*
+ * sim_fabric_uids (the uids a machine-wide host admits besides its own): good
+ * lists accepted, bad ones refused with -EINVAL and a message naming the value.
+ */
+void test_fabric_uids_option(void)
+{
+	char fabric[32], why[256];
+	snprintf(fabric, sizeof(fabric), "t%d", (int)getpid()); /* the process's fabric */
+	const char *bad[] = {"",           "abc",   "1001,", "[1001", "1001::1002",       "-5",
+			     "4294967295", "1001 ", "[]",    "0x10",  "1:2:3:4:5:6:7:8:9"};
+	for (const char *v : bad) {
+		struct mlx5_glue_option o[2] = {{"sim_fabric", fabric}, {"sim_fabric_uids", v}};
+		CU_ASSERT_EQUAL(mlx5_glue_prepare_device("sim30", o, 2, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, "sim_fabric_uids"));
+		if (v[0])
+			CU_ASSERT_PTR_NOT_NULL(strstr(why, v));
+	}
+	/* only with a machine-wide fabric */
+	struct mlx5_glue_option o1[2] = {{"sim_fabric", "1"}, {"sim_fabric_uids", "1001"}};
+	CU_ASSERT_EQUAL(mlx5_glue_prepare_device("sim30", o1, 2, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "sim_fabric_uids=1001"));
+	for (const char *v : {"1001", "0:1001", "[1001,1002]", "1:2:3:4:5:6:7:8"}) {
+		struct mlx5_glue_option o[2] = {{"sim_fabric", fabric}, {"sim_fabric_uids", v}};
+		CU_ASSERT_EQUAL(mlx5_glue_prepare_device("sim30", o, 2, why, sizeof(why)), 0);
+		CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim30"), 0);
+	}
+	/* the attribute itself: at most MLX5_SIM_FABRIC_MAX_UIDS, never (uid_t)-1 */
+	struct mlx5_sim_device_attr attr;
+	mlx5_sim_device_attr_init(&attr);
+	CU_ASSERT_EQUAL(attr.n_fabric_uids, 0);
+	attr.fabric = 1;
+	snprintf(attr.fabric_name, sizeof(attr.fabric_name), "%s", fabric);
+	attr.n_fabric_uids = MLX5_SIM_FABRIC_MAX_UIDS + 1;
+	CU_ASSERT_EQUAL(mlx5_sim_device_add("sim30", &attr), -EINVAL);
+	attr.n_fabric_uids = 1;
+	attr.fabric_uids[0] = UINT32_MAX;
+	CU_ASSERT_EQUAL(mlx5_sim_device_add("sim30", &attr), -EINVAL);
+}
+
 /* the delay model: a request to a slow host completes that much later, its bytes land at once */
 void test_link_delay(void)
 {
@@ -1074,6 +1113,7 @@ int main(int argc, char **argv)
 		{"hosts in two processes", test_two_processes},
 		{"peer process exits cleanly", test_peer_exit},
 		{"fabric names", test_fabric_names},
+		{"sim_fabric_uids", test_fabric_uids_option},
 		{"remove", test_remove},
 	};
 

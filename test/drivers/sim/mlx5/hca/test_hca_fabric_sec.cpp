@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Who may use a host of the machine-wide fabric (xfabric.cpp), tried as an
+ * attacker would: raw requests on the host's abstract socket from another uid
+ * (root only: a forked child drops to an unused uid; skipped otherwise) and
+ * from this uid with the wrong source LID / QPN; a LID squatted by another uid;
+ * chunks whose range lies outside their message; an RC QP answering a QP it is
+ * not connected to in one process; QPNs and keys that differ per instance.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "cunit_run.h"
+#include "fabric_wire.h"
+#include "hca_test_util.h"
+
+using namespace hcatest;
+
+namespace {
+
+constexpr uint32_t kOtherUid = 65534; /* nobody: never the test's own uid as root */
+constexpr uint16_t kPeerLid = 700;    /* the RC QP's connected peer, no host of ours */
+constexpr uint32_t kPeerQpn = 0x4321;
+constexpr uint64_t kDcKey = 0x5eed;
+constexpr size_t kLen = 4096;
+constexpr char kSecret[] = "PRIVATE-DPDK-BUFFER";
+
+char g_fabric[32];
+
+/** Connect to @p lid of the test's fabric: an fd, or -1. */
+int raw_connect(uint16_t lid)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "mlx5-sim-fabric/%s/%u", g_fabric,
+			 (unsigned)lid);
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	if (connect(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/** What came back for one request. */
+struct Answer {
+	int got;   /**< 1: a reply; 0: the connection closed; -1: nothing within 2 s */
+	XfRep rep; /**< the reply's header */
+	uint8_t data[XF_CHUNK];
+};
+
+/** Send @p rq (+ @p data) on @p fd and wait for the answer. Async-signal-safe enough for a child.
+ */
+void ask(int fd, const XfReq &rq, const void *data, Answer *ans)
+{
+	static uint8_t msg[sizeof(XfReq) + XF_CHUNK + sizeof(XfRep)];
+	size_t dl = rq.opcode == MLX5_OPCODE_RDMA_READ ? 0 : rq.len;
+	memcpy(msg, &rq, sizeof(rq));
+	if (dl)
+		memcpy(msg + sizeof(rq), data, dl);
+	ans->got = 0;
+	memset(&ans->rep, 0, sizeof(ans->rep));
+	if (send(fd, msg, sizeof(rq) + dl, MSG_NOSIGNAL) < 0)
+		return;
+	struct pollfd p = {fd, POLLIN, 0};
+	if (poll(&p, 1, 2000) <= 0) {
+		ans->got = -1;
+		return;
+	}
+	ssize_t n = recv(fd, msg, sizeof(msg), 0);
+	if (n < (ssize_t)sizeof(XfRep))
+		return;
+	memcpy(&ans->rep, msg, sizeof(XfRep));
+	size_t dlen = (size_t)n - sizeof(XfRep);
+	memcpy(ans->data, msg + sizeof(XfRep), dlen < XF_CHUNK ? dlen : XF_CHUNK);
+	ans->got = 1;
+}
+
+XfReq request(uint8_t op, uint16_t dlid, uint32_t dqpn, uint64_t raddr, uint32_t rkey, uint32_t len)
+{
+	XfReq rq{};
+	rq.magic = XF_MAGIC;
+	rq.opcode = op;
+	rq.flags = XF_REQ_LAST;
+	rq.seq = 1;
+	rq.dlid = dlid;
+	rq.slid = kPeerLid;
+	rq.dqpn = dqpn;
+	rq.sqpn = kPeerQpn;
+	rq.raddr = raddr;
+	rq.rkey = rkey;
+	rq.len = len;
+	rq.total = len;
+	return rq;
+}
+
+/** A fabric host with an RC QP in RTS (connected to kPeerLid / kPeerQpn), a DCT and an MR. */
+struct Target {
+	std::shared_ptr<Hca> hca;
+	uint32_t pdn = 0, cqn = 0, srqn = 0, rc = 0, dct = 0, key = 0;
+	uint16_t lid = 0;
+	uint32_t dbrec[2] = {};
+	uint32_t srq_db[1] = {};
+	uint8_t *cq_buf = nullptr, *sq = nullptr, *srq_buf = nullptr;
+	uint8_t *buf = nullptr;
+
+	explicit Target(const char *name, uint32_t admit_uid = UINT32_MAX)
+	{
+		HcaCaps caps;
+		caps.fabric = true;
+		snprintf(caps.fabric_name, sizeof(caps.fabric_name), "%s", g_fabric);
+		if (admit_uid != UINT32_MAX) {
+			caps.fabric_uids[0] = admit_uid;
+			caps.n_fabric_uids = 1;
+		}
+		hca = Hca::create(name, caps, ExecMode::Inline);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(hca.get());
+		lid = hca->caps().lid;
+		Hca &h = *hca;
+		CU_ASSERT_EQUAL_FATAL(h.alloc_pd(&pdn), 0);
+		cq_buf = static_cast<uint8_t *>(page_alloc(64 * 64));
+		memset(cq_buf, 0, 64 * 64);
+		for (int i = 0; i < 64; i++)
+			cq_buf[i * 64 + 63] = MLX5_HW_CQE_INVALID_OP_OWN;
+		static uint32_t cq_db[2];
+		CU_ASSERT_EQUAL_FATAL(h.create_cq(CqConfig{cq_buf, 64, 64, cq_db}, &cqn), 0);
+		buf = static_cast<uint8_t *>(page_alloc(kLen));
+		memset(buf, 0, kLen);
+		memcpy(buf, kSecret, sizeof(kSecret));
+		CU_ASSERT_EQUAL_FATAL(h.reg_mr(pdn, (uintptr_t)buf, kLen, kAllAccess, &key), 0);
+		/* the RC QP: RTS, connected to kPeerQpn at kPeerLid, remote read/write */
+		sq = static_cast<uint8_t *>(page_alloc(16 * 64));
+		QpConfig qc{};
+		qc.type = IBV_QPT_RC;
+		qc.pdn = pdn;
+		qc.sq_buf = sq;
+		qc.sq_wqe_cnt = 16;
+		qc.dbrec = dbrec;
+		qc.send_cqn = qc.recv_cqn = cqn;
+		CU_ASSERT_EQUAL_FATAL(h.create_qp(qc, &rc), 0);
+		struct ibv_qp_attr a = {};
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = kAllAccess;
+		CU_ASSERT_EQUAL_FATAL(h.modify_qp(rc, a,
+						  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+							  IBV_QP_ACCESS_FLAGS),
+				      0);
+		a = {};
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = kPeerQpn;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		a.ah_attr.port_num = 1;
+		a.ah_attr.dlid = kPeerLid;
+		CU_ASSERT_EQUAL_FATAL(h.modify_qp(rc, a,
+						  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+							  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+							  IBV_QP_MAX_DEST_RD_ATOMIC |
+							  IBV_QP_MIN_RNR_TIMER),
+				      0);
+		a = {};
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		CU_ASSERT_EQUAL_FATAL(h.modify_qp(rc, a,
+						  IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+							  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+							  IBV_QP_MAX_QP_RD_ATOMIC),
+				      0);
+		/* the DCT: RTR with key kDcKey, remote read/write */
+		srq_buf = static_cast<uint8_t *>(page_alloc(16 * 64));
+		memset(srq_buf, 0, 16 * 64);
+		CU_ASSERT_EQUAL_FATAL(h.create_srq(SrqConfig{pdn, srq_buf, 16, 6, srq_db}, &srqn),
+				      0);
+		QpConfig dc{};
+		dc.type = IBV_QPT_DRIVER;
+		dc.dc = DcRole::Dct;
+		dc.pdn = pdn;
+		dc.dbrec = dbrec + 1;
+		dc.send_cqn = dc.recv_cqn = cqn;
+		dc.srqn = srqn;
+		dc.dct_key = kDcKey;
+		CU_ASSERT_EQUAL_FATAL(h.create_qp(dc, &dct), 0);
+		a = {};
+		a.qp_state = IBV_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = kAllAccess;
+		CU_ASSERT_EQUAL_FATAL(h.modify_qp(dct, a,
+						  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+							  IBV_QP_ACCESS_FLAGS),
+				      0);
+		a = {};
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.min_rnr_timer = 12;
+		CU_ASSERT_EQUAL_FATAL(
+			h.modify_qp(dct, a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER),
+			0);
+	}
+	~Target()
+	{
+		Hca &h = *hca;
+		CU_ASSERT_EQUAL(h.destroy_qp(rc), 0);
+		CU_ASSERT_EQUAL(h.destroy_qp(dct), 0);
+		CU_ASSERT_EQUAL(h.destroy_srq(srqn), 0);
+		CU_ASSERT_EQUAL(h.dereg_mr(key), 0);
+		hca.reset();
+		free(cq_buf);
+		free(sq);
+		free(srq_buf);
+		free(buf);
+	}
+	bool untouched() const
+	{
+		if (memcmp(buf, kSecret, sizeof(kSecret)) != 0)
+			return false;
+		for (size_t i = sizeof(kSecret); i < kLen; i++)
+			if (buf[i])
+				return false;
+		return true;
+	}
+	enum ibv_qp_state state(uint32_t qpn) const
+	{
+		QpInfo info{};
+		CU_ASSERT_EQUAL(hca->query_qp(qpn, &info), 0);
+		return info.state;
+	}
+};
+
+/** Bits of a child's exit status: what it got. */
+enum : int {
+	kServedRcWrite = 1,
+	kServedRcRead = 2,
+	kServedDcWrite = 4,
+	kNoConnect = 8,
+	kNoSetuid = 16,
+	kServedDcRead = 32,
+};
+
+/** Drop to @p uid (group nogroup too), or false. */
+bool drop_to(uint32_t uid)
+{
+	return setgroups(0, nullptr) == 0 && setgid(65534) == 0 && setuid(uid) == 0 &&
+	       geteuid() == uid;
+}
+
+/**
+ * In a child of uid @p uid: an RC write, an RC read (from the connected peer's
+ * LID and QPN) and a DC write and read with the right key to @p t. Its exit
+ * status says which were served.
+ */
+int other_uid_attack(const Target &t, uint32_t uid)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		static Answer ans;
+		static uint8_t junk[64];
+		int bits = 0;
+		memset(junk, 'X', sizeof(junk));
+		if (!drop_to(uid))
+			_exit(kNoSetuid);
+		int fd = raw_connect(t.lid);
+		if (fd < 0)
+			_exit(kNoConnect);
+		XfReq w = request(MLX5_OPCODE_RDMA_WRITE, t.lid, t.rc, (uintptr_t)t.buf, t.key, 64);
+		ask(fd, w, junk, &ans);
+		if (ans.got == 1 && ans.rep.syndrome == 0)
+			bits |= kServedRcWrite;
+		close(fd);
+		fd = raw_connect(t.lid);
+		XfReq r = request(MLX5_OPCODE_RDMA_READ, t.lid, t.rc, (uintptr_t)t.buf, t.key, 64);
+		ask(fd, r, nullptr, &ans);
+		if (ans.got == 1 && ans.rep.syndrome == 0 && ans.rep.len == 64)
+			bits |= kServedRcRead;
+		close(fd);
+		fd = raw_connect(t.lid);
+		XfReq d = w;
+		d.flags |= XF_REQ_DC;
+		d.dqpn = t.dct;
+		d.dc_key = kDcKey;
+		ask(fd, d, junk, &ans);
+		if (ans.got == 1 && ans.rep.syndrome == 0)
+			bits |= kServedDcWrite;
+		close(fd);
+		fd = raw_connect(t.lid);
+		XfReq dr = r;
+		dr.flags |= XF_REQ_DC;
+		dr.dqpn = t.dct;
+		dr.dc_key = kDcKey;
+		ask(fd, dr, nullptr, &ans);
+		if (ans.got == 1 && ans.rep.syndrome == 0 && ans.rep.len == 64)
+			bits |= kServedDcRead;
+		close(fd);
+		_exit(bits);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+bool skip_unless_root(void)
+{
+	if (geteuid() == 0)
+		return false;
+	printf("\n    SKIPPED: not root, no second uid to try (run as root to cover it) ");
+	return true;
+}
+
+/* another uid: RC and DC requests with valid QPN, rkey and DC key are refused unserved */
+void test_other_uid_refused(void)
+{
+	if (skip_unless_root())
+		return;
+	Target t("fsec1");
+	int bits = other_uid_attack(t, kOtherUid);
+	CU_ASSERT_EQUAL(bits & (kNoSetuid | kNoConnect), 0);
+	CU_ASSERT_EQUAL(bits & kServedRcWrite, 0);
+	CU_ASSERT_EQUAL(bits & kServedRcRead, 0);
+	CU_ASSERT_EQUAL(bits & kServedDcWrite, 0);
+	CU_ASSERT_EQUAL(bits & kServedDcRead, 0);
+	CU_ASSERT_TRUE(t.untouched());
+	CU_ASSERT_EQUAL(t.state(t.rc), IBV_QPS_RTS); /* nothing of it was even looked at */
+	CU_ASSERT_EQUAL(t.state(t.dct), IBV_QPS_RTR);
+}
+
+/* the same uid, admitted by the host's option (sim_fabric_uids): served */
+void test_other_uid_admitted(void)
+{
+	if (skip_unless_root())
+		return;
+	Target t("fsec2", kOtherUid);
+	int bits = other_uid_attack(t, kOtherUid);
+	CU_ASSERT_EQUAL(bits & (kNoSetuid | kNoConnect), 0);
+	CU_ASSERT_NOT_EQUAL(bits & kServedRcWrite, 0);
+	CU_ASSERT_NOT_EQUAL(bits & kServedRcRead, 0);
+	CU_ASSERT_NOT_EQUAL(bits & kServedDcWrite, 0);
+	CU_ASSERT_NOT_EQUAL(bits & kServedDcRead, 0);
+	CU_ASSERT_EQUAL(t.buf[0], 'X'); /* the writes landed */
+}
+
+/*
+ * A LID squatted by another uid: our RC QP connected to it sends nothing there
+ * (RETRY_EXC); the squatter receives no byte of our message.
+ */
+void test_squatted_lid(void)
+{
+	if (skip_unless_root())
+		return;
+	const uint16_t squat = 0xb00;
+	int pfd[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (!drop_to(kOtherUid))
+			_exit(kNoSetuid);
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		struct sockaddr_un a;
+		memset(&a, 0, sizeof(a));
+		a.sun_family = AF_UNIX;
+		int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "mlx5-sim-fabric/%s/%u",
+				 g_fabric, (unsigned)squat);
+		socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+		if (bind(fd, reinterpret_cast<struct sockaddr *>(&a), len) || listen(fd, 4))
+			_exit(kNoConnect);
+		(void)!write(pfd[1], "r", 1); /* listening */
+		int got = 0;
+		struct pollfd p = {fd, POLLIN, 0};
+		/* what a connection brings within 3 s */
+		if (poll(&p, 1, 3000) > 0) {
+			int c = accept(fd, nullptr, nullptr);
+			static uint8_t m[sizeof(XfReq) + XF_CHUNK];
+			struct pollfd q = {c, POLLIN, 0};
+			if (c >= 0 && poll(&q, 1, 1000) > 0 && recv(c, m, sizeof(m), 0) > 0)
+				got = 1;
+		}
+		_exit(got ? kServedRcWrite : 0);
+	}
+	close(pfd[1]);
+	char r;
+	CU_ASSERT_EQUAL_FATAL(read(pfd[0], &r, 1), 1);
+	close(pfd[0]);
+
+	Target t("fsec3");
+	Hca &h = *t.hca;
+	TestCq cq(h, 16);
+	TestQp q(h, t.pdn, cq.cqn, cq.cqn, 16);
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = kAllAccess;
+	CU_ASSERT_EQUAL(
+		h.modify_qp(q.qpn, a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+		0);
+	a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 0x100;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = squat;
+	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
+				    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+					    IBV_QP_MIN_RNR_TIMER),
+			0);
+	a = {};
+	a.qp_state = IBV_QPS_RTS;
+	a.retry_cnt = 0;
+	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
+				    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+					    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					    IBV_QP_MAX_QP_RD_ATOMIC),
+			0);
+	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
+	w.raddr(reinterpret_cast<void *>(0x1000), 0x1234);
+	w.data(64, t.key, t.buf);
+	w.post(q);
+	q.ring(h);
+	struct mlx5_cqe64 c;
+	CU_ASSERT_FATAL(cq.poll(&c));
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0); /* nothing reached the squatter */
+	CU_ASSERT_EQUAL(h.destroy_qp(q.qpn), 0);
+}
+
+/*
+ * The same uid, but not the RC QP's connected peer: a wrong source LID or QPN,
+ * an RC request to a DCT, a DC request to an RC QP are dropped (RETRY_EXC, the
+ * QP unaffected); only the peer is served. A LID of the target's own process
+ * or a second LID on one connection closes the connection.
+ */
+void test_rc_peer_only(void)
+{
+	Target t("fsec4");
+	static Answer ans;
+	uint8_t junk[64];
+	memset(junk, 'Y', sizeof(junk));
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	XfReq w = request(MLX5_OPCODE_RDMA_WRITE, t.lid, t.rc, (uintptr_t)t.buf, t.key, 64);
+	XfReq rq = w;
+	rq.sqpn = kPeerQpn + 1; /* another QP of the peer's host */
+	ask(fd, rq, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 1);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(ans.rep.len, 0u);
+	/* RC to the DCT's number (no key), DC flag to the RC QP */
+	rq = w;
+	rq.dqpn = t.dct;
+	ask(fd, rq, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	rq = w;
+	rq.flags |= XF_REQ_DC;
+	rq.dc_key = kDcKey;
+	ask(fd, rq, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	CU_ASSERT_TRUE(t.untouched());
+	CU_ASSERT_EQUAL(t.state(t.rc), IBV_QPS_RTS);
+	/* a read of the connected peer: served (the harness reaches the host) */
+	XfReq r = request(MLX5_OPCODE_RDMA_READ, t.lid, t.rc, (uintptr_t)t.buf, t.key, 64);
+	ask(fd, r, nullptr, &ans);
+	CU_ASSERT_EQUAL(ans.got, 1);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0);
+	CU_ASSERT_EQUAL(ans.rep.len, 64u);
+	CU_ASSERT_EQUAL(memcmp(ans.data, kSecret, sizeof(kSecret)), 0);
+	/* this connection speaks for kPeerLid now: another LID closes it */
+	rq = w;
+	rq.slid = kPeerLid + 1;
+	ask(fd, rq, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 0);
+	close(fd);
+	/* a wrong source LID on a fresh connection: dropped */
+	fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	rq = w;
+	rq.slid = kPeerLid + 1;
+	ask(fd, rq, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 1);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	close(fd);
+	/* the target's own LID as source (its QP's loopback peer): the connection closes */
+	fd = raw_connect(t.lid);
+	rq = w;
+	rq.slid = t.lid;
+	ask(fd, rq, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 0);
+	close(fd);
+	CU_ASSERT_TRUE(t.untouched());
+	CU_ASSERT_EQUAL(t.state(t.rc), IBV_QPS_RTS);
+}
+
+/*
+ * Chunks outside their message: an offset at or past the total, a chunk that
+ * runs past it, one longer than a message carries, an empty chunk of a
+ * non-empty message: REM_INV_REQ with no data, never bytes of an earlier reply.
+ */
+void test_chunk_range(void)
+{
+	Target t("fsec5");
+	static Answer ans;
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	/* a good read first: the reply buffer holds the secret now */
+	XfReq r = request(MLX5_OPCODE_RDMA_READ, t.lid, t.rc, (uintptr_t)t.buf, t.key, 64);
+	ask(fd, r, nullptr, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0);
+	CU_ASSERT_EQUAL(ans.rep.len, 64u);
+	struct Case {
+		uint64_t total, off;
+		uint32_t len;
+		bool last;
+	} cases[] = {
+		{64, 64, 64, true},              /* offset == total */
+		{64, 1000, 64, true},            /* offset past total */
+		{64, 32, 64, true},              /* runs past the end */
+		{64, 0, 0, true},                /* empty chunk of 64 bytes */
+		{64, 0, 64, false},              /* the last chunk not marked last */
+		{64, 0, XF_CHUNK + 1, true},     /* longer than a message carries */
+		{1ull << 40, 0, 64, false},      /* a message longer than 2 GiB */
+		{64, UINT64_MAX - 10, 64, true}, /* offset + len wraps */
+	};
+	for (const Case &c : cases) {
+		XfReq b = r;
+		b.total = c.total;
+		b.off = c.off;
+		b.len = c.len;
+		b.flags = c.last ? XF_REQ_LAST : 0;
+		memset(ans.data, 0, 64);
+		ask(fd, b, nullptr, &ans);
+		CU_ASSERT_EQUAL(ans.got, 1);
+		CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+		CU_ASSERT_EQUAL(ans.rep.len, 0u);
+		CU_ASSERT_NOT_EQUAL(memcmp(ans.data, kSecret, sizeof(kSecret)), 0);
+	}
+	/* writes of the same shapes land nothing */
+	uint8_t junk[64];
+	memset(junk, 'Z', sizeof(junk));
+	XfReq w = request(MLX5_OPCODE_RDMA_WRITE, t.lid, t.rc, (uintptr_t)t.buf, t.key, 64);
+	w.off = 64;
+	ask(fd, w, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	w.off = 0;
+	w.total = 32;
+	ask(fd, w, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	CU_ASSERT_TRUE(t.untouched());
+	/* an atomic chunk carries no data and is 8 bytes */
+	XfReq at = request(MLX5_OPCODE_ATOMIC_FA, t.lid, t.rc, (uintptr_t)t.buf + 64, t.key, 0);
+	at.total = 16;
+	ask(fd, at, nullptr, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+	CU_ASSERT_TRUE(t.untouched());
+	close(fd);
+}
+
+/* in one process: an RC QP answers only the QP it is connected to */
+void test_rc_peer_in_process(void)
+{
+	Env env;
+	Hca &h = env.h();
+	TestCq cq(h, 64);
+	TestQp a(h, env.pdn, cq.cqn, cq.cqn, 16), b(h, env.pdn, cq.cqn, cq.cqn, 16),
+		c(h, env.pdn, cq.cqn, cq.cqn, 16);
+	Buf src(64, 0x11), dst(64, 0x22);
+	uint32_t sk = reg(h, env.pdn, src.p(), 64, kAllAccess);
+	uint32_t dk = reg(h, env.pdn, dst.p(), 64, kAllAccess);
+	/* a -> b, but b is connected to c */
+	CU_ASSERT_EQUAL(connect_qp(h, a.qpn, b.qpn, kAllAccess), 0);
+	CU_ASSERT_EQUAL(connect_qp(h, b.qpn, c.qpn, kAllAccess), 0);
+	CU_ASSERT_EQUAL(connect_qp(h, c.qpn, b.qpn, kAllAccess), 0);
+	Wqe w(a, MLX5_OPCODE_RDMA_WRITE);
+	w.raddr(dst.p(), dk);
+	w.data(64, sk, src.p());
+	w.post(a);
+	a.ring(h);
+	struct mlx5_cqe64 e;
+	CU_ASSERT_FATAL(cq.poll(&e));
+	CU_ASSERT_EQUAL(cqe_opcode(e), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(e), MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	CU_ASSERT_EQUAL(dst.p()[0], 0x22);
+	CU_ASSERT_EQUAL(qp_state(h, b.qpn), IBV_QPS_RTS); /* b is unaffected */
+	/* c, b's peer, is served */
+	Wqe w2(c, MLX5_OPCODE_RDMA_WRITE);
+	w2.raddr(dst.p(), dk);
+	w2.data(64, sk, src.p());
+	w2.post(c);
+	c.ring(h);
+	CU_ASSERT_FATAL(cq.poll(&e));
+	CU_ASSERT_EQUAL(cqe_opcode(e), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(dst.p()[0], 0x11);
+	for (uint32_t q : {a.qpn, b.qpn, c.qpn})
+		CU_ASSERT_EQUAL(h.destroy_qp(q), 0);
+}
+
+/*
+ * QPNs and keys differ from instance to instance (getrandom), keeping the key
+ * layout: index << 8 | variant, variant never 0, a re-used index another variant.
+ */
+void test_ids_not_predictable(void)
+{
+	std::set<uint32_t> keys, qpns;
+	const int n = 8;
+	for (int i = 0; i < n; i++) {
+		Env env;
+		Hca &h = env.h();
+		TestCq cq(h, 16);
+		TestQp q(h, env.pdn, cq.cqn, cq.cqn, 16);
+		Buf b(64);
+		uint32_t k = reg(h, env.pdn, b.p(), 64, kAllAccess);
+		CU_ASSERT_EQUAL(k >> 8, 1u); /* the first index */
+		CU_ASSERT_NOT_EQUAL(k & 0xff, 0u);
+		CU_ASSERT_EQUAL(h.dereg_mr(k), 0);
+		uint32_t k2 = reg(h, env.pdn, b.p(), 64, kAllAccess);
+		CU_ASSERT_EQUAL(k2 >> 8, 1u);
+		CU_ASSERT_NOT_EQUAL(k2, k);
+		CU_ASSERT_NOT_EQUAL(k2 & 0xff, 0u);
+		CU_ASSERT_EQUAL(h.dereg_mr(k2), 0);
+		CU_ASSERT(q.qpn >= 0x100 && q.qpn < 0x100 + h.caps().max_qp);
+		keys.insert(k);
+		qpns.insert(q.qpn);
+		CU_ASSERT_EQUAL(h.destroy_qp(q.qpn), 0);
+	}
+	/* all the same by chance: about 255^-7 for keys, 4096^-7 for QPNs */
+	CU_ASSERT(keys.size() > 1);
+	CU_ASSERT(qpns.size() > 1);
+	printf("\n    %zu different first keys, %zu different first QPNs of %d instances ",
+	       keys.size(), qpns.size(), n);
+}
+
+} // namespace
+
+int main(void)
+{
+	snprintf(g_fabric, sizeof(g_fabric), "fsec%d", (int)getpid());
+	static const struct cunit_test tests[] = {
+		{"another uid is refused", test_other_uid_refused},
+		{"another uid admitted by the option", test_other_uid_admitted},
+		{"a LID squatted by another uid", test_squatted_lid},
+		{"RC answers its connected peer only", test_rc_peer_only},
+		{"chunk ranges inside their message", test_chunk_range},
+		{"RC peer in one process", test_rc_peer_in_process},
+		{"QPNs and keys not predictable", test_ids_not_predictable},
+	};
+	return CUNIT_RUN_SUITE("hca_fabric_sec", tests);
+}
