@@ -170,7 +170,7 @@ uint8_t bs_selector(uint16_t bs)
 	}
 }
 
-/* The 64-byte BSF of a memory-domain-only signature mkey (facts 5.3). */
+/* The 64-byte BSF of a memory-domain-only signature mkey (libmlx5's mlx5_umr_fill_sig_bsf()). */
 void write_bsf(const struct rte_pmd_dma_mlx5_sig_domain &d, uint32_t psv, struct mlx5_hw_bsf *bsf)
 {
 	bool ones = d.flags & RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * In which order the bytes of a message land in memory (data-in-order, facts
- * §8). A reader that polls the last byte of a message instead of its completion
- * is right only on a device that promises WHOLE_MSG; the model makes the
+ * In which order the bytes of a message land in memory (data-in-order, as
+ * ibv_query_qp_data_in_order() reports it). A reader that polls the last byte
+ * of a message instead of its completion is right only on a device that
+ * promises WHOLE_MSG; the model makes the
  * difference observable:
  *  - WholeMsg: every byte but the last, a release fence, then the last byte;
  *  - Aligned128: the 128-byte aligned destination blocks last block first, each

@@ -131,7 +131,7 @@ int sim_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_
 	if (!qp || !sim_is_sim_context(qp->context) ||
 	    (flags & ~(uint32_t)MLX5_GLUE_QP_DATA_IN_ORDER_RETURN_CAPS))
 		return 0;
-	/* a DCT is asked with QUERY_DCT (facts §8): it answers once it exists, at RTR */
+	/* a DCT is asked with QUERY_DCT (data-in-order query): it answers once it exists, at RTR */
 	bool dct = to_sim_qp(qp)->is_dct;
 	if (qp->state != IBV_QPS_RTS && !(dct && qp->state == IBV_QPS_RTR))
 		return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * mlx5dv_reserved_qpn_alloc / _dealloc as libmlx5 v44 does them (facts §7): the
+ * mlx5dv_reserved_qpn_alloc / _dealloc as libmlx5 v44 does them (providers/mlx5/mlx5.c): the
  * context keeps a list of device RESERVED_QPN objects of 2^granularity QPNs
  * each; alloc hands out the next slot of the last object (a new object when
  * there is none or it is used up), so QPNs only move forward; dealloc clears

@@ -7,7 +7,7 @@
  * 64-byte BSF after the translation area, the SET_PSV WQEs that follow the UMR,
  * and the UMR completion they suppress.
  *
- * Reproduced v44.0 behaviour (FORMAT.md §9, facts §5.2-5.4):
+ * Reproduced v44.0 behaviour (test/vectors/FORMAT.md §9, and the functions above):
  * - finalisation errors (ENOMEM for a BSF that does not fit max_inline_data + 4,
  *   EINVAL for a length above 4 GiB or a COPY_MASK without the same block
  *   structure) overwrite an earlier error of the batch and leave the UMR open;

@@ -2,7 +2,7 @@
 /**
  * @file
  * ibv_query_qp_data_in_order() with the v46+ flags on the software HCA, and the
- * order in which the device really writes a message (facts §8, §11.6): one
+ * order in which the device really writes a message (libmlx5's mlx5_query_qp_data_in_order()): one
  * instance per capability (none, ALIGNED_128_BYTES, WHOLE_MSG) in thread mode,
  * each tested by a reader that polls the data instead of the CQ, plus inline
  * instances for the bytes themselves (unaligned, several spans, SEND, READ).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * DC transport on the software HCA through the seam (facts §6, §11.4): DCI and
+ * DC transport on the software HCA through the seam (tests/test_mlx5_dc.py): DCI and
  * DCT creation rules, RDMA write / read / atomics from DCIs to a DCT addressed by
  * AH + DCT number + key, DCI streams (one failing stream is flushed while the
  * others go on, mlx5dv_dci_stream_id_reset, ERR after 2^log_num_errored errored
@@ -305,7 +305,7 @@ void test_setup(void)
 	CU_ASSERT_EQUAL(add("sim5", MLX5_SIM_EXEC_INLINE, 1, 4, 5), -EINVAL);
 }
 
-/* facts §6: creation rules and the caps that bound DCI streams */
+/* verbs.c create_qp/create_dct: creation rules and the caps that bound DCI streams */
 void test_creation(void)
 {
 	Env e;
@@ -834,7 +834,7 @@ int main(void)
 {
 	static const struct cunit_test tests[] = {
 		{"devices", test_setup},
-		{"DCI and DCT creation (facts 6)", test_creation},
+		{"DCI and DCT creation (libmlx5 rules)", test_creation},
 		{"test_dc_rdma_write + read + atomic, inline", test_rdma_inline},
 		{"test_dc_rdma_write + read + atomic, thread", test_rdma_thread},
 		{"test_dc_rdma_write_stream", test_write_stream},

@@ -2,7 +2,7 @@
 /**
  * @file
  * mlx5dv_reserved_qpn_alloc / _dealloc on the software HCA through the seam:
- * rdma-core's ReservedQPTest (facts §11.5) and the block rules of facts §7
+ * rdma-core's ReservedQPTest (tests/test_mlx5_rdmacm.py) and libmlx5's block rules
  * (forward only, blocks of 2^granularity QPNs, EINVAL on unknown or double
  * free, EOPNOTSUPP on a device without the object type).
  */

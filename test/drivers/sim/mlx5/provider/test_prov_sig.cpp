@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * CUnit suites of the provider's signature side (libmlx5 v44.0, facts §5):
+ * CUnit suites of the provider's signature side (libmlx5 v44.0, qp.c):
  * sig_block: every EINVAL of mlx5dv_wr_set_mkey_sig_block, the BSF and SET_PSV
- * bytes of the facts' verified examples, finalisation errors and the
+ * bytes of libmlx5's own examples, finalisation errors and the
  * INIT/RESET/SET/UPDATED state machine; sig_err: SIG_ERR CQEs in both poll paths
  * and mlx5dv_mkey_check; cancel: mlx5dv_qp_cancel_posted_send_wrs against a
  * canned QUERY_QP; device: the same paths on a sim instance (signature caps,
@@ -178,7 +178,7 @@ bool bytes_eq(const uint8_t *p, const std::vector<uint8_t> &exp)
 
 /* ---- sig_block ---- */
 
-/* facts §5.3 verified example 1: T10-DIF on the wire domain, 3 setters */
+/* mlx5_umr_fill_sig_bsf() example 1: T10-DIF on the wire domain, 3 setters */
 void test_bsf_t10dif_wire(void)
 {
 	Fixture f;
@@ -215,7 +215,7 @@ void test_bsf_t10dif_wire(void)
 	CU_ASSERT_FALSE(f.mkey.sig.err_count_updated);
 }
 
-/* facts §5.3 verified example 2: CRC32 memory (seed 0) + CRC32 wire (seed all ones) */
+/* mlx5_umr_fill_sig_bsf() example 2: CRC32 memory (seed 0) + CRC32 wire (seed all ones) */
 void test_bsf_crc_both(void)
 {
 	Fixture f;
@@ -1136,8 +1136,8 @@ void test_device_cancel_in_sqd(void)
 int main(void)
 {
 	static const struct cunit_test block[] = {
-		{"BSF: T10-DIF wire (facts example)", test_bsf_t10dif_wire},
-		{"BSF: CRC32 both domains (facts example)", test_bsf_crc_both},
+		{"BSF: T10-DIF wire (libmlx5 example)", test_bsf_t10dif_wire},
+		{"BSF: CRC32 both domains (libmlx5 example)", test_bsf_crc_both},
 		{"BSF: T10-DIF same block structure, copy mask", test_bsf_t10dif_sbs_copy_mask},
 		{"BSF: block-size selectors, CRC32C/CRC64", test_bsf_block_selectors},
 		{"setter EINVAL per attribute", test_setter_einval},

@@ -2,7 +2,7 @@
 /**
  * @file
  * Signature offload end to end through the sim backend: the signature scenarios
- * of rdma-core v44.0 tests/test_mlx5_mkey.py (facts §11.3) on two RC QPs of one
+ * of rdma-core v44.0 tests/test_mlx5_mkey.py (class Mlx5MkeyTest) on two RC QPs of one
  * software HCA, posted with the provider's builders and executed by the device
  * from the WQE bytes: t10dif, crc, sig_err and pipelining_good (data, CQE counts,
  * mlx5dv_mkey_check), plus what the device reports on a signature error (one
@@ -53,7 +53,7 @@ struct Player {
 	std::vector<uint8_t> buf = std::vector<uint8_t>(kBufBytes);
 };
 
-/** Two players on one instance, connected to each other (facts §11.3 resources). */
+/** Two players on one instance, connected to each other (as Mlx5MkeyTest's resources). */
 struct Scenario {
 	const char *name;
 	struct ibv_context *ctx = nullptr;
