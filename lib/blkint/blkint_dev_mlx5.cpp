@@ -223,9 +223,15 @@ enum rte_blkint_field field_of(bool crc, uint8_t kind)
 uint16_t mlx5_engine::poll(struct blkint_dev_done *done, uint16_t n)
 {
 	uint16_t last = 0, k;
+	uint32_t posted_ops = tail - head;
 
-	if (n > mask + 1)
-		n = (uint16_t)(mask + 1);
+	/* Never more than this engine posted: a vchan set up again (or used by another
+	 * owner) may report completions that are not ours, and the FIFO must not run past
+	 * its tail (rte_blkint_free() would then free slots twice). */
+	if (n > posted_ops)
+		n = (uint16_t)posted_ops;
+	if (n == 0)
+		return 0;
 	k = rte_dma_completed_status(dev, vchan, n, &last, st);
 	for (uint16_t i = 0; i < k; i++) {
 		struct blkint_dev_done *d = &done[i];

@@ -179,6 +179,9 @@ struct mlx5_dma_dev {
 	bool sva;            /**< implicit MR in use */
 	uint32_t service_id; /**< progress service (polled backends) */
 	bool has_service;
+	/** rte_dma_stop() ran and no rte_dma_start() since: remote channels refuse ops (a
+	 * device never started takes them: remote channels need no configured vchan) */
+	bool stopped;
 	struct mlx5_dma_remote_state *remote; /**< DC targets and remote channels, or NULL */
 };
 

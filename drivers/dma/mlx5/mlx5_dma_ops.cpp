@@ -89,6 +89,7 @@ int start(struct rte_dma_dev *dev)
 	for (uint16_t i = 0; i < p->nb_vchans; i++)
 		p->vchans[i].stopped = false;
 	mlx5_dma_fp_set(dev->fp_obj, p, true);
+	p->stopped = false;
 	mlx5_dma_progress_start(p);
 	return 0;
 }
@@ -158,6 +159,7 @@ int stop(struct rte_dma_dev *dev)
 
 	/* first: from here on no op is taken, whatever the wait below finds */
 	mlx5_dma_fp_set(dev->fp_obj, p, false);
+	p->stopped = true;
 	for (uint16_t i = 0; i < p->nb_vchans; i++) {
 		struct mlx5_dma_vchan *vc = &p->vchans[i];
 		uint16_t unsubmitted, aborted;

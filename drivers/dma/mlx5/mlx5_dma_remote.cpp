@@ -203,11 +203,16 @@ void submit(struct rte_pmd_dma_mlx5_remote *ch)
 		MLX5_DMA_LOG(ERR, "remote channel: ibv_wr_complete failed");
 }
 
-/** Whether an op of @p len bytes to @p peer may be enqueued: 0, -EINVAL or -ENOSPC. */
+/**
+ * Whether an op of @p len bytes to @p peer may be enqueued: 0, -EINVAL, -EPERM (the
+ * device was stopped: remote channels refuse new ops as its vchans do) or -ENOSPC.
+ */
 int admit(const struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, uint32_t len, const char *what)
 {
 	if (!ch)
 		return -EINVAL;
+	if (unlikely(ch->dev->stopped))
+		return -EPERM;
 	if (peer >= ch->peers.size() || len == 0 || len > kMaxLen) {
 		MLX5_DMA_LOG(ERR, "remote %s: bad %s %u", what,
 			     peer >= ch->peers.size() ? "peer" : "length",

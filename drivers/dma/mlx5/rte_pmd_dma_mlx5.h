@@ -114,8 +114,9 @@ __rte_experimental int rte_pmd_dma_mlx5_vchan_stats(int16_t dev_id, uint16_t vch
  * @param flags
  *   RTE_DMA_OP_FLAG_* (FENCE sets the WQE fence, SUBMIT rings the doorbell).
  * @return
- *   The ring index, -ENOSPC when the ring is full, -EINVAL for a NULL @p wqe,
- *   a ds of 0, or a device/vchan that is not a configured dma_mlx5 one.
+ *   The ring index, -ENOSPC when the ring is full, -EPERM while the device is stopped,
+ *   -EINVAL for a NULL @p wqe, a ds of 0, or a device/vchan that is not a configured
+ *   dma_mlx5 one.
  */
 __rte_experimental int rte_pmd_dma_mlx5_enqueue_raw_wqe(int16_t dev_id, uint16_t vchan,
 							const void *wqe, uint64_t flags);
@@ -248,7 +249,8 @@ __rte_experimental int rte_pmd_dma_mlx5_mkey_destroy(int16_t dev_id, uint16_t vc
  *   RTE_DMA_OP_FLAG_FENCE, RTE_DMA_OP_FLAG_SUBMIT.
  * @return
  *   The ring index; -ENOSPC when the ring is full; -EIO when the vchan is halted;
- *   -EINVAL (one log line) for a bad argument or a segment no MR covers.
+ *   -EPERM while the device is stopped; -EINVAL (one log line) for a bad argument or
+ *   a segment no MR covers.
  */
 __rte_experimental int rte_pmd_dma_mlx5_mkey_set_list(int16_t dev_id, uint16_t vchan,
 						      struct rte_pmd_dma_mlx5_mkey *mkey,
@@ -312,8 +314,8 @@ __rte_experimental int rte_pmd_dma_mlx5_mkey_invalidate(int16_t dev_id, uint16_t
  * @param flags
  *   RTE_DMA_OP_FLAG_FENCE, RTE_DMA_OP_FLAG_SUBMIT.
  * @return
- *   The ring index; -ENOSPC; -EIO when the vchan is halted; -EINVAL for NULL
- *   arguments or an mkey of another vchan.
+ *   The ring index; -ENOSPC; -EIO when the vchan is halted; -EPERM while the device
+ *   is stopped; -EINVAL for NULL arguments or an mkey of another vchan.
  */
 __rte_experimental int rte_pmd_dma_mlx5_copy(int16_t dev_id, uint16_t vchan,
 					     const struct rte_pmd_dma_mlx5_addr *src,
@@ -515,7 +517,8 @@ __rte_experimental int rte_pmd_dma_mlx5_sig_caps(int16_t dev_id,
  *   RTE_DMA_OP_FLAG_FENCE, RTE_DMA_OP_FLAG_SUBMIT.
  * @return
  *   The ring index; -ENOSPC when the ring is full or every signature mkey is used by
- *   an op in flight (read completions); -EIO when the vchan is halted;
+ *   an op in flight (read completions); -EIO when the vchan is halted; -EPERM while
+ *   the device is stopped;
  *   -ENOTSUP when the device or vchan takes no signature ops; -EINVAL (one log line,
  *   nothing posted) for a bad domain, block size, segment count, a length that is
  *   not a whole number of blocks, or a segment no MR covers.
@@ -755,8 +758,9 @@ rte_pmd_dma_mlx5_remote_peer_add(struct rte_pmd_dma_mlx5_remote *ch,
  *   RTE_DMA_OP_FLAG_SUBMIT: submit this op and those before it.
  * @return
  *   The ring index; -ENOSPC when @p nb_desc ops are in flight or not yet reported;
- *   -EINVAL for an unknown peer, a length of 0 or above 2 GiB, or local memory no
- *   registered range covers (nothing is enqueued then).
+ *   -EPERM from rte_dma_stop() to the next rte_dma_start() (ops posted before the
+ *   stop complete as usual); -EINVAL for an unknown peer, a length of 0 or above
+ *   2 GiB, or local memory no registered range covers (nothing is enqueued then).
  */
 __rte_experimental int rte_pmd_dma_mlx5_remote_write(struct rte_pmd_dma_mlx5_remote *ch,
 						     uint16_t peer, rte_iova_t src, uint64_t raddr,
@@ -787,8 +791,9 @@ __rte_experimental int rte_pmd_dma_mlx5_remote_read(struct rte_pmd_dma_mlx5_remo
  *   RTE_DMA_OP_FLAG_SUBMIT: submit this op and those before it.
  * @return
  *   The ring index; -ENOSPC when @p nb_desc ops are in flight or not yet reported, or
- *   8 other patterns are; -EINVAL for an unknown peer or a length of 0 or above
- *   2 GiB; -ENOTSUP when the device has no indirect mkeys (nothing is enqueued then).
+ *   8 other patterns are; -EPERM after rte_dma_stop() (as a write); -EINVAL for an unknown
+ *   peer or a length of 0 or above 2 GiB; -ENOTSUP when the device has no indirect
+ *   mkeys (nothing is enqueued then).
  */
 __rte_experimental int rte_pmd_dma_mlx5_remote_fill(struct rte_pmd_dma_mlx5_remote *ch,
 						    uint16_t peer, uint64_t pattern, uint64_t raddr,

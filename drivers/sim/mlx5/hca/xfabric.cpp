@@ -691,8 +691,10 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	/* the bytes */
 	if (!v.syndrome && !atomic) {
 		bool in = op != MLX5_OPCODE_RDMA_READ;
+		/* always the fault-safe move: memory the application unmapped under a live
+		 * key must not let a peer crash this process (ASSUMPTIONS.md 31) */
 		int f = span_io(spans, nspans, rq.off, in ? const_cast<uint8_t *>(data) : out,
-				rq.len, in, pl->safe);
+				rq.len, in, true);
 		if (f == (in ? 2 : 1)) {
 			/* this host's on-demand page went away under the request */
 			v = Verdict{MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,

@@ -1137,6 +1137,64 @@ void test_vchan_and_local_key_refused(void)
 	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim80"), 0);
 }
 
+/*
+ * rte_dma_stop() and remote channels (guide, "Stopping a device"): a stopped device's
+ * channels refuse new ops with -EPERM until it starts again; its DC targets keep
+ * serving peers that hold a key.
+ */
+void test_stopped_device_remote(void)
+{
+	CU_ASSERT_EQUAL_FATAL(add("sim79", MLX5_SIM_EXEC_INLINE, 1, 3), 0);
+	int dev = t_open("dma_mlx5_r79", "dev=sim79", 1, 64);
+	CU_ASSERT_FATAL(dev >= 0);
+	Target far, near;
+	target_make(far, d_t1, 0x5e1, 4);
+	target_make(near, (int16_t)dev, 0x5e2, 4);
+	uint8_t *local = (uint8_t *)rte_malloc(NULL, kSlot, 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	t_fill(local, kSlot, 61);
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create((int16_t)dev, 32);
+	struct rte_pmd_dma_mlx5_remote *in = rte_pmd_dma_mlx5_remote_create(d_req, 32);
+	CU_ASSERT_FATAL(ch && in);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(ch, &far.peer), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_peer_add(in, &near.peer), 0);
+	uint16_t idx = 0, in_idx = 0;
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)far.buf, local, kSlot),
+			RTE_DMA_STATUS_SUCCESSFUL);
+
+	CU_ASSERT_EQUAL(rte_dma_stop((int16_t)dev), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_write(ch, 0, t_iova(local),
+						      (uintptr_t)far.buf + kSlot, kSlot,
+						      RTE_DMA_OP_FLAG_SUBMIT),
+			-EPERM);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_read(ch, 0, (uintptr_t)far.buf, t_iova(local),
+						     kSlot, RTE_DMA_OP_FLAG_SUBMIT),
+			-EPERM);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_fill(ch, 0, 1, (uintptr_t)far.buf + kSlot, kSlot,
+						     RTE_DMA_OP_FLAG_SUBMIT),
+			-EPERM);
+	CU_ASSERT_EQUAL(far.buf[kSlot] | far.buf[2 * kSlot - 1], 0);
+	/* the stopped device's target still serves a key holder */
+	CU_ASSERT_EQUAL(one_op(in, &in_idx, 'w', (uintptr_t)near.buf, local, kSlot),
+			RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_TRUE(t_check(near.buf, kSlot, 61));
+
+	CU_ASSERT_EQUAL(rte_dma_start((int16_t)dev), 0);
+	CU_ASSERT_EQUAL(one_op(ch, &idx, 'w', (uintptr_t)far.buf + kSlot, local, kSlot),
+			RTE_DMA_STATUS_SUCCESSFUL);
+	CU_ASSERT_TRUE(t_check(far.buf + kSlot, kSlot, 61));
+
+	rte_pmd_dma_mlx5_remote_free(ch);
+	rte_pmd_dma_mlx5_remote_free(in);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(far.dev, far.peer.rkey), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(near.dev, near.peer.rkey), 0);
+	rte_free(far.buf);
+	rte_free(near.buf);
+	rte_free(local);
+	CU_ASSERT_EQUAL(t_close("dma_mlx5_r79"), 0);
+	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim79"), 0);
+}
+
 /* ---- targets in another process (the software HCA's machine-wide fabric) ---- */
 
 constexpr uint32_t kXPeers = 8;
@@ -1502,6 +1560,7 @@ const struct cunit_test tests[] = {
 	{"read-only and write-only keys", test_key_rights},
 	{"released keys, bad input, keys at close", test_key_release},
 	{"vchan QP and local key refused to a peer", test_vchan_and_local_key_refused},
+	{"a stopped device's remote channels and targets", test_stopped_device_remote},
 };
 
 } // namespace

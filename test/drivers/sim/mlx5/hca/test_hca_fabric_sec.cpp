@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -578,6 +579,47 @@ void test_chunk_range(void)
 	close(fd);
 }
 
+/*
+ * Memory unmapped while a key still covers it (ASSUMPTIONS.md 31): a peer's write or
+ * read of it fails with REMOTE_ACCESS_ERR and does not crash the target process.
+ */
+void test_unmapped_under_key(void)
+{
+	Target t("fsec8");
+	static Answer ans;
+	const size_t page = 4096;
+	uint8_t *m = static_cast<uint8_t *>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	CU_ASSERT_FATAL(m != MAP_FAILED);
+	uint32_t key = 0;
+	CU_ASSERT_EQUAL_FATAL(t.hca->reg_mr(t.pdn, (uintptr_t)m, 2 * page, kAllAccess, &key), 0);
+	CU_ASSERT_EQUAL_FATAL(munmap(m + page, page), 0); /* the user's bug: key still live */
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	uint8_t junk[64];
+	memset(junk, 'Z', sizeof(junk));
+	for (int read = 0; read < 2; read++) {
+		XfReq r = request(read ? MLX5_OPCODE_RDMA_READ : MLX5_OPCODE_RDMA_WRITE, t.lid,
+				  t.dct, (uintptr_t)(m + page), key, 64);
+		r.flags |= XF_REQ_DC;
+		r.dc_key = kDcKey;
+		ask(fd, r, junk, &ans);
+		CU_ASSERT_EQUAL(ans.got, 1);
+		CU_ASSERT_EQUAL(ans.rep.syndrome, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+		CU_ASSERT_EQUAL(ans.rep.len, 0u);
+	}
+	/* the mapped page still works through the same key */
+	XfReq w = request(MLX5_OPCODE_RDMA_WRITE, t.lid, t.dct, (uintptr_t)m, key, 64);
+	w.flags |= XF_REQ_DC;
+	w.dc_key = kDcKey;
+	ask(fd, w, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0);
+	CU_ASSERT_EQUAL(memcmp(m, junk, sizeof(junk)), 0);
+	close(fd);
+	CU_ASSERT_EQUAL(t.hca->dereg_mr(key), 0);
+	munmap(m, page);
+}
+
 /* in one process: an RC QP answers only the QP it is connected to */
 void test_rc_peer_in_process(void)
 {
@@ -665,6 +707,7 @@ int main(void)
 		{"chunk ranges inside their message", test_chunk_range},
 		{"RC peer in one process", test_rc_peer_in_process},
 		{"QPNs and keys not predictable", test_ids_not_predictable},
+		{"memory unmapped under a live key", test_unmapped_under_key},
 	};
 	return CUNIT_RUN_SUITE("hca_fabric_sec", tests);
 }
