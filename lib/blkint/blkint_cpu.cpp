@@ -23,7 +23,7 @@ inline void note(struct rte_blkint_result *res, enum rte_blkint_field f, uint32_
 	res->error.field = f;
 }
 
-void run_insert(const struct blkint_job *j)
+void run_insert(const struct rte_blkint_dev_job *j)
 {
 	const struct rte_blkint_format *df = &j->dst_fmt;
 	uint32_t bs = df->block_size, ds = blkint_stride(df);
@@ -43,7 +43,7 @@ void run_insert(const struct blkint_job *j)
 	}
 }
 
-void run_verify_strip(const struct blkint_job *j, struct rte_blkint_result *res)
+void run_verify_strip(const struct rte_blkint_dev_job *j, struct rte_blkint_result *res)
 {
 	const struct rte_blkint_format *sf = &j->src_fmt;
 	uint32_t bs = sf->block_size, ss = blkint_stride(sf);
@@ -79,7 +79,7 @@ bool same_sum(const struct rte_blkint_format *a, const struct rte_blkint_format 
 	return a->crc_seed == b->crc_seed;
 }
 
-void run_convert(const struct blkint_job *j, struct rte_blkint_result *res)
+void run_convert(const struct rte_blkint_dev_job *j, struct rte_blkint_result *res)
 {
 	const struct rte_blkint_format *sf = &j->src_fmt, *df = &j->dst_fmt;
 	uint32_t bs = sf->block_size, ss = blkint_stride(sf), ds = blkint_stride(df);
@@ -107,7 +107,7 @@ void run_convert(const struct blkint_job *j, struct rte_blkint_result *res)
 
 } // namespace
 
-void blkint_cpu_run(const struct blkint_job *job, struct rte_blkint_result *res)
+void blkint_cpu_run(const struct rte_blkint_dev_job *job, struct rte_blkint_result *res)
 {
 	res->status = RTE_BLKINT_OK;
 	res->on_device = 0;

@@ -29,7 +29,7 @@ struct rte_blkint_ctx {
 	struct rte_blkint_result *res;
 	uint32_t head, tail;
 	/* device jobs in flight; free slots on a stack */
-	struct blkint_job *jobs;
+	struct rte_blkint_dev_job *jobs;
 	uint32_t *free_slots;
 	uint32_t nb_free;
 	uint32_t in_flight;
@@ -43,7 +43,7 @@ namespace {
 
 const char *const field_names[RTE_BLKINT_FIELD_MAX] = {"none", "guard", "apptag", "reftag", "crc"};
 
-uint32_t data_bytes(const struct blkint_job *j)
+uint32_t data_bytes(const struct rte_blkint_dev_job *j)
 {
 	const struct rte_blkint_format *f = j->op.type == RTE_BLKINT_OP_INSERT ? &j->dst_fmt
 									       : &j->src_fmt;
@@ -51,7 +51,7 @@ uint32_t data_bytes(const struct blkint_job *j)
 	return f->block_size * j->op.nb_blocks;
 }
 
-void count(struct rte_blkint_ctx *c, enum rte_blkint_engine e, const struct blkint_job *j,
+void count(struct rte_blkint_ctx *c, enum rte_blkint_engine e, const struct rte_blkint_dev_job *j,
 	   const struct rte_blkint_result *r)
 {
 	struct rte_blkint_engine_stats *s = &c->stats.engine[e];
@@ -71,7 +71,7 @@ struct rte_blkint_result *push_result(struct rte_blkint_ctx *c)
 	return &c->res[c->tail++ & c->mask];
 }
 
-void copy_job(struct blkint_job *j, const struct rte_blkint_op *op)
+void copy_job(struct rte_blkint_dev_job *j, const struct rte_blkint_op *op)
 {
 	j->op = *op;
 	memset(&j->src_fmt, 0, sizeof(j->src_fmt));
@@ -93,9 +93,9 @@ bool sample(struct rte_blkint_ctx *c)
 	return true;
 }
 
-void complete_dev(struct rte_blkint_ctx *c, struct blkint_dev_done *d)
+void complete_dev(struct rte_blkint_ctx *c, struct rte_blkint_dev_done *d)
 {
-	struct blkint_job *j = &c->jobs[d->slot];
+	struct rte_blkint_dev_job *j = &c->jobs[d->slot];
 	struct rte_blkint_engine_stats *s = &c->stats.engine[RTE_BLKINT_ENGINE_DEV];
 	struct rte_blkint_result *r;
 
@@ -123,7 +123,7 @@ void complete_dev(struct rte_blkint_ctx *c, struct blkint_dev_done *d)
 
 void poll_dev(struct rte_blkint_ctx *c)
 {
-	struct blkint_dev_done done[32];
+	struct rte_blkint_dev_done done[32];
 	uint16_t n;
 
 	if (!c->dev || !c->in_flight)
@@ -184,8 +184,8 @@ struct rte_blkint_ctx *blkint_create_with_dev(const struct rte_blkint_conf *conf
 	c->xcheck_step = (uint64_t)llround(conf->xcheck_rate * (double)(1ull << 32));
 	c->res = (struct rte_blkint_result *)rte_zmalloc_socket("blkint", sizeof(*c->res) * cap, 0,
 								conf->socket_id);
-	c->jobs = (struct blkint_job *)rte_zmalloc_socket("blkint", sizeof(*c->jobs) * cap, 0,
-							  conf->socket_id);
+	c->jobs = (struct rte_blkint_dev_job *)rte_zmalloc_socket("blkint", sizeof(*c->jobs) * cap,
+								  0, conf->socket_id);
 	c->free_slots = (uint32_t *)rte_zmalloc_socket("blkint", sizeof(uint32_t) * cap, 0,
 						       conf->socket_id);
 	if (!c->res || !c->jobs || !c->free_slots) {
@@ -210,12 +210,12 @@ struct rte_blkint_ctx *rte_blkint_create(const struct rte_blkint_conf *conf)
 	struct blkint_dev *dev = NULL;
 
 	if (conf && conf->dev_id >= 0) {
-		dev = blkint_dev_mlx5_create(conf->dev_id, conf->vchan,
-					     conf->max_inflight ? conf->max_inflight
-								: RTE_BLKINT_DEFAULT_MAX_INFLIGHT);
+		dev = blkint_dev_create(conf->dev_id, conf->vchan,
+					conf->max_inflight ? conf->max_inflight
+							   : RTE_BLKINT_DEFAULT_MAX_INFLIGHT);
 		if (!dev && rte_errno != ENOTSUP)
 			return NULL;
-		/* ENOTSUP: no signature offload there; the context runs on the CPU */
+		/* ENOTSUP: no engine for that device; the context runs on the CPU */
 	}
 	return blkint_create_with_dev(conf, dev);
 }
@@ -261,8 +261,8 @@ uint16_t rte_blkint_enqueue(struct rte_blkint_ctx *c, const struct rte_blkint_op
 	for (i = 0; i < n; i++) {
 		const struct rte_blkint_op *op = &ops[i];
 		struct rte_blkint_result *r;
-		struct blkint_job cpu_job;
-		struct blkint_job *j;
+		struct rte_blkint_dev_job cpu_job;
+		struct rte_blkint_dev_job *j;
 
 		if (c->in_flight + (c->tail - c->head) >= c->cap) {
 			rte_errno = ENOSPC;

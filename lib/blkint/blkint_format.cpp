@@ -153,7 +153,7 @@ int blkint_op_check(const struct rte_blkint_op *op)
 						: rte_blkint_buf_len(op->src_fmt, op->nb_blocks);
 	dlen = op->type == RTE_BLKINT_OP_STRIP ? (uint64_t)layout_fmt->block_size * op->nb_blocks
 					       : rte_blkint_buf_len(op->dst_fmt, op->nb_blocks);
-	/* one device transfer addresses at most 4 GiB - 1 bytes (mlx5 mkey length) */
+	/* one device transfer addresses at most 4 GiB - 1 bytes (a 32-bit length) */
 	if (slen > UINT32_MAX || dlen > UINT32_MAX) {
 		BLKINT_LOG(ERR, "%s op of %u blocks: over 4 GiB", op_names[op->type],
 			   op->nb_blocks);

@@ -127,7 +127,7 @@ enum rte_blkint_field blkint_pi_check(const struct rte_blkint_format *fmt, const
 	switch (fmt->type) {
 	case RTE_BLKINT_PI_T10DIF: {
 		uint16_t guard = get_be16(pi), app = get_be16(pi + 2);
-		uint32_t tag = get_be32(pi + 4), check = blkint_check_mask(fmt);
+		uint32_t tag = get_be32(pi + 4), check = rte_blkint_dev_check_mask(fmt);
 
 		/* one escape at a time, as the device's inline section encodes it */
 		if (fmt->flags & RTE_BLKINT_F_APP_REF_ESCAPE) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rte_blkint.h"
+#include "rte_blkint_driver.h" /* rte_blkint_dev_check_mask() */
 
 /** Bytes of PI after each block (inline: every op's length checks ask it). */
 static inline uint32_t blkint_pi_size(enum rte_blkint_pi_type type)
@@ -26,7 +27,7 @@ static inline uint32_t blkint_pi_size(enum rte_blkint_pi_type type)
 	}
 }
 
-/** Guard (T10-DIF) or CRC of @p len data bytes, as the mlx5 model defines it. */
+/** Guard (T10-DIF) or CRC of @p len data bytes, as blkint_pi.cpp defines it. */
 uint64_t blkint_pi_sum(const struct rte_blkint_format *fmt, const uint8_t *data, uint32_t len);
 
 /** The same, copying @p len bytes from @p src to @p dst on the way (fused for CRC16). */
@@ -49,12 +50,6 @@ static inline uint32_t blkint_ref_of(const struct rte_blkint_format *fmt, uint32
 				     uint32_t b)
 {
 	return (fmt->flags & RTE_BLKINT_F_REF_INC) ? first + b : first;
-}
-
-/** The T10-DIF fields a verification checks. */
-static inline uint32_t blkint_check_mask(const struct rte_blkint_format *fmt)
-{
-	return fmt->check ? fmt->check : RTE_BLKINT_CHECK_ALL;
 }
 
 #endif /* BLKINT_PI_H */

@@ -9,34 +9,22 @@
 
 #include "blkint_pi.h"
 #include "rte_blkint.h"
-
-/** An accepted op with the formats copied (the caller's may change after enqueue). */
-struct blkint_job {
-	struct rte_blkint_op op;
-	struct rte_blkint_format src_fmt;
-	struct rte_blkint_format dst_fmt;
-};
-
-/** Engine-side result of a device op: status and error details, as the CPU gives them. */
-struct blkint_dev_done {
-	uint32_t slot;
-	enum rte_blkint_status status;
-	struct rte_blkint_error error;
-};
+#include "rte_blkint_driver.h"
 
 /**
- * A device engine. The context hands it jobs by slot index and polls completions; the job
- * stays in its slot until then. Ops it cannot express go to the CPU (-ENOTSUP).
+ * A device engine (a registered module's, or a test's). The context hands it jobs by slot index and
+ * polls completions; the job stays in its slot until then. Ops it cannot express go to the CPU
+ * (-ENOTSUP).
  */
 struct blkint_dev {
 	virtual ~blkint_dev() = default;
 	virtual const char *kind() const = 0;
 	/** 0 queued; -ENOSPC ring full now; -ENOTSUP not on this engine. Nothing on error. */
-	virtual int submit(const struct blkint_job *job, uint32_t slot) = 0;
+	virtual int submit(const struct rte_blkint_dev_job *job, uint32_t slot) = 0;
 	/** Ring the doorbell for the jobs queued since the last call. */
 	virtual void doorbell() = 0;
 	/** Completed jobs in completion order. */
-	virtual uint16_t poll(struct blkint_dev_done *done, uint16_t n) = 0;
+	virtual uint16_t poll(struct rte_blkint_dev_done *done, uint16_t n) = 0;
 	/**
 	 * Why the jobs in flight can never complete (the device is gone), or NULL. Slow
 	 * path: rte_blkint_free() asks it before each poll.
@@ -45,14 +33,14 @@ struct blkint_dev {
 };
 
 /** Run @p job on the CPU (moving data, writing PI) and fill @p res (not user_data). */
-void blkint_cpu_run(const struct blkint_job *job, struct rte_blkint_result *res);
+void blkint_cpu_run(const struct rte_blkint_dev_job *job, struct rte_blkint_result *res);
 
 /**
  * Cross-check of a device result: recompute @p job on the CPU (read-only) and compare with
  * @p done (status, error details, and the PI bytes the device wrote). true when equal;
  * otherwise @p done becomes RTE_BLKINT_ERR_XCHECK with the first difference.
  */
-bool blkint_xcheck(const struct blkint_job *job, struct blkint_dev_done *done);
+bool blkint_xcheck(const struct rte_blkint_dev_job *job, struct rte_blkint_dev_done *done);
 
 /** Check one op against its formats (one log line naming the bad field). 0 or -EINVAL. */
 int blkint_op_check(const struct rte_blkint_op *op);
@@ -67,8 +55,12 @@ static inline uint32_t blkint_stride(const struct rte_blkint_format *fmt)
 struct rte_blkint_ctx *blkint_create_with_dev(const struct rte_blkint_conf *conf,
 					      struct blkint_dev *dev);
 
-/** The dma_mlx5 engine over @p dev_id / @p vchan, or NULL (rte_errno; logged once). */
-struct blkint_dev *blkint_dev_mlx5_create(int16_t dev_id, uint16_t vchan, uint32_t depth);
+/**
+ * The engine of the module registered for @p dev_id's driver over @p vchan, or NULL:
+ * rte_errno ENOTSUP (no module, or it declined: the context runs on the CPU; logged
+ * once), EINVAL (no such device or vchan), or what the module set.
+ */
+struct blkint_dev *blkint_dev_create(int16_t dev_id, uint16_t vchan, uint32_t depth);
 
 /** Telemetry registry (blkint_telemetry.cpp). */
 int blkint_registry_add(struct rte_blkint_ctx *c);

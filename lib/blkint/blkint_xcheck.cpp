@@ -41,7 +41,7 @@ enum rte_blkint_field field_at(const struct rte_blkint_format *f, const uint8_t 
 }
 
 /** The verification of the source, as the CPU engine finds it. */
-void verify_src(const struct blkint_job *j, struct rte_blkint_result *r)
+void verify_src(const struct rte_blkint_dev_job *j, struct rte_blkint_result *r)
 {
 	const struct rte_blkint_format *sf = &j->src_fmt;
 	uint32_t bs = sf->block_size, ss = blkint_stride(sf);
@@ -64,7 +64,7 @@ void verify_src(const struct blkint_job *j, struct rte_blkint_result *r)
 }
 
 /** First block whose written PI differs from ISA-L's; false when none. */
-bool pi_differs(const struct blkint_job *j, struct rte_blkint_error *e)
+bool pi_differs(const struct rte_blkint_dev_job *j, struct rte_blkint_error *e)
 {
 	const struct rte_blkint_format *df = &j->dst_fmt;
 	bool from_plain = j->op.type == RTE_BLKINT_OP_INSERT;
@@ -94,7 +94,7 @@ bool pi_differs(const struct blkint_job *j, struct rte_blkint_error *e)
 
 } // namespace
 
-bool blkint_xcheck(const struct blkint_job *job, struct blkint_dev_done *done)
+bool blkint_xcheck(const struct rte_blkint_dev_job *job, struct rte_blkint_dev_done *done)
 {
 	struct rte_blkint_result cpu = {};
 	struct rte_blkint_error e = {};

@@ -8,16 +8,17 @@
  *
  * Generate (insert), verify, strip and convert the protection information (PI) of
  * fixed-size data blocks, copying from one buffer to another or in place. The PI of a
- * block follows its data (interleaved, the layout of mlx5's wire domain), big-endian:
+ * block follows its data (interleaved, as on the wire of a block device), big-endian:
  *  - T10-DIF, 8 bytes: guard (CRC16 0x8BB7 or IP checksum), application tag, reference tag;
  *  - CRC32 (IEEE, reflected) or CRC32C (Castagnoli, reflected), 4 bytes;
- *  - CRC64 (ECMA-182 polynomial, not reflected: mlx5's CRC64_XP10), 8 bytes.
+ *  - CRC64 (ECMA-182 polynomial, not reflected: the XP10 variant), 8 bytes.
  * Data block sizes: 512, 520, 4048, 4096, 4160 bytes.
  *
- * Ops run on an engine: the CPU (ISA-L; at enqueue time) or a dma_mlx5 vchan with
- * signature offload (asynchronous). A context given a dmadev sends ops of at least
- * rte_blkint_conf::min_dev_blocks blocks to the device when it has the signature caps, and
- * everything else to the CPU; both give the same bytes and the same error reports.
+ * Ops run on an engine: the CPU (ISA-L; at enqueue time) or a dmadev vchan through the
+ * engine module registered for the dmadev's driver (rte_blkint_driver.h; asynchronous).
+ * A context given a dmadev sends ops of at least rte_blkint_conf::min_dev_blocks blocks
+ * to the device when its module takes the device, and everything else to the CPU; both
+ * give the same bytes and the same error reports.
  * A sample of the device's ops (rte_blkint_conf::xcheck_rate) is recomputed on the CPU.
  *
  * Results come back from rte_blkint_dequeue() in completion order (CPU ops at once, device
@@ -168,10 +169,10 @@ struct rte_blkint_conf {
 	/** Name in telemetry (/blkint/list); unique among live contexts. */
 	const char *name;
 	/**
-	 * dma_mlx5 device with signature offload (probed with sig=1), or -1: CPU only. Its
-	 * vchan @c vchan is configured (mem-to-mem) and started by the caller and used by no
-	 * one else. The PMD's functions are found with dlsym(): link dma_mlx5 with its
-	 * symbols exported (-Wl,--export-dynamic) or load it as an EAL plugin.
+	 * dmadev whose driver has an engine module (rte_blkint_driver.h), or -1: CPU only.
+	 * Its vchan @c vchan is configured (mem-to-mem) and started by the caller and used
+	 * by no one else. The module registers when it is loaded: linked in (whole, its
+	 * constructor runs), or an EAL plugin (its directory, or -d).
 	 */
 	int16_t dev_id;
 	/** vchan of dev_id. */
@@ -190,8 +191,9 @@ struct rte_blkint_conf {
  * @warning
  * @b EXPERIMENTAL: this API may change without prior notice.
  *
- * Create a context. A dmadev that is not dma_mlx5 or lacks signature offload leaves the
- * context on the CPU (logged once; rte_blkint_on_device() says 0).
+ * Create a context. A dmadev whose driver has no engine module, or whose module declines
+ * it (no signature offload), leaves the context on the CPU (logged once;
+ * rte_blkint_on_device() says 0).
  *
  * @return
  *   The context, or NULL with rte_errno set: EINVAL (NULL conf or name, a limit or the

@@ -67,7 +67,7 @@ struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len, enum rte
 	return segs[0];
 }
 
-bool reasm_sge_add(struct reasm_sge *l, uint16_t *n, const struct rte_mbuf *m, uint32_t off,
+bool reasm_sge_add(struct rte_reasm_dev_sge *l, uint16_t *n, const struct rte_mbuf *m, uint32_t off,
 		   uint32_t len)
 {
 	for (; m && len; m = m->next) {
@@ -168,7 +168,7 @@ static void part_queued(struct rte_reasm_ctx *c, uint32_t idx)
  * Queue one engine op of gather @p idx: through a list mkey when the engine has them,
  * else a plain gather. REASM_GATHER_QUEUED, REASM_GATHER_DONE, or a negative errno.
  */
-static int part_queue(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx)
+static int part_queue(struct rte_reasm_ctx *c, const struct rte_reasm_dev_gather *g, uint32_t idx)
 {
 	int rc = c->engine->gather_umr_mkey(g, idx);
 
@@ -191,15 +191,16 @@ static bool will_have_room(const struct rte_reasm_ctx *c, int rc)
  * The next part of @p g from @p cur into c->part_src/part_dst: as many bytes as fit in
  * @p max pieces on each side (a piece cut where the other side's piece ends).
  */
-static struct reasm_gather gather_part(struct rte_reasm_ctx *c, const struct reasm_gather *g,
-				       struct gather_cursor *cur, uint32_t max)
+static struct rte_reasm_dev_gather gather_part(struct rte_reasm_ctx *c,
+					       const struct rte_reasm_dev_gather *g,
+					       struct gather_cursor *cur, uint32_t max)
 {
-	struct reasm_sge *ps = c->part_src, *pd = c->part_dst;
+	struct rte_reasm_dev_sge *ps = c->part_src, *pd = c->part_dst;
 	uint16_t ns = 0, nd = 0;
 	int32_t last_si = -1, last_di = -1;
 
 	while (cur->si < g->nb_src && cur->di < g->nb_dst) {
-		const struct reasm_sge *s = &g->src[cur->si], *d = &g->dst[cur->di];
+		const struct rte_reasm_dev_sge *s = &g->src[cur->si], *d = &g->dst[cur->di];
 		uint32_t len = RTE_MIN(s->len - cur->soff, d->len - cur->doff);
 		bool new_s = last_si != cur->si, new_d = last_di != cur->di;
 
@@ -234,15 +235,16 @@ static struct reasm_gather gather_part(struct rte_reasm_ctx *c, const struct rea
  * cannot take at all, and every part after it, is copied by the CPU (the parts already
  * queued write other bytes of the output).
  */
-static bool gather_parts(struct rte_reasm_ctx *c, const struct reasm_gather *g, uint32_t idx,
-			 struct gather_cursor *cur)
+static bool gather_parts(struct rte_reasm_ctx *c, const struct rte_reasm_dev_gather *g,
+			 uint32_t idx, struct gather_cursor *cur)
 {
 	uint32_t max = c->engine->max_sges();
 	bool cpu = max == 0;
 
 	while (cur->si < g->nb_src && cur->di < g->nb_dst) {
 		struct gather_cursor at = *cur;
-		struct reasm_gather part = gather_part(c, g, cur, cpu ? RTE_REASM_MAX_SGES : max);
+		struct rte_reasm_dev_gather part = gather_part(c, g, cur,
+							       cpu ? RTE_REASM_MAX_SGES : max);
 		int rc = cpu ? -EAGAIN : part_queue(c, &part, idx);
 
 		if (rc == REASM_GATHER_QUEUED || rc == REASM_GATHER_DONE)
@@ -265,7 +267,7 @@ static bool gather_parts(struct rte_reasm_ctx *c, const struct reasm_gather *g, 
  * the list costs the core as much as a CPU copy). REASM_GATHER_QUEUED or _DONE, -ENOSPC
  * (wait for room), or -ENOTSUP (@p g has the pieces now).
  */
-static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
+static int strided_try(struct rte_reasm_ctx *c, struct rte_reasm_dev_gather *g, uint32_t idx,
 		       struct gather_progress *p)
 {
 	int rc = c->engine->gather_strided(&p->strided, idx);
@@ -278,7 +280,7 @@ static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t
 	if (will_have_room(c, rc))
 		return rc;
 	if (rc == -ENOSPC || !reasm_split_pieces(c->ops[idx].in, &p->strided,
-						 (struct reasm_sge *)g->src, &g->nb_src)) {
+						 (struct rte_reasm_dev_sge *)g->src, &g->nb_src)) {
 		/* never fits the ring, or over RTE_REASM_MAX_SGES pieces */
 		reasm_split_cpu(&p->strided);
 		c->st.cpu_fallbacks++;
@@ -293,7 +295,7 @@ static int strided_try(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t
  * engine is full for now: nothing of it queued beyond what @p p records (and a split
  * may have listed its pieces into @p g meanwhile).
  */
-static bool gather_advance(struct rte_reasm_ctx *c, struct reasm_gather *g, uint32_t idx,
+static bool gather_advance(struct rte_reasm_ctx *c, struct rte_reasm_dev_gather *g, uint32_t idx,
 			   struct gather_progress *p)
 {
 	uint32_t max = c->engine->max_sges();
@@ -336,7 +338,7 @@ static bool pending_flush(struct rte_reasm_ctx *c)
 {
 	while (reasm_pending_count(c)) {
 		struct reasm_pending *p = &c->pending[c->pend_tail % REASM_PENDING_SLOTS];
-		struct reasm_gather g = {p->src, p->dst, p->nb_src, p->nb_dst};
+		struct rte_reasm_dev_gather g = {p->src, p->dst, p->nb_src, p->nb_dst};
 
 		bool queued = gather_advance(c, &g, p->op, &p->prog);
 
@@ -351,12 +353,12 @@ static bool pending_flush(struct rte_reasm_ctx *c)
 
 void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
 			uint32_t out_off, const struct reasm_op *op,
-			const struct reasm_strided *strided)
+			const struct rte_reasm_dev_strided *strided)
 {
 	uint32_t idx = c->free_ops[--c->nb_free_ops];
 	struct gather_progress now = {};
 	struct reasm_pending *p;
-	struct reasm_gather g;
+	struct rte_reasm_dev_gather g;
 	uint16_t nb_dst = 0;
 
 	c->ops[idx] = *op;

@@ -9,7 +9,7 @@
 #include "reasm_engine.h"
 #include "rte_reasm.h"
 
-void reasm_cpu_gather(const struct reasm_gather *g)
+void reasm_cpu_gather(const struct rte_reasm_dev_gather *g)
 {
 	uint16_t si = 0, di = 0;
 	uint32_t soff = 0, doff = 0;
@@ -37,7 +37,7 @@ namespace {
 struct cpu_engine final : rte_reasm_engine {
 	const char *kind() const override { return "cpu"; }
 	uint32_t max_sges() const override { return RTE_REASM_MAX_SGES; }
-	int gather(const struct reasm_gather *g, uint32_t cookie) override
+	int gather(const struct rte_reasm_dev_gather *g, uint32_t cookie) override
 	{
 		RTE_SET_USED(cookie);
 		reasm_cpu_gather(g);

@@ -2,9 +2,9 @@
 /*
  * The dmadev engine: a gather is one rte_dma_copy_sg on devices with COPY_SG, else one
  * rte_dma_copy per contiguous piece with the gather's cookie on the last one (a vchan
- * completes in order, so the last completion closes the gather). On dma_mlx5 a gather
- * may instead be one list mkey per side with several pieces and one copy through them,
- * and a header-data split interleaved mkeys with a repeat count (reasm_engine_umr.cpp).
+ * completes in order, so the last completion closes the gather). On a dmadev whose
+ * driver has an engine module (rte_reasm_driver.h, reasm_dev.cpp) the module's path is
+ * tried first.
  */
 #include <errno.h>
 #include <new>
@@ -18,12 +18,12 @@
 
 namespace reasm_dma {
 
-int dma_engine::gather(const struct reasm_gather *g, uint32_t cookie)
+int dma_engine::gather(const struct rte_reasm_dev_gather *g, uint32_t cookie)
 {
 	return sg ? gather_sg(g, cookie) : gather_copies(g, cookie);
 }
 
-int dma_engine::gather_sg(const struct reasm_gather *g, uint32_t cookie)
+int dma_engine::gather_sg(const struct rte_reasm_dev_gather *g, uint32_t cookie)
 {
 	int idx;
 
@@ -42,7 +42,7 @@ int dma_engine::gather_sg(const struct reasm_gather *g, uint32_t cookie)
 
 /* The pieces both lists agree on: a copy never crosses a src or a dst boundary. */
 namespace {
-uint32_t count_copies(const struct reasm_gather *g)
+uint32_t count_copies(const struct rte_reasm_dev_gather *g)
 {
 	uint32_t n = 0, soff = 0, doff = 0;
 	uint16_t si = 0, di = 0;
@@ -67,7 +67,7 @@ uint32_t count_copies(const struct reasm_gather *g)
 
 } // namespace
 
-int dma_engine::gather_copies(const struct reasm_gather *g, uint32_t cookie)
+int dma_engine::gather_copies(const struct rte_reasm_dev_gather *g, uint32_t cookie)
 {
 	uint32_t ncopies = count_copies(g), done = 0, soff = 0, doff = 0;
 	uint16_t si = 0, di = 0, last = 0;
@@ -120,8 +120,7 @@ uint16_t dma_engine::poll(uint32_t *out, bool *ok, uint16_t n)
 			uint16_t idx = (uint16_t)(last - (c - 1 - i));
 			uint32_t ck = cookies[idx];
 
-			if (mk_head != mk_tail)
-				mkeys_complete(idx);
+			cookies[idx] = no_cookie; /* a module's ops set none: no stale cookie */
 			failed_since_cookie |= st[i] != RTE_DMA_STATUS_SUCCESSFUL;
 			if (ck == no_cookie)
 				continue;
@@ -134,6 +133,8 @@ uint16_t dma_engine::poll(uint32_t *out, bool *ok, uint16_t n)
 			failed_since_cookie = false;
 			got++;
 		}
+		if (path && c)
+			mod->completed(path, last, c);
 		if (c < want)
 			break;
 	}
@@ -188,8 +189,10 @@ struct rte_reasm_engine *rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vc
 	e->vchan = vchan;
 	e->sg = has_sg && mode != RTE_REASM_DMA_COPY;
 	e->sges = (uint16_t)RTE_MIN(info.max_sges, (uint16_t)RTE_REASM_MAX_SGES);
+	for (uint32_t &ck : e->cookies)
+		ck = reasm_dma::no_cookie;
 	if ((mode == RTE_REASM_DMA_AUTO || mode == RTE_REASM_DMA_UMR) &&
-	    e->umr_setup(info.dev_name, mode == RTE_REASM_DMA_UMR) != 0 &&
+	    e->module_setup(info.dev_name, mode == RTE_REASM_DMA_UMR) != 0 &&
 	    mode == RTE_REASM_DMA_UMR) {
 		delete e;
 		rte_errno = ENOTSUP;

@@ -18,7 +18,7 @@ namespace {
  * @p strided: the same as records (its output filled in here), or NULL.
  */
 void packet_gather(struct rte_reasm_ctx *c, struct rte_mbuf *in, uint16_t nb_src, uint32_t len,
-		   bool one_segment, uint64_t *done, struct reasm_strided *strided = NULL)
+		   bool one_segment, uint64_t *done, struct rte_reasm_dev_strided *strided = NULL)
 {
 	enum rte_reasm_drop why = RTE_REASM_DROP_TOO_BIG;
 	struct reasm_op op = {};
@@ -66,7 +66,7 @@ void split_one(struct rte_reasm_ctx *c, struct rte_mbuf *m, const struct rte_rea
 {
 	bool keep = l->reverse || (c->conf.flags & RTE_REASM_F_SPLIT_KEEP_HEADERS);
 	uint32_t stride = l->hdr_len + l->pay_len, nrec, len;
-	struct reasm_strided st = {};
+	struct rte_reasm_dev_strided st = {};
 	uint16_t n = 0;
 	bool records;
 
@@ -101,8 +101,8 @@ void split_one(struct rte_reasm_ctx *c, struct rte_mbuf *m, const struct rte_rea
 
 } // namespace
 
-bool reasm_split_pieces(const struct rte_mbuf *m, const struct reasm_strided *s,
-			struct reasm_sge *src, uint16_t *n)
+bool reasm_split_pieces(const struct rte_mbuf *m, const struct rte_reasm_dev_strided *s,
+			struct rte_reasm_dev_sge *src, uint16_t *n)
 {
 	uint32_t stride = s->hdr_len + s->pay_len, nrec = s->nrec;
 	bool ok;
@@ -125,7 +125,7 @@ bool reasm_split_pieces(const struct rte_mbuf *m, const struct reasm_strided *s,
 	return ok;
 }
 
-void reasm_split_cpu(const struct reasm_strided *s)
+void reasm_split_cpu(const struct rte_reasm_dev_strided *s)
 {
 	const uint8_t *in = (const uint8_t *)s->in.va + s->offset;
 	uint8_t *out = (uint8_t *)s->out.va + s->offset;

@@ -84,14 +84,14 @@ struct gather_cursor {
 struct gather_progress {
 	bool in_parts; /* being queued part by part (from cur) */
 	struct gather_cursor cur;
-	struct reasm_strided strided; /* strided.nrec == 0: none */
+	struct rte_reasm_dev_strided strided; /* strided.nrec == 0: none */
 };
 struct reasm_pending {
 	uint32_t op;
 	uint16_t nb_src, nb_dst;
 	struct gather_progress prog;
-	struct reasm_sge src[RTE_REASM_MAX_SGES];
-	struct reasm_sge dst[RTE_REASM_MAX_SGES];
+	struct rte_reasm_dev_sge src[RTE_REASM_MAX_SGES];
+	struct rte_reasm_dev_sge dst[RTE_REASM_MAX_SGES];
 };
 
 struct rte_reasm_ctx {
@@ -122,11 +122,11 @@ struct rte_reasm_ctx {
 	uint32_t res_mask, res_head, res_tail;
 
 	/* scratch of one gather */
-	struct reasm_sge src[RTE_REASM_MAX_SGES];
-	struct reasm_sge dst[RTE_REASM_MAX_SGES];
+	struct rte_reasm_dev_sge src[RTE_REASM_MAX_SGES];
+	struct rte_reasm_dev_sge dst[RTE_REASM_MAX_SGES];
 	/* one part of a gather split at the engine's max_sges */
-	struct reasm_sge part_src[RTE_REASM_MAX_SGES];
-	struct reasm_sge part_dst[RTE_REASM_MAX_SGES];
+	struct rte_reasm_dev_sge part_src[RTE_REASM_MAX_SGES];
+	struct rte_reasm_dev_sge part_dst[RTE_REASM_MAX_SGES];
 	uint32_t poll_cookies[64];
 	bool poll_ok[64];
 
@@ -141,7 +141,7 @@ void reasm_result_push(struct rte_reasm_ctx *c, struct rte_mbuf *m);
 /** Output mbuf(s) for @p len bytes (a chain when over one segment's room), or NULL. */
 struct rte_mbuf *reasm_out_alloc(struct rte_reasm_ctx *c, uint32_t len, enum rte_reasm_drop *why);
 /** Append [off, off + len) of packet @p m to the source list; false: too many pieces. */
-bool reasm_sge_add(struct reasm_sge *l, uint16_t *n, const struct rte_mbuf *m, uint32_t off,
+bool reasm_sge_add(struct rte_reasm_dev_sge *l, uint16_t *n, const struct rte_mbuf *m, uint32_t off,
 		   uint32_t len);
 /** Copy the packet metadata an application expects to keep. */
 void reasm_copy_meta(struct rte_mbuf *to, const struct rte_mbuf *from);
@@ -155,7 +155,7 @@ void reasm_copy_meta(struct rte_mbuf *to, const struct rte_mbuf *from);
  */
 void reasm_gather_start(struct rte_reasm_ctx *c, uint16_t nb_src, struct rte_mbuf *out,
 			uint32_t out_off, const struct reasm_op *op,
-			const struct reasm_strided *strided = NULL);
+			const struct rte_reasm_dev_strided *strided = NULL);
 /** Gathers waiting for room on the engine. */
 uint32_t reasm_pending_count(const struct rte_reasm_ctx *c);
 /** Poll the engine, then queue the pending gathers it made room for. */
@@ -167,10 +167,10 @@ void reasm_drop(struct rte_reasm_ctx *c, struct rte_mbuf *m, enum rte_reasm_drop
  * The pieces of split @p s of packet @p m (any segments) into @p src; false when over
  * RTE_REASM_MAX_SGES.
  */
-bool reasm_split_pieces(const struct rte_mbuf *m, const struct reasm_strided *s,
-			struct reasm_sge *src, uint16_t *n);
+bool reasm_split_pieces(const struct rte_mbuf *m, const struct rte_reasm_dev_strided *s,
+			struct rte_reasm_dev_sge *src, uint16_t *n);
 /** Split @p s (one segment in, one out) by the CPU. */
-void reasm_split_cpu(const struct reasm_strided *s);
+void reasm_split_cpu(const struct rte_reasm_dev_strided *s);
 
 /* reasm_table.cpp: IP reassembly */
 int reasm_table_init(struct rte_reasm_ctx *c);

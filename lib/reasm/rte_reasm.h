@@ -41,9 +41,9 @@ struct rte_reasm_ctx;
 /** How a dmadev engine moves a gather. */
 enum rte_reasm_dma_mode {
 	/**
-	 * UMR mkeys when the device is a dma_mlx5 one with its mkey API, then
-	 * rte_dma_copy_sg when the device has RTE_DMA_CAPA_OPS_COPY_SG, else one copy per
-	 * piece.
+	 * The path of the engine module registered for the device's driver
+	 * (rte_reasm_driver.h) when there is one, then rte_dma_copy_sg when the device has
+	 * RTE_DMA_CAPA_OPS_COPY_SG, else one copy per piece.
 	 */
 	RTE_REASM_DMA_AUTO = 0,
 	/** rte_dma_copy_sg only: engine creation fails with -ENOTSUP without COPY_SG. */
@@ -51,11 +51,12 @@ enum rte_reasm_dma_mode {
 	/** One rte_dma_copy per contiguous piece, completion on the last one. */
 	RTE_REASM_DMA_COPY,
 	/**
-	 * dma_mlx5's indirect mkeys (rte_pmd_dma_mlx5.h, looked up at run time): a gather
-	 * is one list mkey per side with several pieces and one copy; a header-data split
-	 * an interleaved mkey with a repeat count per stream and one copy each. Gathers
-	 * beyond the mkey limits (rte_pmd_dma_mlx5_mkey_limits(), devarg umr_entries) take
-	 * the COPY_SG path. Engine creation fails with ENOTSUP on other devices.
+	 * The engine module's path required (rte_reasm_driver.h; named after the first
+	 * one, indirect memory keys set up by UMR: a gather is one list key per side with
+	 * several pieces and one copy, a header-data split a strided key per stream).
+	 * Gathers the module declines (beyond its limits) take the COPY_SG path. Engine
+	 * creation fails with ENOTSUP on a device whose driver has no module, or whose
+	 * module declines the device.
 	 */
 	RTE_REASM_DMA_UMR,
 };
@@ -87,7 +88,7 @@ __rte_experimental struct rte_reasm_engine *rte_reasm_engine_cpu_create(void);
  * @return
  *   The engine, or NULL with rte_errno set: EINVAL (bad device, vchan or mode), ENOTSUP
  *   (no MEM_TO_MEM, RTE_REASM_DMA_SG without COPY_SG, RTE_REASM_DMA_UMR on a device
- *   that is not dma_mlx5 or has no indirect mkeys), ENOMEM.
+ *   without an engine module's path), ENOMEM.
  */
 __rte_experimental struct rte_reasm_engine *
 rte_reasm_engine_dma_create(int16_t dev_id, uint16_t vchan, enum rte_reasm_dma_mode mode);
@@ -323,7 +324,7 @@ struct rte_reasm_stats {
 	uint64_t split_gathers;      /**< Gathers split into several engine ops (max_sges). */
 	uint64_t gather_ops;         /**< Engine ops queued for gathers (split parts count). */
 	uint64_t deferred;           /**< Gathers that waited for room on a full engine. */
-	uint64_t umr_gathers;        /**< Engine ops through a UMR list mkey (dma_mlx5). */
+	uint64_t umr_gathers;        /**< Engine ops through an engine module's path. */
 	uint64_t interleaved_splits; /**< Split packets moved through interleaved mkeys. */
 	uint64_t dgrams_in_table;    /**< Incomplete datagrams now held (a gauge). */
 	uint64_t bytes_held;         /**< Buffer bytes of fragments now held (a gauge). */

@@ -4,7 +4,8 @@
 # prefix through PKG_CONFIG_PATH only (make shared/static; meson shared/static through
 # examples/meson.build, which builds every example) and runs every build on the software
 # HCA; builds examples/dma_mlx5_remote (make) and runs it between two fabric hosts;
-# builds and runs a C consumer of librte_blkint.
+# builds and runs a C consumer of librte_blkint on the CPU, and one on dma_mlx5 through
+# the installed engine module (librte_dma_mlx5_blkint in the plugin directory).
 #
 #   test/install/test_install.sh <source dir> <work dir>
 #
@@ -61,6 +62,8 @@ missing=()
 for f in "$pmddir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.so.23.0 \
 	 "$pmddir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.so{,.23} \
 	 "$libdir"/librte_{dma_mlx5,common_mlx5_seam,sim_mlx5}.{a,so,so.23,so.23.0} \
+	 "$pmddir"/librte_dma_mlx5_{blkint,reasm}.so{,.23,.23.0} \
+	 "$includedir"/dpdk/rte_{blkint,reasm}_driver.h \
 	 "$includedir"/dpdk/rte_pmd_dma_mlx5.h "$pcdir"/libdpdk-dma-mlx5-libs.pc \
 	 "$pmddir"-glue/librte_dma_mlx5_glue.so.44; do
 	[ -e "$f" ] || missing+=("${f#"$prefix"/}")
@@ -83,6 +86,18 @@ if grep -q 'SONAME.*\[librte_dma_mlx5\.so\.23\]' <<<"$dyn" &&
 else
 	echo "$dyn" >"$log/readelf.txt"
 	fail "readelf -d: SONAME librte_dma_mlx5.so.23, RUNPATH \$ORIGIN" "$log/readelf.txt"
+fi
+
+# An engine module reaches its library in <libdir> from the plugin directory by itself.
+rel=$(realpath -m --relative-to="$pmddir" "$libdir")
+dyn=$(readelf -d "$pmddir/librte_dma_mlx5_blkint.so.23.0" 2>&1)
+if grep -q "RUNPATH.*\[\\\$ORIGIN:\\\$ORIGIN/$rel\]" <<<"$dyn" &&
+   grep -q 'NEEDED.*\[librte_blkint\.so\.0\]' <<<"$dyn"; then
+	pass "readelf -d: the blkint engine module needs librte_blkint, RUNPATH \$ORIGIN/$rel"
+else
+	echo "$dyn" >"$log/readelf-engine.txt"
+	fail "readelf -d: the blkint engine module's RUNPATH reaches <libdir>" \
+		"$log/readelf-engine.txt"
 fi
 
 # Nothing the example is built with may point into the source tree or into this
@@ -120,7 +135,8 @@ plugin_ld=$libdir
 d=$pmddir
 while [ "$d" != / ] && [ -n "$d" ]; do
 	if [ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ]; then
-		plugin_args=(-d librte_dma_mlx5.so.23 -d librte_sim_mlx5.so.23)
+		plugin_args=(-d librte_dma_mlx5.so.23 -d librte_sim_mlx5.so.23
+			     -d librte_dma_mlx5_blkint.so.23 -d librte_dma_mlx5_reasm.so.23)
 		plugin_ld=$pmddir:$libdir
 		echo "note: $d is world-writable: plugins passed by name with LD_LIBRARY_PATH"
 		break
@@ -327,6 +343,67 @@ else
 	cat "$log/blkint-build.txt" "$log/blkint-run.txt" >"$log/blkint.txt" 2>/dev/null
 	fail "librte_blkint: a C consumer built with pkg-config libdpdk-blkint runs" \
 		"$log/blkint.txt"
+fi
+
+# ---- librte_blkint on dma_mlx5: the engine module found as a plugin ------------------
+# The consumer links the shared librte_blkint only (no PMD): the engine module comes
+# from the plugin directory EAL loads (rte_blkint_driver.h), not from the library.
+cat >"$bk/dev.c" <<'EOF_C'
+#include <stdio.h>
+#include <string.h>
+#include <rte_blkint.h>
+#include <rte_dmadev.h>
+#include <rte_eal.h>
+#include <rte_malloc.h>
+
+int main(int argc, char **argv)
+{
+	struct rte_dma_conf dc = {.nb_vchans = 1};
+	struct rte_dma_vchan_conf vc = {.direction = RTE_DMA_DIR_MEM_TO_MEM, .nb_desc = 64};
+	struct rte_blkint_format f = {.type = RTE_BLKINT_PI_CRC32C, .block_size = 512};
+	struct rte_blkint_conf conf = {.name = "engine", .xcheck_rate = 1.0};
+	struct rte_blkint_op op = {.type = RTE_BLKINT_OP_INSERT, .nb_blocks = 8, .dst_fmt = &f};
+	struct rte_blkint_result r;
+	struct rte_blkint_ctx *ctx;
+	unsigned char *data, *prot;
+	int i, id;
+
+	if (rte_eal_init(argc, argv) < 0 || (id = rte_dma_get_dev_id_by_name("dma_mlx5")) < 0 ||
+	    rte_dma_configure(id, &dc) || rte_dma_vchan_setup(id, 0, &vc) || rte_dma_start(id))
+		return 1;
+	data = rte_zmalloc(NULL, 8 * 512, 64);
+	prot = rte_zmalloc(NULL, 8 * 516, 64);
+	conf.dev_id = (int16_t)id;
+	if (!data || !prot || !(ctx = rte_blkint_create(&conf)) || !rte_blkint_on_device(ctx))
+		return 2;
+	memset(data, 0x5a, 8 * 512);
+	op.src = data;
+	op.dst = prot;
+	if (rte_blkint_enqueue(ctx, &op, 1) != 1)
+		return 3;
+	for (i = 0; i < 1000000 && rte_blkint_dequeue(ctx, &r, 1) == 0; i++)
+		;
+	if (i == 1000000 || r.status != RTE_BLKINT_OK || !r.on_device)
+		return 4;
+	rte_blkint_free(ctx);
+	rte_dma_stop(id);
+	printf("blkint on dma_mlx5: PASS\n");
+	return rte_eal_cleanup();
+}
+EOF_C
+# shellcheck disable=SC2046 # pkg-config output is a list of words
+if cc -o "$bk/dev" "$bk/dev.c" -DALLOW_EXPERIMENTAL_API \
+	$(pkg-config --cflags --libs libdpdk-blkint) >"$log/blkint-dev-build.txt" 2>&1 &&
+   ! readelf -d "$bk/dev" | grep -q 'NEEDED.*librte_dma_mlx5' &&
+   (cd "$work" && LD_LIBRARY_PATH=$plugin_ld timeout 60 "$bk/dev" --no-huge -m 512 \
+	--no-pci --no-shconf -l 0-1 --vdev dma_mlx5,dev=sim0,sig=1 "${plugin_args[@]}") \
+	>"$log/blkint-dev-run.txt" 2>&1 &&
+   grep -q '^blkint on dma_mlx5: PASS$' "$log/blkint-dev-run.txt"; then
+	pass "librte_blkint (shared) runs on dma_mlx5 through the installed engine module"
+else
+	cat "$log/blkint-dev-build.txt" "$log/blkint-dev-run.txt" >"$log/blkint-dev.txt" 2>/dev/null
+	fail "librte_blkint (shared) runs on dma_mlx5 through the installed engine module" \
+		"$log/blkint-dev.txt"
 fi
 
 finish

@@ -5,10 +5,10 @@
 
 #include "blkint_pi.h"
 
-int fake_dev::submit(const struct blkint_job *job, uint32_t slot)
+int fake_dev::submit(const struct rte_blkint_dev_job *job, uint32_t slot)
 {
 	struct rte_blkint_result r;
-	blkint_dev_done d = {};
+	rte_blkint_dev_done d = {};
 
 	if (job->op.nb_blocks <= refuse_upto)
 		return -ENOTSUP;
@@ -39,7 +39,7 @@ int fake_dev::submit(const struct blkint_job *job, uint32_t slot)
 	return 0;
 }
 
-uint16_t fake_dev::poll(struct blkint_dev_done *done, uint16_t n)
+uint16_t fake_dev::poll(struct rte_blkint_dev_done *done, uint16_t n)
 {
 	uint16_t k = 0;
 

@@ -25,12 +25,12 @@ struct fake_dev : blkint_dev {
 	/** Jobs the engine refuses (-ENOTSUP) when at most this many blocks. */
 	uint32_t refuse_upto = 0;
 	uint64_t submitted = 0;
-	std::deque<blkint_dev_done> ring;
+	std::deque<rte_blkint_dev_done> ring;
 
 	const char *kind() const override { return "fake"; }
-	int submit(const struct blkint_job *job, uint32_t slot) override;
+	int submit(const struct rte_blkint_dev_job *job, uint32_t slot) override;
 	void doorbell() override {}
-	uint16_t poll(struct blkint_dev_done *done, uint16_t n) override;
+	uint16_t poll(struct rte_blkint_dev_done *done, uint16_t n) override;
 };
 
 #endif /* TEST_BLKINT_FAKE_DEV_H */

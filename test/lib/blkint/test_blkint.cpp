@@ -805,6 +805,113 @@ void t_fallback(void)
 	}
 }
 
+/*
+ * An engine module registered for the dma_skeleton driver (rte_blkint_driver.h), its
+ * engine the scripted device: found by the dmadev's driver name, not by any name the
+ * library knows; declining (ENOTSUP) leaves the CPU, another error fails the create.
+ */
+int test_module_refuse; /* rte_errno create() fails with, 0: it makes an engine */
+uint32_t test_module_freed;
+
+void *test_module_create(int16_t dev_id, uint16_t vchan, uint32_t depth)
+{
+	RTE_SET_USED(dev_id);
+	RTE_SET_USED(vchan);
+	RTE_SET_USED(depth);
+	if (test_module_refuse) {
+		rte_errno = test_module_refuse;
+		return NULL;
+	}
+	return new fake_dev();
+}
+
+int test_module_submit(void *e, const struct rte_blkint_dev_job *job, uint32_t slot)
+{
+	return ((fake_dev *)e)->submit(job, slot);
+}
+
+void test_module_doorbell(void *e)
+{
+	((fake_dev *)e)->doorbell();
+}
+
+uint16_t test_module_poll(void *e, struct rte_blkint_dev_done *done, uint16_t n)
+{
+	return ((fake_dev *)e)->poll(done, n);
+}
+
+void test_module_destroy(void *e)
+{
+	test_module_freed++;
+	delete (fake_dev *)e;
+}
+
+const struct rte_blkint_dev_ops test_module_ops = {
+	test_module_submit, test_module_doorbell, test_module_poll, NULL, test_module_destroy,
+};
+const struct rte_blkint_dev_driver test_module_driver = {
+	"dma_skeleton",
+	"test-module",
+	test_module_create,
+	&test_module_ops,
+};
+
+void t_engine_module(void)
+{
+	int16_t id = (int16_t)rte_dma_get_dev_id_by_name("dma_skeleton");
+	struct rte_blkint_dev_driver bad = test_module_driver;
+	struct rte_blkint_format f = fmt_of(RTE_BLKINT_PI_CRC32C, 0);
+	std::vector<uint8_t> data = util::random_data(16 * 512, 13), out(16 * 516);
+	struct rte_blkint_conf conf = {};
+	struct rte_blkint_result r;
+	struct rte_blkint_op op = {};
+	struct rte_blkint_ctx *ctx;
+
+	CU_ASSERT_FATAL(id >= 0);
+	CU_ASSERT_EQUAL(rte_blkint_dev_driver_register(NULL), -EINVAL);
+	bad.create = NULL;
+	CU_ASSERT_EQUAL(rte_blkint_dev_driver_register(&bad), -EINVAL);
+	CU_ASSERT_EQUAL(rte_blkint_dev_driver_unregister(&test_module_driver), -ENOENT);
+	CU_ASSERT_EQUAL(rte_blkint_dev_driver_register(&test_module_driver), 0);
+	CU_ASSERT_EQUAL(rte_blkint_dev_driver_register(&test_module_driver), -EEXIST);
+	conf.name = "module";
+	conf.dev_id = id;
+	ctx = rte_blkint_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(rte_blkint_on_device(ctx), 1);
+	CU_ASSERT_STRING_EQUAL(blkint_ctx_engine_kind(ctx), "test-module");
+	op.type = RTE_BLKINT_OP_INSERT;
+	op.nb_blocks = 16;
+	op.src = data.data();
+	op.dst = out.data();
+	op.dst_fmt = &f;
+	CU_ASSERT(run(ctx, op, &r) && r.status == RTE_BLKINT_OK && r.on_device);
+	CU_ASSERT(out == prot(f, data, 0));
+	rte_blkint_free(ctx);
+	CU_ASSERT_EQUAL(test_module_freed, 1);
+	/* the module declines the device: the CPU; any other error fails the create */
+	test_module_refuse = ENOTSUP;
+	ctx = rte_blkint_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(rte_blkint_on_device(ctx), 0);
+	rte_blkint_free(ctx);
+	test_module_refuse = ENOMEM;
+	CU_ASSERT_PTR_NULL(rte_blkint_create(&conf));
+	CU_ASSERT_EQUAL(rte_errno, ENOMEM);
+	test_module_refuse = 0;
+	/* a bad vchan is refused before any module is asked */
+	conf.vchan = 7;
+	CU_ASSERT_PTR_NULL(rte_blkint_create(&conf));
+	CU_ASSERT_EQUAL(rte_errno, EINVAL);
+	conf.vchan = 0;
+	CU_ASSERT_EQUAL(rte_blkint_dev_driver_unregister(&test_module_driver), 0);
+	ctx = rte_blkint_create(&conf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx);
+	CU_ASSERT_EQUAL(rte_blkint_on_device(ctx), 0);
+	rte_blkint_free(ctx);
+	CU_ASSERT_EQUAL(test_module_freed, 1);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -845,6 +952,7 @@ int main(int argc, char **argv)
 		{"cross-check: wrong verdicts", t_xcheck_verdict},
 		{"cross-check: sampling rate", t_xcheck_sampling},
 		{"fallback without signature caps", t_fallback},
+		{"engine module (dma_skeleton)", t_engine_module},
 		{"free: ops that never complete", t_free_never_completes},
 	};
 	const struct cunit_suite suites[] = {

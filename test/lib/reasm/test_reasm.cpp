@@ -21,6 +21,8 @@
 #include "cunit_run.h"
 #include "dpdk_test_util.h"
 #include "reasm_engine.h"
+#include "reasm_engine_dma.h"
+#include "rte_reasm_driver.h"
 #include "reasm_harness.h"
 #ifdef REASM_TEST_SIM
 #include "mlx5_glue.h"
@@ -908,6 +910,108 @@ void t_engine_skeleton(void)
 	t_engine_dma("dma_skeleton", RTE_REASM_DMA_AUTO);
 }
 
+/*
+ * An engine module registered for the dma_skeleton driver (rte_reasm_driver.h): found
+ * by the dmadev's driver name, its gathers queued as plain copies on the engine's vchan
+ * (the library completes them by the ring index it returns), every other one declined.
+ */
+struct test_module {
+	int16_t dev;
+	uint16_t vchan;
+	uint32_t taken, declined, completed;
+};
+uint32_t test_module_made, test_module_freed;
+
+void *test_module_create(int16_t dev_id, uint16_t vchan, bool required)
+{
+	RTE_SET_USED(required);
+	test_module_made++;
+	return new test_module{dev_id, vchan, 0, 0, 0};
+}
+
+void test_module_destroy(void *p)
+{
+	test_module_freed++;
+	delete (test_module *)p;
+}
+
+int test_module_gather(void *p, const struct rte_reasm_dev_gather *g, int *last)
+{
+	test_module *m = (test_module *)p;
+	rte_iova_t at;
+
+	*last = -1;
+	if (g->nb_dst != 1 || g->nb_src < 2 || (m->taken + m->declined) % 2) {
+		m->declined++;
+		return -ENOTSUP;
+	}
+	if (rte_dma_burst_capacity(m->dev, m->vchan) < g->nb_src)
+		return -ENOSPC;
+	at = g->dst[0].iova;
+	for (uint16_t i = 0; i < g->nb_src; i++) {
+		int idx = rte_dma_copy(m->dev, m->vchan, g->src[i].iova, at, g->src[i].len, 0);
+
+		if (idx < 0)
+			return idx;
+		*last = idx;
+		at += g->src[i].len;
+	}
+	m->taken++;
+	return 0;
+}
+
+void test_module_completed(void *p, uint16_t last, uint16_t n)
+{
+	RTE_SET_USED(last);
+	((test_module *)p)->completed += n;
+}
+
+const struct rte_reasm_dev_driver test_module_driver = {
+	"dma_skeleton",     "test-module", test_module_create,    test_module_destroy,
+	test_module_gather, NULL,          test_module_completed,
+};
+
+void t_engine_module(void)
+{
+	int dev = rte_dma_get_dev_id_by_name("dma_skeleton");
+	struct rte_reasm_dev_driver bad = test_module_driver;
+	struct rte_reasm_engine *e;
+	test_module *m;
+
+	CU_ASSERT_EQUAL(rte_reasm_dev_driver_register(NULL), -EINVAL);
+	bad.gather = NULL;
+	CU_ASSERT_EQUAL(rte_reasm_dev_driver_register(&bad), -EINVAL);
+	CU_ASSERT_EQUAL(rte_reasm_dev_driver_unregister(&test_module_driver), -ENOENT);
+	CU_ASSERT_FATAL(dev >= 0);
+	/* no module for dma_skeleton: UMR mode is refused, AUTO takes a plain path */
+	CU_ASSERT_PTR_NULL(rte_reasm_engine_dma_create((int16_t)dev, 0, RTE_REASM_DMA_UMR));
+	CU_ASSERT_EQUAL(rte_errno, ENOTSUP);
+	CU_ASSERT_EQUAL(rte_reasm_dev_driver_register(&test_module_driver), 0);
+	CU_ASSERT_EQUAL(rte_reasm_dev_driver_register(&test_module_driver), -EEXIST);
+	e = rte_reasm_engine_dma_create((int16_t)dev, 0, RTE_REASM_DMA_UMR);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(rte_reasm_engine_kind(e), "test-module");
+	CU_ASSERT_EQUAL(test_module_made, 1);
+	m = (test_module *)((reasm_dma::dma_engine *)e)->path;
+	engine_vs_cpu(e);
+	printf("[module took %u gathers, declined %u, %u ops completed] ", m->taken, m->declined,
+	       m->completed);
+	CU_ASSERT(m->taken > 0 && m->declined > 0 && m->completed >= 2 * m->taken);
+	rte_reasm_engine_free(e);
+	CU_ASSERT_EQUAL(test_module_freed, 1);
+	/* DMA_COPY never asks the module */
+	e = rte_reasm_engine_dma_create((int16_t)dev, 0, RTE_REASM_DMA_COPY);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(rte_reasm_engine_kind(e), "dma-copy");
+	rte_reasm_engine_free(e);
+	CU_ASSERT_EQUAL(test_module_made, 1);
+	CU_ASSERT_EQUAL(rte_reasm_dev_driver_unregister(&test_module_driver), 0);
+	e = rte_reasm_engine_dma_create((int16_t)dev, 0, RTE_REASM_DMA_AUTO);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_NOT_EQUAL(rte_reasm_engine_kind(e), "test-module");
+	rte_reasm_engine_free(e);
+}
+
 void t_engine_mlx5_copy(void)
 {
 	t_engine_dma("dma_mlx5", RTE_REASM_DMA_COPY);
@@ -1164,7 +1268,7 @@ void t_split_umr(void)
  */
 struct fake_engine final : rte_reasm_engine {
 	struct job {
-		std::vector<reasm_sge> src, dst;
+		std::vector<rte_reasm_dev_sge> src, dst;
 		uint32_t cookie;
 	};
 	std::vector<job> queued;
@@ -1173,14 +1277,15 @@ struct fake_engine final : rte_reasm_engine {
 
 	const char *kind() const override { return "fake"; }
 	uint32_t max_sges() const override { return 4; }
-	int gather(const struct reasm_gather *g, uint32_t cookie) override
+	int gather(const struct rte_reasm_dev_gather *g, uint32_t cookie) override
 	{
 		if (g->nb_src > 4 || g->nb_dst > 4)
 			return too_big++, -E2BIG;
 		if (queued.size() >= 8)
 			return full++, -ENOSPC;
-		queued.push_back({std::vector<reasm_sge>(g->src, g->src + g->nb_src),
-				  std::vector<reasm_sge>(g->dst, g->dst + g->nb_dst), cookie});
+		queued.push_back({std::vector<rte_reasm_dev_sge>(g->src, g->src + g->nb_src),
+				  std::vector<rte_reasm_dev_sge>(g->dst, g->dst + g->nb_dst),
+				  cookie});
 		return REASM_GATHER_QUEUED;
 	}
 	uint16_t poll(uint32_t *cookies, bool *ok, uint16_t n) override
@@ -1188,9 +1293,9 @@ struct fake_engine final : rte_reasm_engine {
 		uint16_t k = 0;
 
 		for (; k < n && k < queued.size(); k++) {
-			struct reasm_gather g = {queued[k].src.data(), queued[k].dst.data(),
-						 (uint16_t)queued[k].src.size(),
-						 (uint16_t)queued[k].dst.size()};
+			struct rte_reasm_dev_gather g = {queued[k].src.data(), queued[k].dst.data(),
+							 (uint16_t)queued[k].src.size(),
+							 (uint16_t)queued[k].dst.size()};
 
 			reasm_cpu_gather(&g);
 			cookies[k] = queued[k].cookie;
@@ -1471,6 +1576,7 @@ int main(int argc, char **argv)
 		{"scripted engine", t_fake_engine},
 		{"split gathers (scripted)", t_split_gathers},
 		{"dma_skeleton (copy)", t_engine_skeleton},
+		{"engine module (dma_skeleton)", t_engine_module},
 		{"dma_mlx5 (copy)", t_engine_mlx5_copy},
 		{"dma_mlx5 (sg)", t_engine_mlx5_sg},
 		{"dma_mlx5 device faults", t_engine_faults},

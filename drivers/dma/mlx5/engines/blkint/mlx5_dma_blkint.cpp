@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The dma_mlx5 engine: each op is one signature copy on a vchan the context owns
- * (rte_pmd_dma_mlx5_sig_copy), completed through rte_dma_completed_status() in ring
- * order; a DATA_POISION status is a failed verification whose details come from
- * rte_pmd_dma_mlx5_sig_error(). The PMD's functions are looked up at run time
- * (dlsym: the executable, or an already loaded librte_dma_mlx5) so that librte_blkint
- * links against no PMD; without them, or on a device without signature caps, the
- * context runs on the CPU.
+ * dma_mlx5's rte_blkint engine module (rte_blkint_driver.h), registered for the
+ * dma_mlx5 driver from a constructor: each op is one signature copy on a vchan the
+ * context owns (rte_pmd_dma_mlx5_sig_copy), completed through rte_dma_completed_status()
+ * in ring order; a DATA_POISION status is a failed verification whose details come from
+ * rte_pmd_dma_mlx5_sig_error(). On a device without signature caps the module declines
+ * (ENOTSUP) and the context runs on the CPU. Built as its own plugin
+ * (librte_dma_mlx5_blkint.so, linking librte_blkint and the PMD) so that neither the
+ * library nor the PMD depends on the other; see doc/guides/prog_guide/architecture.rst.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 
@@ -17,46 +17,24 @@
 #include <rte_dev.h>
 #include <rte_dmadev.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "blkint_log.h"
-#include "blkint_pi.h"
-#include "blkint_priv.h"
+#include "rte_blkint_driver.h"
 #include "rte_pmd_dma_mlx5.h"
+
+RTE_LOG_REGISTER_DEFAULT(mlx5_dma_blkint_logtype, INFO);
+#define MLX5_DMA_BLKINT_LOG(level, fmt, ...)                                            \
+	rte_log(RTE_LOG_##level, mlx5_dma_blkint_logtype, "dma_mlx5 blkint: " fmt "\n", \
+		##__VA_ARGS__)
 
 namespace {
 
-typedef int (*sig_caps_t)(int16_t, struct rte_pmd_dma_mlx5_sig_caps *);
-typedef int (*sig_copy_t)(int16_t, uint16_t, const struct rte_pmd_dma_mlx5_sig_xfer *, uint64_t);
-typedef int (*sig_error_t)(int16_t, uint16_t, uint16_t, struct rte_pmd_dma_mlx5_sig_err *);
-
-/** A PMD symbol: in the executable (static link, or a global library), else in a loaded PMD. */
-void *pmd_sym(const char *name)
-{
-	static const char *const libs[] = {"librte_dma_mlx5.so.23", "librte_dma_mlx5.so"};
-	void *p = dlsym(RTLD_DEFAULT, name);
-
-	for (const char *lib : libs) {
-		void *h;
-
-		if (p)
-			break;
-		h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* never loads: a reference to it */
-		if (!h)
-			continue;
-		p = dlsym(h, name);
-		dlclose(h);
-	}
-	return p;
-}
-
-struct mlx5_engine final : blkint_dev {
+struct mlx5_engine {
 	int16_t dev;
 	uint16_t vchan;
 	struct rte_pmd_dma_mlx5_sig_caps caps;
-	sig_copy_t sig_copy;
-	sig_error_t sig_error;
 	/* ops posted, in ring order (the vchan completes in order) */
 	struct posted {
 		uint32_t slot;
@@ -67,16 +45,15 @@ struct mlx5_engine final : blkint_dev {
 	const struct rte_memseg_list *last_msl = nullptr; /* iova_of() */
 	char dev_name[RTE_DEV_NAME_MAX_LEN] = "";         /* lost(): the id may be reused */
 
-	~mlx5_engine() override
+	~mlx5_engine()
 	{
 		rte_free(fifo);
 		rte_free(st);
 	}
-	const char *kind() const override { return "dma_mlx5"; }
-	const char *lost() const override;
-	int submit(const struct blkint_job *job, uint32_t slot) override;
-	void doorbell() override { rte_dma_submit(dev, vchan); }
-	uint16_t poll(struct blkint_dev_done *done, uint16_t n) override;
+	const char *lost() const;
+	int submit(const struct rte_blkint_dev_job *job, uint32_t slot);
+	void doorbell() { rte_dma_submit(dev, vchan); }
+	uint16_t poll(struct rte_blkint_dev_done *done, uint16_t n);
 
 	bool domain(const struct rte_blkint_format *f, uint32_t ref,
 		    struct rte_pmd_dma_mlx5_sig_domain *d) const;
@@ -100,7 +77,7 @@ bool mlx5_engine::domain(const struct rte_blkint_format *f, uint32_t ref,
 				    : 0);
 		d->app_tag = f->app_tag;
 		d->ref_tag = ref;
-		check = blkint_check_mask(f);
+		check = rte_blkint_dev_check_mask(f);
 		d->check_mask = (uint8_t)((check & RTE_BLKINT_CHECK_GUARD ? 0xc0 : 0) |
 					  (check & RTE_BLKINT_CHECK_APPTAG ? 0x30 : 0) |
 					  (check & RTE_BLKINT_CHECK_REFTAG ? 0x0f : 0));
@@ -151,7 +128,7 @@ rte_iova_t iova_of(const void *p, uint32_t len, const struct rte_memseg_list **l
 	return ms->iova + (a - (uintptr_t)ms->addr);
 }
 
-int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
+int mlx5_engine::submit(const struct rte_blkint_dev_job *job, uint32_t slot)
 {
 	const struct rte_blkint_op *op = &job->op;
 	bool plain_src = op->type == RTE_BLKINT_OP_INSERT;
@@ -187,7 +164,7 @@ int mlx5_engine::submit(const struct blkint_job *job, uint32_t slot)
 		d.addr = iova_of(op->dst, d.length, &last_msl);
 	if (s.addr == RTE_BAD_IOVA || (x.dst && d.addr == RTE_BAD_IOVA))
 		return -ENOTSUP; /* not DPDK memory: the device could not reach it */
-	ret = sig_copy(dev, vchan, &x, 0);
+	ret = rte_pmd_dma_mlx5_sig_copy(dev, vchan, &x, 0);
 	if (ret == -ENOSPC)
 		return -ENOSPC;
 	if (ret < 0)
@@ -220,7 +197,7 @@ enum rte_blkint_field field_of(bool crc, uint8_t kind)
 	}
 }
 
-uint16_t mlx5_engine::poll(struct blkint_dev_done *done, uint16_t n)
+uint16_t mlx5_engine::poll(struct rte_blkint_dev_done *done, uint16_t n)
 {
 	uint16_t last = 0, k;
 	uint32_t posted_ops = tail - head;
@@ -234,7 +211,7 @@ uint16_t mlx5_engine::poll(struct blkint_dev_done *done, uint16_t n)
 		return 0;
 	k = rte_dma_completed_status(dev, vchan, n, &last, st);
 	for (uint16_t i = 0; i < k; i++) {
-		struct blkint_dev_done *d = &done[i];
+		struct rte_blkint_dev_done *d = &done[i];
 		struct rte_pmd_dma_mlx5_sig_err e;
 		uint16_t idx = (uint16_t)(last - (k - 1 - i));
 
@@ -245,7 +222,7 @@ uint16_t mlx5_engine::poll(struct blkint_dev_done *done, uint16_t n)
 		if (st[i] == RTE_DMA_STATUS_SUCCESSFUL) {
 			d->status = RTE_BLKINT_OK;
 		} else if (st[i] == RTE_DMA_STATUS_DATA_POISION &&
-			   sig_error(dev, vchan, idx, &e) == 0) {
+			   rte_pmd_dma_mlx5_sig_error(dev, vchan, idx, &e) == 0) {
 			d->status = RTE_BLKINT_ERR_PI;
 			d->error.block = e.block;
 			d->error.field = field_of(p.crc, e.kind);
@@ -258,28 +235,23 @@ uint16_t mlx5_engine::poll(struct blkint_dev_done *done, uint16_t n)
 	return k;
 }
 
-} // namespace
-
-struct blkint_dev *blkint_dev_mlx5_create(int16_t dev_id, uint16_t vchan, uint32_t depth)
+void *engine_create(int16_t dev_id, uint16_t vchan, uint32_t depth)
 {
-	sig_caps_t caps_fn = (sig_caps_t)pmd_sym("rte_pmd_dma_mlx5_sig_caps");
 	struct rte_pmd_dma_mlx5_sig_caps caps = {};
 	struct rte_dma_info info;
 	mlx5_engine *e;
 
-	if (!rte_dma_is_valid(dev_id) || rte_dma_info_get(dev_id, &info) < 0 ||
-	    vchan >= info.nb_vchans) {
-		BLKINT_LOG(ERR, "dmadev %d vchan %u: no such configured device/vchan", dev_id,
-			   vchan);
+	if (rte_dma_info_get(dev_id, &info) < 0 || vchan >= info.nb_vchans) {
+		MLX5_DMA_BLKINT_LOG(ERR, "dmadev %d vchan %u: no such configured device/vchan",
+				    dev_id, vchan);
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (!caps_fn || caps_fn(dev_id, &caps) != 0 || !caps.enabled) {
-		BLKINT_LOG(INFO, "dmadev %d (%s): no signature offload%s; ops run on the CPU",
-			   dev_id, info.dev_name,
-			   !caps_fn ? " (dma_mlx5's API not found: PMD not loaded or not exported)"
-			   : caps.types && !caps.enabled ? " (probed without sig=1)"
-							 : "");
+	if (rte_pmd_dma_mlx5_sig_caps(dev_id, &caps) != 0 || !caps.enabled) {
+		MLX5_DMA_BLKINT_LOG(INFO,
+				    "dmadev %d (%s): no signature offload%s; ops run on the CPU",
+				    dev_id, info.dev_name,
+				    caps.types && !caps.enabled ? " (probed without sig=1)" : "");
 		rte_errno = ENOTSUP;
 		return NULL;
 	}
@@ -292,16 +264,66 @@ struct blkint_dev *blkint_dev_mlx5_create(int16_t dev_id, uint16_t vchan, uint32
 	e->vchan = vchan;
 	snprintf(e->dev_name, sizeof(e->dev_name), "%s", info.dev_name);
 	e->caps = caps;
-	e->sig_copy = (sig_copy_t)pmd_sym("rte_pmd_dma_mlx5_sig_copy");
-	e->sig_error = (sig_error_t)pmd_sym("rte_pmd_dma_mlx5_sig_error");
 	e->mask = rte_align32pow2(depth) - 1;
 	e->fifo = (mlx5_engine::posted *)rte_zmalloc("blkint", sizeof(*e->fifo) * (e->mask + 1), 0);
 	e->st = (enum rte_dma_status_code *)rte_zmalloc("blkint", sizeof(*e->st) * (e->mask + 1),
 							0);
-	if (!e->sig_copy || !e->sig_error || !e->fifo || !e->st) {
-		rte_errno = e->fifo && e->st ? ENOTSUP : ENOMEM;
+	if (!e->fifo || !e->st) {
 		delete e;
+		rte_errno = ENOMEM;
 		return NULL;
 	}
 	return e;
+}
+
+int engine_submit(void *e, const struct rte_blkint_dev_job *job, uint32_t slot)
+{
+	return ((mlx5_engine *)e)->submit(job, slot);
+}
+
+void engine_doorbell(void *e)
+{
+	((mlx5_engine *)e)->doorbell();
+}
+
+uint16_t engine_poll(void *e, struct rte_blkint_dev_done *done, uint16_t n)
+{
+	return ((mlx5_engine *)e)->poll(done, n);
+}
+
+const char *engine_lost(const void *e)
+{
+	return ((const mlx5_engine *)e)->lost();
+}
+
+void engine_destroy(void *e)
+{
+	delete (mlx5_engine *)e;
+}
+
+const struct rte_blkint_dev_ops engine_ops = {
+	engine_submit, engine_doorbell, engine_poll, engine_lost, engine_destroy,
+};
+
+/* Constant-initialised: the constructor below may run before any C++ initialiser. */
+const struct rte_blkint_dev_driver mlx5_dma_blkint_driver = {
+	"dma_mlx5",
+	"dma_mlx5",
+	engine_create,
+	&engine_ops,
+};
+
+} // namespace
+
+RTE_INIT(mlx5_dma_blkint_register)
+{
+	int ret = rte_blkint_dev_driver_register(&mlx5_dma_blkint_driver);
+
+	if (ret < 0)
+		MLX5_DMA_BLKINT_LOG(ERR, "not registered with rte_blkint: %d", ret);
+}
+
+RTE_FINI(mlx5_dma_blkint_unregister)
+{
+	rte_blkint_dev_driver_unregister(&mlx5_dma_blkint_driver);
 }
