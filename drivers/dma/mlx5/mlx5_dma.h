@@ -11,6 +11,7 @@
 #ifndef MLX5_DMA_H
 #define MLX5_DMA_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,6 +26,12 @@
 extern int mlx5_dma_logtype;
 #define MLX5_DMA_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, mlx5_dma_logtype, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+
+/** -errno of the verbs call that just failed, or -@p fallback when it left errno 0. */
+static inline int mlx5_dma_neg_errno(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
 
 /** Posting paths (devarg path=). */
 enum mlx5_dma_path {

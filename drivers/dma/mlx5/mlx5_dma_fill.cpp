@@ -179,13 +179,13 @@ int mlx5_dma_fill_pool_create(struct mlx5_dma_vchan *vc)
 	pool->mr = p->glue->reg_mr(p->pd, pool->buf, kSlots * MLX5_DMA_FILL_PAT_BYTES,
 				   IBV_ACCESS_LOCAL_WRITE);
 	if (!pool->mr)
-		return errno ? -errno : -ENOMEM;
+		return mlx5_dma_neg_errno(ENOMEM);
 	for (fill_slot &s : pool->slot) {
 		s.mkey = mlx5_dma_indirect_mkey(p, 1);
 		if (!s.mkey) {
 			MLX5_DMA_LOG(ERR, "%s vchan %u: fill mkey: %s", p->name, vc->vchan_id,
 				     strerror(errno));
-			return errno ? -errno : -ENOMEM;
+			return mlx5_dma_neg_errno(ENOMEM);
 		}
 	}
 	return 0;

@@ -156,7 +156,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_mkey_create(int16_t dev_id, uint16_t vchan,
 	attr.max_entries = max_entries + 1; /* room for a repeat-block header */
 	mk->mk = vc->dev->glue->dv_create_mkey(&attr);
 	if (!mk->mk) {
-		int ret = errno ? -errno : -ENOMEM;
+		int ret = mlx5_dma_neg_errno(ENOMEM);
 
 		MLX5_DMA_LOG(ERR, "%s vchan %u: mkey of %u entries: %s", vc->dev->name,
 			     vc->vchan_id, max_entries, strerror(-ret));

@@ -491,7 +491,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey_access(int16_t dev_id, const vo
 	 * range and these rights (the registry's MRs are larger and local only) */
 	mr = p->glue->reg_mr(p->pd, (void *)(uintptr_t)addr, len, ibv_access);
 	if (!mr) {
-		int ret = errno ? -errno : -ENOMEM;
+		int ret = mlx5_dma_neg_errno(ENOMEM);
 
 		MLX5_DMA_LOG(ERR, "%s: remote key: cannot register %p + %zu: %s", p->name, addr,
 			     len, strerror(-ret));

@@ -334,7 +334,7 @@ int mlx5_dma_sg_pool_create(struct mlx5_dma_vchan *vc)
 		if (!k.mkey) {
 			MLX5_DMA_LOG(ERR, "%s vchan %u: copy_sg mkey: %s", p->name, vc->vchan_id,
 				     strerror(errno));
-			return errno ? -errno : -ENOMEM;
+			return mlx5_dma_neg_errno(ENOMEM);
 		}
 	}
 	return 0;

@@ -22,11 +22,6 @@ constexpr uint32_t kFlagsPdBsfEnable = 1u << 30;
 constexpr uint32_t kPadWqes = 16;
 constexpr uint32_t kDiscardBytes = 4096;
 
-int neg_errno(int fallback)
-{
-	return errno ? -errno : -fallback;
-}
-
 /* Pad QP: a CQ of its own (the vchan's CQ may be replaced) and a QP left in RESET. */
 int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t max_inline)
 {
@@ -40,7 +35,7 @@ int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t 
 	cq_attr.cqe = kPadWqes;
 	p->pad_cq = glue->create_cq_ex(vc->dev->ctx, &cq_attr);
 	if (!p->pad_cq)
-		return neg_errno(ENOMEM);
+		return mlx5_dma_neg_errno(ENOMEM);
 	qp_attr.qp_type = IBV_QPT_RC;
 	qp_attr.send_cq = ibv_cq_ex_to_cq(p->pad_cq);
 	qp_attr.recv_cq = ibv_cq_ex_to_cq(p->pad_cq);
@@ -54,7 +49,7 @@ int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t 
 	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 	p->pad_qp = glue->dv_create_qp(vc->dev->ctx, &qp_attr, &dv_attr);
 	if (!p->pad_qp)
-		return neg_errno(ENOMEM);
+		return mlx5_dma_neg_errno(ENOMEM);
 	p->pad_qpx = glue->qp_to_qp_ex(p->pad_qp);
 	p->pad_dv = p->pad_qpx ? glue->dv_qp_ex_from_ibv_qp_ex(p->pad_qpx) : NULL;
 	obj.qp.in = p->pad_qp;
@@ -331,7 +326,7 @@ int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
 	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
 		p->m[i].mk = glue->dv_create_mkey(&attr);
 		if (!p->m[i].mk) {
-			ret = neg_errno(ENOMEM);
+			ret = mlx5_dma_neg_errno(ENOMEM);
 			MLX5_DMA_LOG(ERR, "%s vchan %u: signature mkey %u: %s", vc->dev->name,
 				     vc->vchan_id, i, strerror(-ret));
 			goto fail;
@@ -342,7 +337,7 @@ int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
 	p->discard = glue->dv_create_mkey(&attr);
 	r = mlx5_dma_mr_lookup(&vc->mr_cache, (uintptr_t)p->discard_buf, kDiscardBytes);
 	if (!p->discard || !r) {
-		ret = p->discard ? -EFAULT : neg_errno(ENOMEM);
+		ret = p->discard ? -EFAULT : mlx5_dma_neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: verify-only mkey: %s", vc->dev->name, vc->vchan_id,
 			     strerror(-ret));
 		goto fail;

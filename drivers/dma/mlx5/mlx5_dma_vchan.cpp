@@ -12,11 +12,6 @@
 
 namespace {
 
-int neg_errno(int fallback)
-{
-	return errno ? -errno : -fallback;
-}
-
 /*
  * The MMO metadata segment names the PD's opaque buffer, which libmlx5 allocates and
  * registers privately. Let the builder write one WQE (never posted: the QP is still in
@@ -65,7 +60,7 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
 	cq = glue->create_cq_ex(dev->ctx, &cq_attr);
 	if (!cq) {
-		ret = neg_errno(ENOMEM);
+		ret = mlx5_dma_neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: CQ of %u entries: %s", dev->name, id, wqe_cnt,
 			     strerror(-ret));
 		return ret;
@@ -108,7 +103,7 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	if (!vc->qp)
 		vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
 	if (!vc->qp) {
-		ret = neg_errno(ENOMEM);
+		ret = mlx5_dma_neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: QP with %u WQEs: %s", dev->name, id, wqe_cnt,
 			     strerror(-ret));
 		return ret;
@@ -229,7 +224,7 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->trap_mr = glue->reg_mr(dev->pd, vc->trap_buf, MLX5_HW_OPAQUE_BUF_LEN,
 				   IBV_ACCESS_LOCAL_WRITE);
 	if (!vc->trap_mr) {
-		ret = neg_errno(ENOMEM);
+		ret = mlx5_dma_neg_errno(ENOMEM);
 		goto fail;
 	}
 	mlx5_dma_mr_cache_init(&vc->mr_cache, dev->mrs);
