@@ -23,6 +23,9 @@
 #include "mlx5_dma_mr.h"
 #include "mlx5_glue.h"
 
+/** An rte_pmd_dma_mlx5.h function: C linkage, exported (version.map). */
+#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
+
 extern int mlx5_dma_logtype;
 #define MLX5_DMA_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, mlx5_dma_logtype, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)

@@ -46,11 +46,6 @@ struct mlx5_dma_fill_pool {
 namespace {
 
 /* Whether op @p idx of @p vc has completed (successfully or not). */
-inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
-{
-	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
-}
-
 /* The slot holding @p pattern, else a slot free to take it, else NULL. */
 fill_slot *find_slot(struct mlx5_dma_vchan *vc, uint64_t pattern)
 {
@@ -60,7 +55,7 @@ fill_slot *find_slot(struct mlx5_dma_vchan *vc, uint64_t pattern)
 	for (fill_slot &s : pool->slot) {
 		if (s.used && s.pattern == pattern)
 			return &s;
-		if (!spare && (!s.used || op_done(vc, s.last_idx)))
+		if (!spare && (!s.used || mlx5_dma_op_done(vc, s.last_idx)))
 			spare = &s;
 	}
 	if (spare) {
@@ -102,7 +97,8 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 		if (!s)
 			return -ENOSPC;
 	}
-	need_umr = !(s->umr_posted && s->umr_gen == vc->err_gen && op_done(vc, s->umr_idx));
+	need_umr = !(s->umr_posted && s->umr_gen == vc->err_gen &&
+		     mlx5_dma_op_done(vc, s->umr_idx));
 	nbb = need_umr ? mlx5_dma_umr_interleaved_wqebbs(1) + 1 : 1;
 	if (!mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;

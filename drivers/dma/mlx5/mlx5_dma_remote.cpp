@@ -29,8 +29,6 @@
 #include "mlx5_qp_state.h"
 #include "rte_pmd_dma_mlx5.h"
 
-#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 /*

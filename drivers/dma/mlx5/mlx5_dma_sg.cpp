@@ -38,16 +38,11 @@ struct mlx5_dma_sg_pool {
 
 namespace {
 
-inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
-{
-	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
-}
-
 /* A list mkey no op in flight uses, else NULL; @p skip: one already taken. */
 sg_mkey *free_mkey(struct mlx5_dma_vchan *vc, const sg_mkey *skip)
 {
 	for (sg_mkey &k : vc->sg->m)
-		if (&k != skip && (!k.used || op_done(vc, k.last_idx)))
+		if (&k != skip && (!k.used || mlx5_dma_op_done(vc, k.last_idx)))
 			return &k;
 	return NULL;
 }

@@ -15,8 +15,6 @@
 #include "mlx5_dma_sig.h"
 #include "mlx5_dma_umr.h"
 
-#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
-
 void mlx5_dma_sig_caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_sig_caps *c)
 {
 	const struct mlx5dv_sig_caps &s = p->sig_caps;
@@ -147,11 +145,6 @@ int side_layout(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *sge, uint16
 	return 0;
 }
 
-inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
-{
-	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
-}
-
 bool same_layout(const struct mlx5_dma_sig_layout &a, const struct mlx5_dma_sig_layout &b)
 {
 	/* the first segment's address tells most layouts apart: compare it inline first */
@@ -174,8 +167,8 @@ int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int e
 	int h = p->hint[mlx5_dma_sig_layout_slot(&lay)];
 	const struct mlx5_dma_sig_mkey &hm = p->m[h];
 
-	if (h != exclude && !(hm.used && !op_done(vc, hm.last_idx)) && hm.configured && !hm.rearm &&
-	    hm.err_gen == vc->err_gen && same_layout(hm.lay, lay)) {
+	if (h != exclude && !(hm.used && !mlx5_dma_op_done(vc, hm.last_idx)) && hm.configured &&
+	    !hm.rearm && hm.err_gen == vc->err_gen && same_layout(hm.lay, lay)) {
 		*umr = false;
 		return h;
 	}
@@ -184,7 +177,7 @@ int pick(struct mlx5_dma_vchan *vc, const struct mlx5_dma_sig_layout &lay, int e
 		int i = (p->victim + k) % MLX5_DMA_SIG_MKEYS;
 		const struct mlx5_dma_sig_mkey &m = p->m[i];
 
-		if (i != exclude && !(m.used && !op_done(vc, m.last_idx)))
+		if (i != exclude && !(m.used && !mlx5_dma_op_done(vc, m.last_idx)))
 			return i;
 	}
 	return -1;
