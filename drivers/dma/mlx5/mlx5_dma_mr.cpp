@@ -317,7 +317,7 @@ const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache
 	if (lo == 0 || !mlx5_dma_mr_in(&snap->r[lo - 1], addr, len))
 		return NULL;
 	/* round robin: the entries in use by the other address of an op stay put */
-	slot = &cache->e[cache->next++ % cache->kEntries];
+	slot = &cache->e[cache->next++ % MLX5_DMA_MR_CACHE_ENTRIES];
 	*slot = snap->r[lo - 1];
 	return slot;
 }

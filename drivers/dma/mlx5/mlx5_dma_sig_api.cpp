@@ -54,17 +54,16 @@ void mlx5_dma_sig_caps_of(const struct mlx5_dma_dev *p, struct rte_pmd_dma_mlx5_
 	c->mkeys = c->enabled ? MLX5_DMA_SIG_MKEYS : 0;
 }
 
-namespace {
+/* the flags a domain may carry; the T10-DIF ones only with an 8-byte T10-DIF PI */
+#define MLX5_DMA_SIG_DOMAIN_FLAGS                                                    \
+	(RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES | RTE_PMD_DMA_MLX5_SIG_F_REF_INC |         \
+	 RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE | RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE | \
+	 RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK)
+#define MLX5_DMA_SIG_T10DIF_FLAGS                                             \
+	(RTE_PMD_DMA_MLX5_SIG_F_REF_INC | RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE | \
+	 RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE)
 
-constexpr uint16_t kDomainFlags = RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES |
-				  RTE_PMD_DMA_MLX5_SIG_F_REF_INC |
-				  RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE |
-				  RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE |
-				  RTE_PMD_DMA_MLX5_SIG_F_NO_CHECK;
-constexpr uint16_t kT10Flags = RTE_PMD_DMA_MLX5_SIG_F_REF_INC | RTE_PMD_DMA_MLX5_SIG_F_APP_ESCAPE |
-			       RTE_PMD_DMA_MLX5_SIG_F_APP_REF_ESCAPE;
-/* bytes the verify-only destination repeats (a 16-bit interleaved entry) */
-constexpr uint32_t kDiscardBytes = 4096;
+namespace {
 
 int bad(const struct mlx5_dma_vchan *vc, const char *what, uint64_t value)
 {
@@ -98,8 +97,8 @@ int check_domain(const struct mlx5_dma_vchan *vc, const struct rte_pmd_dma_mlx5_
 		return bad_side(vc, side, "domain type", type);
 	if (!(rte_pmd_dma_mlx5_sig_block_size_bit(d.block_size) & vc->sig->block_sizes))
 		return bad_side(vc, side, "block size", d.block_size);
-	if ((d.flags & ~kDomainFlags) ||
-	    ((d.flags & kT10Flags) &&
+	if ((d.flags & ~MLX5_DMA_SIG_DOMAIN_FLAGS) ||
+	    ((d.flags & MLX5_DMA_SIG_T10DIF_FLAGS) &&
 	     (mlx5_dma_sig_pi_bytes(d.type) != 8 || d.type == RTE_PMD_DMA_MLX5_SIG_CRC64)))
 		return bad_side(vc, side, "domain flags", d.flags);
 	return 0;
@@ -337,10 +336,10 @@ int enqueue(int16_t dev_id, uint16_t vchan, const struct rte_pmd_dma_mlx5_sig_xf
 		dkey = p->m[di].mk->lkey;
 	} else if (verify_only) {
 		if (p->discard_gen != vc->err_gen + 1) {
-			struct mlx5_dma_xlat xl = {(uintptr_t)p->discard_buf, kDiscardBytes,
-						   p->discard_lkey, 0};
-			uint32_t rep =
-				(uint32_t)((vc->max_len + kDiscardBytes - 1) / kDiscardBytes);
+			struct mlx5_dma_xlat xl = {(uintptr_t)p->discard_buf,
+						   MLX5_DMA_SIG_DISCARD_BYTES, p->discard_lkey, 0};
+			uint32_t rep = (uint32_t)((vc->max_len + MLX5_DMA_SIG_DISCARD_BYTES - 1) /
+						  MLX5_DMA_SIG_DISCARD_BYTES);
 
 			pi += mlx5_dma_umr_post(vc, pi, p->discard, &xl, 1, rep, start, 0,
 						user_fence && !wrote_umr ? RTE_DMA_OP_FLAG_FENCE
