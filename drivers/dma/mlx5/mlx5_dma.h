@@ -247,7 +247,7 @@ int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);
  * (memcpy MMO, UMR, NOP, raw WQEs) name local keys only; an RDMA request that reaches
  * the QP is refused whatever key it carries.
  */
-constexpr int MLX5_DMA_VCHAN_QP_ACCESS = 0;
+#define MLX5_DMA_VCHAN_QP_ACCESS 0
 /** CQ + QP of a vchan, connected in RTS; on failure what exists stays for destroy. */
 int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt);
 void mlx5_dma_vchan_destroy_queues(struct mlx5_dma_vchan *vc);
