@@ -11,6 +11,7 @@
 #ifndef MLX5_DMA_H
 #define MLX5_DMA_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,9 +23,18 @@
 #include "mlx5_dma_mr.h"
 #include "mlx5_glue.h"
 
+/** An rte_pmd_dma_mlx5.h function: C linkage, exported (version.map). */
+#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
+
 extern int mlx5_dma_logtype;
 #define MLX5_DMA_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, mlx5_dma_logtype, "%s(): " fmt "\n", __func__, ##__VA_ARGS__)
+
+/** -errno of the verbs call that just failed, or -@p fallback when it left errno 0. */
+static inline int mlx5_dma_neg_errno(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
 
 /** Posting paths (devarg path=). */
 enum mlx5_dma_path {
@@ -240,7 +250,7 @@ int mlx5_dma_devargs_parse(const char *args, struct mlx5_dma_devargs *out);
  * (memcpy MMO, UMR, NOP, raw WQEs) name local keys only; an RDMA request that reaches
  * the QP is refused whatever key it carries.
  */
-constexpr int MLX5_DMA_VCHAN_QP_ACCESS = 0;
+#define MLX5_DMA_VCHAN_QP_ACCESS 0
 /** CQ + QP of a vchan, connected in RTS; on failure what exists stays for destroy. */
 int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt);
 void mlx5_dma_vchan_destroy_queues(struct mlx5_dma_vchan *vc);

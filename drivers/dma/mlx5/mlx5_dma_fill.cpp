@@ -20,9 +20,10 @@
 #include "mlx5_dma_fp.h"
 #include "mlx5_dma_umr.h"
 
-namespace {
+/* pattern buffers (and their mkeys) of a vchan */
+#define MLX5_DMA_FILL_SLOTS 8
 
-constexpr unsigned kSlots = 8;
+namespace {
 
 struct fill_slot {
 	struct mlx5dv_mkey *mkey;
@@ -37,30 +38,24 @@ struct fill_slot {
 } // namespace
 
 struct mlx5_dma_fill_pool {
-	uint8_t *buf; /* kSlots x MLX5_DMA_FILL_PAT_BYTES */
+	uint8_t *buf; /* MLX5_DMA_FILL_SLOTS x MLX5_DMA_FILL_PAT_BYTES */
 	struct ibv_mr *mr;
 	uint32_t repeat; /* repetitions of MLX5_DMA_FILL_PAT_BYTES: the longest fill */
-	fill_slot slot[kSlots];
+	struct fill_slot slot[MLX5_DMA_FILL_SLOTS];
 };
 
 namespace {
 
-/* Whether op @p idx of @p vc has completed (successfully or not). */
-inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
-{
-	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
-}
-
 /* The slot holding @p pattern, else a slot free to take it, else NULL. */
-fill_slot *find_slot(struct mlx5_dma_vchan *vc, uint64_t pattern)
+struct fill_slot *find_slot(struct mlx5_dma_vchan *vc, uint64_t pattern)
 {
 	struct mlx5_dma_fill_pool *pool = vc->fill;
-	fill_slot *spare = NULL;
+	struct fill_slot *spare = NULL;
 
-	for (fill_slot &s : pool->slot) {
+	for (struct fill_slot &s : pool->slot) {
 		if (s.used && s.pattern == pattern)
 			return &s;
-		if (!spare && (!s.used || op_done(vc, s.last_idx)))
+		if (!spare && (!s.used || mlx5_dma_op_done(vc, s.last_idx)))
 			spare = &s;
 	}
 	if (spare) {
@@ -79,7 +74,7 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 	struct mlx5_dma_fill_pool *pool = vc->fill;
 	const struct mlx5_dma_mr_range *d;
-	fill_slot *s;
+	struct fill_slot *s;
 	uint32_t nbb, start, mmo_pi;
 	uint64_t mflags = flags & RTE_DMA_OP_FLAG_FENCE;
 	bool need_umr;
@@ -102,7 +97,8 @@ int fill(void *priv, uint16_t vchan, uint64_t pattern, rte_iova_t dst, uint32_t 
 		if (!s)
 			return -ENOSPC;
 	}
-	need_umr = !(s->umr_posted && s->umr_gen == vc->err_gen && op_done(vc, s->umr_idx));
+	need_umr = !(s->umr_posted && s->umr_gen == vc->err_gen &&
+		     mlx5_dma_op_done(vc, s->umr_idx));
 	nbb = need_umr ? mlx5_dma_umr_interleaved_wqebbs(1) + 1 : 1;
 	if (!mlx5_dma_sq_fits(vc, nbb))
 		return -ENOSPC;
@@ -173,19 +169,19 @@ int mlx5_dma_fill_pool_create(struct mlx5_dma_vchan *vc)
 		return -ENOMEM;
 	vc->fill = pool;
 	pool->repeat = mlx5_dma_fill_repeat(vc->max_len);
-	pool->buf = (uint8_t *)rte_zmalloc(NULL, kSlots * MLX5_DMA_FILL_PAT_BYTES, 64);
+	pool->buf = (uint8_t *)rte_zmalloc(NULL, MLX5_DMA_FILL_SLOTS * MLX5_DMA_FILL_PAT_BYTES, 64);
 	if (!pool->buf)
 		return -ENOMEM;
-	pool->mr = p->glue->reg_mr(p->pd, pool->buf, kSlots * MLX5_DMA_FILL_PAT_BYTES,
+	pool->mr = p->glue->reg_mr(p->pd, pool->buf, MLX5_DMA_FILL_SLOTS * MLX5_DMA_FILL_PAT_BYTES,
 				   IBV_ACCESS_LOCAL_WRITE);
 	if (!pool->mr)
-		return errno ? -errno : -ENOMEM;
-	for (fill_slot &s : pool->slot) {
+		return mlx5_dma_neg_errno(ENOMEM);
+	for (struct fill_slot &s : pool->slot) {
 		s.mkey = mlx5_dma_indirect_mkey(p, 1);
 		if (!s.mkey) {
 			MLX5_DMA_LOG(ERR, "%s vchan %u: fill mkey: %s", p->name, vc->vchan_id,
 				     strerror(errno));
-			return errno ? -errno : -ENOMEM;
+			return mlx5_dma_neg_errno(ENOMEM);
 		}
 	}
 	return 0;
@@ -198,7 +194,7 @@ void mlx5_dma_fill_pool_destroy(struct mlx5_dma_vchan *vc)
 
 	if (!pool)
 		return;
-	for (fill_slot &s : pool->slot)
+	for (struct fill_slot &s : pool->slot)
 		if (s.mkey)
 			glue->dv_destroy_mkey(s.mkey);
 	if (pool->mr)
@@ -212,7 +208,7 @@ void mlx5_dma_fill_pool_reset(struct mlx5_dma_vchan *vc)
 {
 	if (!vc->fill)
 		return;
-	for (fill_slot &s : vc->fill->slot) {
+	for (struct fill_slot &s : vc->fill->slot) {
 		s.used = false;
 		s.umr_posted = false;
 	}

@@ -175,6 +175,26 @@ int submit(void *priv, uint16_t vchan)
 	return 0;
 }
 
+/*
+ * Hand over up to @p nb_cpls of the @p n ops completed and not reported yet: all
+ * successful, else (an error CQE was seen) through the error path.
+ */
+__rte_always_inline uint16_t report_done(struct mlx5_dma_vchan *vc, uint16_t n, uint16_t nb_cpls,
+					 uint16_t *last_idx, bool *has_error,
+					 enum rte_dma_status_code *status)
+{
+	if (unlikely(vc->err_pending))
+		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, status);
+	if (n > nb_cpls)
+		n = nb_cpls;
+	if (status)
+		memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
+	vc->reported += n;
+	vc->stats.completed += n;
+	*last_idx = vc->reported - 1;
+	return n;
+}
+
 /* completed() and completed_status(): @p status NULL for the former. */
 template <enum mlx5_dma_path P>
 __rte_always_inline uint16_t report_poll(struct mlx5_dma_vchan *vc, uint16_t nb_cpls,
@@ -191,16 +211,7 @@ __rte_always_inline uint16_t report_poll(struct mlx5_dma_vchan *vc, uint16_t nb_
 		    unlikely(++vc->idle_polls % MLX5_DMA_IDLE_CHECK == 0))
 			mlx5_dma_idle_check(vc);
 	}
-	if (unlikely(vc->err_pending))
-		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, status);
-	if (n > nb_cpls)
-		n = nb_cpls;
-	if (status)
-		memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
-	vc->reported += n;
-	vc->stats.completed += n;
-	*last_idx = vc->reported - 1;
-	return n;
+	return report_done(vc, n, nb_cpls, last_idx, has_error, status);
 }
 
 /*
@@ -293,18 +304,7 @@ int stopped_submit(void *, uint16_t)
 uint16_t stopped_report(struct mlx5_dma_vchan *vc, uint16_t nb_cpls, uint16_t *last_idx,
 			bool *has_error, enum rte_dma_status_code *status)
 {
-	uint16_t n = vc->done_upto - vc->reported;
-
-	if (vc->err_pending)
-		return mlx5_dma_report_with_errors(vc, nb_cpls, last_idx, has_error, status);
-	if (n > nb_cpls)
-		n = nb_cpls;
-	if (status)
-		memset(status, 0, n * sizeof(*status)); /* RTE_DMA_STATUS_SUCCESSFUL */
-	vc->reported += n;
-	vc->stats.completed += n;
-	*last_idx = vc->reported - 1;
-	return n;
+	return report_done(vc, vc->done_upto - vc->reported, nb_cpls, last_idx, has_error, status);
 }
 
 uint16_t stopped_completed(void *priv, uint16_t vchan, const uint16_t nb_cpls, uint16_t *last_idx,

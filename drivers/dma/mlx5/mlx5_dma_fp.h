@@ -189,6 +189,12 @@ static __rte_always_inline void mlx5_dma_cq_set_ci(struct mlx5_dma_vchan *vc, ui
 	vc->cq_ci = ci;
 }
 
+/** Whether op @p idx (a ring index handed out) has completed: it is below done_upto. */
+static inline bool mlx5_dma_op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
+{
+	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
+}
+
 /** Consume CQEs (direct path): advance done_upto and bb_ci. */
 static __rte_always_inline void mlx5_dma_poll_cq_direct(struct mlx5_dma_vchan *vc)
 {

@@ -17,8 +17,6 @@
 #include "mlx5_dma_umr.h"
 #include "rte_pmd_dma_mlx5.h"
 
-#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
-
 struct rte_pmd_dma_mlx5_mkey {
 	struct mlx5dv_mkey *mk;
 	struct mlx5_dma_vchan *vc;
@@ -30,11 +28,6 @@ struct rte_pmd_dma_mlx5_mkey {
 };
 
 namespace {
-
-inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
-{
-	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
-}
 
 /* The vchan, if @p mk (when given) is one of its mkeys. */
 struct mlx5_dma_vchan *vchan_with(int16_t dev_id, uint16_t vchan,
@@ -156,7 +149,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_mkey_create(int16_t dev_id, uint16_t vchan,
 	attr.max_entries = max_entries + 1; /* room for a repeat-block header */
 	mk->mk = vc->dev->glue->dv_create_mkey(&attr);
 	if (!mk->mk) {
-		int ret = errno ? -errno : -ENOMEM;
+		int ret = mlx5_dma_neg_errno(ENOMEM);
 
 		MLX5_DMA_LOG(ERR, "%s vchan %u: mkey of %u entries: %s", vc->dev->name,
 			     vc->vchan_id, max_entries, strerror(-ret));
@@ -179,7 +172,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_mkey_destroy(int16_t dev_id, uint16_t vchan
 
 	if (!vc)
 		return -EINVAL;
-	if (mkey->used && !op_done(vc, mkey->last_idx))
+	if (mkey->used && !mlx5_dma_op_done(vc, mkey->last_idx))
 		return -EBUSY;
 	for (pp = &vc->user_mkeys; *pp && *pp != mkey; pp = &(*pp)->next)
 		;

@@ -89,7 +89,7 @@ int add_locked(struct mlx5_dma_mr_registry *reg, uintptr_t start, uintptr_t end)
 					      IBV_ACCESS_LOCAL_WRITE);
 
 	if (!mr) {
-		int ret = errno ? -errno : -ENOMEM;
+		int ret = mlx5_dma_neg_errno(ENOMEM);
 
 		MLX5_DMA_LOG(ERR, "cannot register %#" PRIxPTR "+%" PRIuPTR ": %s", start,
 			     end - start, strerror(-ret));
@@ -187,7 +187,7 @@ int mlx5_dma_mr_registry_create(const struct mlx5_glue *glue, struct ibv_pd *pd,
 						 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
 
 		if (!mr) {
-			ret = errno ? -errno : -ENOTSUP;
+			ret = mlx5_dma_neg_errno(ENOTSUP);
 			goto fail;
 		}
 		reg->mrs.push_back(mr);
@@ -317,7 +317,7 @@ const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup_slow(struct mlx5_dma_mr_cache
 	if (lo == 0 || !mlx5_dma_mr_in(&snap->r[lo - 1], addr, len))
 		return NULL;
 	/* round robin: the entries in use by the other address of an op stay put */
-	slot = &cache->e[cache->next++ % cache->kEntries];
+	slot = &cache->e[cache->next++ % MLX5_DMA_MR_CACHE_ENTRIES];
 	*slot = snap->r[lo - 1];
 	return slot;
 }

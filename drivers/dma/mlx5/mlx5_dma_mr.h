@@ -28,10 +28,12 @@ struct mlx5_dma_mr_range {
 	uint64_t key_seg; /**< lkey_be << 32: the key half of a data segment's first word */
 };
 
+/** Ranges a per-vchan cache holds. */
+#define MLX5_DMA_MR_CACHE_ENTRIES 4
+
 /** Per-vchan cache: the most recently used ranges, refreshed when the registry changes. */
 struct mlx5_dma_mr_cache {
-	static constexpr unsigned kEntries = 4;
-	struct mlx5_dma_mr_range e[kEntries];
+	struct mlx5_dma_mr_range e[MLX5_DMA_MR_CACHE_ENTRIES];
 	uint32_t gen;  /**< mlx5_dma_mr_gen when the entries were taken */
 	uint32_t next; /**< entry the next miss replaces */
 	const struct mlx5_dma_mr_registry *reg;
@@ -79,7 +81,7 @@ static inline bool mlx5_dma_mr_in(const struct mlx5_dma_mr_range *e, uintptr_t a
 static inline const struct mlx5_dma_mr_range *mlx5_dma_mr_lookup(struct mlx5_dma_mr_cache *cache,
 								 uintptr_t addr, uint32_t len)
 {
-	for (unsigned i = 0; i < cache->kEntries; i++)
+	for (unsigned i = 0; i < MLX5_DMA_MR_CACHE_ENTRIES; i++)
 		if (mlx5_dma_mr_in(&cache->e[i], addr, len))
 			return &cache->e[i];
 	return mlx5_dma_mr_lookup_slow(cache, addr, len);

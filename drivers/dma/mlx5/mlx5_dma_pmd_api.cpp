@@ -8,8 +8,6 @@
 #include "mlx5_dma_fp.h"
 #include "rte_pmd_dma_mlx5.h"
 
-#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 /* dma_mlx5 devices by dmadev id (set at probe, cleared at release). */

@@ -18,11 +18,6 @@ RTE_LOG_REGISTER(mlx5_dma_logtype, pmd.dma.mlx5, INFO);
 
 namespace {
 
-int neg_errno(int fallback)
-{
-	return errno ? -errno : -fallback;
-}
-
 /* Open @p name and read its memcpy limit. */
 int open_device(struct mlx5_dma_dev *p, const char *name)
 {
@@ -34,13 +29,13 @@ int open_device(struct mlx5_dma_dev *p, const char *name)
 		return ret;
 	p->ctx = p->glue->open_device(p->device);
 	if (!p->ctx)
-		return neg_errno(ENODEV);
+		return mlx5_dma_neg_errno(ENODEV);
 	/* async events are read from the completion path when a vchan stalls: never block */
 	if (p->ctx->async_fd >= 0) {
 		int fl = fcntl(p->ctx->async_fd, F_GETFL);
 
 		if (fl < 0 || fcntl(p->ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
-			return neg_errno(EIO);
+			return mlx5_dma_neg_errno(EIO);
 	}
 	dv.comp_mask = MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH | MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD;
 	ret = p->glue->dv_query_device(p->ctx, &dv);
@@ -239,7 +234,7 @@ int probe(struct rte_vdev_device *vdev)
 		goto fail;
 	p->pd = p->glue->alloc_pd(p->ctx);
 	if (!p->pd) {
-		ret = neg_errno(ENOMEM);
+		ret = mlx5_dma_neg_errno(ENOMEM);
 		goto fail;
 	}
 	ret = mlx5_dma_mr_registry_create(p->glue, p->pd, p->args.sva, name, &p->mrs);

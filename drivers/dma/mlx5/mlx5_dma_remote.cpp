@@ -29,34 +29,34 @@
 #include "mlx5_qp_state.h"
 #include "rte_pmd_dma_mlx5.h"
 
-#define MLX5_DMA_EXPORT extern "C" __attribute__((visibility("default")))
-
-namespace {
-
 /*
  * What a DCT lets its requests do: every op a remote key may grant. The key decides
  * the range and which of them, so a request needs both (a DCT has no local ops:
  * LOCAL_WRITE would mean nothing).
  */
-constexpr int kTargetAccess = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			      IBV_ACCESS_REMOTE_ATOMIC;
-constexpr uint32_t kKeyAccessAll = RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ |
-				   RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE |
-				   RTE_PMD_DMA_MLX5_REMOTE_ACCESS_ATOMIC;
-constexpr uint16_t kMinDesc = 32;
-constexpr uint16_t kMaxDesc = 4096;
-constexpr uint32_t kMaxLen = 1u << 31;
-constexpr uint8_t kWantLogStreams = 4;
-constexpr int kFreeWaitPolls = 1 << 20;
+#define MLX5_DMA_REMOTE_TARGET_ACCESS \
+	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define MLX5_DMA_REMOTE_KEY_ACCESS_ALL                                                \
+	(RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ | RTE_PMD_DMA_MLX5_REMOTE_ACCESS_WRITE | \
+	 RTE_PMD_DMA_MLX5_REMOTE_ACCESS_ATOMIC)
+#define MLX5_DMA_REMOTE_MIN_DESC 32
+#define MLX5_DMA_REMOTE_MAX_DESC 4096
+#define MLX5_DMA_REMOTE_MAX_LEN (1u << 31)
+/* DCI streams asked for (log2), when the device has more */
+#define MLX5_DMA_REMOTE_LOG_STREAMS 4
+/* polls of the CQ a channel's free waits for its ops at most */
+#define MLX5_DMA_REMOTE_FREE_WAIT_POLLS (1 << 20)
+
+namespace {
 
 /** A DC target of the device: its DCT with the SRQ and CQ a DCT needs. */
-struct Target {
+struct remote_target {
 	struct ibv_cq_ex *cq;
 	struct ibv_srq *srq;
 	struct ibv_qp *dct;
 };
 
-enum SlotState : uint8_t {
+enum remote_slot_state : uint8_t {
 	SLOT_FREE,   /**< no op, or reported */
 	SLOT_POSTED, /**< on the DCI, no completion yet */
 	SLOT_REDO,   /**< flushed: to be posted again */
@@ -64,7 +64,7 @@ enum SlotState : uint8_t {
 };
 
 /** One op of the ring: what to post again after a flush, and how it ended. */
-struct Slot {
+struct remote_slot {
 	uint64_t local;
 	uint64_t raddr;
 	uint32_t len;
@@ -76,7 +76,7 @@ struct Slot {
 	uint8_t stream_flushes; /**< times its peer's failed stream flushed it */
 };
 
-struct Peer {
+struct remote_peer {
 	struct ibv_ah *ah;
 	uint32_t dctn;
 	uint64_t key;
@@ -95,8 +95,8 @@ struct rte_pmd_dma_mlx5_remote {
 	struct mlx5dv_qp_ex *dv;
 	struct mlx5_dma_mr_cache mr_cache;
 	struct mlx5_dma_remote_fill *fill; /**< pattern sources, NULL: no indirect mkeys */
-	std::vector<Slot> slots;
-	std::vector<Peer> peers;
+	std::vector<struct remote_slot> slots;
+	std::vector<struct remote_peer> peers;
 	uint16_t mask;
 	uint16_t ring_idx; /**< next op */
 	uint16_t reported; /**< next op to report */
@@ -109,7 +109,7 @@ struct rte_pmd_dma_mlx5_remote {
 
 /** What a device keeps for remote copies, freed with it. */
 struct mlx5_dma_remote_state {
-	std::vector<Target> targets;
+	std::vector<struct remote_target> targets;
 	std::vector<struct rte_pmd_dma_mlx5_remote *> channels;
 	/* remote keys: an MR each, exactly the range exposed (control path, any thread) */
 	std::mutex keys_lock;
@@ -139,12 +139,13 @@ void dci_stream_caps(struct mlx5_dma_dev *p, uint8_t *log_streams, uint8_t *log_
 	*log_streams = *log_errored = 0;
 	if (p->glue->dv_query_device(p->ctx, &c) == 0 &&
 	    (c.comp_mask & MLX5DV_CONTEXT_MASK_DCI_STREAMS)) {
-		*log_streams = RTE_MIN(c.dci_streams_caps.max_log_num_concurent, kWantLogStreams);
+		*log_streams = RTE_MIN(c.dci_streams_caps.max_log_num_concurent,
+				       MLX5_DMA_REMOTE_LOG_STREAMS);
 		*log_errored = c.dci_streams_caps.max_log_num_errored;
 	}
 }
 
-void target_destroy(const struct mlx5_glue *g, Target &t)
+void target_destroy(const struct mlx5_glue *g, struct remote_target &t)
 {
 	if (t.dct)
 		g->destroy_qp(t.dct);
@@ -162,7 +163,7 @@ void channel_destroy(struct rte_pmd_dma_mlx5_remote *ch)
 		ibv_wr_abort(ch->qpx);
 	if (ch->dci)
 		g->destroy_qp(ch->dci);
-	for (Peer &p : ch->peers)
+	for (struct remote_peer &p : ch->peers)
 		g->destroy_ah(p.ah);
 	if (ch->cq)
 		g->destroy_cq(ibv_cq_ex_to_cq(ch->cq));
@@ -173,8 +174,8 @@ void channel_destroy(struct rte_pmd_dma_mlx5_remote *ch)
 /** Build the op of slot @p idx into the open batch (verbs builders: rdma-core's). */
 void build(struct rte_pmd_dma_mlx5_remote *ch, uint16_t idx)
 {
-	Slot &s = ch->slots[idx & ch->mask];
-	const Peer &p = ch->peers[s.peer];
+	struct remote_slot &s = ch->slots[idx & ch->mask];
+	const struct remote_peer &p = ch->peers[s.peer];
 
 	if (!ch->batch_open) {
 		ibv_wr_start(ch->qpx);
@@ -213,7 +214,7 @@ int admit(const struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, uint32_t len,
 		return -EINVAL;
 	if (unlikely(ch->dev->stopped))
 		return -EPERM;
-	if (peer >= ch->peers.size() || len == 0 || len > kMaxLen) {
+	if (peer >= ch->peers.size() || len == 0 || len > MLX5_DMA_REMOTE_MAX_LEN) {
 		MLX5_DMA_LOG(ERR, "remote %s: bad %s %u", what,
 			     peer >= ch->peers.size() ? "peer" : "length",
 			     peer >= ch->peers.size() ? (uint32_t)peer : len);
@@ -225,7 +226,7 @@ int admit(const struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, uint32_t len,
 }
 
 /** Post the admitted op @p s as the next of the ring; its ring index. */
-int post(struct rte_pmd_dma_mlx5_remote *ch, const Slot &s, uint64_t flags)
+int post(struct rte_pmd_dma_mlx5_remote *ch, const struct remote_slot &s, uint64_t flags)
 {
 	uint16_t idx = ch->ring_idx++;
 
@@ -252,7 +253,8 @@ int enqueue(struct rte_pmd_dma_mlx5_remote *ch, uint16_t peer, bool read, uint64
 			     read ? "read" : "write", local, len);
 		return -EINVAL;
 	}
-	return post(ch, Slot{local, raddr, len, r->lkey, peer, read, SLOT_FREE, 0, 0}, flags);
+	return post(ch, remote_slot{local, raddr, len, r->lkey, peer, read, SLOT_FREE, 0, 0},
+		    flags);
 }
 
 /** Reset the DCI and give every peer's stream a clean start (nothing is posted). */
@@ -267,7 +269,7 @@ int recover_dci(struct rte_pmd_dma_mlx5_remote *ch)
 			     ch->dci->qp_num);
 		return -EIO;
 	}
-	for (Peer &p : ch->peers)
+	for (struct remote_peer &p : ch->peers)
 		p.errored = false;
 	ch->dci_failed = false;
 	ch->stats.dci_recoveries++;
@@ -283,7 +285,7 @@ void poll_cq(struct rte_pmd_dma_mlx5_remote *ch)
 	if (ibv_start_poll(cq, &attr))
 		return;
 	do {
-		Slot &s = ch->slots[(uint16_t)cq->wr_id & ch->mask];
+		struct remote_slot &s = ch->slots[(uint16_t)cq->wr_id & ch->mask];
 		enum ibv_wc_status st = cq->status;
 
 		ch->posted--;
@@ -332,7 +334,7 @@ void repair_after_failures(struct rte_pmd_dma_mlx5_remote *ch)
 			return; /* tried again at the next completed() */
 	}
 	for (uint16_t i = 0; i < ch->peers.size(); i++) {
-		Peer &p = ch->peers[i];
+		struct remote_peer &p = ch->peers[i];
 		if (!p.errored)
 			continue;
 		/* EINVAL: the stream is not in error (the DCI was reset meanwhile) */
@@ -344,7 +346,7 @@ void repair_after_failures(struct rte_pmd_dma_mlx5_remote *ch)
 	}
 	ch->repair = false;
 	for (uint16_t idx = ch->reported; idx != ch->ring_idx; idx++) {
-		Slot &s = ch->slots[idx & ch->mask];
+		struct remote_slot &s = ch->slots[idx & ch->mask];
 		if (s.state != SLOT_REDO || ch->peers[s.peer].errored)
 			continue;
 		build(ch, idx);
@@ -366,7 +368,7 @@ void mlx5_dma_remote_release(struct mlx5_dma_dev *p)
 			     p->name);
 		channel_destroy(ch);
 	}
-	for (Target &t : p->remote->targets)
+	for (struct remote_target &t : p->remote->targets)
 		target_destroy(p->glue, t);
 	/* keys not released by the application: the device goes, so do they */
 	for (struct ibv_mr *mr : p->remote->keys)
@@ -385,7 +387,7 @@ rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
 	struct ibv_qp_init_attr_ex qa = {};
 	struct mlx5dv_qp_init_attr dv = {};
 	struct ibv_port_attr port;
-	Target t = {};
+	struct remote_target t = {};
 	int ret = -ENOMEM;
 
 	if (!p || !out)
@@ -413,7 +415,7 @@ rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
 		ret = errno == EOPNOTSUPP ? -ENOTSUP : -ENOMEM;
 		goto err;
 	}
-	if (mlx5_qp_connect_dct(p->glue, t.dct, kTargetAccess) ||
+	if (mlx5_qp_connect_dct(p->glue, t.dct, MLX5_DMA_REMOTE_TARGET_ACCESS) ||
 	    p->glue->query_port(p->ctx, 1, &port)) {
 		ret = -EIO;
 		goto err;
@@ -440,7 +442,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_data_in_order(int16_t dev_id, uint32
 	if (!p)
 		return -EINVAL;
 	for (size_t i = 0; p->remote && i < p->remote->targets.size(); i++) {
-		const Target &t = p->remote->targets[i];
+		const struct remote_target &t = p->remote->targets[i];
 		if (t.dct->qp_num != dctn)
 			continue;
 		int caps = p->glue->query_qp_data_in_order(t.dct, IBV_WR_RDMA_WRITE,
@@ -472,7 +474,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey_access(int16_t dev_id, const vo
 			     rkey ? "" : " (no place for the key)");
 		return -EINVAL;
 	}
-	if (!access || (access & ~kKeyAccessAll)) {
+	if (!access || (access & ~MLX5_DMA_REMOTE_KEY_ACCESS_ALL)) {
 		MLX5_DMA_LOG(ERR, "%s: remote key: bad access %#x", p->name, access);
 		return -EINVAL;
 	}
@@ -496,7 +498,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey_access(int16_t dev_id, const vo
 	 * range and these rights (the registry's MRs are larger and local only) */
 	mr = p->glue->reg_mr(p->pd, (void *)(uintptr_t)addr, len, ibv_access);
 	if (!mr) {
-		int ret = errno ? -errno : -ENOMEM;
+		int ret = mlx5_dma_neg_errno(ENOMEM);
 
 		MLX5_DMA_LOG(ERR, "%s: remote key: cannot register %p + %zu: %s", p->name, addr,
 			     len, strerror(-ret));
@@ -557,7 +559,8 @@ MLX5_DMA_EXPORT struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(i
 	uint8_t log_streams, log_errored;
 	int err = ENOMEM;
 
-	if (!p || nb_desc < kMinDesc || nb_desc > kMaxDesc || (nb_desc & (nb_desc - 1))) {
+	if (!p || nb_desc < MLX5_DMA_REMOTE_MIN_DESC || nb_desc > MLX5_DMA_REMOTE_MAX_DESC ||
+	    (nb_desc & (nb_desc - 1))) {
 		if (p)
 			MLX5_DMA_LOG(ERR, "%s: remote channel: bad nb_desc %u", p->name, nb_desc);
 		rte_errno = EINVAL;
@@ -607,7 +610,8 @@ MLX5_DMA_EXPORT struct rte_pmd_dma_mlx5_remote *rte_pmd_dma_mlx5_remote_create(i
 	}
 	mlx5_dma_mr_cache_init(&ch->mr_cache, p->mrs);
 	/* without indirect mkeys the channel copies but does not fill */
-	if (p->has_mkey && (err = -mlx5_dma_remote_fill_create(p, kMaxLen, &ch->fill)) != 0)
+	if (p->has_mkey &&
+	    (err = -mlx5_dma_remote_fill_create(p, MLX5_DMA_REMOTE_MAX_LEN, &ch->fill)) != 0)
 		goto err;
 	try {
 		st->channels.push_back(ch);
@@ -629,7 +633,7 @@ MLX5_DMA_EXPORT void rte_pmd_dma_mlx5_remote_free(struct rte_pmd_dma_mlx5_remote
 		return;
 	submit(ch);
 	/* the device may still write into the ops' memory: wait for their completions */
-	for (int i = 0; ch->posted && i < kFreeWaitPolls; i++)
+	for (int i = 0; ch->posted && i < MLX5_DMA_REMOTE_FREE_WAIT_POLLS; i++)
 		poll_cq(ch);
 	auto &v = ch->dev->remote->channels;
 	for (size_t i = 0; i < v.size(); i++)
@@ -645,7 +649,7 @@ rte_pmd_dma_mlx5_remote_peer_add(struct rte_pmd_dma_mlx5_remote *ch,
 				 const struct rte_pmd_dma_mlx5_remote_peer *peer)
 {
 	struct ibv_ah_attr aa = {};
-	Peer p = {};
+	struct remote_peer p = {};
 
 	if (!ch || !peer)
 		return -EINVAL;
@@ -702,7 +706,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_fill(struct rte_pmd_dma_mlx5_remote 
 	/* every pattern source busy with another pattern: report some ops first */
 	if (mlx5_dma_remote_fill_source(ch->fill, pattern, ch->ring_idx, ch->reported, &lkey))
 		return -ENOSPC;
-	return post(ch, Slot{0, raddr, len, lkey, peer, false, SLOT_FREE, 0, 0}, flags);
+	return post(ch, remote_slot{0, raddr, len, lkey, peer, false, SLOT_FREE, 0, 0}, flags);
 }
 
 MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_submit(struct rte_pmd_dma_mlx5_remote *ch)
@@ -726,7 +730,7 @@ MLX5_DMA_EXPORT uint16_t rte_pmd_dma_mlx5_remote_completed(struct rte_pmd_dma_ml
 	if (ch->repair || ch->dci_failed)
 		repair_after_failures(ch);
 	while (n < nb_cpls && ch->reported != ch->ring_idx) {
-		Slot &s = ch->slots[ch->reported & ch->mask];
+		struct remote_slot &s = ch->slots[ch->reported & ch->mask];
 		if (s.state != SLOT_DONE)
 			break; /* reported in ring order */
 		status[n++] = (enum rte_dma_status_code)s.status;

@@ -7,11 +7,12 @@
  * layout of one 64-byte entry (the pattern 8 times) of stride 0, repeated to cover
  * the longest op, the layout the local fills use (mlx5_dma_fill.cpp).
  *
- * Each channel has kSources such (buffer, mkey) pairs. A pattern a source holds costs
- * nothing; a new one takes a source none of whose ops is still to be reported and
- * rewrites its 64 bytes (an op reposted after a flush reads them again, so "reported"
- * and not "completed" frees a source). The layout never changes: no UMR follows a
- * failure, and the mkeys outlive the QP that configured them, as on the device.
+ * Each channel has MLX5_DMA_REMOTE_FILL_SOURCES such (buffer, mkey) pairs. A pattern
+ * a source holds costs nothing; a new one takes a source none of whose ops is still to
+ * be reported and rewrites its 64 bytes (an op reposted after a flush reads them
+ * again, so "reported" and not "completed" frees a source). The layout never changes:
+ * no UMR follows a failure, and the mkeys outlive the QP that configured them, as on
+ * the device.
  */
 #include <errno.h>
 #include <string.h>
@@ -23,12 +24,13 @@
 #include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"
 
+#define MLX5_DMA_REMOTE_FILL_SOURCES 8
+/* how long the sources' UMRs may take to complete */
+#define MLX5_DMA_REMOTE_FILL_WAIT_MS 2000
+
 namespace {
 
-constexpr unsigned kSources = 8;
-constexpr uint64_t kConfigureWaitMs = 2000;
-
-struct source {
+struct fill_source {
 	struct mlx5dv_mkey *mkey;
 	uint64_t pattern;
 	uint16_t last_idx; /* last op reading the buffer */
@@ -38,9 +40,9 @@ struct source {
 } // namespace
 
 struct mlx5_dma_remote_fill {
-	uint8_t *buf; /* kSources x MLX5_DMA_FILL_PAT_BYTES */
+	uint8_t *buf; /* MLX5_DMA_REMOTE_FILL_SOURCES x MLX5_DMA_FILL_PAT_BYTES */
 	struct ibv_mr *mr;
-	source src[kSources];
+	struct fill_source src[MLX5_DMA_REMOTE_FILL_SOURCES];
 };
 
 namespace {
@@ -58,7 +60,7 @@ int configure_on(struct mlx5_dma_dev *p, struct mlx5_dma_remote_fill *f, struct 
 	if (!dv)
 		return -EIO;
 	ibv_wr_start(qpx);
-	for (unsigned i = 0; i < kSources; i++) {
+	for (unsigned i = 0; i < MLX5_DMA_REMOTE_FILL_SOURCES; i++) {
 		struct mlx5_dma_xlat x = mlx5_dma_fill_xlat(f->buf + i * MLX5_DMA_FILL_PAT_BYTES,
 							    f->mr->lkey);
 		struct mlx5dv_mr_interleaved il = mlx5_dma_interleaved_entry(&x);
@@ -73,8 +75,9 @@ int configure_on(struct mlx5_dma_dev *p, struct mlx5_dma_remote_fill *f, struct 
 		MLX5_DMA_LOG(ERR, "%s: fill mkeys: UMR not posted: %s", p->name, strerror(ret));
 		return -EIO;
 	}
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * kConfigureWaitMs / 1000;
-	while (done < kSources && rte_get_timer_cycles() < deadline) {
+	uint64_t deadline = rte_get_timer_cycles() +
+			    rte_get_timer_hz() * MLX5_DMA_REMOTE_FILL_WAIT_MS / 1000;
+	while (done < MLX5_DMA_REMOTE_FILL_SOURCES && rte_get_timer_cycles() < deadline) {
 		struct ibv_poll_cq_attr attr = {};
 
 		if (p->has_service)
@@ -89,10 +92,10 @@ int configure_on(struct mlx5_dma_dev *p, struct mlx5_dma_remote_fill *f, struct 
 		} while (ibv_next_poll(cq) == 0);
 		ibv_end_poll(cq);
 	}
-	if (good == kSources)
+	if (good == MLX5_DMA_REMOTE_FILL_SOURCES)
 		return 0;
 	MLX5_DMA_LOG(ERR, "%s: fill mkeys: %u of %u UMRs completed, %u successfully (status %d)",
-		     p->name, done, kSources, good, (int)first_err);
+		     p->name, done, MLX5_DMA_REMOTE_FILL_SOURCES, good, (int)first_err);
 	return -EIO;
 }
 
@@ -106,14 +109,14 @@ int configure(struct mlx5_dma_dev *p, struct mlx5_dma_remote_fill *f, uint32_t r
 	struct ibv_qp *qp = NULL;
 	int ret = -ENOMEM;
 
-	ca.cqe = kSources;
+	ca.cqe = MLX5_DMA_REMOTE_FILL_SOURCES;
 	struct ibv_cq_ex *cq = g->create_cq_ex(p->ctx, &ca);
 	if (!cq)
 		goto out;
 	qa.qp_type = IBV_QPT_RC;
 	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cq);
 	/* libmlx5 sizes the SQ in WQEBBs of the largest WQE it knows; a UMR takes more */
-	qa.cap.max_send_wr = kSources * mlx5_dma_umr_interleaved_wqebbs(1);
+	qa.cap.max_send_wr = MLX5_DMA_REMOTE_FILL_SOURCES * mlx5_dma_umr_interleaved_wqebbs(1);
 	qa.cap.max_send_sge = 1;
 	/* the layout goes inline: a repeat-block header and one entry (as vchans size it) */
 	qa.cap.max_inline_data = 2 * 16 - 4;
@@ -150,13 +153,15 @@ int mlx5_dma_remote_fill_create(struct mlx5_dma_dev *p, uint32_t max_len,
 	*out = NULL;
 	if (!f)
 		goto err;
-	f->buf = (uint8_t *)rte_zmalloc(NULL, kSources * MLX5_DMA_FILL_PAT_BYTES, 64);
-	f->mr = f->buf ? p->glue->reg_mr(p->pd, f->buf, kSources * MLX5_DMA_FILL_PAT_BYTES,
+	f->buf = (uint8_t *)rte_zmalloc(NULL,
+					MLX5_DMA_REMOTE_FILL_SOURCES * MLX5_DMA_FILL_PAT_BYTES, 64);
+	f->mr = f->buf ? p->glue->reg_mr(p->pd, f->buf,
+					 MLX5_DMA_REMOTE_FILL_SOURCES * MLX5_DMA_FILL_PAT_BYTES,
 					 IBV_ACCESS_LOCAL_WRITE)
 		       : NULL;
 	if (!f->mr)
 		goto err;
-	for (source &s : f->src) {
+	for (struct fill_source &s : f->src) {
 		s.mkey = mlx5_dma_indirect_mkey(p, 1);
 		if (!s.mkey) {
 			ret = errno == EOPNOTSUPP ? -ENOTSUP : -ENOMEM;
@@ -177,7 +182,7 @@ void mlx5_dma_remote_fill_destroy(struct mlx5_dma_dev *p, struct mlx5_dma_remote
 {
 	if (!f)
 		return;
-	for (source &s : f->src)
+	for (struct fill_source &s : f->src)
 		if (s.mkey)
 			p->glue->dv_destroy_mkey(s.mkey);
 	if (f->mr)
@@ -189,9 +194,9 @@ void mlx5_dma_remote_fill_destroy(struct mlx5_dma_dev *p, struct mlx5_dma_remote
 int mlx5_dma_remote_fill_source(struct mlx5_dma_remote_fill *f, uint64_t pattern, uint16_t idx,
 				uint16_t reported, uint32_t *lkey)
 {
-	source *spare = NULL;
+	struct fill_source *spare = NULL;
 
-	for (source &s : f->src) {
+	for (struct fill_source &s : f->src) {
 		if (s.used && s.pattern == pattern) {
 			spare = &s;
 			break;

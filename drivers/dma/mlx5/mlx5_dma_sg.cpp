@@ -16,9 +16,10 @@
 #include "mlx5_dma_fp.h"
 #include "mlx5_dma_umr.h"
 
-namespace {
+/* list mkeys of a vchan: ops in flight on the UMR path */
+#define MLX5_DMA_SG_MKEYS 16
 
-constexpr unsigned kSgMkeys = 16; /* list mkeys of a vchan: ops in flight on the UMR path */
+namespace {
 
 struct sg_mkey {
 	struct mlx5dv_mkey *mkey;
@@ -33,21 +34,16 @@ struct sg_mkey {
  * (umr_entries=): a list mkey per side with several segments, then one MMO.
  */
 struct mlx5_dma_sg_pool {
-	sg_mkey m[kSgMkeys];
+	struct sg_mkey m[MLX5_DMA_SG_MKEYS];
 };
 
 namespace {
 
-inline bool op_done(const struct mlx5_dma_vchan *vc, uint16_t idx)
-{
-	return (uint16_t)(idx - vc->done_upto) >= (uint16_t)(vc->ring_idx - vc->done_upto);
-}
-
 /* A list mkey no op in flight uses, else NULL; @p skip: one already taken. */
-sg_mkey *free_mkey(struct mlx5_dma_vchan *vc, const sg_mkey *skip)
+struct sg_mkey *free_mkey(struct mlx5_dma_vchan *vc, const struct sg_mkey *skip)
 {
-	for (sg_mkey &k : vc->sg->m)
-		if (&k != skip && (!k.used || op_done(vc, k.last_idx)))
+	for (struct sg_mkey &k : vc->sg->m)
+		if (&k != skip && (!k.used || mlx5_dma_op_done(vc, k.last_idx)))
 			return &k;
 	return NULL;
 }
@@ -176,7 +172,7 @@ int try_umr(struct mlx5_dma_vchan *vc, const struct rte_dma_sge *src, const stru
 	struct mlx5_dma_xlat xs[MLX5_DMA_MAX_SGES], xd[MLX5_DMA_MAX_SGES];
 	uint16_t ns = 0, nd = 0;
 	uint32_t nbb = 1;
-	sg_mkey *ks = NULL, *kd = NULL;
+	struct sg_mkey *ks = NULL, *kd = NULL;
 
 	for (uint16_t i = 0; i < nb_src; i++)
 		ns += src[i].length != 0;
@@ -324,7 +320,7 @@ int mlx5_dma_sg_pool_create(struct mlx5_dma_vchan *vc)
 	vc->sg = (struct mlx5_dma_sg_pool *)rte_zmalloc(NULL, sizeof(*vc->sg), 0);
 	if (!vc->sg)
 		return -ENOMEM;
-	for (sg_mkey &k : vc->sg->m) {
+	for (struct sg_mkey &k : vc->sg->m) {
 		struct mlx5dv_mkey_init_attr attr = {};
 
 		attr.pd = p->pd;
@@ -334,7 +330,7 @@ int mlx5_dma_sg_pool_create(struct mlx5_dma_vchan *vc)
 		if (!k.mkey) {
 			MLX5_DMA_LOG(ERR, "%s vchan %u: copy_sg mkey: %s", p->name, vc->vchan_id,
 				     strerror(errno));
-			return errno ? -errno : -ENOMEM;
+			return mlx5_dma_neg_errno(ENOMEM);
 		}
 	}
 	return 0;
@@ -344,7 +340,7 @@ void mlx5_dma_sg_pool_destroy(struct mlx5_dma_vchan *vc)
 {
 	if (!vc->sg)
 		return;
-	for (sg_mkey &k : vc->sg->m)
+	for (struct sg_mkey &k : vc->sg->m)
 		if (k.mkey)
 			vc->dev->glue->dv_destroy_mkey(k.mkey);
 	rte_free(vc->sg);
@@ -354,6 +350,6 @@ void mlx5_dma_sg_pool_destroy(struct mlx5_dma_vchan *vc)
 void mlx5_dma_sg_pool_reset(struct mlx5_dma_vchan *vc)
 {
 	if (vc->sg)
-		for (sg_mkey &k : vc->sg->m)
+		for (struct sg_mkey &k : vc->sg->m)
 			k.used = false;
 }

@@ -32,6 +32,8 @@
 #define MLX5_DMA_SIG_MAX_SGE 16
 /** Segments per side when umr_entries= does not ask for more. */
 #define MLX5_DMA_SIG_DEFAULT_SGE 4
+/** Bytes of the verify-only destination buffer (one 16-bit interleaved entry repeats it). */
+#define MLX5_DMA_SIG_DISCARD_BYTES 4096
 
 /** What a signature mkey holds: a side's domain and list layout. */
 struct mlx5_dma_sig_layout {

@@ -23,10 +23,11 @@
 #include "mlx5_dma_fp.h"
 #include "mlx5_dma_sig.h"
 
-namespace {
+/* SIG_ERR CQE syndrome: the reference tag, the application tag failed (else the guard) */
+#define MLX5_DMA_SIG_SYND_REFTAG (1u << 11)
+#define MLX5_DMA_SIG_SYND_APPTAG (1u << 12)
 
-constexpr uint16_t kSyndromeRefTag = 1 << 11;
-constexpr uint16_t kSyndromeAppTag = 1 << 12;
+namespace {
 
 struct mlx5_dma_sig_op *live_op(struct mlx5_dma_sig_pool *p, const struct mlx5_dma_vchan *vc,
 				uint16_t idx)
@@ -107,9 +108,9 @@ void mlx5_dma_sig_handle_cqe(struct mlx5_dma_vchan *vc, const void *cqe)
 	op->failed = true;
 	memset(e, 0, sizeof(*e));
 	e->ring_idx = idx;
-	e->kind = (syn & kSyndromeRefTag)   ? RTE_PMD_DMA_MLX5_SIG_ERR_REFTAG
-		  : (syn & kSyndromeAppTag) ? RTE_PMD_DMA_MLX5_SIG_ERR_APPTAG
-					    : RTE_PMD_DMA_MLX5_SIG_ERR_GUARD;
+	e->kind = (syn & MLX5_DMA_SIG_SYND_REFTAG)   ? RTE_PMD_DMA_MLX5_SIG_ERR_REFTAG
+		  : (syn & MLX5_DMA_SIG_SYND_APPTAG) ? RTE_PMD_DMA_MLX5_SIG_ERR_APPTAG
+						     : RTE_PMD_DMA_MLX5_SIG_ERR_GUARD;
 	e->is_dst = mi == op->mkey[1];
 	e->offset = rte_be_to_cpu_64(c->sig_err_offset);
 	e->block = blk ? (uint32_t)(e->offset / blk) : 0;

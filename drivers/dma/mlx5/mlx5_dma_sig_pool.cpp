@@ -13,19 +13,14 @@
 #include "mlx5_dma_sig.h"
 #include "mlx5_dma_umr.h"
 
-namespace {
-
 /* mkey context flags_pd: sig_err_cnt (bit 26), what a SIG_ERR-mask UMR writes */
-constexpr uint32_t kFlagsPdSigErrCnt = 1u << 26;
+#define MLX5_DMA_MKC_SIG_ERR_CNT (1u << 26)
 /* mkey context flags_pd: bsf_en (bit 30), set with a BSF */
-constexpr uint32_t kFlagsPdBsfEnable = 1u << 30;
-constexpr uint32_t kPadWqes = 16;
-constexpr uint32_t kDiscardBytes = 4096;
+#define MLX5_DMA_MKC_BSF_EN (1u << 30)
+/* WQEs of the builder pad QP */
+#define MLX5_DMA_SIG_PAD_WQES 16
 
-int neg_errno(int fallback)
-{
-	return errno ? -errno : -fallback;
-}
+namespace {
 
 /* Pad QP: a CQ of its own (the vchan's CQ may be replaced) and a QP left in RESET. */
 int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t max_inline)
@@ -37,14 +32,14 @@ int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t 
 	struct mlx5dv_obj obj = {};
 	struct mlx5dv_qp dvqp = {};
 
-	cq_attr.cqe = kPadWqes;
+	cq_attr.cqe = MLX5_DMA_SIG_PAD_WQES;
 	p->pad_cq = glue->create_cq_ex(vc->dev->ctx, &cq_attr);
 	if (!p->pad_cq)
-		return neg_errno(ENOMEM);
+		return mlx5_dma_neg_errno(ENOMEM);
 	qp_attr.qp_type = IBV_QPT_RC;
 	qp_attr.send_cq = ibv_cq_ex_to_cq(p->pad_cq);
 	qp_attr.recv_cq = ibv_cq_ex_to_cq(p->pad_cq);
-	qp_attr.cap.max_send_wr = kPadWqes;
+	qp_attr.cap.max_send_wr = MLX5_DMA_SIG_PAD_WQES;
 	qp_attr.cap.max_send_sge = 1;
 	qp_attr.cap.max_inline_data = max_inline;
 	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
@@ -54,7 +49,7 @@ int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t 
 	dv_attr.send_ops_flags = MLX5DV_QP_EX_WITH_MKEY_CONFIGURE;
 	p->pad_qp = glue->dv_create_qp(vc->dev->ctx, &qp_attr, &dv_attr);
 	if (!p->pad_qp)
-		return neg_errno(ENOMEM);
+		return mlx5_dma_neg_errno(ENOMEM);
 	p->pad_qpx = glue->qp_to_qp_ex(p->pad_qp);
 	p->pad_dv = p->pad_qpx ? glue->dv_qp_ex_from_ibv_qp_ex(p->pad_qpx) : NULL;
 	obj.qp.in = p->pad_qp;
@@ -69,7 +64,7 @@ int pad_create(struct mlx5_dma_vchan *vc, struct mlx5_dma_sig_pool *p, uint32_t 
 }
 
 /* libmlx5's description of a domain (the structures it points at live in @p d). */
-struct Domain {
+struct sig_dv_domain {
 	struct mlx5dv_sig_t10dif dif;
 	struct mlx5dv_sig_crc crc;
 	struct mlx5dv_sig_block_domain d;
@@ -97,7 +92,7 @@ uint8_t full_check(enum rte_pmd_dma_mlx5_sig_type t)
 	return mlx5_dma_sig_pi_bytes(t) == 4 ? 0xf0 : 0xff;
 }
 
-void to_dv(const struct rte_pmd_dma_mlx5_sig_domain &in, Domain *out, uint8_t *check)
+void to_dv(const struct rte_pmd_dma_mlx5_sig_domain &in, struct sig_dv_domain *out, uint8_t *check)
 {
 	bool ones = in.flags & RTE_PMD_DMA_MLX5_SIG_F_SEED_ONES;
 
@@ -313,7 +308,7 @@ int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
 		p->max_sge = MLX5_DMA_SIG_DEFAULT_SGE;
 	p->ops = (struct mlx5_dma_sig_op *)rte_zmalloc(NULL, (vc->sq_mask + 1) * sizeof(*p->ops),
 						       0);
-	p->discard_buf = (uint8_t *)rte_zmalloc(NULL, kDiscardBytes, 64);
+	p->discard_buf = (uint8_t *)rte_zmalloc(NULL, MLX5_DMA_SIG_DISCARD_BYTES, 64);
 	if (!p->ops || !p->discard_buf) {
 		ret = -ENOMEM;
 		goto fail;
@@ -331,7 +326,7 @@ int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
 	for (unsigned int i = 0; i < MLX5_DMA_SIG_MKEYS; i++) {
 		p->m[i].mk = glue->dv_create_mkey(&attr);
 		if (!p->m[i].mk) {
-			ret = neg_errno(ENOMEM);
+			ret = mlx5_dma_neg_errno(ENOMEM);
 			MLX5_DMA_LOG(ERR, "%s vchan %u: signature mkey %u: %s", vc->dev->name,
 				     vc->vchan_id, i, strerror(-ret));
 			goto fail;
@@ -340,9 +335,10 @@ int mlx5_dma_sig_pool_create(struct mlx5_dma_vchan *vc)
 	attr.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
 	attr.max_entries = 2; /* one interleaved entry + the repeat-block header */
 	p->discard = glue->dv_create_mkey(&attr);
-	r = mlx5_dma_mr_lookup(&vc->mr_cache, (uintptr_t)p->discard_buf, kDiscardBytes);
+	r = mlx5_dma_mr_lookup(&vc->mr_cache, (uintptr_t)p->discard_buf,
+			       MLX5_DMA_SIG_DISCARD_BYTES);
 	if (!p->discard || !r) {
-		ret = p->discard ? -EFAULT : neg_errno(ENOMEM);
+		ret = p->discard ? -EFAULT : mlx5_dma_neg_errno(ENOMEM);
 		MLX5_DMA_LOG(ERR, "%s vchan %u: verify-only mkey: %s", vc->dev->name, vc->vchan_id,
 			     strerror(-ret));
 		goto fail;
@@ -417,7 +413,7 @@ uint32_t mlx5_dma_sig_umr_builder(struct mlx5_dma_vchan *vc, uint32_t pi,
 	struct ibv_sge sge[MLX5_DMA_SIG_MAX_SGE];
 	bool has_sig = lay->dom.type != RTE_PMD_DMA_MLX5_SIG_NONE;
 	uint32_t nbb, qpn = vc->qp->qp_num;
-	Domain dom;
+	struct sig_dv_domain dom;
 
 	for (uint16_t i = 0; i < lay->nb; i++)
 		sge[i] = {lay->seg[i].addr, lay->seg[i].len, lay->seg[i].lkey};
@@ -503,7 +499,7 @@ uint32_t mlx5_dma_sig_umr_direct(struct mlx5_dma_vchan *vc, uint32_t pi,
 	mkc->len = rte_cpu_to_be_64(total);
 	if (!has_sig)
 		return umr_nbb;
-	mkc->flags_pd = rte_cpu_to_be_32(kFlagsPdBsfEnable);
+	mkc->flags_pd = rte_cpu_to_be_32(MLX5_DMA_MKC_BSF_EN);
 	umr->bsf_octowords = rte_cpu_to_be_16(MLX5_HW_BSF_OCTOWORDS);
 	write_bsf(d, m->mem_psv, (struct mlx5_hw_bsf *)(out + 128 + 16 * xl_oct));
 
@@ -541,9 +537,9 @@ uint32_t mlx5_dma_sig_umr(struct mlx5_dma_vchan *vc, uint32_t pi, struct mlx5_dm
 		 * it, so the PMD pushes the error counter as libmlx5 would */
 		m->err_cnt++;
 		umr->mkey_mask |= rte_cpu_to_be_64(MLX5_WQE_UMR_CTRL_MKEY_MASK_SIG_ERR);
-		mkc->flags_pd =
-			rte_cpu_to_be_32((rte_be_to_cpu_32(mkc->flags_pd) & ~kFlagsPdSigErrCnt) |
-					 ((m->err_cnt & 1u) ? kFlagsPdSigErrCnt : 0));
+		mkc->flags_pd = rte_cpu_to_be_32(
+			(rte_be_to_cpu_32(mkc->flags_pd) & ~MLX5_DMA_MKC_SIG_ERR_CNT) |
+			((m->err_cnt & 1u) ? MLX5_DMA_MKC_SIG_ERR_CNT : 0));
 		m->rearm = false;
 	}
 	ctrl->fm_ce_se = fence ? (uint8_t)MLX5_WQE_CTRL_FENCE : vc->fm_pending;

@@ -12,11 +12,6 @@
 
 namespace {
 
-int neg_errno(int fallback)
-{
-	return errno ? -errno : -fallback;
-}
-
 /*
  * The MMO metadata segment names the PD's opaque buffer, which libmlx5 allocates and
  * registers privately. Let the builder write one WQE (never posted: the QP is still in
@@ -39,55 +34,57 @@ int learn_opaque(struct mlx5_dma_vchan *vc)
 	return 0;
 }
 
-} // namespace
-
-/*
- * The device objects of a vchan: CQ, QP (created, geometry checked, metadata learnt,
- * connected to itself in RTS). Used at setup and when a lost CQ forces a rebuild.
- * On failure, what was created stays in @p vc for mlx5_dma_vchan_destroy_queues().
- */
-int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
+/* Step 1: the CQ, one CQE per WQE at most (never overruns); 0 or -errno (logged). */
+int vchan_create_cq(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 {
 	struct mlx5_dma_dev *dev = vc->dev;
-	const struct mlx5_glue *glue = dev->glue;
 	struct ibv_cq_init_attr_ex cq_attr = {};
-	struct ibv_qp_init_attr_ex qp_attr = {};
-	struct mlx5dv_qp_init_attr dv_attr = {};
-	struct mlx5dv_obj obj = {};
-	struct mlx5dv_qp dvqp = {};
-	struct mlx5dv_cq dvcq = {};
-	uint16_t id = vc->vchan_id;
 	struct ibv_cq_ex *cq;
-	uint32_t sig_inline;
 	int ret;
 
-	cq_attr.cqe = wqe_cnt; /* one CQE per WQE at most: never overruns */
+	cq_attr.cqe = wqe_cnt;
 	cq_attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN;
-	cq = glue->create_cq_ex(dev->ctx, &cq_attr);
+	cq = dev->glue->create_cq_ex(dev->ctx, &cq_attr);
 	if (!cq) {
-		ret = neg_errno(ENOMEM);
-		MLX5_DMA_LOG(ERR, "%s vchan %u: CQ of %u entries: %s", dev->name, id, wqe_cnt,
-			     strerror(-ret));
+		ret = mlx5_dma_neg_errno(ENOMEM);
+		MLX5_DMA_LOG(ERR, "%s vchan %u: CQ of %u entries: %s", dev->name, vc->vchan_id,
+			     wqe_cnt, strerror(-ret));
 		return ret;
 	}
 	/* read by other lcores that dispatch the device's async events */
 	__atomic_store_n(&vc->cq_ex, cq, __ATOMIC_RELEASE);
-	qp_attr.qp_type = IBV_QPT_RC;
-	qp_attr.send_cq = ibv_cq_ex_to_cq(vc->cq_ex);
-	qp_attr.recv_cq = ibv_cq_ex_to_cq(vc->cq_ex);
-	qp_attr.cap.max_send_wr = wqe_cnt;
-	qp_attr.cap.max_send_sge = 1;
+	return 0;
+}
+
+/*
+ * Step 2: the QP on that CQ, with room for the UMRs the devargs ask for; @p qp_attr
+ * holds the capabilities libmlx5 granted. 0 or -errno (logged).
+ */
+int vchan_create_qp(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt,
+		    struct ibv_qp_init_attr_ex *qp_attr)
+{
+	struct mlx5_dma_dev *dev = vc->dev;
+	const struct mlx5_glue *glue = dev->glue;
+	struct mlx5dv_qp_init_attr dv_attr = {};
+	uint32_t sig_inline;
+	int ret;
+
+	qp_attr->qp_type = IBV_QPT_RC;
+	qp_attr->send_cq = ibv_cq_ex_to_cq(vc->cq_ex);
+	qp_attr->recv_cq = ibv_cq_ex_to_cq(vc->cq_ex);
+	qp_attr->cap.max_send_wr = wqe_cnt;
+	qp_attr->cap.max_send_sge = 1;
 	/* UMR translations are inline: room for umr_entries list entries makes every SQ
 	 * slot larger (libmlx5 sizes the SQ for max_send_wr slots of the largest WQE) */
 	if (dev->args.umr_entries > 2)
-		qp_attr.cap.max_inline_data = dev->args.umr_entries * 16u - 4;
+		qp_attr->cap.max_inline_data = dev->args.umr_entries * 16u - 4;
 	/* signature UMRs carry a BSF after their translations (sig=1) */
 	sig_inline = mlx5_dma_sig_qp_inline(dev);
-	if (sig_inline > qp_attr.cap.max_inline_data)
-		qp_attr.cap.max_inline_data = sig_inline;
-	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	qp_attr.pd = dev->pd;
-	qp_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	if (sig_inline > qp_attr->cap.max_inline_data)
+		qp_attr->cap.max_inline_data = sig_inline;
+	qp_attr->comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qp_attr->pd = dev->pd;
+	qp_attr->send_ops_flags = IBV_QP_EX_WITH_SEND;
 	dv_attr.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
 	/* MKEY_CONFIGURE: the UMR builders (fill, copy_sg, the mkey API); in libmlx5 v44
 	 * it adds nothing to the WQE size, so the SQ geometry stays one WQEBB per op */
@@ -97,7 +94,7 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 		/* a failed verification stops the SQ (SQD): responses can be cancelled */
 		dv_attr.comp_mask |= MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS;
 		dv_attr.create_flags |= MLX5DV_QP_CREATE_SIG_PIPELINING;
-		vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
+		vc->qp = glue->dv_create_qp(dev->ctx, qp_attr, &dv_attr);
 		if (!vc->qp && errno == EOPNOTSUPP) {
 			MLX5_DMA_LOG(INFO, "%s: no signature pipelining (SQD->RTS)", dev->name);
 			dev->sig_pipelining = false;
@@ -106,17 +103,34 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 		}
 	}
 	if (!vc->qp)
-		vc->qp = glue->dv_create_qp(dev->ctx, &qp_attr, &dv_attr);
+		vc->qp = glue->dv_create_qp(dev->ctx, qp_attr, &dv_attr);
 	if (!vc->qp) {
-		ret = neg_errno(ENOMEM);
-		MLX5_DMA_LOG(ERR, "%s vchan %u: QP with %u WQEs: %s", dev->name, id, wqe_cnt,
-			     strerror(-ret));
+		ret = mlx5_dma_neg_errno(ENOMEM);
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP with %u WQEs: %s", dev->name, vc->vchan_id,
+			     wqe_cnt, strerror(-ret));
 		return ret;
 	}
 	/* what a UMR WQE may carry inline (libmlx5's limits for the layout setters) */
-	vc->umr_max_list = (uint16_t)RTE_MIN((qp_attr.cap.max_inline_data + 4) / 16,
+	vc->umr_max_list = (uint16_t)RTE_MIN((qp_attr->cap.max_inline_data + 4) / 16,
 					     (uint32_t)MLX5_DMA_UMR_MAX_XLAT);
 	vc->umr_max_interleaved = vc->umr_max_list ? vc->umr_max_list - 1 : 0;
+	return 0;
+}
+
+/*
+ * Step 3: the rings of the QP and CQ, their geometry checked against what the fast
+ * path assumes, and the constant parts of its WQEs; 0 or -EPROTO (logged).
+ */
+int vchan_map_rings(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt,
+		    const struct ibv_qp_init_attr_ex *qp_attr)
+{
+	struct mlx5_dma_dev *dev = vc->dev;
+	const struct mlx5_glue *glue = dev->glue;
+	struct mlx5dv_obj obj = {};
+	struct mlx5dv_qp dvqp = {};
+	struct mlx5dv_cq dvcq = {};
+	int ret;
+
 	vc->qpx = glue->qp_to_qp_ex(vc->qp);
 	vc->dvqp = vc->qpx ? glue->dv_qp_ex_from_ibv_qp_ex(vc->qpx) : NULL;
 	obj.qp.in = vc->qp;
@@ -125,22 +139,22 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 	obj.cq.out = &dvcq;
 	ret = glue->dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
 	if (ret || !vc->dvqp || dvqp.sq.wqe_cnt < wqe_cnt ||
-	    (dvqp.sq.wqe_cnt & (dvqp.sq.wqe_cnt - 1)) || qp_attr.cap.max_send_wr < 2 ||
+	    (dvqp.sq.wqe_cnt & (dvqp.sq.wqe_cnt - 1)) || qp_attr->cap.max_send_wr < 2 ||
 	    (vc->sq_mask && dvqp.sq.wqe_cnt != vc->sq_mask + 1) ||
 	    dvqp.sq.stride != MLX5_SEND_WQE_BB || dvcq.cqe_size != sizeof(struct mlx5_cqe64) ||
 	    !dvqp.bf.reg) {
 		MLX5_DMA_LOG(ERR,
 			     "%s vchan %u: unexpected QP/CQ geometry (sq %u x %u, cqe %u, "
 			     "doorbell register %p)",
-			     dev->name, id, dvqp.sq.wqe_cnt, dvqp.sq.stride, dvcq.cqe_size,
-			     dvqp.bf.reg);
+			     dev->name, vc->vchan_id, dvqp.sq.wqe_cnt, dvqp.sq.stride,
+			     dvcq.cqe_size, dvqp.bf.reg);
 		return -EPROTO;
 	}
 	vc->sq = (uint8_t *)dvqp.sq.buf;
 	vc->sq_mask = dvqp.sq.wqe_cnt - 1;
 	/* libmlx5 refuses max_send_wr work requests in flight: with one or more WQEBBs
 	 * per request, keeping that many minus one WQEBBs stays below it */
-	vc->sq_limit = RTE_MIN(vc->sq_mask, qp_attr.cap.max_send_wr - 1);
+	vc->sq_limit = RTE_MIN(vc->sq_mask, qp_attr->cap.max_send_wr - 1);
 	vc->sq_dbrec = &dvqp.dbrec[MLX5_SND_DBR];
 	vc->bf_reg = dvqp.bf.reg;
 	vc->cq = (uint8_t *)dvcq.buf;
@@ -155,15 +169,39 @@ int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
 					 MLX5_OPCODE_MMO) |
 			(uint64_t)rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4) << 32;
 	vc->ring_db = glue->sq_doorbell;
+	return 0;
+}
+
+} // namespace
+
+/*
+ * The device objects of a vchan: CQ, QP (created, geometry checked, metadata learnt,
+ * connected to itself in RTS). Used at setup and when a lost CQ forces a rebuild.
+ * On failure, what was created stays in @p vc for mlx5_dma_vchan_destroy_queues().
+ */
+int mlx5_dma_vchan_create_queues(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt)
+{
+	struct mlx5_dma_dev *dev = vc->dev;
+	struct ibv_qp_init_attr_ex qp_attr = {};
+	int ret;
+
+	ret = vchan_create_cq(vc, wqe_cnt);
+	if (!ret)
+		ret = vchan_create_qp(vc, wqe_cnt, &qp_attr);
+	if (!ret)
+		ret = vchan_map_rings(vc, wqe_cnt, &qp_attr);
+	if (ret)
+		return ret;
 	ret = learn_opaque(vc);
 	if (ret) {
-		MLX5_DMA_LOG(ERR, "%s vchan %u: memcpy builder wrote no MMO WQE", dev->name, id);
+		MLX5_DMA_LOG(ERR, "%s vchan %u: memcpy builder wrote no MMO WQE", dev->name,
+			     vc->vchan_id);
 		return ret;
 	}
-	ret = mlx5_qp_connect_rc(glue, vc->qp, vc->qp->qp_num, MLX5_DMA_VCHAN_QP_ACCESS);
+	ret = mlx5_qp_connect_rc(dev->glue, vc->qp, vc->qp->qp_num, MLX5_DMA_VCHAN_QP_ACCESS);
 	if (ret)
-		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RTS: %s", dev->name, id, vc->qp->qp_num,
-			     strerror(-ret));
+		MLX5_DMA_LOG(ERR, "%s vchan %u: QP %#x to RTS: %s", dev->name, vc->vchan_id,
+			     vc->qp->qp_num, strerror(-ret));
 	return ret;
 }
 
@@ -229,7 +267,7 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 	vc->trap_mr = glue->reg_mr(dev->pd, vc->trap_buf, MLX5_HW_OPAQUE_BUF_LEN,
 				   IBV_ACCESS_LOCAL_WRITE);
 	if (!vc->trap_mr) {
-		ret = neg_errno(ENOMEM);
+		ret = mlx5_dma_neg_errno(ENOMEM);
 		goto fail;
 	}
 	mlx5_dma_mr_cache_init(&vc->mr_cache, dev->mrs);

@@ -35,8 +35,8 @@ void bf_copy(SimQp *qp, const struct mlx5_wqe_ctrl_seg *ctrl, size_t len)
 
 } // namespace
 
-void sim_sq_doorbell(SimQp *qp, uint32_t nreq, bool inl, uint32_t ds,
-		     const struct mlx5_wqe_ctrl_seg *ctrl)
+void sim_post_send_db(SimQp *qp, uint32_t nreq, bool inl, uint32_t ds,
+		      const struct mlx5_wqe_ctrl_seg *ctrl)
 {
 	size_t bf_len = ((size_t)ds * MLX5_HW_DS_BYTES + MLX5_SEND_WQE_BB - 1) &
 			~(size_t)(MLX5_SEND_WQE_BB - 1);
@@ -231,7 +231,7 @@ int sim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		*bad_wr = wr;
 	/* as libmlx5: the doorbell names the last WQE started, with its ds */
 	if (nreq)
-		sim_sq_doorbell(qp, nreq, inl, ds, ctrl);
+		sim_post_send_db(qp, nreq, inl, ds, ctrl);
 	return err;
 }
 

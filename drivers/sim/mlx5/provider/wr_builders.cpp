@@ -65,7 +65,7 @@ int sim_wr_complete(struct ibv_qp_ex *qpx)
 		wr_rollback(qp);
 		return qp->wr.err;
 	}
-	sim_sq_doorbell(qp, qp->wr.nreq, qp->wr.inl_wqe, qp->wr.cur_size, qp->wr.cur_ctrl);
+	sim_post_send_db(qp, qp->wr.nreq, qp->wr.inl_wqe, qp->wr.cur_size, qp->wr.cur_ctrl);
 	return 0;
 }
 

@@ -20,8 +20,8 @@
 namespace mlx5sim {
 
 /** Ring a batch's doorbell (post_send_db.cpp; rdma-core providers/mlx5/qp.c, post_send_db). */
-void sim_sq_doorbell(SimQp *qp, uint32_t nreq, bool inl, uint32_t ds,
-		     const struct mlx5_wqe_ctrl_seg *ctrl);
+void sim_post_send_db(SimQp *qp, uint32_t nreq, bool inl, uint32_t ds,
+		      const struct mlx5_wqe_ctrl_seg *ctrl);
 
 /** Fill the mlx5dv builders (wr_dv_builders.cpp): memcpy and raw WQE. */
 void sim_dv_install_builders(struct mlx5dv_qp_ex *dv);
