@@ -28,6 +28,7 @@
 namespace {
 
 typedef int (*sig_caps_t)(int16_t, struct rte_pmd_dma_mlx5_sig_caps *);
+typedef int (*get_caps_t)(int16_t, struct rte_pmd_dma_mlx5_caps *);
 typedef int (*sig_copy_t)(int16_t, uint16_t, const struct rte_pmd_dma_mlx5_sig_xfer *, uint64_t);
 typedef int (*sig_error_t)(int16_t, uint16_t, uint16_t, struct rte_pmd_dma_mlx5_sig_err *);
 
@@ -269,11 +270,18 @@ struct blkint_dev *blkint_dev_mlx5_create(int16_t dev_id, uint16_t vchan, uint32
 		return NULL;
 	}
 	if (!caps_fn || caps_fn(dev_id, &caps) != 0 || !caps.enabled) {
+		get_caps_t get_caps = (get_caps_t)pmd_sym("rte_pmd_dma_mlx5_get_caps");
+		struct rte_pmd_dma_mlx5_caps dc = {};
+		/* the device has the offload, the PMD did not turn it on: say which devarg */
+		bool verbs = get_caps && get_caps(dev_id, &dc) == 0 && !dc.direct_path;
+
 		BLKINT_LOG(INFO, "dmadev %d (%s): no signature offload%s; ops run on the CPU",
 			   dev_id, info.dev_name,
 			   !caps_fn ? " (dma_mlx5's API not found: PMD not loaded or not exported)"
-			   : caps.types && !caps.enabled ? " (probed without sig=1)"
-							 : "");
+			   : !caps.types ? ""
+			   : verbs       ? " (probed with path=verbs: dma_mlx5 posts signature "
+					   "copies on the direct path only)"
+					 : " (probed without sig=1)");
 		rte_errno = ENOTSUP;
 		return NULL;
 	}
