@@ -248,6 +248,14 @@ bool shell_drain(const Count &inflight, Reap reap)
 		reap();
 	return !inflight;
 }
+/** The workload running on vchan @p vchan of @p dev, or NULL. */
+struct shell_workload *shell_workload_running(int16_t dev, uint16_t vchan);
+/**
+ * The workload a corrupt-sig fault on vchan @p vchan of @p dev hits: a running PI
+ * workload whose ops generate PI (insert, convert); its id, or -1 (a message printed
+ * saying why none does).
+ */
+int shell_pi_generator(int16_t dev, uint16_t vchan);
 /** Stop workload @p id (all with -1); 0, or -1 when there is none such. */
 int shell_workload_stop(int id);
 /** Print the stats of workload @p id (all with -1); 0, or -1 when there is none such. */

@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <signal.h>
 
 #include <cmdline_parse_num.h>
 #include <cmdline_parse_string.h>
@@ -55,6 +59,38 @@ void stop_dev(uint16_t dev)
 	}
 }
 
+/*
+ * "clear stats" of the dmadevs: a baseline per vchan that the shows subtract, instead of
+ * rte_dma_stats_reset(), which the vchan's lcore would race (it counts on while the
+ * shell writes) and which leaves the ops in flight to complete beyond a submitted
+ * count of 0. The baseline counts them as submitted after the clear.
+ */
+constexpr uint16_t kMaxStatVchans = 64;
+struct rte_dma_stats g_stats_base[RTE_DMADEV_DEFAULT_MAX][kMaxStatVchans];
+
+/** Stats of @p vchan of @p dev since the last "clear stats"; 0 or a negative errno. */
+int vchan_stats(uint16_t dev, uint16_t vchan, struct rte_dma_stats *st)
+{
+	int ret = rte_dma_stats_get((int16_t)dev, vchan, st);
+
+	if (ret || dev >= RTE_DMADEV_DEFAULT_MAX || vchan >= kMaxStatVchans)
+		return ret;
+	const struct rte_dma_stats &b = g_stats_base[dev][vchan];
+	if (st->completed < b.completed || st->errors < b.errors || st->submitted < b.submitted)
+		return 0; /* zeroed since (the device was set up again) */
+	st->submitted -= b.submitted;
+	st->completed -= b.completed;
+	st->errors -= b.errors;
+	return 0;
+}
+
+/** Device @p dev set up, attached or gone: its counters start from 0. */
+void forget_stats(uint16_t dev)
+{
+	if (dev < RTE_DMADEV_DEFAULT_MAX)
+		memset(g_stats_base[dev], 0, sizeof(g_stats_base[dev]));
+}
+
 /** Whether @p dev is a dmadev (one error line otherwise). */
 bool dev_ok(uint16_t dev, struct rte_dma_info *info)
 {
@@ -64,6 +100,11 @@ bool dev_ok(uint16_t dev, struct rte_dma_info *info)
 	}
 	return true;
 }
+
+struct bit_name {
+	uint32_t bit;
+	const char *name;
+};
 
 void print_capa(uint64_t capa)
 {
@@ -83,78 +124,164 @@ void print_capa(uint64_t capa)
 	shell_printf("  capabilities: %s\n", buf);
 }
 
+/** Append the names of the bits of @p mask set in @p names (others as a hex rest). */
+template <size_t N>
+void mask_names(uint32_t mask, const struct bit_name (&names)[N], char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (const auto &n : names)
+		if ((mask & n.bit) && off < len) {
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? " " : "",
+						n.name);
+			mask &= ~n.bit;
+		}
+	if (mask && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "%s%#x", off ? " " : "", mask);
+	if (!off)
+		snprintf(buf, len, "none");
+}
+
+/* The signature caps by name: the PI types (enum rte_pmd_dma_mlx5_sig_type) and block sizes. */
+void print_sig_caps(const struct rte_pmd_dma_mlx5_sig_caps &sig)
+{
+	static const struct bit_name types[] = {
+		{1u << RTE_PMD_DMA_MLX5_SIG_T10DIF_CRC, "t10dif-crc"},
+		{1u << RTE_PMD_DMA_MLX5_SIG_T10DIF_CSUM, "t10dif-csum"},
+		{1u << RTE_PMD_DMA_MLX5_SIG_CRC32, "crc32"},
+		{1u << RTE_PMD_DMA_MLX5_SIG_CRC32C, "crc32c"},
+		{1u << RTE_PMD_DMA_MLX5_SIG_CRC64, "crc64"},
+	};
+	static const struct bit_name sizes[] = {
+		{RTE_PMD_DMA_MLX5_SIG_BS_512, "512"},   {RTE_PMD_DMA_MLX5_SIG_BS_520, "520"},
+		{RTE_PMD_DMA_MLX5_SIG_BS_4048, "4048"}, {RTE_PMD_DMA_MLX5_SIG_BS_4096, "4096"},
+		{RTE_PMD_DMA_MLX5_SIG_BS_4160, "4160"},
+	};
+	char t[160], b[96];
+
+	/* bit 0 (no PI) is the plain side of insert and strip: not a type of its own */
+	mask_names(sig.types & ~(1u << RTE_PMD_DMA_MLX5_SIG_NONE), types, t, sizeof(t));
+	mask_names(sig.block_sizes, sizes, b, sizeof(b));
+	shell_printf("  signature: PI types %s; blocks of %s B; %u mkeys per vchan, pipelining "
+		     "%s\n",
+		     t, b, sig.mkeys, sig.pipelining ? "on" : "off");
+}
+
 /* ---- help, quit ---- */
 
 struct res_word {
 	cmdline_fixed_string_t w;
 };
 
+/* The sections of "help", as testpmd's: "help" lists them, "help <section>" shows one. */
+const struct {
+	const char *name;
+	const char *alias; /* testpmd's name of the like section */
+	const char *title;
+	const char *text;
+} kHelp[] = {
+	{"devices", "control", "Devices",
+	 "  show devices                      every dmadev, its vchans and capabilities\n"
+	 "  show device <dev>                 one dmadev: info, mlx5 and signature caps, "
+	 "stats\n"
+	 "  attach <devargs>                  probe a device, e.g. attach dma_mlx5_1,dev=sim1\n"
+	 "  detach <dev>                      stop, close and remove a device\n"
+	 "  setup <dev> <vchans> <ring size>  configure, set up the vchans, start\n"
+	 "  show vchan <dev> <vchan>          state, mlx5 QP, last error, stats\n"
+	 "  dump <dev>                        rte_dma_dump()\n"},
+	{"workloads", "start",
+	 "Workloads (one per vchan, each on a worker lcore: as many at once as EAL's -l gives "
+	 "workers)",
+	 "  start copy|fill <dev> <vchan> <size> <burst> <lcore>\n"
+	 "  start sg <dev> <vchan> <size> <segments> <burst> <lcore>\n"
+	 "                                    rte_dma_copy_sg(): the pieces scattered in "
+	 "reverse order\n"
+	 "  start pi insert|verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
+	 "<blocks>\n"
+	 "           <burst> <lcore> [bad <per mille>]\n"
+	 "                                    librte_blkint ops on the device, ISA-L "
+	 "cross-checks;\n"
+	 "                                    some ops with a bad block (not insert)\n"
+	 "  start respond <dev> <vchan> <blocks> <bad per mille> <burst> <lcore>\n"
+	 "                                    verify-then-respond pairs (T10-DIF), some "
+	 "writes bad\n"
+	 "  start reasm <dev> <vchan> <datagram bytes> <fragments> <burst> <lcore>\n"
+	 "                                    IPv4 reassembly (librte_reasm) of generated "
+	 "fragments\n"
+	 "  start reasm pcap <file> <dev> <vchan> <burst> <lcore>\n"
+	 "                                    ... of a pcap's frames, over and over\n"
+	 "  start remote write|read|fill <dev> <target dev>[,<target dev>...] <size> "
+	 "<burst> <lcore>\n"
+	 "                                    dma_mlx5 remote ops over DC, the targets in "
+	 "turn\n"
+	 "  start remote <dev> <target dev> <size> <burst> <lcore>\n"
+	 "                                    dma_mlx5 remote writes over DC (devices with "
+	 "sim_fabric=1)\n"
+	 "  stop <workload> | stop all        stop, and print its stats\n"
+	 "  set verify on|off                 check every op's bytes (new workloads)\n"
+	 "  set rate <kops/s>                 rate limit of new workloads (0: none)\n"},
+	{"stats", "display", "Stats",
+	 "  show stats [<workload>]           ops, Mops and Gbps since the last show, "
+	 "errors by status\n"
+	 "  clear stats                       workloads' and vchans' counters from 0 (ops in "
+	 "flight\n"
+	 "                                    stay submitted)\n"
+	 "  watch <ms> <count>                show stats every <ms>, <count> times (Ctrl-C "
+	 "ends it)\n"},
+	{"faults", "sim", "Faults (software HCA)",
+	 "  fault <dev> <vchan> qp-fatal      the vchan's QP to ERR (the driver recovers it)\n"
+	 "  fault <dev> <vchan> delay <us>    hold back the vchan's completions\n"
+	 "  fault <dev> <vchan> fail <syndrome>  the next WQE fails with that CQE syndrome\n"
+	 "  fault <dev> <vchan> cq-overrun    the vchan's CQ overruns (lost CQEs)\n"
+	 "  fault <dev> <vchan> corrupt-sig   the next PI the vchan's running pi insert or\n"
+	 "                                    convert workload generates is bad\n"
+	 "  link <sim> up|down                a software HCA's port on its fabric\n"},
+	{"other", "config", "Other",
+	 "  load <file>                       run the commands of a file\n"
+	 "  sleep <ms>                        wait (scripts; Ctrl-C ends it)\n"
+	 "  help [<section>|all], quit\n"},
+};
+
 void cb_help(void *, struct cmdline *, void *)
 {
-	shell_printf(
-		"Devices:\n"
-		"  show devices                      every dmadev, its vchans and capabilities\n"
-		"  show device <dev>                 one dmadev: info, mlx5 caps, stats\n"
-		"  attach <devargs>                  probe a device, e.g. "
-		"attach dma_mlx5_1,dev=sim1\n"
-		"  detach <dev>                      stop, close and remove a device\n"
-		"  setup <dev> <vchans> <ring size>  configure, set up the vchans, start\n"
-		"  show vchan <dev> <vchan>          state, mlx5 QP, last error, stats\n"
-		"  dump <dev>                        rte_dma_dump()\n"
-		"Workloads (one per vchan, each on a worker lcore):\n"
-		"  start copy|fill <dev> <vchan> <size> <burst> <lcore>\n"
-		"  start sg <dev> <vchan> <size> <segments> <burst> <lcore>\n"
-		"                                    rte_dma_copy_sg(): the pieces scattered in "
-		"reverse order\n"
-		"  start pi insert|verify|strip|convert crc32|crc32c|crc64|t10dif <dev> <vchan> "
-		"<blocks>\n"
-		"           <burst> <lcore> [bad <per mille>]\n"
-		"                                    librte_blkint ops on the device, ISA-L "
-		"cross-checks;\n"
-		"                                    some ops with a bad block (not insert)\n"
-		"  start respond <dev> <vchan> <blocks> <bad per mille> <burst> <lcore>\n"
-		"                                    verify-then-respond pairs (T10-DIF), some "
-		"writes bad\n"
-		"  start reasm <dev> <vchan> <datagram bytes> <fragments> <burst> <lcore>\n"
-		"                                    IPv4 reassembly (librte_reasm) of generated "
-		"fragments\n"
-		"  start reasm pcap <file> <dev> <vchan> <burst> <lcore>\n"
-		"                                    ... of a pcap's frames, over and over\n"
-		"  start remote write|read|fill <dev> <target dev>[,<target dev>...] <size> "
-		"<burst> <lcore>\n"
-		"                                    dma_mlx5 remote ops over DC, the targets in "
-		"turn\n"
-		"  start remote <dev> <target dev> <size> <burst> <lcore>\n"
-		"                                    dma_mlx5 remote writes over DC (devices with "
-		"sim_fabric=1)\n"
-		"  stop <workload> | stop all        stop, and print its stats\n"
-		"  set verify on|off                 check every op's bytes (new workloads)\n"
-		"  set rate <kops/s>                 rate limit of new workloads (0: none)\n"
-		"Stats:\n"
-		"  show stats [<workload>]           ops, Mops and Gbps since the last show, "
-		"errors by status\n"
-		"  clear stats\n"
-		"  watch <ms> <count>                show stats every <ms>, <count> times\n"
-		"Faults (software HCA):\n"
-		"  fault <dev> <vchan> qp-fatal      the vchan's QP to ERR (the driver "
-		"recovers it)\n"
-		"  fault <dev> <vchan> delay <us>    hold back the vchan's completions\n"
-		"  fault <dev> <vchan> fail <syndrome>  the next WQE fails with that CQE "
-		"syndrome\n"
-		"  fault <dev> <vchan> cq-overrun    the vchan's CQ overruns (lost CQEs)\n"
-		"  fault <dev> <vchan> corrupt-sig   the next signature WQE writes a bad PI\n"
-		"  link <sim> up|down                a software HCA's port on its fabric\n"
-		"Other:\n"
-		"  load <file>                       run the commands of a file\n"
-		"  sleep <ms>                        wait (scripts)\n"
-		"  help, quit\n");
+	shell_printf("Help is in sections: help <section> shows one, help all every one.\n");
+	for (const auto &h : kHelp)
+		shell_printf("  help %-10s %s\n", h.name, h.title);
 }
 
 cmdline_parse_token_string_t t_help = TOKEN_STRING_INITIALIZER(struct res_word, w, "help");
 struct shell_inst c_help = {.f = cb_help,
 			    .data = NULL,
-			    .help_str = "help: the commands",
+			    .help_str = "help: the sections of help",
 			    .tokens = {TOK(t_help), NULL}};
+
+struct res_help {
+	cmdline_fixed_string_t help;
+	cmdline_fixed_string_t section;
+};
+
+void cb_help_section(void *parsed, struct cmdline *, void *)
+{
+	const char *sec = ((struct res_help *)parsed)->section;
+	bool all = strcmp(sec, "all") == 0;
+
+	for (const auto &h : kHelp)
+		if (all || strcmp(sec, h.name) == 0 || strcmp(sec, h.alias) == 0)
+			shell_printf("%s:\n%s", h.title, h.text);
+}
+
+cmdline_parse_token_string_t t_help_h = TOKEN_STRING_INITIALIZER(struct res_help, help, "help");
+cmdline_parse_token_string_t t_help_sec =
+	TOKEN_STRING_INITIALIZER(struct res_help, section,
+				 "devices#control#workloads#start#stats#display#faults#sim#other#"
+				 "config#all");
+struct shell_inst c_help_section = {
+	.f = cb_help_section,
+	.data = NULL,
+	.help_str = "help devices|workloads|stats|faults|other|all (testpmd's names too: "
+		    "control, display, config)",
+	.tokens = {TOK(t_help_h), TOK(t_help_sec), NULL}};
 
 void cb_quit(void *, struct cmdline *cl, void *)
 {
@@ -206,11 +333,10 @@ void show_device(uint16_t dev, bool brief)
 		return;
 	struct rte_pmd_dma_mlx5_sig_caps sig;
 	if (rte_pmd_dma_mlx5_sig_caps((int16_t)dev, &sig) == 0 && sig.enabled)
-		shell_printf("  signature: types %#x, block sizes %#x, pipelining %s\n", sig.types,
-			     sig.block_sizes, sig.pipelining ? "on" : "off");
+		print_sig_caps(sig);
 	for (uint16_t v = 0; v < info.nb_vchans; v++) {
 		struct rte_dma_stats st;
-		if (rte_dma_stats_get((int16_t)dev, v, &st) == 0)
+		if (vchan_stats(dev, v, &st) == 0)
 			shell_printf("  vchan %u: submitted %" PRIu64 ", completed %" PRIu64
 				     ", errors %" PRIu64 "\n",
 				     v, st.submitted, st.completed, st.errors);
@@ -268,7 +394,7 @@ void cb_show_vchan(void *parsed, struct cmdline *, void *)
 		     : vs == RTE_DMA_VCHAN_IDLE   ? "idle"
 		     : vs == RTE_DMA_VCHAN_ACTIVE ? "active"
 						  : "halted (error)");
-	if (rte_dma_stats_get((int16_t)r->a, r->b, &st) == 0)
+	if (vchan_stats(r->a, r->b, &st) == 0)
 		shell_printf("  submitted %" PRIu64 ", completed %" PRIu64 ", errors %" PRIu64 "\n",
 			     st.submitted, st.completed, st.errors);
 	struct rte_pmd_dma_mlx5_vchan_stats vst;
@@ -328,10 +454,19 @@ void cb_clear(void *, struct cmdline *, void *)
 {
 	shell_workload_clear();
 	int16_t dev = 0;
-	while ((dev = rte_dma_next_dev(dev)) != -1) {
+	while ((dev = rte_dma_next_dev(dev)) != -1 && dev < RTE_DMADEV_DEFAULT_MAX) {
 		struct rte_dma_info info;
-		if (rte_dma_info_get(dev, &info) == 0 && info.nb_vchans)
-			rte_dma_stats_reset(dev, RTE_DMA_ALL_VCHAN);
+		if (rte_dma_info_get(dev, &info) != 0)
+			info.nb_vchans = 0;
+		forget_stats((uint16_t)dev);
+		for (uint16_t v = 0; v < info.nb_vchans && v < kMaxStatVchans; v++) {
+			struct rte_dma_stats st;
+			if (rte_dma_stats_get(dev, v, &st) != 0)
+				continue;
+			/* completed and errors first: what is in flight stays submitted */
+			st.submitted = RTE_MIN(st.submitted, st.completed + st.errors);
+			g_stats_base[dev][v] = st;
+		}
 		dev++;
 	}
 	shell_printf("stats cleared\n");
@@ -372,8 +507,10 @@ void cb_attach(void *parsed, struct cmdline *, void *)
 	int id = rte_dma_get_dev_id_by_name(name);
 	if (id < 0)
 		shell_printf("%s attached (not a dmadev)\n", name);
-	else
+	else {
+		forget_stats((uint16_t)id);
 		shell_printf("%s attached: dmadev %d\n", name, id);
+	}
 }
 
 struct shell_inst c_attach = {.f = cb_attach,
@@ -423,6 +560,8 @@ void cb_detach(void *parsed, struct cmdline *, void *)
 	int ret = rte_dev_remove(d);
 	if (ret == 0)
 		shell_workload_forget((int16_t)dev);
+	if (ret == 0)
+		forget_stats(dev);
 	if (ret)
 		shell_fail("remove of %s: %s", name, strerror(-ret));
 	else
@@ -464,12 +603,13 @@ void cb_setup(void *parsed, struct cmdline *, void *)
 		return;
 	}
 	if (r->vchans == 0 || r->vchans > info.max_vchans) {
-		shell_fail("vchans %u: device %u takes 1..%u", r->vchans, r->dev, info.max_vchans);
+		shell_fail("vchans %u out of range: device %u takes 1..%u", r->vchans, r->dev,
+			   info.max_vchans);
 		return;
 	}
 	if (r->desc < info.min_desc || r->desc > info.max_desc) {
-		shell_fail("ring size %u: device %u takes %u..%u", r->desc, r->dev, info.min_desc,
-			   info.max_desc);
+		shell_fail("ring size %u out of range: device %u takes %u..%u", r->desc, r->dev,
+			   info.min_desc, info.max_desc);
 		return;
 	}
 	stop_dev(r->dev);
@@ -485,6 +625,8 @@ void cb_setup(void *parsed, struct cmdline *, void *)
 		g_started[r->dev] = true;
 	if (ret == 0)
 		shell_workload_reset((int16_t)r->dev); /* nothing of old workloads is left */
+	if (ret == 0)
+		forget_stats(r->dev); /* the restart zeroed the vchans' counters */
 	if (ret)
 		shell_fail("setup of device %u: %s", r->dev, strerror(-ret));
 	else
@@ -1057,7 +1199,62 @@ struct shell_inst c_link = {.f = cb_link,
 			    .help_str = "link <sim> up|down",
 			    .tokens = {TOK(t_link), TOK(t_link_sim), TOK(t_link_state), NULL}};
 
-/* ---- sleep ---- */
+/* ---- sleep, watch: the two commands Ctrl-C ends ---- */
+
+volatile sig_atomic_t g_interrupted;
+
+void on_sigint(int)
+{
+	g_interrupted = 1;
+}
+
+/*
+ * While a sleep or watch runs, SIGINT ends it (and only it): a handler of its own, and
+ * on a terminal ISIG back on (librte_cmdline's prompt turns it off, so that Ctrl-C at
+ * the prompt is a key of the line editor, and a Ctrl-C typed meanwhile would wait in
+ * the input until the command ends). Everything is put back after.
+ */
+class interruptible {
+public:
+	interruptible()
+	{
+		struct sigaction sa = {};
+
+		g_interrupted = 0;
+		sa.sa_handler = on_sigint;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_sa_);
+		tty_ = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old_t_) == 0;
+		if (tty_ && !(old_t_.c_lflag & ISIG)) {
+			struct termios t = old_t_;
+			t.c_lflag |= ISIG;
+			tcsetattr(STDIN_FILENO, TCSANOW, &t);
+		}
+	}
+	~interruptible()
+	{
+		if (tty_)
+			tcsetattr(STDIN_FILENO, TCSANOW, &old_t_);
+		sigaction(SIGINT, &old_sa_, NULL);
+	}
+	/** Wait @p ms; false when Ctrl-C ended the wait (a line printed). */
+	bool wait_ms(uint32_t ms)
+	{
+		uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * ms / 1000;
+
+		for (uint64_t now; !g_interrupted && (now = rte_get_timer_cycles()) < end;)
+			rte_delay_us_sleep((unsigned int)RTE_MIN(
+				(end - now) * 1000000 / rte_get_timer_hz() + 1, (uint64_t)20000));
+		if (g_interrupted)
+			shell_printf("interrupted (Ctrl-C)\n");
+		return !g_interrupted;
+	}
+
+private:
+	struct sigaction old_sa_;
+	struct termios old_t_;
+	bool tty_;
+};
 
 struct res_sleep {
 	cmdline_fixed_string_t cmd;
@@ -1072,10 +1269,10 @@ void cb_sleep(void *parsed, struct cmdline *, void *)
 	uint32_t ms = ((struct res_sleep *)parsed)->ms;
 
 	if (ms > 600000) {
-		shell_fail("sleep %u ms: at most 600000", ms);
+		shell_fail("sleep %u ms out of range: 0..600000 ms", ms);
 		return;
 	}
-	rte_delay_us_sleep(ms * 1000u);
+	interruptible().wait_ms(ms);
 }
 
 struct shell_inst c_sleep = {.f = cb_sleep,
@@ -1100,12 +1297,18 @@ void cb_watch(void *parsed, struct cmdline *, void *)
 {
 	auto *r = (struct res_watch *)parsed;
 
-	if (r->ms < 10 || r->ms > 60000 || r->count == 0 || r->count > 1000) {
-		shell_fail("watch %u ms %u times: 10..60000 ms, 1..1000 times", r->ms, r->count);
+	if (r->ms < 10 || r->ms > 60000) {
+		shell_fail("watch interval %u ms out of range: 10..60000 ms", r->ms);
 		return;
 	}
+	if (r->count == 0 || r->count > 1000) {
+		shell_fail("watch count %u out of range: 1..1000 times", r->count);
+		return;
+	}
+	interruptible intr;
 	for (uint16_t i = 0; i < r->count; i++) {
-		rte_delay_us_sleep(r->ms * 1000u);
+		if (!intr.wait_ms(r->ms))
+			return;
 		shell_printf("--- %u ms\n", (i + 1) * r->ms);
 		shell_workload_show(-1);
 	}
@@ -1133,7 +1336,8 @@ void cb_set_rate(void *parsed, struct cmdline *, void *)
 	uint32_t kops = ((struct res_rate *)parsed)->kops;
 
 	if (kops > 100000) {
-		shell_fail("rate %u kops/s: at most 100000 (0: as fast as it goes)", kops);
+		shell_fail("rate %u kops/s out of range: 0..100000 kops/s (0: as fast as it goes)",
+			   kops);
 		return;
 	}
 	shell_rate_kops = kops;
@@ -1178,6 +1382,7 @@ struct shell_inst c_load = {.f = cb_load,
 /* clang-format off */
 cmdline_parse_ctx_t shell_ctx[] = {
 	INST(c_help),
+	INST(c_help_section),
 	INST(c_quit),
 	INST(c_show_devices),
 	INST(c_show_device),

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include <cmdline_socket.h>
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -250,9 +252,39 @@ unsigned int shell_run_file(struct cmdline *cl, const char *path)
 	return n;
 }
 
+namespace {
+
+/*
+ * EAL's arguments with a --file-prefix of the shell's own when the user gave none (nor
+ * a --proc-type, which must share the primary's): two shells started alike would
+ * otherwise both take DPDK's default runtime directory, and the second fail there.
+ */
+std::vector<char *> eal_argv(int argc, char **argv, char *prefix, size_t len)
+{
+	std::vector<char *> v(argv, argv + argc);
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strncmp(argv[i], "--file-prefix", 13) == 0 ||
+		    strncmp(argv[i], "--proc-type", 11) == 0)
+			break;
+	if (i == argc || strcmp(argv[i], "--") == 0) {
+		snprintf(prefix, len, "--file-prefix=mlx5-dma-shell-%d", (int)getpid());
+		v.insert(v.begin() + 1, prefix);
+	}
+	v.push_back(nullptr);
+	return v;
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
 	options o;
+	char prefix[64];
+	std::vector<char *> args = eal_argv(argc, argv, prefix, sizeof(prefix));
+	argc = (int)args.size() - 1;
+	argv = args.data();
 	int n = rte_eal_init(argc, argv);
 
 	if (n < 0) {

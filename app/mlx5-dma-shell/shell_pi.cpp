@@ -147,14 +147,20 @@ int shell_workload_start_pi(const char *op, const char *type, int16_t dev, uint1
 		shell_fail("device %d has no vchan %u set up", dev, vchan);
 		return -1;
 	}
-	if (blocks == 0 || blocks > 64 || !format_of(type, &fmt) || op_type < 0) {
-		shell_fail("blocks %u (1..64), op \"%s\" or PI type \"%s\" not taken", blocks, op,
-			   type);
+	if (blocks == 0 || blocks > 64) {
+		shell_fail("blocks %u out of range: 1..64", blocks);
 		return -1;
 	}
-	if (bad_permille > 1000 || (bad_permille && op_type == RTE_BLKINT_OP_INSERT)) {
-		shell_fail("bad blocks %u per mille: 0..1000, and only for ops that verify",
-			   bad_permille);
+	if (!format_of(type, &fmt) || op_type < 0) {
+		shell_fail("op \"%s\" or PI type \"%s\" not taken", op, type);
+		return -1;
+	}
+	if (bad_permille > 1000) {
+		shell_fail("bad %u per mille out of range: 0..1000", bad_permille);
+		return -1;
+	}
+	if (bad_permille && op_type == RTE_BLKINT_OP_INSERT) {
+		shell_fail("bad %u per mille: only for ops that verify (not insert)", bad_permille);
 		return -1;
 	}
 	if (shell_workload_check(dev, vchan, blocks * kBlock, batch, lcore))
@@ -363,4 +369,28 @@ void shell_pi_show(struct shell_workload *w)
 void shell_pi_clear(struct shell_workload *w)
 {
 	xchecks(w, &w->c.xcheck_run_base, &w->c.xcheck_failed_base);
+}
+
+int shell_pi_generator(int16_t dev, uint16_t vchan)
+{
+	const shell_workload *w = shell_workload_running(dev, vchan);
+
+	/*
+	 * The software HCA flips the next PI the vchan's QP generates; armed with nothing
+	 * generating PI there, it would hit whatever runs on the vchan later.
+	 */
+	if (!w) {
+		shell_fail("corrupt-sig on device %d vchan %u: no workload runs there (start a pi "
+			   "insert or convert workload first)",
+			   dev, vchan);
+		return -1;
+	}
+	if (w->op != SHELL_OP_PI ||
+	    (w->pi_op != RTE_BLKINT_OP_INSERT && w->pi_op != RTE_BLKINT_OP_CONVERT)) {
+		shell_fail("corrupt-sig on device %d vchan %u: workload %u generates no PI (only "
+			   "pi insert and convert do; a verify checks PI, it writes none)",
+			   dev, vchan, w->id);
+		return -1;
+	}
+	return (int)w->id;
 }

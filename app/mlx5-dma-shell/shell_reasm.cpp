@@ -428,11 +428,17 @@ int shell_workload_start_reasm(int16_t dev, uint16_t vchan, uint32_t size, uint3
 	} else {
 		/* 8-byte aligned pieces, every fragment with at least one byte */
 		ra->piece = frags ? RTE_ALIGN_CEIL((size + frags - 1) / frags, 8u) : 0;
-		if (frags < 2 || frags > RTE_REASM_DEFAULT_MAX_FRAGS || size == 0 || size > 60000 ||
-		    (uint64_t)ra->piece * (frags - 1) >= size) {
-			shell_fail("datagram of %u B in %u fragments: 2..%u fragments of 8-byte "
-				   "multiples, every one with data, at most 60000 B",
-				   size, frags, RTE_REASM_DEFAULT_MAX_FRAGS);
+		const char *bad = NULL;
+		if (size == 0 || size > 60000)
+			bad = "datagram bytes out of range: 1..60000";
+		else if (frags < 2 || frags > RTE_REASM_DEFAULT_MAX_FRAGS)
+			bad = "fragments out of range";
+		else if ((uint64_t)ra->piece * (frags - 1) >= size)
+			bad = "too many fragments for the bytes (pieces of 8-byte multiples, every "
+			      "fragment with data)";
+		if (bad) {
+			shell_fail("datagram of %u B in %u fragments: %s (fragments: 2..%u)", size,
+				   frags, bad, RTE_REASM_DEFAULT_MAX_FRAGS);
 			delete ra;
 			return -1;
 		}

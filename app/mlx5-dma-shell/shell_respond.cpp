@@ -187,9 +187,12 @@ int shell_workload_start_respond(int16_t dev, uint16_t vchan, uint32_t blocks,
 		shell_fail("device %d has no vchan %u set up", dev, vchan);
 		return -1;
 	}
-	if (blocks == 0 || blocks > 64 || bad_permille > 1000) {
-		shell_fail("blocks %u (1..64) or bad writes %u per mille (0..1000) out of range",
-			   blocks, bad_permille);
+	if (blocks == 0 || blocks > 64) {
+		shell_fail("blocks %u out of range: 1..64", blocks);
+		return -1;
+	}
+	if (bad_permille > 1000) {
+		shell_fail("bad writes %u per mille out of range: 0..1000", bad_permille);
 		return -1;
 	}
 	shell_workload *w = shell_workload_prepare(SHELL_OP_RESPOND, dev, vchan, blocks * kBlock,

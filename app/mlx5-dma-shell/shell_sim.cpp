@@ -75,11 +75,15 @@ int shell_sim_fault(uint16_t dev, uint16_t vchan, const char *kind, const char *
 {
 	struct rte_pmd_dma_mlx5_vchan_info vi;
 	struct mlx5_sim_fault f = {};
+	int victim = -1;
 
 	if (rte_pmd_dma_mlx5_vchan_info((int16_t)dev, vchan, &vi) != 0) {
 		shell_fail("device %u vchan %u is not a set-up dma_mlx5 vchan", dev, vchan);
 		return -1;
 	}
+	if (strcmp(kind, "corrupt-sig") == 0 &&
+	    (victim = shell_pi_generator((int16_t)dev, vchan)) < 0)
+		return -1;
 	f.qpn = vi.qpn;
 	if (strcmp(kind, "qp-fatal") == 0) {
 		f.kind = MLX5_SIM_FAULT_QP_FATAL;
@@ -100,8 +104,13 @@ int shell_sim_fault(uint16_t dev, uint16_t vchan, const char *kind, const char *
 	}
 	if (inject(dev, &f) != 0)
 		return -1;
-	shell_printf("fault %s injected into device %u vchan %u (QP %#x)\n", kind, dev, vchan,
-		     vi.qpn);
+	if (victim >= 0)
+		shell_printf("fault %s injected into device %u vchan %u (QP %#x): the next PI "
+			     "workload %d generates\n",
+			     kind, dev, vchan, vi.qpn, victim);
+	else
+		shell_printf("fault %s injected into device %u vchan %u (QP %#x)\n", kind, dev,
+			     vchan, vi.qpn);
 	return 0;
 }
 

@@ -282,14 +282,48 @@ int worker(void *arg)
 	return ret;
 }
 
+/** The worker lcores EAL enabled, "1,2,3" ("none" when it has none). */
+void worker_lcores(char *buf, size_t len)
+{
+	unsigned int lc;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	RTE_LCORE_FOREACH_WORKER (lc)
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", off ? "," : "", lc);
+	if (!off)
+		snprintf(buf, len, "none");
+}
+
+/** Whether @p lcore can run a new workload; if not, one error line saying why. */
 bool lcore_free(unsigned int lcore)
 {
-	if (lcore == rte_get_main_lcore() || !rte_lcore_is_enabled(lcore))
+	char workers[128];
+
+	worker_lcores(workers, sizeof(workers));
+	if (lcore == rte_get_main_lcore() || !rte_lcore_is_enabled(lcore)) {
+		shell_fail("lcore %u is not a free worker lcore: %s (worker lcores: %s; more "
+			   "with EAL's -l, e.g. -l 0-3)",
+			   lcore,
+			   lcore == rte_get_main_lcore() ? "it runs the shell"
+							 : "EAL did not enable it",
+			   workers);
 		return false;
+	}
 	for (const shell_workload &w : g_wl)
-		if (w.used && w.running && w.lcore == lcore)
+		if (w.used && w.running && w.lcore == lcore) {
+			shell_fail("lcore %u is not a free worker lcore: workload %u runs on it "
+				   "(stop %u, take another of lcores %s, or start the shell with "
+				   "more: -l 0-3)",
+				   lcore, w.id, w.id, workers);
 			return false;
-	return rte_eal_get_lcore_state(lcore) == WAIT;
+		}
+	if (rte_eal_get_lcore_state(lcore) != WAIT) {
+		shell_fail("lcore %u is not a free worker lcore: still busy", lcore);
+		return false;
+	}
+	return true;
 }
 
 /** "remote write to device 4", "remote read from devices 4,5" */
@@ -402,14 +436,16 @@ uint32_t shell_workload_slots(uint16_t batch)
 int shell_workload_check(int16_t dev, uint16_t vchan, uint32_t size, uint16_t batch,
 			 unsigned int lcore)
 {
-	if (size == 0 || size > (1u << 20) || batch == 0 || batch > 256) {
-		shell_fail("size %u (1..1048576) or burst %u (1..256) out of range", size, batch);
+	if (size == 0 || size > (1u << 20)) {
+		shell_fail("size %u out of range: 1..1048576 bytes", size);
 		return -1;
 	}
-	if (!lcore_free(lcore)) {
-		shell_fail("lcore %u is not a free worker lcore", lcore);
+	if (batch == 0 || batch > 256) {
+		shell_fail("burst %u out of range: 1..256 ops", batch);
 		return -1;
 	}
+	if (!lcore_free(lcore))
+		return -1;
 	for (shell_workload &x : g_wl) {
 		if (vchan == kNoVchan || !x.used || x.dev != dev || x.vchan != vchan)
 			continue;
@@ -560,8 +596,10 @@ int shell_workload_start(enum shell_op op, int16_t dev, uint16_t vchan, uint32_t
 	}
 	if (op == SHELL_OP_SG && (!(info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) || segs < 1 ||
 				  segs > info.max_sges || segs > SHELL_MAX_SEGS || segs > size)) {
-		shell_fail("segments %u: device %d takes 1..%u (and no more than the bytes)", segs,
-			   dev, (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) ? info.max_sges : 0);
+		shell_fail("segments %u out of range: device %d takes 1..%u (and no more than the "
+			   "bytes)",
+			   segs, dev,
+			   (info.dev_capa & RTE_DMA_CAPA_OPS_COPY_SG) ? info.max_sges : 0);
 		return -1;
 	}
 	shell_workload *w = shell_workload_prepare(op, dev, vchan, size, batch, lcore);
@@ -719,6 +757,15 @@ int shell_workload_stop(int id)
 	return found || id < 0 ? 0 : -1;
 }
 
+shell_workload *shell_workload_running(int16_t dev, uint16_t vchan)
+{
+	for (shell_workload &w : g_wl)
+		if (w.used && w.running && w.op != SHELL_OP_REMOTE && w.dev == dev &&
+		    w.vchan == vchan)
+			return &w;
+	return NULL;
+}
+
 int shell_workload_show(int id)
 {
 	int found = 0;
@@ -733,13 +780,34 @@ int shell_workload_show(int id)
 	return found || id < 0 ? 0 : -1;
 }
 
+namespace {
+
+/** Zero @p c without losing what its lcore adds meanwhile; what it held. */
+uint64_t take(std::atomic<uint64_t> &c)
+{
+	uint64_t v = c.load();
+
+	c.fetch_sub(v);
+	return v;
+}
+
+} // namespace
+
 void shell_workload_clear(void)
 {
 	for (shell_workload &w : g_wl) {
-		w.c.submitted = w.c.completed = w.c.bytes = w.c.failed = 0;
-		w.c.corrupt = w.c.busy = 0;
+		/*
+		 * The ops in flight stay submitted (they complete after the clear): submitted
+		 * loses only what completed or failed. Taken while the lcore counts on, as
+		 * it counts submitted before those ops complete.
+		 */
+		uint64_t done = take(w.c.completed) + take(w.c.failed);
+		w.c.submitted.fetch_sub(RTE_MIN(done, w.c.submitted.load()));
+		take(w.c.bytes);
+		take(w.c.corrupt);
+		take(w.c.busy);
 		for (auto &s : w.c.status)
-			s = 0;
+			take(s);
 		if (w.used && w.op == SHELL_OP_PI)
 			shell_pi_clear(&w);
 		w.shown_tsc = rte_get_timer_cycles();

@@ -197,6 +197,11 @@ if make -C "$ex" >"$log/make-shared.txt" 2>&1 && [ -x "$ex/build/dma_mlx5_copy-s
 	run_example make-shared "$ex/build/dma_mlx5_copy-shared" shared
 	check_glue make-shared env LD_LIBRARY_PATH="$plugin_ld" "$ex/build/dma_mlx5_copy-shared" \
 		"${plugin_args[@]}"
+	# only the PMD given: the installed seam loads the software HCA's plugin (beside it)
+	saved_args=("${plugin_args[@]}") saved_ld=$plugin_ld
+	plugin_args=(-d librte_dma_mlx5.so.23) plugin_ld=$pmddir:$libdir
+	run_example make-shared-pmd-only "$ex/build/dma_mlx5_copy-shared" shared
+	plugin_args=("${saved_args[@]}") plugin_ld=$saved_ld
 else
 	fail "make (shared)" "$log/make-shared.txt"
 fi

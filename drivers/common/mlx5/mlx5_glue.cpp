@@ -7,12 +7,24 @@
  * backend, as an ibdev name ("mlx5_0") or a PCI address ("0000:08:00.0",
  * "08:00.0") resolved through sysfs. An ibv_device belongs to the device list it
  * came from, so the list is held until mlx5_glue_put_device().
+ *
+ * A backend that is not registered yet is loaded on demand, by its name alone: a
+ * device name of letters and digits ("sim0": backend "sim") or an option key with a
+ * prefix ("sim_exec": backend "sim") that no registered backend takes names backend
+ * <word>, whose plugin is librte_<word>_mlx5.so.<ABI> (MLX5_GLUE_PLUGIN_SUFFIX) in the
+ * directory of the shared seam, where the build tree and the plugin directory hold
+ * every plugin. Its constructor registers it. So "-d librte_dma_mlx5.so" alone reaches
+ * a software HCA, and code above the seam still names no backend. A seam linked into
+ * the program statically has its backends linked in too, and loads nothing.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mlx5_glue.h"
 #include "mlx5_glue_internal.h"
@@ -63,6 +75,85 @@ void builtin_locked(void)
 		done = true;
 		register_locked(mlx5_glue_rdma_core_backend());
 	}
+}
+
+#ifndef MLX5_GLUE_PLUGIN_SUFFIX
+#define MLX5_GLUE_PLUGIN_SUFFIX ".so"
+#endif
+
+/* Longest backend name a plugin is looked for by. */
+#define PLUGIN_WORD_MAX 16
+
+/* Backend names whose plugin was looked for already (found or not): once each. */
+pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
+char plugin_tried[MLX5_GLUE_MAX_BACKENDS * 2][PLUGIN_WORD_MAX];
+unsigned int n_plugin_tried;
+
+/*
+ * The backend @p s names: its leading lowercase letters, when the rest is digits only
+ * (a device name, @p option false) or starts with '_' (an option key). Only letters:
+ * the word becomes part of a file name.
+ */
+bool plugin_word(const char *s, bool option, char *word)
+{
+	size_t n = 0, i;
+
+	while (s[n] >= 'a' && s[n] <= 'z')
+		n++;
+	if (n == 0 || n >= PLUGIN_WORD_MAX)
+		return false;
+	if (option && s[n] != '_')
+		return false;
+	for (i = n; !option && s[i] != '\0'; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	memcpy(word, s, n);
+	word[n] = '\0';
+	return true;
+}
+
+bool backend_registered(const char *name)
+{
+	bool found = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&backends_lock);
+	for (i = 0; i < n_backends && !found; i++)
+		found = strcmp(backends[i]->name, name) == 0;
+	pthread_mutex_unlock(&backends_lock);
+	return found;
+}
+
+/*
+ * Load the plugin of backend @p word if it is not registered and the seam is shared:
+ * from the seam's own directory only (no search path), once per name. Never unloaded:
+ * the backend it registers stays for the process.
+ */
+void plugin_load(const char *word)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64];
+	bool shared = false;
+	unsigned int i;
+
+	pthread_mutex_lock(&plugin_lock);
+	for (i = 0; i < n_plugin_tried; i++)
+		if (strcmp(plugin_tried[i], word) == 0)
+			break;
+	if (i < n_plugin_tried || backend_registered(word)) {
+		pthread_mutex_unlock(&plugin_lock);
+		return;
+	}
+	if (n_plugin_tried < MLX5_GLUE_MAX_BACKENDS * 2)
+		strcpy(plugin_tried[n_plugin_tried++], word);
+	mlx5_glue_seam_dir(dir, sizeof(dir), &shared);
+	if (shared && dir[0] != '\0') {
+		snprintf(path, sizeof(path), "%s/librte_%s_mlx5%s", dir, word,
+			 MLX5_GLUE_PLUGIN_SUFFIX);
+		/* RTLD_LOCAL: the plugin's symbols stay its own, as EAL's -d loads them */
+		if (access(path, F_OK) == 0 && dlopen(path, RTLD_NOW | RTLD_LOCAL) == NULL)
+			fprintf(stderr, "mlx5 seam: backend plugin %s: %s\n", path, dlerror());
+	}
+	pthread_mutex_unlock(&plugin_lock);
 }
 
 /* What a device must satisfy: a name, or (if pci != NULL) a PCI function. */
@@ -180,8 +271,12 @@ const struct mlx5_glue_backend *mlx5_glue_backend_of(const char *device_name)
 	const struct mlx5_glue_backend *catch_all = NULL;
 	unsigned int i, n;
 
+	char word[PLUGIN_WORD_MAX];
+
 	if (device_name == NULL || device_name[0] == '\0')
 		return NULL;
+	if (plugin_word(device_name, false, word))
+		plugin_load(word);
 	n = mlx5_glue_backends(all, MLX5_GLUE_MAX_BACKENDS);
 	for (i = 0; i < n; i++) {
 		if (all[i]->claims == NULL) {
@@ -194,13 +289,13 @@ const struct mlx5_glue_backend *mlx5_glue_backend_of(const char *device_name)
 	return catch_all;
 }
 
-const struct mlx5_glue_backend *mlx5_glue_backend_of_option(const char *key)
+namespace {
+
+const struct mlx5_glue_backend *backend_of_option(const char *key)
 {
 	const struct mlx5_glue_backend *all[MLX5_GLUE_MAX_BACKENDS];
 	unsigned int i, n;
 
-	if (key == NULL)
-		return NULL;
 	n = mlx5_glue_backends(all, MLX5_GLUE_MAX_BACKENDS);
 	for (i = 0; i < n; i++) {
 		const char *prefix = all[i]->option_prefix;
@@ -210,6 +305,23 @@ const struct mlx5_glue_backend *mlx5_glue_backend_of_option(const char *key)
 			return all[i];
 	}
 	return NULL;
+}
+
+} // namespace
+
+const struct mlx5_glue_backend *mlx5_glue_backend_of_option(const char *key)
+{
+	const struct mlx5_glue_backend *b;
+	char word[PLUGIN_WORD_MAX];
+
+	if (key == NULL)
+		return NULL;
+	b = backend_of_option(key);
+	if (b == NULL && plugin_word(key, true, word)) {
+		plugin_load(word);
+		b = backend_of_option(key);
+	}
+	return b;
 }
 
 const struct mlx5_glue_backend *mlx5_glue_backend_of_glue(const struct mlx5_glue *glue)

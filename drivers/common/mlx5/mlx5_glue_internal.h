@@ -61,6 +61,13 @@ struct mlx5_glue;
 struct mlx5_glue_backend;
 struct ibv_device;
 
+/**
+ * The directory of the binary holding the seam ("" when unknown) into @p dir;
+ * @p shared (optional) tells whether that binary is a shared object (the plugin
+ * build) rather than the program it is linked into.
+ */
+void mlx5_glue_seam_dir(char *dir, size_t len, bool *shared);
+
 /** The hardware backend, registered by the seam itself before any other. */
 const struct mlx5_glue_backend *mlx5_glue_rdma_core_backend(void);
 

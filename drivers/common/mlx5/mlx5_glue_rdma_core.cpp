@@ -329,8 +329,10 @@ rc_state rc = {&rc_nolib, "", "", ""};
 pthread_once_t rc_once = PTHREAD_ONCE_INIT;
 int rc_list; /* enum rc_list_state, atomic */
 
+} // namespace
+
 /* The directory of the binary holding this code, "" when unknown. */
-void seam_dir(char *dir, size_t len)
+void mlx5_glue_seam_dir(char *dir, size_t len, bool *shared)
 {
 	Dl_info info;
 	struct link_map *map = NULL;
@@ -338,11 +340,15 @@ void seam_dir(char *dir, size_t len)
 	char *slash;
 
 	dir[0] = '\0';
+	if (shared != NULL)
+		*shared = false;
 	if (dladdr1(reinterpret_cast<void *>(&mlx5_glue_rdma_core), &info,
 		    reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) == 0)
 		return;
 	if (map != NULL && map->l_name != NULL && map->l_name[0] != '\0') {
 		put(path, sizeof(path), "%s", map->l_name);
+		if (shared != NULL)
+			*shared = true;
 	} else {
 		/* the main program (the seam linked in statically): argv[0] may be relative */
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -357,6 +363,8 @@ void seam_dir(char *dir, size_t len)
 	*slash = '\0';
 	put(dir, len, "%s", path[0] != '\0' ? path : "/");
 }
+
+namespace {
 
 /* The search, its outcome so far, and the first real failure. */
 struct rc_search {
@@ -446,7 +454,7 @@ void search(rc_search *s)
 				p++;
 		}
 	}
-	seam_dir(dir, sizeof(dir));
+	mlx5_glue_seam_dir(dir, sizeof(dir), NULL);
 	if (try_open(s, dir))
 		return;
 	if (try_open(s, MLX5_GLUE_INSTALL_DIR))

@@ -269,12 +269,24 @@ fail:
 	return ret;
 }
 
+/* Started: rte_dma_start() took the vchans out of stop (mlx5_dma_ops.cpp, start()). */
+bool dev_started(const struct mlx5_dma_dev *p)
+{
+	for (uint16_t i = 0; i < p->nb_vchans; i++)
+		if (p->vchans[i].configured && !p->vchans[i].stopped)
+			return true;
+	return false;
+}
+
 int remove_dev(struct rte_vdev_device *vdev)
 {
 	int16_t id = rte_dma_get_dev_id_by_name(rte_vdev_device_name(vdev));
+	struct mlx5_dma_dev *p = id >= 0 ? mlx5_dma_api_dev(id) : NULL;
 
-	if (id >= 0)
-		rte_dma_stop(id); /* rte_dma_close() refuses a started device */
+	/* rte_dma_close() refuses a started device; a stopped one is left alone (EAL's
+	 * cleanup after the application's own rte_dma_stop(): no "already stopped") */
+	if (p && dev_started(p))
+		rte_dma_stop(id);
 	return rte_dma_pmd_release(rte_vdev_device_name(vdev));
 }
 

@@ -185,6 +185,9 @@ void test_interactive_basics(void)
 	p.send("hel\t");
 	CU_ASSERT(p.expect("help"));
 	p.send("\r");
+	CU_ASSERT(p.expect("help workloads"));
+	CU_ASSERT(p.expect(kPrompt));
+	p.send("help workloads\r");
 	CU_ASSERT(p.expect("start copy|fill <dev> <vchan> <size> <burst> <lcore>"));
 	CU_ASSERT(p.expect(kPrompt));
 	/* "show dev" + TAB twice completes the common part and lists both choices */
@@ -203,7 +206,7 @@ void test_interactive_basics(void)
 	p.send("frobnicate 3\r");
 	CU_ASSERT(p.expect("Command not found"));
 	p.send("setup 0 0 1024\r");
-	CU_ASSERT(p.expect("error: vchans 0: device 0 takes 1.."));
+	CU_ASSERT(p.expect("error: vchans 0 out of range: device 0 takes 1.."));
 	p.send("quit\r");
 	CU_ASSERT_EQUAL(p.wait_exit(), 0);
 }
@@ -229,7 +232,8 @@ void test_interactive_session(void)
 	run("setup 1 1 512", "device 1: 1 vchans of 512 descriptors, started");
 	run("start copy 0 0 4096 16 1", "workload 0: copy of 4096 B on device 0 vchan 0, lcore 1");
 	run("start fill 1 0 1000 8 2", "workload 1: fill of 1000 B on device 1 vchan 0, lcore 2");
-	run("start copy 0 0 64 8 2", "error: lcore 2 is not a free worker lcore");
+	run("start copy 0 0 64 8 2",
+	    "error: lcore 2 is not a free worker lcore: workload 1 runs on it");
 	run("sleep 300", "");
 	run("show stats", "workload 1: fill of 1000 B");
 	run("fault 0 0 qp-fatal", "fault qp-fatal injected into device 0 vchan 0");
@@ -675,6 +679,186 @@ void test_batch_escapes(void)
 	CU_ASSERT(has(out, "mlx5-dma> link sim70\\x1b[H up\n"));
 }
 
+/*
+ * Ctrl-C ends a watch and a sleep (and only them): the prompt comes back at once, and
+ * a Ctrl-C at the prompt leaves the shell as it was.
+ */
+void test_interactive_interrupt(void)
+{
+	Pty p;
+	auto args = eal_args("shell_intr");
+	CU_ASSERT_FATAL(p.start(args));
+	CU_ASSERT_FATAL(p.expect(kPrompt));
+	p.send("watch 500 1000\r");
+	CU_ASSERT(p.expect("--- 500 ms"));
+	p.send("\x03");
+	CU_ASSERT(p.expect("interrupted (Ctrl-C)", 3000));
+	CU_ASSERT(p.expect(kPrompt, 3000));
+	p.send("sleep 600000\r");
+	CU_ASSERT(p.expect("sleep 600000"));
+	usleep(300000);
+	p.send("\x03");
+	CU_ASSERT(p.expect("interrupted (Ctrl-C)", 3000));
+	CU_ASSERT(p.expect(kPrompt, 3000));
+	p.send("\x03");
+	p.send("\rshow devices\r");
+	CU_ASSERT(p.expect("dmadev 1: dma_mlx5_b"));
+	CU_ASSERT(p.expect(kPrompt));
+	p.send("quit\r");
+	CU_ASSERT_EQUAL(p.wait_exit(), 0);
+}
+
+/** The numbers after @p what in @p s (the first occurrence after @p from). */
+unsigned long number_after(const std::string &s, const char *what, size_t from = 0)
+{
+	size_t at = s.find(what, from);
+	return at == std::string::npos ? 0 : strtoul(s.c_str() + at + strlen(what), NULL, 10);
+}
+
+/*
+ * What a new user met: the lcore a workload holds named; corrupt-sig refused where no
+ * running workload generates PI (it used to fire on a later one); clear stats with ops
+ * in flight keeps completed <= submitted; signature caps by name; help by sections;
+ * out-of-range values named; no "already stopped" from detach or at exit.
+ */
+void test_batch_rough_edges(void)
+{
+	std::string out;
+	std::string script = "setup 0 1 1024\n"
+			     "start copy 0 0 4096 256 1\n"
+			     "setup 1 1 256\n"
+			     "start copy 1 0 64 8 1\n" /* lcore 1 is workload 0's */
+			     "start copy 1 0 64 300 2\n"
+			     "start copy 1 0 0 8 2\n"
+			     "watch 5 1\n"
+			     "watch 100 0\n";
+	for (int i = 0; i < 3; i++)
+		script += "clear stats\nsleep 50\nshow vchan 0 0\nshow stats 0\n";
+	script += "stop all\n"
+		  "attach dma_mlx5_e,dev=sim79,sig=1,sim_exec=inline\n"
+		  "setup 2 2 256\n"
+		  "show device 2\n"
+		  "fault 2 1 corrupt-sig\n" /* nothing runs there */
+		  "start pi verify t10dif 2 1 4 8 1\n"
+		  "fault 2 1 corrupt-sig\n" /* a verify generates no PI */
+		  "sleep 100\n"
+		  "stop all\n"
+		  "start pi insert crc32c 2 1 4 8 1\n" /* the refused faults never fire */
+		  "sleep 200\n"
+		  "stop all\n"
+		  "help\n"
+		  "help control\n"
+		  "help faults\n"
+		  "detach 2\n"
+		  "quit\n";
+	int st = run_batch(script, &out, "shell_batch_edges");
+	CU_ASSERT_EQUAL(st, 1); /* the refused commands */
+	CU_ASSERT(has(out, "error: lcore 1 is not a free worker lcore: workload 0 runs on it"));
+	CU_ASSERT(has(out, "-l 0-3"));
+	CU_ASSERT(has(out, "error: burst 300 out of range: 1..256"));
+	CU_ASSERT(has(out, "error: size 0 out of range: 1..1048576"));
+	CU_ASSERT(has(out, "error: watch interval 5 ms out of range: 10..60000"));
+	CU_ASSERT(has(out, "error: watch count 0 out of range: 1..1000"));
+	/* after every clear, with ops in flight: never more completed than submitted */
+	size_t at = 0;
+	int shows = 0;
+	while ((at = out.find("mlx5-dma> show vchan 0 0\n", at)) != std::string::npos) {
+		unsigned long sub = number_after(out, "  submitted ", at);
+		unsigned long done = number_after(out, ", completed ", at);
+		CU_ASSERT(done <= sub);
+		if (done > sub)
+			printf("\n    vchan: completed %lu > submitted %lu ", done, sub);
+		size_t w = out.find("  completed ", out.find("mlx5-dma> show stats 0", at));
+		unsigned long wdone = number_after(out, "  completed ", w);
+		unsigned long wsub = number_after(out, " of ", w);
+		CU_ASSERT(wdone <= wsub);
+		if (wdone > wsub)
+			printf("\n    workload: completed %lu > submitted %lu ", wdone, wsub);
+		at++;
+		shows++;
+	}
+	CU_ASSERT_EQUAL(shows, 3);
+	std::string dev = block(out, "dmadev 2: dma_mlx5_e");
+	CU_ASSERT(has(dev, "signature: PI types t10dif-crc"));
+	CU_ASSERT(has(dev, "crc32c"));
+	CU_ASSERT(has(dev, "blocks of 512"));
+	CU_ASSERT(!has(dev, "types 0x"));
+	CU_ASSERT(has(out, "error: corrupt-sig on device 2 vchan 1: no workload runs there"));
+	CU_ASSERT(has(out, "generates no PI (only pi insert and convert do"));
+	std::string ins = block(out, "crc32c insert (4 blocks) of 2048 B in bursts of 8, "
+				     "device 2 vchan 1, lcore 1, stopped");
+	CU_ASSERT(has(ins, "failed 0, corrupt 0"));
+	CU_ASSERT(has(out, "help workloads"));
+	CU_ASSERT(has(out, "attach <devargs>"));
+	CU_ASSERT(has(out, "corrupt-sig   the next PI"));
+	CU_ASSERT(!has(out, "Command not found"));
+	CU_ASSERT(has(out, "dma_mlx5_e detached"));
+	CU_ASSERT(!has(out, "already stopped"));
+	CU_ASSERT(has(out, "mlx5-dma-shell: 7 failed commands"));
+	if (st != 1 || has(out, "already stopped") || !has(ins, "failed 0, corrupt 0"))
+		printf("\n    output: [%s] ", out.c_str());
+}
+
+/*
+ * Two shells started alike, without --file-prefix (the README's line): each takes a
+ * runtime directory of its own, both run.
+ */
+void test_two_shells(void)
+{
+	std::vector<std::string> args = {"--no-huge",
+					 "-m",
+					 "256",
+					 "--no-pci",
+					 "-l",
+					 "0-1",
+					 "--log-level=pmd.dma.mlx5:warning",
+					 "--vdev",
+					 "dma_mlx5,dev=sim0,sim_exec=inline",
+					 "--",
+					 "--batch"};
+	std::vector<char *> argv = argv_of(args);
+	pid_t pid[2];
+	int out[2];
+
+	for (int i = 0; i < 2; i++) {
+		int fds[2];
+		CU_ASSERT_FATAL(pipe(fds) == 0);
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			int in[2];
+			if (pipe(in) != 0)
+				_exit(126);
+			/* both hold their EAL while the other starts */
+			const char cmds[] = "setup 0 1 64\nsleep 1500\nshow devices\nquit\n";
+			if (write(in[1], cmds, sizeof(cmds) - 1) != (ssize_t)sizeof(cmds) - 1)
+				_exit(126);
+			close(in[1]);
+			dup2(in[0], 0);
+			dup2(fds[1], 1);
+			dup2(fds[1], 2);
+			close(fds[0]);
+			execv(g_shell, argv.data());
+			_exit(127);
+		}
+		close(fds[1]);
+		out[i] = fds[0];
+	}
+	for (int i = 0; i < 2; i++) {
+		std::string o;
+		char buf[4096];
+		ssize_t n;
+		while ((n = read(out[i], buf, sizeof(buf))) > 0)
+			o.append(buf, (size_t)n);
+		close(out[i]);
+		int st = -1;
+		waitpid(pid[i], &st, 0);
+		CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		CU_ASSERT(has(o, "dmadev 0: dma_mlx5"));
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !has(o, "dmadev 0: dma_mlx5"))
+			printf("\n    shell %d: [%s] ", i, o.c_str());
+	}
+}
+
 const struct cunit_test tests[] = {
 	{"prompt, help, completion, history", test_interactive_basics},
 	{"session: two devices, workloads, a fault", test_interactive_session},
@@ -683,6 +867,9 @@ const struct cunit_test tests[] = {
 	{"batch: remote reads, writes and fills to several peers", test_batch_remote_peers},
 	{"batch: bad input of every command", test_batch_bad_input},
 	{"batch: control sequences printed escaped", test_batch_escapes},
+	{"Ctrl-C ends watch and sleep", test_interactive_interrupt},
+	{"batch: the rough edges a new user met", test_batch_rough_edges},
+	{"two shells without --file-prefix", test_two_shells},
 };
 
 } // namespace

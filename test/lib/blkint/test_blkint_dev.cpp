@@ -13,6 +13,7 @@
 #include <rte_bus_vdev.h>
 #include <rte_dmadev.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 
 #include "blkint_util.h"
@@ -529,6 +530,54 @@ void t_free_device_gone(void)
 	}
 }
 
+/*
+ * A dma_mlx5 device without the signature ops: the library runs on the CPU and its log
+ * line says which devarg it was (path=verbs has none even with sig=1: the PMD writes
+ * signature WQEs on the direct path only).
+ */
+void t_fallback_says_why(void)
+{
+	static const struct {
+		const char *name, *args, *want, *not_want;
+	} cases[] = {
+		{"dma_mlx5_why0", "dev=sim5,sig=1,path=verbs", "probed with path=verbs",
+		 "without sig=1"},
+		{"dma_mlx5_why1", "dev=sim5", "probed without sig=1", "path=verbs"},
+	};
+
+	for (const auto &c : cases) {
+		struct rte_blkint_conf conf = {};
+		char *text = NULL;
+		size_t len = 0;
+		FILE *old = rte_log_get_stream();
+		FILE *mem = open_memstream(&text, &len);
+		int id;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+		CU_ASSERT_EQUAL_FATAL(rte_vdev_init(c.name, c.args), 0);
+		id = dpdk_test_dma_start(c.name, 64);
+		CU_ASSERT_FATAL(id >= 0);
+		conf.dev_id = (int16_t)id;
+		rte_openlog_stream(mem);
+		struct rte_blkint_ctx *ctx = util::ctx_conf(conf);
+		rte_openlog_stream(old == stderr ? NULL : old);
+		fclose(mem);
+		CU_ASSERT_PTR_NOT_NULL(ctx);
+		if (ctx) {
+			CU_ASSERT_EQUAL(rte_blkint_on_device(ctx), 0);
+			rte_blkint_free(ctx);
+		}
+		std::string log(text ? text : "");
+		free(text);
+		CU_ASSERT(log.find(c.want) != std::string::npos);
+		CU_ASSERT(log.find(c.not_want) == std::string::npos);
+		if (log.find(c.want) == std::string::npos)
+			printf("\n    %s: log [%s] ", c.args, log.c_str());
+		CU_ASSERT_EQUAL(rte_dma_stop(id), 0);
+		CU_ASSERT_EQUAL(rte_vdev_uninit(c.name), 0);
+	}
+}
+
 const struct cunit_test tests[] = {
 	{"signature caps", t_caps},
 	{"block size x format x op: device == cpu", t_matrix},
@@ -540,6 +589,7 @@ const struct cunit_test tests[] = {
 	{"cross-check sampling 1/64", t_xcheck_sampling},
 	{"free with ops in flight, busy device", t_free_in_flight_and_busy},
 	{"free after the dmadev closed or its vchan set up again", t_free_device_gone},
+	{"CPU fallback says which devarg", t_fallback_says_why},
 };
 
 } // namespace

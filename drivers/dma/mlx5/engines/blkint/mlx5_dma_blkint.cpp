@@ -248,10 +248,17 @@ void *engine_create(int16_t dev_id, uint16_t vchan, uint32_t depth)
 		return NULL;
 	}
 	if (rte_pmd_dma_mlx5_sig_caps(dev_id, &caps) != 0 || !caps.enabled) {
+		struct rte_pmd_dma_mlx5_caps dc = {};
+		/* the device has the offload, the PMD did not turn it on: say which devarg */
+		bool verbs = rte_pmd_dma_mlx5_get_caps(dev_id, &dc) == 0 && !dc.direct_path;
+
 		MLX5_DMA_BLKINT_LOG(INFO,
 				    "dmadev %d (%s): no signature offload%s; ops run on the CPU",
 				    dev_id, info.dev_name,
-				    caps.types && !caps.enabled ? " (probed without sig=1)" : "");
+				    !caps.types ? ""
+				    : verbs ? " (probed with path=verbs: dma_mlx5 posts signature "
+					      "copies on the direct path only)"
+					    : " (probed without sig=1)");
 		rte_errno = ENOTSUP;
 		return NULL;
 	}
