@@ -15,6 +15,7 @@
 #include <new>
 
 #include "hca_impl.h"
+#include "mem_probe.h"
 
 namespace mlx5sim {
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hca_impl.h"
+#include "mem_probe.h"
 
 namespace mlx5sim {
 
