@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The device instance: creation (unique names), destruction, fault injection and
- * statistics. The other commands live in mr_table.cpp, cq_table.cpp, qp_state.cpp;
- * the data path in wqe_*.cpp, sq_engine.cpp, cqe_writer.cpp and engine.cpp.
+ * The device instance: creation (unique names), destruction, fault injection,
+ * statistics, and the commands of the objects it composes without their own
+ * access to the device (PSV table, reserved QPNs). The other commands live in
+ * mr_table.cpp, cq_table.cpp, qp_state.cpp; the data path in wqe_*.cpp,
+ * sq_engine.cpp, cqe_writer.cpp and engine.cpp.
  */
 #include <errno.h>
 #include <sys/random.h>
@@ -185,6 +187,46 @@ int HcaImpl::inject(const Fault &f)
 	default:
 		return -EINVAL;
 	}
+}
+
+int HcaImpl::create_psv(uint32_t pdn, uint32_t *psv_index)
+{
+	if (!psv_index)
+		return -EINVAL;
+	DevLock lk(mu_);
+	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
+		return -EINVAL;
+	int rc = psvs_.create(pdn, caps_.max_psv, psv_index);
+	if (rc == 0)
+		pds_[pdn].refs++;
+	return rc;
+}
+
+int HcaImpl::destroy_psv(uint32_t psv_index)
+{
+	DevLock lk(mu_);
+	uint32_t pdn;
+	int rc = psvs_.destroy(psv_index, &pdn);
+	if (rc == 0)
+		pds_[pdn].refs--;
+	return rc;
+}
+
+int HcaImpl::create_reserved_qpn(uint32_t log_range, uint32_t *first_qpn)
+{
+	if (!caps_.reserved_qpn)
+		return -EOPNOTSUPP;
+	if (!first_qpn || log_range < caps_.log_reserved_qpn_granularity ||
+	    log_range > HCA_RSV_QPN_MAX_LOG)
+		return -EINVAL;
+	DevLock lk(mu_);
+	return rsv_qpns_.create(HCA_QPN_BASE + caps_.max_qp, HCA_QPN_END, log_range, first_qpn);
+}
+
+int HcaImpl::destroy_reserved_qpn(uint32_t first_qpn)
+{
+	DevLock lk(mu_);
+	return rsv_qpns_.destroy(first_qpn);
 }
 
 HcaStats HcaImpl::stats() const

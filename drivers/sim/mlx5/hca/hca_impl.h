@@ -36,6 +36,7 @@
 #include "mr_table.h"
 #include "psv_table.h"
 #include "queue_objs.h"
+#include "reserved_qpn.h"
 #include "wqe_plan.h"
 
 namespace mlx5sim {
@@ -350,15 +351,14 @@ public:
 	uint64_t id_rng_ = 1;
 	/** The next random byte of id_rng_ (xorshift64). */
 	uint8_t random_byte();
-	std::vector<PsvEntry> psvs_; /**< index = PSV index; 0 unused */
-	uint32_t psv_count_ = 0;
+	PsvTable psvs_;            /**< signature PSVs (psv_table.h) */
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
 	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
 	std::vector<SrqObj *> srqs_;                       /**< index = srqn - 1 (owned) */
 	std::deque<AsyncEvent> events_;
-	std::map<uint32_t, uint32_t> rsv_qpns_; /**< reserved QPN objects: first QPN -> log range */
+	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
 	std::deque<DeferredCqe> deferred_;
 	std::vector<QpObj *> overrun_qps_;
 	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */

@@ -122,10 +122,11 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 			    !parse_bsf(xl + 16 * oct, &pl->umr_sig))
 				return op_err;
 			for (const SigDomain *d : {&pl->umr_sig.mem, &pl->umr_sig.wire})
-				if (d->kind != SigDomain::NONE &&
-				    (d->psv >= psvs_.size() || !psvs_[d->psv].used ||
-				     psvs_[d->psv].pdn != qp->cfg.pdn))
-					return prot;
+				if (d->kind != SigDomain::NONE) {
+					const PsvEntry *psv = psvs_.find(d->psv);
+					if (!psv || psv->pdn != qp->cfg.pdn)
+						return prot;
+				}
 		}
 	}
 	pl->xflags |= XF_UMR;
