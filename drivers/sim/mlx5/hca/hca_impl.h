@@ -78,34 +78,6 @@ public:
 	int inject(const Fault &fault) override;
 	HcaStats stats() const override;
 
-	/* ---- mr_table.cpp (under mu_) ---- */
-	/** A free key index (grown if needed; never 0, never 4 for an mkey); 0: none. */
-	size_t free_key_index(bool mkey);
-	/**
-	 * Check [addr, addr + len) of the MR @p key (not an indirect mkey) for PD @p pdn
-	 * and IBV_ACCESS_* @p need; failures give @p bad (ODP faults with vendor 0x93).
-	 */
-	Verdict check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len, int need,
-			  Verdict bad, uint8_t **out, bool *odp) const;
-	/** Check a local data segment of an MR; fills @p out on success. */
-	/** *odp (if given) is set when the MR is on-demand. */
-	Verdict check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
-			    uint8_t **out, bool *odp = nullptr) const;
-	/** Check a remote access by @p rkey against responder @p resp. */
-	Verdict check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
-			     int need, uint8_t **out, bool *odp = nullptr) const;
-
-	/* ---- mkey_xlat.cpp (under mu_) ---- */
-	/**
-	 * Resolve a local data segment through MRs and indirect mkeys into checked
-	 * spans appended to pl->dst (@p scatter) or pl->src; LOC_PROT on any failure.
-	 */
-	Verdict xlat_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool scatter,
-			   Plan *pl) const;
-	/** The same for responder memory named by @p rkey (REM_ACCESS on failure). */
-	Verdict xlat_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len, int need,
-			    Plan *pl, bool dst) const;
-
 	/* ---- sig_bsf.cpp ---- */
 	/** Parse a 64-byte signature BSF; false if the device cannot execute it. */
 	static bool parse_bsf(const uint8_t *bsf, SigCfg *cfg);
@@ -338,19 +310,13 @@ public:
 	std::shared_ptr<DevMutex> mu_owner_;
 	DevMutex &mu_;
 
-	std::vector<PdEntry> pds_;
-	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
-	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
-	uint32_t mr_count_ = 0;
+	MrTable mrt_; /**< PDs, MRs, indirect mkeys; key checks (mr_table.h) */
 	/*
 	 * Not the same from run to run (getrandom at creation), as hardware's: the QP
-	 * slot the QPN search starts at, and the draws of each new key index's first
-	 * variant byte (ASSUMPTIONS.md 38, 79).
+	 * slot the QPN search starts at (ASSUMPTIONS.md 38); MrTable draws the first
+	 * variant byte of each new key index from the same creation-time entropy.
 	 */
 	uint32_t qpn_start_ = 0;
-	uint64_t id_rng_ = 1;
-	/** The next random byte of id_rng_ (xorshift64). */
-	uint8_t random_byte();
 	PsvTable psvs_;            /**< signature PSVs (psv_table.h) */
 	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
 	uint32_t cq_count_ = 0;

@@ -97,12 +97,13 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	/* the target: an indirect mkey of this QP's PD, by its current key */
 	uint32_t key = be32toh(pl->imm_raw);
 	uint32_t idx = key >> 8;
-	if (idx == 0 || idx >= mrs_.size())
+	MrEntry *mrp = mrt_.entry(idx);
+	if (!mrp)
 		return prot;
-	MrEntry &mr = mrs_[idx];
+	MrEntry &mr = *mrp;
 	if (!mr.used || !mr.indirect || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
 		return prot;
-	MkeyObj *mk = mkeys_[idx];
+	MkeyObj *mk = mrt_.mkey(idx);
 	if ((flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) && !mk->free)
 		return prot;
 	if (oct > mk->num_desc) /* more translations than it was created for */
