@@ -37,6 +37,7 @@
 #include "psv_table.h"
 #include "queue_objs.h"
 #include "reserved_qpn.h"
+#include "wqe_exec.h"
 #include "wqe_plan.h"
 
 namespace mlx5sim {
@@ -79,14 +80,10 @@ public:
 	HcaStats stats() const override;
 
 	/* ---- sig_bsf.cpp ---- */
-	/** Parse a 64-byte signature BSF; false if the device cannot execute it. */
-	static bool parse_bsf(const uint8_t *bsf, SigCfg *cfg);
 	/** Check a SET_PSV WQE (under mu_). */
 	Verdict plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds);
 
 	/* ---- sig_exec.cpp ---- */
-	/** exec_special() of plans with XF_SIG: blocks through the signature engine. */
-	static uint64_t exec_sig(Plan *pl);
 	/**
 	 * SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if one
 	 * was on an mkey the requester named locally (drain_sigerr stops its SQ).
@@ -98,10 +95,6 @@ public:
 	/* ---- umr.cpp ---- */
 	/** Check a UMR WQE (under mu_); its effect waits for execution. */
 	Verdict plan_umr(const QpObj *qp, Plan *pl, uint32_t ds);
-	/** Execute a UMR plan: update the target mkey (under mu_). */
-	static void apply_umr(const Plan *pl);
-	/** exec_general() of plans with HCA_NSRC_SPECIAL (umr.cpp, xlat_exec.cpp). */
-	static uint64_t exec_special(Plan *pl);
 
 	/* ---- data_order.cpp ---- */
 	/**
@@ -109,8 +102,6 @@ public:
 	 * set its XF_DIO_* bits (not for ODP, repeat-block or signature plans).
 	 */
 	void plan_data_order(Plan *pl) const;
-	/** exec_special() of plans with XF_DIO_* bits: move the bytes in that order. */
-	static void exec_data_order(Plan *pl);
 
 	/* ---- fabric.cpp ---- */
 	/**
@@ -205,30 +196,11 @@ public:
 	void expand_fast(uint32_t from, uint32_t to);
 
 	/* ---- wqe_exec.cpp ---- */
-	/** exec_plan() of atomics, gather/scatter lists and on-demand spans. */
-	static uint64_t exec_general(Plan *pl);
 	/**
 	 * The on-demand pages of plans_[bad] faulted while its data moved: its error
 	 * CQE, the QP to ERR; the later WQEs of the group are flushed.
 	 */
 	void fail_moved(QpObj *qp, uint32_t bad);
-	/** Move the data of a plan; returns the bytes moved (for statistics). */
-	static uint64_t exec_plan(Plan *pl)
-	{
-		/* MMO and most other WQEs: one span to one span, a single memmove */
-		if (pl->nsrc == 1 && pl->ndst == 1 && !pl->atomic && !pl->safe) {
-			uint64_t n = pl->total;
-			if (pl->src[0].len < n)
-				n = pl->src[0].len;
-			if (pl->dst[0].len < n)
-				n = pl->dst[0].len;
-			/* a copy onto itself changes nothing: no page is touched for it */
-			if (n && pl->dst[0].p != pl->src[0].p)
-				memmove(pl->dst[0].p, pl->src[0].p, n);
-			return pl->total;
-		}
-		return exec_general(pl);
-	}
 
 	/* ---- cqe_writer.cpp (under mu_) ---- */
 	/** Requester CQE of a successful WQE. */

@@ -96,7 +96,7 @@ bool parse_domain(uint32_t bfs_psv, const struct mlx5_hw_bsf_inl *inl, SigDomain
 
 } // namespace
 
-bool HcaImpl::parse_bsf(const uint8_t *raw, SigCfg *cfg)
+bool parse_bsf(const uint8_t *raw, SigCfg *cfg)
 {
 	struct mlx5_hw_bsf bsf;
 	memcpy(&bsf, raw, sizeof(bsf));

@@ -42,6 +42,9 @@ struct SigCfg {
 	SigDomain wire;
 };
 
+/** Parse a 64-byte signature BSF; false if the device cannot execute it (sig_bsf.cpp). */
+bool parse_bsf(const uint8_t *bsf, SigCfg *cfg);
+
 } // namespace mlx5sim
 
 #endif /* MLX5_SIM_SIG_BSF_H */

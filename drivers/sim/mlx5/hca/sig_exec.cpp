@@ -275,7 +275,7 @@ int plain_io(const Cursor &at, uint8_t *buf, uint64_t n, bool write, bool safe)
 
 } // namespace
 
-uint64_t HcaImpl::exec_sig(Plan *pl)
+uint64_t exec_sig(Plan *pl)
 {
 	Gen gen;
 	Acc acc;

@@ -136,7 +136,7 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	return Verdict{0, 0};
 }
 
-void HcaImpl::apply_umr(const Plan *pl)
+void apply_umr(const Plan *pl)
 {
 	MrEntry &mr = *pl->target;
 	MkeyObj &mk = *pl->target_mk;
