@@ -12,11 +12,11 @@
 #include <memory>
 
 #include "dev_mutex.h"
-#include "hca.h"
 
 namespace mlx5sim {
 
 class HcaImpl;
+struct HcaCaps;
 
 /** The device lock of a new instance: its own, or the fabric's (fabric.cpp). */
 std::shared_ptr<DevMutex> hca_device_lock(const HcaCaps &caps);

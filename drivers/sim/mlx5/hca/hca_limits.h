@@ -9,7 +9,6 @@
 
 #include <stdint.h>
 
-#include "hca.h"
 #include "mlx5_hw.h"
 
 namespace mlx5sim {
