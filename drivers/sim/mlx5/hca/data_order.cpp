@@ -110,7 +110,7 @@ void HcaImpl::plan_data_order(Plan *pl) const
 	}
 }
 
-void HcaImpl::exec_data_order(Plan *pl)
+void exec_data_order(Plan *pl)
 {
 	const uint32_t nsrc = pl->nsrc & ~HCA_NSRC_SPECIAL;
 	uint64_t total = pl->total;

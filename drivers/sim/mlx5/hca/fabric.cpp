@@ -13,6 +13,7 @@
 
 #include <map>
 
+#include "fabric.h"
 #include "hca_impl.h"
 
 namespace mlx5sim {

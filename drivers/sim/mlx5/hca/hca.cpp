@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * The device instance: creation (unique names), destruction, fault injection and
- * statistics. The other commands live in mr_table.cpp, cq_table.cpp, qp_state.cpp;
- * the data path in wqe_*.cpp, sq_engine.cpp, cqe_writer.cpp and engine.cpp.
+ * The device instance: creation (unique names), destruction, fault injection,
+ * statistics, and the commands of the objects it composes (MR/mkey table, PSV
+ * table, reserved QPNs): each takes the device lock around the object's own
+ * operation. The other commands live in cq_table.cpp, srq_table.cpp and
+ * qp_state.cpp; the data path in wqe_*.cpp, sq_engine.cpp, cqe_writer.cpp and
+ * engine.cpp.
  */
 #include <errno.h>
 #include <sys/random.h>
@@ -13,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "fabric.h"
 #include "hca_impl.h"
 
 namespace mlx5sim {
@@ -60,11 +64,9 @@ bool caps_valid(const HcaCaps &c)
 } // namespace
 
 HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
-	: name_(name), caps_(caps), mode_(mode), mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_)
+	: name_(name), caps_(caps), mode_(mode), mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_),
+	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit)
 {
-	pds_.resize(1); /* pdn 0 is never handed out */
-	mrs_.resize(1); /* key index 0 is never handed out */
-	mkeys_.resize(1);
 	qp_slots_.reset(new std::atomic<QpObj *>[caps.max_qp]);
 	for (uint32_t i = 0; i < caps.max_qp; i++)
 		qp_slots_[i].store(nullptr, std::memory_order_relaxed);
@@ -78,17 +80,7 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 		r[1] = r[0] * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() ^ (uintptr_t)this;
 	}
 	qpn_start_ = (uint32_t)(r[0] % caps.max_qp);
-	id_rng_ = r[1] ? r[1] : 1; /* xorshift never leaves 0 */
-}
-
-uint8_t HcaImpl::random_byte()
-{
-	uint64_t x = id_rng_;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	id_rng_ = x;
-	return (uint8_t)(x >> 32);
+	mrt_.seed(r[1]);
 }
 
 HcaImpl::~HcaImpl()
@@ -108,8 +100,6 @@ HcaImpl::~HcaImpl()
 		delete cq;
 	for (SrqObj *srq : srqs_)
 		delete srq;
-	for (MkeyObj *mk : mkeys_)
-		delete mk;
 	release_name(name_);
 }
 
@@ -184,6 +174,91 @@ int HcaImpl::inject(const Fault &f)
 	default:
 		return -EINVAL;
 	}
+}
+
+int HcaImpl::alloc_pd(uint32_t *pdn)
+{
+	if (!pdn)
+		return -EINVAL;
+	DevLock lk(mu_);
+	return mrt_.alloc_pd(pdn);
+}
+
+int HcaImpl::dealloc_pd(uint32_t pdn)
+{
+	DevLock lk(mu_);
+	return mrt_.dealloc_pd(pdn);
+}
+
+int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key)
+{
+	int rc = mrt_.reg_mr_check(addr, len, access, key); /* pins: outside the lock */
+	if (rc)
+		return rc;
+	DevLock lk(mu_);
+	return mrt_.reg_mr(pdn, addr, len, access, key);
+}
+
+int HcaImpl::dereg_mr(uint32_t key)
+{
+	DevLock lk(mu_);
+	return mrt_.dereg_mr(key);
+}
+
+int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key)
+{
+	int rc = -EINVAL;
+	MkeyObj *mk = key ? MrTable::new_mkey(num_desc, flags, &rc) : nullptr;
+	if (!mk)
+		return rc;
+	DevLock lk(mu_);
+	return mrt_.add_mkey(pdn, mk, key);
+}
+
+int HcaImpl::destroy_mkey(uint32_t key)
+{
+	DevLock lk(mu_);
+	return mrt_.destroy_mkey(key);
+}
+
+int HcaImpl::create_psv(uint32_t pdn, uint32_t *psv_index)
+{
+	if (!psv_index)
+		return -EINVAL;
+	DevLock lk(mu_);
+	if (!mrt_.pd_live(pdn))
+		return -EINVAL;
+	int rc = psvs_.create(pdn, caps_.max_psv, psv_index);
+	if (rc == 0)
+		mrt_.pd_get(pdn);
+	return rc;
+}
+
+int HcaImpl::destroy_psv(uint32_t psv_index)
+{
+	DevLock lk(mu_);
+	uint32_t pdn;
+	int rc = psvs_.destroy(psv_index, &pdn);
+	if (rc == 0)
+		mrt_.pd_put(pdn);
+	return rc;
+}
+
+int HcaImpl::create_reserved_qpn(uint32_t log_range, uint32_t *first_qpn)
+{
+	if (!caps_.reserved_qpn)
+		return -EOPNOTSUPP;
+	if (!first_qpn || log_range < caps_.log_reserved_qpn_granularity ||
+	    log_range > HCA_RSV_QPN_MAX_LOG)
+		return -EINVAL;
+	DevLock lk(mu_);
+	return rsv_qpns_.create(HCA_QPN_BASE + caps_.max_qp, HCA_QPN_END, log_range, first_qpn);
+}
+
+int HcaImpl::destroy_reserved_qpn(uint32_t first_qpn)
+{
+	DevLock lk(mu_);
+	return rsv_qpns_.destroy(first_qpn);
 }
 
 HcaStats HcaImpl::stats() const

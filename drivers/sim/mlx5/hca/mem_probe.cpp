@@ -24,7 +24,7 @@
 
 #include <vector>
 
-#include "hca_impl.h"
+#include "mem_probe.h"
 
 namespace mlx5sim {
 namespace mem {

@@ -7,7 +7,11 @@
  * snapshot of checked host pointers). Every byte the plan may touch is checked
  * here, so execution never consults the mutable mkey table.
  */
-#include "hca_impl.h"
+#include "hca.h"
+#include "hca_limits.h"
+#include "mr_table.h"
+#include "queue_objs.h"
+#include "wqe_plan.h"
 
 namespace mlx5sim {
 
@@ -39,7 +43,7 @@ bool push_span(const Out &o, uint8_t *p, uint64_t len)
  * must name an MR (not an mkey); its bytes in every repetition the access
  * touches, first to last, are checked as one range of that MR.
  */
-static Verdict xlat_repeat(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, uint64_t off,
+static Verdict xlat_repeat(const MrTable *mt, uint32_t pdn, const MkeyObj &mk, uint64_t off,
 			   uint64_t len, int need, const Out &o)
 {
 	Plan *pl = o.pl;
@@ -69,7 +73,7 @@ static Verdict xlat_repeat(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, 
 		    __builtin_add_overflow(hi, (uint64_t)e.bc, &hi))
 			return o.bad;
 		bool odp = false;
-		Verdict v = hca->check_key(pdn, e.key, lo, hi - lo, need, o.bad, &pe.p, &odp);
+		Verdict v = mt->check_key(pdn, e.key, lo, hi - lo, need, o.bad, &pe.p, &odp);
 		if (v.syndrome)
 			return v;
 		pl->safe |= odp;
@@ -81,22 +85,22 @@ static Verdict xlat_repeat(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, 
 	return Verdict{0, 0};
 }
 
-static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len,
+static Verdict xlat(const MrTable *mt, uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len,
 		    int need, const Out &o, uint32_t depth);
 
 /** The layout of @p mk at [off, off + len) into o's spans (entries need @p inner). */
-static Verdict xlat_layout(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, uint64_t off,
+static Verdict xlat_layout(const MrTable *mt, uint32_t pdn, const MkeyObj &mk, uint64_t off,
 			   uint64_t len, int inner, const Out &o, uint32_t depth)
 {
 	if (mk.repeat)
-		return xlat_repeat(hca, pdn, mk, off, len, inner, o);
+		return xlat_repeat(mt, pdn, mk, off, len, inner, o);
 	uint64_t pos = 0; /* layout offset of entry i */
 	for (uint32_t i = 0; i < mk.nent && len; i++) {
 		const XlatEnt &e = mk.ent[i];
 		if (off < pos + e.bc) {
 			uint64_t in = off - pos;
 			uint64_t n = e.bc - in < len ? e.bc - in : len;
-			Verdict v = xlat(hca, pdn, e.key, e.va + in, n, inner, o, depth + 1);
+			Verdict v = xlat(mt, pdn, e.key, e.va + in, n, inner, o, depth + 1);
 			if (v.syndrome)
 				return v;
 			off += n;
@@ -113,7 +117,7 @@ static Verdict xlat_layout(const HcaImpl *hca, uint32_t pdn, const MkeyObj &mk, 
  * bytes of the last block only when its data is complete) must lie in the layout;
  * they are resolved into a SigXfer and one span stands for the wire bytes.
  */
-static Verdict xlat_sig(const HcaImpl *hca, uint32_t pdn, uint32_t key, const MrEntry &mr,
+static Verdict xlat_sig(const MrTable *mt, uint32_t pdn, uint32_t key, const MrEntry &mr,
 			const MkeyObj &mk, uint64_t off, uint64_t len, int inner, const Out &o)
 {
 	Plan *pl = o.pl;
@@ -146,7 +150,7 @@ static Verdict xlat_sig(const HcaImpl *hca, uint32_t pdn, uint32_t key, const Mr
 	x.failed = false;
 	x.corrupt = false;
 	Out mo = {pl, x.mem, &x.nmem, o.bad, o.resp};
-	Verdict v = xlat_layout(hca, pdn, mk, mstart, mend - mstart, inner, mo, 0);
+	Verdict v = xlat_layout(mt, pdn, mk, mstart, mend - mstart, inner, mo, 0);
 	if (v.syndrome)
 		return v;
 	if (!push_span(o, reinterpret_cast<uint8_t *>(&x), len | HCA_SPAN_SIG))
@@ -157,24 +161,24 @@ static Verdict xlat_sig(const HcaImpl *hca, uint32_t pdn, uint32_t key, const Mr
 }
 
 /** Resolve [addr, addr + len) of @p key (PD @p pdn, rights @p need) into o's spans. */
-static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len,
+static Verdict xlat(const MrTable *mt, uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len,
 		    int need, const Out &o, uint32_t depth)
 {
-	const std::vector<MrEntry> &mrs = hca->mrs_;
 	uint32_t idx = key >> 8;
-	if (idx == 0 || idx >= mrs.size())
+	const MrEntry *mrp = mt->entry(idx);
+	if (!mrp)
 		return o.bad;
-	const MrEntry &mr = mrs[idx];
+	const MrEntry &mr = *mrp;
 	if (!mr.indirect) {
 		uint8_t *p;
 		bool odp = false;
-		Verdict v = hca->check_key(pdn, key, addr, len, need, o.bad, &p, &odp);
+		Verdict v = mt->check_key(pdn, key, addr, len, need, o.bad, &p, &odp);
 		if (v.syndrome)
 			return v;
 		o.pl->safe |= odp;
 		return push_span(o, p, len) ? Verdict{0, 0} : o.bad;
 	}
-	const MkeyObj &mk = *hca->mkeys_[idx];
+	const MkeyObj &mk = *mt->mkey(idx);
 	/* local read is always on: need 0 passes any access byte */
 	if (!mr.used || mr.variant != (key & 0xff) || mr.pdn != pdn || mk.free ||
 	    (mr.access & need) != need || depth >= HCA_MKEY_DEPTH)
@@ -185,14 +189,14 @@ static Verdict xlat(const HcaImpl *hca, uint32_t pdn, uint32_t key, uint64_t add
 		/* named directly only; after a signature error, until a UMR re-arms it */
 		if (depth > 0 || mk.sig_err || addr < mr.addr)
 			return o.bad;
-		return xlat_sig(hca, pdn, key, mr, mk, addr - mr.addr, len, inner, o);
+		return xlat_sig(mt, pdn, key, mr, mk, addr - mr.addr, len, inner, o);
 	}
 	if (addr < mr.addr || len > mr.len || addr - mr.addr > mr.len - len)
 		return o.bad;
-	return xlat_layout(hca, pdn, mk, addr - mr.addr, len, inner, o, depth);
+	return xlat_layout(mt, pdn, mk, addr - mr.addr, len, inner, o, depth);
 }
 
-Verdict HcaImpl::xlat_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
+Verdict MrTable::xlat_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len,
 			    bool scatter, Plan *pl) const
 {
 	Out o = {pl, scatter ? pl->dst : pl->src, scatter ? &pl->ndst : &pl->nsrc,
@@ -200,7 +204,7 @@ Verdict HcaImpl::xlat_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64
 	return xlat(this, qp->cfg.pdn, key, addr, len, scatter ? IBV_ACCESS_LOCAL_WRITE : 0, o, 0);
 }
 
-Verdict HcaImpl::xlat_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
+Verdict MrTable::xlat_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
 			     int need, Plan *pl, bool dst) const
 {
 	Out o = {pl, dst ? pl->dst : pl->src, dst ? &pl->ndst : &pl->nsrc,

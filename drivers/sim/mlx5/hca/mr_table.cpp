@@ -14,7 +14,12 @@
 
 #include <new>
 
-#include "hca_impl.h"
+#include "hca.h"
+#include "hca_limits.h"
+#include "mem_probe.h"
+#include "mr_table.h"
+#include "queue_objs.h"
+#include "wqe_plan.h"
 
 namespace mlx5sim {
 
@@ -48,11 +53,32 @@ bool odp_ok(const MrEntry &mr, uint64_t addr, uint64_t len, bool read, bool writ
 
 } // namespace
 
-int HcaImpl::alloc_pd(uint32_t *pdn)
+MrTable::MrTable(uint32_t max_pd, uint32_t max_mr, bool odp_implicit)
+	: max_pd_(max_pd), max_mr_(max_mr), odp_implicit_(odp_implicit)
 {
-	if (!pdn)
-		return -EINVAL;
-	DevLock lk(mu_);
+	pds_.resize(1); /* pdn 0 is never handed out */
+	mrs_.resize(1); /* key index 0 is never handed out */
+	mkeys_.resize(1);
+}
+
+MrTable::~MrTable()
+{
+	for (MkeyObj *mk : mkeys_)
+		delete mk;
+}
+
+uint8_t MrTable::random_byte()
+{
+	uint64_t x = rng_;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_ = x;
+	return (uint8_t)(x >> 32);
+}
+
+int MrTable::alloc_pd(uint32_t *pdn)
+{
 	for (size_t i = 1; i < pds_.size(); i++) {
 		if (!pds_[i].used) {
 			pds_[i] = PdEntry{true, 0};
@@ -60,16 +86,15 @@ int HcaImpl::alloc_pd(uint32_t *pdn)
 			return 0;
 		}
 	}
-	if (pds_.size() - 1 >= caps_.max_pd) /* slot 0 is never used */
+	if (pds_.size() - 1 >= max_pd_) /* slot 0 is never used */
 		return -ENOMEM;
 	pds_.push_back(PdEntry{true, 0});
 	*pdn = (uint32_t)(pds_.size() - 1);
 	return 0;
 }
 
-int HcaImpl::dealloc_pd(uint32_t pdn)
+int MrTable::dealloc_pd(uint32_t pdn)
 {
-	DevLock lk(mu_);
 	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
 		return -EINVAL;
 	if (pds_[pdn].refs)
@@ -78,7 +103,7 @@ int HcaImpl::dealloc_pd(uint32_t pdn)
 	return 0;
 }
 
-size_t HcaImpl::free_key_index(bool mkey)
+size_t MrTable::free_key_index(bool mkey)
 {
 	for (size_t idx = 1;; idx++) {
 		if (idx == mrs_.size()) {
@@ -95,32 +120,38 @@ size_t HcaImpl::free_key_index(bool mkey)
 	}
 }
 
-int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key)
+MkeyObj *MrTable::new_mkey(uint32_t num_desc, uint32_t flags, int *rc)
 {
-	if (!key || num_desc > HCA_MAX_MKEY_DESC ||
+	*rc = -EINVAL;
+	if (num_desc > HCA_MAX_MKEY_DESC ||
 	    (flags & ~(uint32_t)(HCA_MKEY_REMOTE_INVALIDATE | HCA_MKEY_BSF)))
-		return -EINVAL;
+		return nullptr;
+	*rc = -ENOMEM;
 	MkeyObj *mk = new (std::nothrow) MkeyObj{};
 	if (!mk)
-		return -ENOMEM;
+		return nullptr;
 	try {
 		mk->ent.resize(num_desc); /* the only allocation: UMRs fill it in place */
 	} catch (const std::bad_alloc &) {
 		delete mk;
-		return -ENOMEM;
+		return nullptr;
 	}
 	mk->num_desc = num_desc;
 	mk->rinval = flags & HCA_MKEY_REMOTE_INVALIDATE;
 	mk->bsf_en = flags & HCA_MKEY_BSF;
 	mk->free = true;
 	mk->qpn = 0xffffff;
+	*rc = 0;
+	return mk;
+}
 
-	DevLock lk(mu_);
-	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used) {
+int MrTable::add_mkey(uint32_t pdn, MkeyObj *mk, uint32_t *key)
+{
+	if (!pd_live(pdn)) {
 		delete mk;
 		return -EINVAL;
 	}
-	size_t idx = mr_count_ < caps_.max_mr ? free_key_index(true) : 0;
+	size_t idx = mr_count_ < max_mr_ ? free_key_index(true) : 0;
 	if (idx == 0) {
 		delete mk;
 		return -ENOMEM;
@@ -136,9 +167,8 @@ int HcaImpl::create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32
 	return 0;
 }
 
-int HcaImpl::destroy_mkey(uint32_t key)
+int MrTable::destroy_mkey(uint32_t key)
 {
-	DevLock lk(mu_);
 	uint32_t idx = key >> 8;
 	/* by index, like DESTROY_MKEY: a UMR may have changed the tag */
 	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || !mrs_[idx].indirect)
@@ -155,7 +185,7 @@ int HcaImpl::destroy_mkey(uint32_t key)
 	return 0;
 }
 
-int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key)
+int MrTable::reg_mr_check(uint64_t addr, uint64_t len, int access, uint32_t *key) const
 {
 	if (!key || (access & ~kKnownAccess) || len == 0)
 		return -EINVAL;
@@ -167,18 +197,22 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	bool implicit = addr == 0 && len == UINT64_MAX;
 	if (implicit && !odp)
 		return -EINVAL;
-	if (odp && !caps_.odp_implicit)
+	if (odp && !odp_implicit_)
 		return -EOPNOTSUPP;
 	if (!implicit && len > UINT64_MAX - addr)
 		return -EINVAL;
 	/* pinning happens outside the lock: it reads /proc/self/maps, faults pages in */
 	if (!odp && !mem::range_pinnable(addr, len, access & kWritable))
 		return -EFAULT;
+	return 0;
+}
 
-	DevLock lk(mu_);
-	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
+int MrTable::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key)
+{
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	if (!pd_live(pdn))
 		return -EINVAL;
-	if (mr_count_ >= caps_.max_mr)
+	if (mr_count_ >= max_mr_)
 		return -ENOMEM;
 	size_t idx = free_key_index(false);
 	if (idx == 0)
@@ -196,9 +230,8 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	return 0;
 }
 
-int HcaImpl::dereg_mr(uint32_t key)
+int MrTable::dereg_mr(uint32_t key)
 {
-	DevLock lk(mu_);
 	uint32_t idx = key >> 8;
 	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
 	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].indirect)
@@ -210,7 +243,7 @@ int HcaImpl::dereg_mr(uint32_t key)
 	return 0;
 }
 
-Verdict HcaImpl::check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len, int need,
+Verdict MrTable::check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len, int need,
 			   Verdict bad, uint8_t **out, bool *odp) const
 {
 	uint32_t idx = key >> 8;
@@ -232,14 +265,14 @@ Verdict HcaImpl::check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t l
 	return Verdict{0, 0};
 }
 
-Verdict HcaImpl::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
+Verdict MrTable::check_local(const QpObj *qp, uint32_t key, uint64_t addr, uint64_t len, bool write,
 			     uint8_t **out, bool *odp) const
 {
 	return check_key(qp->cfg.pdn, key, addr, len, write ? IBV_ACCESS_LOCAL_WRITE : 0,
 			 Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0}, out, odp);
 }
 
-Verdict HcaImpl::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
+Verdict MrTable::check_remote(const QpObj *resp, uint32_t rkey, uint64_t addr, uint64_t len,
 			      int need, uint8_t **out, bool *odp) const
 {
 	return check_key(resp->cfg.pdn, rkey, addr, len, need,

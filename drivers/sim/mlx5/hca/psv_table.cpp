@@ -6,10 +6,11 @@
  * signature state of one domain of a signature mkey; SET_PSV WQEs update it.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include <new>
 
-#include "hca_impl.h"
+#include "psv_table.h"
 
 namespace mlx5sim {
 
@@ -19,14 +20,9 @@ constexpr uint32_t kMaxPsvIndex = 0xffffff; /* psv0_index is 24 bits */
 
 } // namespace
 
-int HcaImpl::create_psv(uint32_t pdn, uint32_t *psv_index)
+int PsvTable::create(uint32_t pdn, uint32_t max, uint32_t *index)
 {
-	if (!psv_index)
-		return -EINVAL;
-	DevLock lk(mu_);
-	if (pdn == 0 || pdn >= pds_.size() || !pds_[pdn].used)
-		return -EINVAL;
-	if (psv_count_ >= caps_.max_psv)
+	if (count_ >= max)
 		return -ENOMEM;
 	size_t i = 1;
 
@@ -43,20 +39,19 @@ int HcaImpl::create_psv(uint32_t pdn, uint32_t *psv_index)
 		return -ENOMEM;
 	}
 	psvs_[i] = PsvEntry{true, pdn, 0, false};
-	pds_[pdn].refs++;
-	psv_count_++;
-	*psv_index = (uint32_t)i;
+	count_++;
+	*index = (uint32_t)i;
 	return 0;
 }
 
-int HcaImpl::destroy_psv(uint32_t psv_index)
+int PsvTable::destroy(uint32_t index, uint32_t *pdn)
 {
-	DevLock lk(mu_);
-	if (psv_index == 0 || psv_index >= psvs_.size() || !psvs_[psv_index].used)
+	PsvEntry *e = index ? find(index) : nullptr;
+	if (!e)
 		return -EINVAL;
-	pds_[psvs_[psv_index].pdn].refs--;
-	psvs_[psv_index].used = false;
-	psv_count_--;
+	*pdn = e->pdn;
+	e->used = false;
+	count_--;
 	return 0;
 }
 

@@ -171,7 +171,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	CqObj *scq = find_cq(cfg.send_cqn);
 	CqObj *rcq = find_cq(cfg.recv_cqn);
 	SrqObj *srq = cfg.srqn ? find_srq(cfg.srqn) : nullptr;
-	if (cfg.pdn == 0 || cfg.pdn >= pds_.size() || !pds_[cfg.pdn].used || !scq || !rcq)
+	if (!mrt_.pd_live(cfg.pdn) || !scq || !rcq)
 		return -EINVAL;
 	/* with an SRQ the QP has no receive queue of its own */
 	if (cfg.srqn && (!srq || cfg.rq_wqe_cnt))
@@ -202,7 +202,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	rcq->refs++;
 	if (srq)
 		srq->refs++;
-	pds_[cfg.pdn].refs++;
+	mrt_.pd_get(cfg.pdn);
 	qp_slots_[slot].store(qp, std::memory_order_release);
 	*qpn = qp->qpn;
 	return 0;
@@ -223,7 +223,7 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 	qp->rcq->refs--;
 	if (qp->srq)
 		qp->srq->refs--;
-	pds_[qp->cfg.pdn].refs--;
+	mrt_.pd_put(qp->cfg.pdn);
 	delete qp;
 	responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 	return 0;

@@ -96,7 +96,7 @@ bool parse_domain(uint32_t bfs_psv, const struct mlx5_hw_bsf_inl *inl, SigDomain
 
 } // namespace
 
-bool HcaImpl::parse_bsf(const uint8_t *raw, SigCfg *cfg)
+bool parse_bsf(const uint8_t *raw, SigCfg *cfg)
 {
 	struct mlx5_hw_bsf bsf;
 	memcpy(&bsf, raw, sizeof(bsf));
@@ -143,11 +143,12 @@ Verdict HcaImpl::plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds)
 	struct mlx5_hw_set_psv_seg seg;
 	memcpy(&seg, pl->wqe + sizeof(struct mlx5_wqe_ctrl_seg), sizeof(seg));
 	uint32_t idx = be32toh(seg.psv_index);
-	if (idx == 0 || idx >= psvs_.size() || !psvs_[idx].used || psvs_[idx].pdn != qp->cfg.pdn)
+	PsvEntry *psv = idx ? psvs_.find(idx) : nullptr;
+	if (!psv || psv->pdn != qp->cfg.pdn)
 		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
 	pl->psv = idx;
 	pl->psv_ts = be64toh(seg.transient_signature);
-	pl->psv_ent = &psvs_[idx];
+	pl->psv_ent = psv;
 	pl->xflags |= XF_PSV;
 	return Verdict{0, 0};
 }

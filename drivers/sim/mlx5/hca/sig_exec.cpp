@@ -275,7 +275,7 @@ int plain_io(const Cursor &at, uint8_t *buf, uint64_t n, bool write, bool safe)
 
 } // namespace
 
-uint64_t HcaImpl::exec_sig(Plan *pl)
+uint64_t exec_sig(Plan *pl)
 {
 	Gen gen;
 	Acc acc;
@@ -331,8 +331,8 @@ bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 		x.mk->sig_err = true;
 		const SigDomain &dom = x.fail.domain == MLX5_HW_SIGERR_DOMAIN_MEMORY ? x.cfg.mem
 										     : x.cfg.wire;
-		if (dom.psv < psvs_.size() && psvs_[dom.psv].used)
-			psvs_[dom.psv].error = true;
+		if (PsvEntry *psv = psvs_.find(dom.psv))
+			psv->error = true;
 		QpObj *owner = qp;
 		CqObj *cq = qp->scq;
 		if (x.resp) {

@@ -10,7 +10,8 @@
 
 #include <string.h>
 
-#include "hca_impl.h"
+#include "mem_probe.h"
+#include "wqe_plan.h"
 
 namespace mlx5sim {
 

@@ -25,7 +25,7 @@ int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
 	    cfg.wqe_shift < kSrqMinShift || cfg.wqe_shift > HCA_RQ_MAX_SHIFT)
 		return -EINVAL;
 	DevLock lk(mu_);
-	if (cfg.pdn == 0 || cfg.pdn >= pds_.size() || !pds_[cfg.pdn].used)
+	if (!mrt_.pd_live(cfg.pdn))
 		return -EINVAL;
 	size_t slot = 0;
 	while (slot < srqs_.size() && srqs_[slot])
@@ -43,7 +43,7 @@ int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
 	} else {
 		srqs_[slot] = srq;
 	}
-	pds_[cfg.pdn].refs++;
+	mrt_.pd_get(cfg.pdn);
 	*srqn = srq->srqn;
 	return 0;
 }
@@ -57,7 +57,7 @@ int HcaImpl::destroy_srq(uint32_t srqn)
 	if (srq->refs)
 		return -EBUSY;
 	srqs_[srqn - 1] = nullptr;
-	pds_[srq->cfg.pdn].refs--;
+	mrt_.pd_put(srq->cfg.pdn);
 	delete srq;
 	return 0;
 }

@@ -97,12 +97,13 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	/* the target: an indirect mkey of this QP's PD, by its current key */
 	uint32_t key = be32toh(pl->imm_raw);
 	uint32_t idx = key >> 8;
-	if (idx == 0 || idx >= mrs_.size())
+	MrEntry *mrp = mrt_.entry(idx);
+	if (!mrp)
 		return prot;
-	MrEntry &mr = mrs_[idx];
+	MrEntry &mr = *mrp;
 	if (!mr.used || !mr.indirect || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
 		return prot;
-	MkeyObj *mk = mkeys_[idx];
+	MkeyObj *mk = mrt_.mkey(idx);
 	if ((flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) && !mk->free)
 		return prot;
 	if (oct > mk->num_desc) /* more translations than it was created for */
@@ -122,10 +123,11 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 			    !parse_bsf(xl + 16 * oct, &pl->umr_sig))
 				return op_err;
 			for (const SigDomain *d : {&pl->umr_sig.mem, &pl->umr_sig.wire})
-				if (d->kind != SigDomain::NONE &&
-				    (d->psv >= psvs_.size() || !psvs_[d->psv].used ||
-				     psvs_[d->psv].pdn != qp->cfg.pdn))
-					return prot;
+				if (d->kind != SigDomain::NONE) {
+					const PsvEntry *psv = psvs_.find(d->psv);
+					if (!psv || psv->pdn != qp->cfg.pdn)
+						return prot;
+				}
 		}
 	}
 	pl->xflags |= XF_UMR;
@@ -134,7 +136,7 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	return Verdict{0, 0};
 }
 
-void HcaImpl::apply_umr(const Plan *pl)
+void apply_umr(const Plan *pl)
 {
 	MrEntry &mr = *pl->target;
 	MkeyObj &mk = *pl->target_mk;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hca_impl.h"
+#include "mem_probe.h"
 
 namespace mlx5sim {
 
@@ -69,7 +70,7 @@ uint64_t do_atomic(const Plan *pl)
 
 } // namespace
 
-uint64_t HcaImpl::exec_general(Plan *pl)
+uint64_t exec_general(Plan *pl)
 {
 	if (pl->nsrc & HCA_NSRC_SPECIAL)
 		return exec_special(pl);

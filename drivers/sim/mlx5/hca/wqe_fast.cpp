@@ -33,7 +33,7 @@ struct KeyMemo {
 /** What every WQE of one run is checked against, loaded once per run. */
 struct FastCtx {
 	const MrEntry *mrs;
-	size_t nmr; /**< mrs_.size() */
+	size_t nmr; /**< MrTable::size() */
 	uint32_t pdn;
 	uint64_t ctrl0;   /**< ctrl word 0 of index 0 in ring byte order (want_ctrl_raw0) */
 	uint64_t max_len; /**< caps.max_wr_memcpy_length */
@@ -80,7 +80,7 @@ inline bool in_mr(const KeyMemo &m, uint64_t addr, uint64_t len)
 }
 
 /**
- * True only if HcaImpl::check_local() accepts the same span without probing
+ * True only if MrTable::check_local() accepts the same span without probing
  * pages; remembers the MR in @p m for the next WQE of the run.
  */
 inline bool key_ok(const FastCtx &c, KeyMemo *m, uint32_t key, uint64_t addr, uint64_t len,
@@ -246,8 +246,8 @@ uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t lim
 	if (!fast_mmo_ || qp->fail_armed || qp->corrupt_sig_armed ||
 	    caps_.max_wr_memcpy_length == 0 || ((uintptr_t)ring & 7))
 		return n;
-	FastCtx c = {mrs_.data(),
-		     mrs_.size(),
+	FastCtx c = {mrt_.entries(),
+		     mrt_.size(),
 		     qp->cfg.pdn,
 		     want_ctrl_raw0(qp->qpn << 8 | HCA_MMO_DS),
 		     caps_.max_wr_memcpy_length,

@@ -57,7 +57,7 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 		uint32_t lkey = mlx5_hw_ld_be32(pl->wqe + off + 4);
 		uint64_t addr = mlx5_hw_ld_be64(pl->wqe + off + 8);
 		uint64_t len = hca_seg_len(bc);
-		Verdict v = hca->xlat_local(qp, lkey, addr, len, scatter, pl);
+		Verdict v = hca->mrt_.xlat_local(qp, lkey, addr, len, scatter, pl);
 		if (v.syndrome)
 			return v;
 		pl->total += len;
@@ -82,8 +82,8 @@ Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
 	if (len == 0) /* nothing is accessed: no key check */
 		return Verdict{0, 0};
 	/* the responder's host checks its own MR table */
-	Verdict v = resp->owner->xlat_remote(resp, rkey, raddr, len, need, pl,
-					     need != IBV_ACCESS_REMOTE_READ);
+	Verdict v = resp->owner->mrt_.xlat_remote(resp, rkey, raddr, len, need, pl,
+						  need != IBV_ACCESS_REMOTE_READ);
 	if (v.syndrome) {
 		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
 		err->req = v;
@@ -137,7 +137,8 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
 		uint64_t len = hca_seg_len(mlx5_hw_ld_be32(seg));
-		Verdict v = hca->xlat_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true, pl);
+		Verdict v = hca->mrt_.xlat_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true,
+						 pl);
 		if (v.syndrome) {
 			/* responder local error: its CQE, requester sees a remote op error */
 			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
@@ -174,15 +175,16 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 	if (slen != dlen || slen > caps.max_wr_memcpy_length)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	uint8_t *p;
-	Verdict v = hca->check_local(qp, mlx5_hw_ld_be32(meta + 4), mlx5_hw_ld_be64(meta + 8),
-				     MLX5_HW_OPAQUE_BUF_LEN, true, &p);
+	Verdict v = hca->mrt_.check_local(qp, mlx5_hw_ld_be32(meta + 4), mlx5_hw_ld_be64(meta + 8),
+					  MLX5_HW_OPAQUE_BUF_LEN, true, &p);
 	if (v.syndrome)
 		return v;
-	v = hca->xlat_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen, false,
-			    pl);
+	v = hca->mrt_.xlat_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen,
+				 false, pl);
 	if (v.syndrome)
 		return v;
-	v = hca->xlat_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true, pl);
+	v = hca->mrt_.xlat_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true,
+				 pl);
 	if (v.syndrome)
 		return v;
 	pl->total = slen;
@@ -199,8 +201,8 @@ Verdict atomic_result(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t at
 	if (mlx5_hw_ld_be32(data) != 8)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	bool odp = false;
-	Verdict v = hca->check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
-				     true, &pl->atomic_result, &odp);
+	Verdict v = hca->mrt_.check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8),
+					  8, true, &pl->atomic_result, &odp);
 	pl->safe |= odp;
 	return v;
 }
@@ -247,14 +249,15 @@ static void plan_remote_inval(const QpObj *resp, Plan *pl)
 	HcaImpl *hca = resp->owner;
 	uint32_t rkey = be32toh(pl->imm_raw);
 	uint32_t idx = rkey >> 8;
-	if (idx == 0 || idx >= hca->mrs_.size())
+	MrEntry *mrp = hca->mrt_.entry(idx);
+	if (!mrp)
 		return;
-	MrEntry &mr = hca->mrs_[idx];
-	if (mr.used && mr.indirect && hca->mkeys_[idx]->rinval && mr.variant == (rkey & 0xff) &&
+	MrEntry &mr = *mrp;
+	if (mr.used && mr.indirect && hca->mrt_.mkey(idx)->rinval && mr.variant == (rkey & 0xff) &&
 	    mr.pdn == resp->cfg.pdn) {
 		pl->xflags |= XF_INVAL;
 		pl->target = &mr;
-		pl->target_mk = hca->mkeys_[idx];
+		pl->target_mk = hca->mrt_.mkey(idx);
 	}
 }
 

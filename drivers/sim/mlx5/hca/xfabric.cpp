@@ -37,7 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fabric.h"
 #include "hca_impl.h"
+#include "mem_probe.h"
 #include "span_cursor.h"
 
 namespace mlx5sim {

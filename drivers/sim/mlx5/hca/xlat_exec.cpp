@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
 #include "span_cursor.h"
+#include "wqe_exec.h"
 
 namespace mlx5sim {
 
@@ -52,7 +52,7 @@ int fill(Cursor *s, Cursor *d, uint64_t *total, bool safe)
 
 } // namespace
 
-uint64_t HcaImpl::exec_special(Plan *pl)
+uint64_t exec_special(Plan *pl)
 {
 	if (pl->xflags & XF_UMR) {
 		apply_umr(pl);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Software mlx5 HCA: the queue objects (CQ table cq_table.cpp, SRQ table
+ * srq_table.cpp, QP state qp_state.cpp) and a CQE held back by DelayCompletions.
+ */
+#ifndef MLX5_SIM_QUEUE_OBJS_H
+#define MLX5_SIM_QUEUE_OBJS_H
+
+#include <stdint.h>
+
+#include <atomic>
+#include <chrono>
+
+#include "hca.h"
+#include "hca_limits.h"
+
+namespace mlx5sim {
+
+class HcaImpl;
+
+/** A completion queue. */
+struct CqObj {
+	CqConfig cfg;
+	uint32_t cqn;
+	uint32_t pi;        /**< free-running producer counter */
+	uint32_t refs;      /**< QPs using it */
+	bool error;         /**< overrun happened: CQEs are dropped */
+	bool overrun_fault; /**< injected: the next write overruns */
+};
+
+/** A shared receive queue. */
+struct SrqObj {
+	SrqConfig cfg;
+	uint32_t srqn;
+	uint16_t head;     /**< WQE index the device takes next */
+	uint16_t consumed; /**< WQEs taken so far (compared with the counter) */
+	uint32_t refs;     /**< QPs using it */
+};
+
+/** A queue pair. */
+struct QpObj {
+	QpConfig cfg;
+	HcaImpl *owner; /**< the instance (host) the QP belongs to */
+	uint32_t qpn;
+	CqObj *scq;
+	CqObj *rcq;
+	SrqObj *srq; /**< receives come from here when set */
+	enum ibv_qp_state state;
+	uint32_t dest_qpn;
+	uint16_t dest_lid; /**< RC: the remote port (0 or the own LID: this instance) */
+	uint32_t access_flags;
+	uint8_t port_num;
+	uint16_t pkey_index;
+	bool sqd_notify;       /**< raise IBV_EVENT_SQ_DRAINED once drained */
+	bool sig_stop;         /**< drain_sigerr: a signature error just completed */
+	bool sig_draining;     /**< drain_sigerr: run up to the next FENCE, then SQD */
+	uint32_t sq_ci;        /**< free-running WQEBB counter of the next WQE to fetch */
+	uint32_t rq_ci;        /**< free-running counter of the next RQ WQE */
+	bool stalled;          /**< the WQE at sq_ci waits for a receive WQE (RNR) */
+	bool stall_remote;     /**< ... of a responder in another process */
+	uint8_t rnr_retry;     /**< RNR retries of a send (HCA_RNR_INFINITE: no limit) */
+	uint8_t retry_cnt;     /**< transport retries of a lost request */
+	uint8_t min_rnr_timer; /**< as responder: the RNR delay it asks for (IB encoding) */
+	uint32_t rnr_naks;     /**< RNR NAKs the stalled head WQE got so far */
+	std::chrono::steady_clock::time_point rnr_since; /**< first RNR NAK of the head WQE */
+	std::chrono::steady_clock::time_point rnr_due;   /**< its next retry */
+	/* faults */
+	bool fail_armed;
+	bool fail_next;         /**< FailWqe: the next WQE, not the one of fail_idx */
+	bool corrupt_sig_armed; /**< CorruptSig: the next WQE through a sig mkey */
+	uint16_t fail_idx;
+	uint8_t fail_synd;
+	uint8_t fail_vendor;
+	uint32_t delay_us; /**< DelayCompletions: CQEs are held back this long */
+	uint32_t deferred; /**< CQEs of this QP held back right now */
+	/* DC */
+	uint32_t dci_errored; /**< DCI: streams in error (ERR at 2^log_num_errored) */
+	uint16_t dci_err_stream[1u << HCA_DCI_MAX_LOG_ERRORED]; /**< their ids */
+	uint64_t dct_key_violations; /**< DCT: DC WQEs dropped for a wrong key */
+	uint8_t rnr_peer_timer;      /**< min_rnr_timer of the responder that NAKed the head WQE */
+	/* doorbell path, no lock */
+	std::atomic<bool> db_pending{false};
+	std::atomic<bool> rq_pending{false};
+};
+
+/** A CQE held back by DelayCompletions. */
+struct DeferredCqe {
+	std::chrono::steady_clock::time_point due;
+	CqObj *cq;
+	QpObj *qp;
+	uint8_t cqe[64];
+};
+
+} // namespace mlx5sim
+
+#endif /* MLX5_SIM_QUEUE_OBJS_H */
