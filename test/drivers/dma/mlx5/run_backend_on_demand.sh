@@ -5,9 +5,11 @@
 # device name alone, passes; a backend nobody ships is refused cleanly (one log line
 # naming the devarg, no crash).
 #   run_backend_on_demand.sh <dpdk-test> <PMD soname>
-# Run from '/' with LD_LIBRARY_PATH at the build tree (as the dmadev suite).
+# Run from '/' with LD_LIBRARY_PATH at the build tree (as the dmadev suite); sanitizer
+# runtimes come in TEST_PRELOAD and are preloaded into dpdk-test only.
 set -u
 dpdk_test=$1 pmd=$2
+run_test() { env LD_PRELOAD="${TEST_PRELOAD:-}" DPDK_TEST=dmadev_autotest "$@"; }
 eal="--no-huge -m 512 --no-pci --no-shconf --log-level=pmd.dma.mlx5:info -d $pmd"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -15,7 +17,7 @@ failed=0
 for devargs in dev=sim5,sim_exec=inline dev=sim6; do
 	st=0
 	# shellcheck disable=SC2086
-	DPDK_TEST=dmadev_autotest "$dpdk_test" $eal --file-prefix=ondemand_$$ \
+	run_test "$dpdk_test" $eal --file-prefix=ondemand_$$ \
 		--vdev "dma_mlx5,$devargs" >"$log" 2>&1 </dev/null || st=$?
 	if [ "$st" -ne 0 ] || ! grep -q 'dma_mlx5: ready on sim' "$log" ||
 		! grep -q 'Test OK' "$log"; then
@@ -28,7 +30,7 @@ for devargs in dev=sim5,sim_exec=inline dev=sim6; do
 done
 st=0
 # shellcheck disable=SC2086
-DPDK_TEST=dmadev_autotest "$dpdk_test" $eal --file-prefix=ondemand_$$ \
+run_test "$dpdk_test" $eal --file-prefix=ondemand_$$ \
 	--vdev "dma_mlx5,dev=nosuch0,nosuch_opt=1" >"$log" 2>&1 </dev/null || st=$?
 # EAL 22.11 goes on after a failed vdev probe: the test then runs without dma_mlx5
 if grep -q "unknown devarg 'nosuch_opt'" "$log" && ! grep -q 'dma_mlx5: ready on' "$log" &&
