@@ -222,10 +222,11 @@ struct Wqe : WqeSegs {
 
 /**
  * Bring @p q to RTS connected to @p dest_qpn with @p access; @p rnr_retry as
- * requester, @p min_rnr_timer (IB encoding, 12 = 0.64 ms) as responder.
+ * requester, @p min_rnr_timer (IB encoding, 12 = 0.64 ms) as responder; @p dlid:
+ * the peer's port on a fabric (0: this instance).
  */
 static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int access,
-			     uint8_t rnr_retry = 7, uint8_t min_rnr_timer = 12)
+			     uint8_t rnr_retry = 7, uint8_t min_rnr_timer = 12, uint16_t dlid = 0)
 {
 	struct ibv_qp_attr a = {};
 	a.qp_state = IBV_QPS_INIT;
@@ -244,6 +245,7 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = min_rnr_timer;
 	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = dlid;
 	rc = hca.modify_qp(qpn, a,
 			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -260,6 +262,24 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	return hca.modify_qp(qpn, a,
 			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/** Bring DCT @p qpn to RTR (where a DCT stays) with @p access. */
+static inline int connect_dct(Hca &hca, uint32_t qpn, int access, uint8_t min_rnr_timer = 12)
+{
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = access;
+	int rc = hca.modify_qp(
+		qpn, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (rc)
+		return rc;
+	a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.min_rnr_timer = min_rnr_timer;
+	return hca.modify_qp(qpn, a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
 }
 
 static inline int set_state(Hca &hca, uint32_t qpn, enum ibv_qp_state s)

@@ -116,7 +116,8 @@ struct Target {
 	uint16_t lid = 0;
 	uint32_t dbrec[2] = {};
 	uint32_t srq_db[1] = {};
-	uint8_t *cq_buf = nullptr, *sq = nullptr, *srq_buf = nullptr;
+	std::unique_ptr<TestCq> cq; /* freed after the device (members outlive ~Target's body) */
+	uint8_t *sq = nullptr, *srq_buf = nullptr;
 	uint8_t *buf = nullptr;
 
 	explicit Target(const char *name, uint32_t admit_uid = UINT32_MAX)
@@ -133,12 +134,8 @@ struct Target {
 		lid = hca->caps().lid;
 		Hca &h = *hca;
 		CU_ASSERT_EQUAL_FATAL(h.alloc_pd(&pdn), 0);
-		cq_buf = static_cast<uint8_t *>(page_alloc(64 * 64));
-		memset(cq_buf, 0, 64 * 64);
-		for (int i = 0; i < 64; i++)
-			cq_buf[i * 64 + 63] = MLX5_HW_CQE_INVALID_OP_OWN;
-		static uint32_t cq_db[2];
-		CU_ASSERT_EQUAL_FATAL(h.create_cq(CqConfig{cq_buf, 64, 64, cq_db}, &cqn), 0);
+		cq.reset(new TestCq(h, 64));
+		cqn = cq->cqn;
 		buf = static_cast<uint8_t *>(page_alloc(kLen));
 		memset(buf, 0, kLen);
 		memcpy(buf, kSecret, sizeof(kSecret));
@@ -153,39 +150,7 @@ struct Target {
 		qc.dbrec = dbrec;
 		qc.send_cqn = qc.recv_cqn = cqn;
 		CU_ASSERT_EQUAL_FATAL(h.create_qp(qc, &rc), 0);
-		struct ibv_qp_attr a = {};
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = kAllAccess;
-		CU_ASSERT_EQUAL_FATAL(h.modify_qp(rc, a,
-						  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-							  IBV_QP_ACCESS_FLAGS),
-				      0);
-		a = {};
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = kPeerQpn;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.port_num = 1;
-		a.ah_attr.dlid = kPeerLid;
-		CU_ASSERT_EQUAL_FATAL(h.modify_qp(rc, a,
-						  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-							  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-							  IBV_QP_MAX_DEST_RD_ATOMIC |
-							  IBV_QP_MIN_RNR_TIMER),
-				      0);
-		a = {};
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		CU_ASSERT_EQUAL_FATAL(h.modify_qp(rc, a,
-						  IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-							  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-							  IBV_QP_MAX_QP_RD_ATOMIC),
-				      0);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(h, rc, kPeerQpn, kAllAccess, 7, 12, kPeerLid), 0);
 		/* the DCT: RTR with key kDcKey, remote read/write */
 		srq_buf = static_cast<uint8_t *>(page_alloc(16 * 64));
 		memset(srq_buf, 0, 16 * 64);
@@ -200,21 +165,7 @@ struct Target {
 		dc.srqn = srqn;
 		dc.dct_key = kDcKey;
 		CU_ASSERT_EQUAL_FATAL(h.create_qp(dc, &dct), 0);
-		a = {};
-		a.qp_state = IBV_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = kAllAccess;
-		CU_ASSERT_EQUAL_FATAL(h.modify_qp(dct, a,
-						  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-							  IBV_QP_ACCESS_FLAGS),
-				      0);
-		a = {};
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.min_rnr_timer = 12;
-		CU_ASSERT_EQUAL_FATAL(
-			h.modify_qp(dct, a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER),
-			0);
+		CU_ASSERT_EQUAL_FATAL(connect_dct(h, dct, kAllAccess), 0);
 	}
 	~Target()
 	{
@@ -224,7 +175,6 @@ struct Target {
 		CU_ASSERT_EQUAL(h.destroy_srq(srqn), 0);
 		CU_ASSERT_EQUAL(h.dereg_mr(key), 0);
 		hca.reset();
-		free(cq_buf);
 		free(sq);
 		free(srq_buf);
 		free(buf);
