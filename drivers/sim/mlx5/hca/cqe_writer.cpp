@@ -43,7 +43,7 @@ bool HcaImpl::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
 	if (cq->overrun_fault || used >= cq->cfg.ncqe) {
 		cq->overrun_fault = false;
 		cq->error = true;
-		push_event(IBV_EVENT_CQ_ERR, 0, cq->cqn);
+		events_.push(IBV_EVENT_CQ_ERR, 0, cq->cqn);
 		overrun_qps_.push_back(qp);
 		return false;
 	}
@@ -56,7 +56,7 @@ bool HcaImpl::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
 	__atomic_store_n(slot + 63, (uint8_t)((cqe[63] & ~MLX5_CQE_OWNER_MASK) | owner),
 			 __ATOMIC_RELEASE);
 	cq->pi++;
-	st_cqes_.fetch_add(1, std::memory_order_relaxed);
+	st_.cqes.fetch_add(1, std::memory_order_relaxed);
 	return true;
 }
 
@@ -146,7 +146,7 @@ void HcaImpl::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, 
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_err_cqe, wqe_counter), idx);
 	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR)
 			    << MLX5_HW_CQE_OPCODE_SHIFT);
-	st_err_cqes_.fetch_add(1, std::memory_order_relaxed);
+	st_.err_cqes.fetch_add(1, std::memory_order_relaxed);
 	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe, delay_us);
 }
 

@@ -34,21 +34,12 @@ inline void cpu_relax()
 
 } // namespace
 
-void HcaImpl::push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn)
-{
-	events_.push_back(AsyncEvent{type, qpn, cqn});
-}
-
 int HcaImpl::get_async_event(AsyncEvent *event)
 {
 	if (!event)
 		return -EINVAL;
 	DevLock lk(mu_);
-	if (events_.empty())
-		return -EAGAIN;
-	*event = events_.front();
-	events_.pop_front();
-	return 0;
+	return events_.pop(event) ? 0 : -EAGAIN;
 }
 
 void HcaImpl::kick()

@@ -168,7 +168,7 @@ int HcaImpl::inject(const Fault &f)
 		return 0;
 	case Fault::Kind::QpFatal:
 		enter_err(qp);
-		push_event(IBV_EVENT_QP_FATAL, qp->qpn, 0);
+		events_.push(IBV_EVENT_QP_FATAL, qp->qpn, 0);
 		drain_overrun_errors();
 		return 0;
 	default:
@@ -265,10 +265,10 @@ HcaStats HcaImpl::stats() const
 {
 	HcaStats s;
 	s.doorbells = st_doorbells_.load(std::memory_order_relaxed);
-	s.wqes_executed = st_wqes_.load(std::memory_order_relaxed);
-	s.cqes_written = st_cqes_.load(std::memory_order_relaxed);
-	s.error_cqes = st_err_cqes_.load(std::memory_order_relaxed);
-	s.bytes_moved = st_bytes_.load(std::memory_order_relaxed);
+	s.wqes_executed = st_.wqes.load(std::memory_order_relaxed);
+	s.cqes_written = st_.cqes.load(std::memory_order_relaxed);
+	s.error_cqes = st_.err_cqes.load(std::memory_order_relaxed);
+	s.bytes_moved = st_.bytes.load(std::memory_order_relaxed);
 	return s;
 }
 

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "dev_mutex.h"
+#include "dev_stats.h"
 #include "fabric_wire.h"
 #include "hca.h"
 #include "hca_limits.h"
@@ -234,7 +235,6 @@ public:
 	bool rnr_spent(QpObj *qp);
 
 	/* ---- engine.cpp ---- */
-	void push_event(enum ibv_event_type type, uint32_t qpn, uint32_t cqn);
 	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
 	void kick();
 	/**
@@ -295,7 +295,7 @@ public:
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
 	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
 	std::vector<SrqObj *> srqs_;                       /**< index = srqn - 1 (owned) */
-	std::deque<AsyncEvent> events_;
+	EventQueue events_;
 	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
 	std::deque<DeferredCqe> deferred_;
 	std::vector<QpObj *> overrun_qps_;
@@ -320,10 +320,7 @@ public:
 	 * Statistics are relaxed: stats() may run on any thread.
 	 */
 	/* written by the engine (thread mode) or the doorbell caller (inline) */
-	alignas(64) std::atomic<uint64_t> st_wqes_{0};
-	std::atomic<uint64_t> st_cqes_{0};
-	std::atomic<uint64_t> st_err_cqes_{0};
-	std::atomic<uint64_t> st_bytes_{0};
+	alignas(64) DevStats st_;
 	std::atomic<uint64_t> done_seq_{0};     /**< work_seq_ covered by a finished pass */
 	std::atomic<bool> has_deferred_{false}; /**< CQEs held back after the last pass */
 	/* written by every doorbell / notify */

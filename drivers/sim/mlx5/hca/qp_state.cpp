@@ -331,7 +331,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		/* nothing is half executed unless a send waits for a receive WQE */
 		if (qp->sqd_notify && !qp->stalled) {
 			qp->sqd_notify = false;
-			push_event(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+			events_.push(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
 		}
 		break;
 	case IBV_QPS_RTS:

@@ -2,7 +2,8 @@
 /**
  * @file
  * Software mlx5 HCA: the queue objects (CQ table cq_table.cpp, SRQ table
- * srq_table.cpp, QP state qp_state.cpp) and a CQE held back by DelayCompletions.
+ * srq_table.cpp, QP state qp_state.cpp), a CQE held back by DelayCompletions, and
+ * the device's asynchronous event queue.
  */
 #ifndef MLX5_SIM_QUEUE_OBJS_H
 #define MLX5_SIM_QUEUE_OBJS_H
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 
 #include "hca.h"
 #include "hca_limits.h"
@@ -90,6 +92,27 @@ struct DeferredCqe {
 	CqObj *cq;
 	QpObj *qp;
 	uint8_t cqe[64];
+};
+
+/** The device's asynchronous events (Hca::get_async_event), under the device lock. */
+class EventQueue {
+public:
+	void push(enum ibv_event_type type, uint32_t qpn, uint32_t cqn)
+	{
+		q_.push_back(AsyncEvent{type, qpn, cqn});
+	}
+	/** The oldest event into *ev; false when there is none. */
+	bool pop(AsyncEvent *ev)
+	{
+		if (q_.empty())
+			return false;
+		*ev = q_.front();
+		q_.pop_front();
+		return true;
+	}
+
+private:
+	std::deque<AsyncEvent> q_;
 };
 
 } // namespace mlx5sim

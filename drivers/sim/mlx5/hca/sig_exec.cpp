@@ -366,7 +366,7 @@ void HcaImpl::sig_drain(QpObj *qp)
 		return;
 	qp->state = IBV_QPS_SQD;
 	qp->sqd_notify = false;
-	push_event(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+	events_.push(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
 }
 
 } // namespace mlx5sim

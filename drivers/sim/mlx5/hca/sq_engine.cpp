@@ -104,7 +104,7 @@ void HcaImpl::responder_fails(const PlanError &err, const QpObj *requester)
 	if (resp != requester && resp->state != IBV_QPS_ERR)
 		resp->owner->enter_err(resp);
 	if (err.resp_event != IBV_EVENT_COMM_EST)
-		resp->owner->push_event(err.resp_event, resp->qpn, 0);
+		resp->owner->events_.push(err.resp_event, resp->qpn, 0);
 }
 
 /** Requester and responder CQEs of an executed plan. */
@@ -173,8 +173,8 @@ void HcaImpl::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 		for (uint32_t i = n; i-- > first;)
 			bytes += exec_fast(&plans[i]);
 	}
-	st_wqes_.fetch_add(n, std::memory_order_relaxed);
-	st_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+	st_.wqes.fetch_add(n, std::memory_order_relaxed);
+	st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
 	/* no responder, no signature, no fault: only signaled WQEs have a CQE */
 	for (uint32_t signaled = fast_signaled_; signaled; signaled &= signaled - 1) {
 		uint32_t i = (uint32_t)__builtin_ctz(signaled);
@@ -211,8 +211,8 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 	 * Statistics once per group (an atomic per WQE costs more than the WQE), and
 	 * before the CQEs: whoever polls a CQE finds its WQE counted.
 	 */
-	st_wqes_.fetch_add(n, std::memory_order_relaxed);
-	st_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+	st_.wqes.fetch_add(n, std::memory_order_relaxed);
+	st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
 	/* data of the group is visible before its CQEs: CQE stores are release stores */
 	for (uint32_t i = 0; i < bad; i++)
 		complete_plan(qp, &plans[i]);
@@ -391,7 +391,7 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 	}
 	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {
 		qp->sqd_notify = false;
-		push_event(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+		events_.push(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
 	}
 	return did;
 }
