@@ -1,16 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Completion-queue commands: CREATE_CQ / DESTROY_CQ as the kernel and firmware
- * would execute them. The ring and its doorbell record belong to the provider.
+ * The CQ table: CREATE_CQ / DESTROY_CQ as the kernel and firmware would execute
+ * them (the ring and its doorbell record belong to the provider), and the CQE
+ * writer: builds 64-byte CQEs (mlx5_cqe64 / mlx5_err_cqe), checks for CQ overrun
+ * against the consumer index in the CQ doorbell record, and stores them body
+ * first, op_own last with release ordering, so a poller never sees half a CQE.
+ * CQEs of a QP under DelayCompletions are held back here.
  */
 #include <errno.h>
+#include <string.h>
 
-#include "hca_impl.h"
+#include <algorithm>
+#include <new>
+#include <thread>
+
+#include "cq_table.h"
+#include "dev_stats.h"
+#include "wqe_plan.h"
 
 namespace mlx5sim {
 
-int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
+CqTable::~CqTable()
+{
+	for (CqObj *cq : cqs_)
+		delete cq;
+}
+
+int CqTable::check(const CqConfig &cfg, const uint32_t *cqn) const
 {
 	if (!cqn || !cfg.buf || !cfg.dbrec)
 		return -EINVAL;
@@ -19,8 +36,12 @@ int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
 		return -EINVAL;
 	if (cfg.cqe_size != 64 && cfg.cqe_size != 128)
 		return -EINVAL;
-	DevLock lk(mu_);
-	if (cq_count_ >= caps_.max_cq)
+	return 0;
+}
+
+int CqTable::create(const CqConfig &cfg, uint32_t *cqn)
+{
+	if (count_ >= caps_.max_cq)
 		return -ENOMEM;
 	size_t slot = 0;
 	while (slot < cqs_.size() && cqs_[slot])
@@ -33,30 +54,160 @@ int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
 		cqs_.push_back(cq);
 	else
 		cqs_[slot] = cq;
-	cq_count_++;
+	count_++;
 	*cqn = cq->cqn;
 	return 0;
 }
 
-int HcaImpl::destroy_cq(uint32_t cqn)
+int CqTable::destroy(uint32_t cqn)
 {
-	DevLock lk(mu_);
-	CqObj *cq = find_cq(cqn);
+	CqObj *cq = find(cqn);
 	if (!cq)
 		return -EINVAL;
 	if (cq->refs)
 		return -EBUSY;
 	cqs_[cqn - HCA_CQN_BASE] = nullptr;
-	cq_count_--;
+	count_--;
 	delete cq;
 	return 0;
 }
 
-CqObj *HcaImpl::find_cq(uint32_t cqn) const
+CqObj *CqTable::find(uint32_t cqn) const
 {
 	if (cqn < HCA_CQN_BASE || cqn - HCA_CQN_BASE >= cqs_.size())
 		return nullptr;
 	return cqs_[cqn - HCA_CQN_BASE];
+}
+namespace {
+
+uint32_t uidx_field(const HcaCaps &caps, const QpObj *qp)
+{
+	return caps.cqe_version == 1 ? qp->cfg.uidx & 0xffffff : 0;
+}
+
+/** srqn_uidx of a responder CQE: CQE version 0 names the SRQ a receive came from. */
+uint32_t resp_rsn_field(const HcaCaps &caps, const QpObj *qp)
+{
+	if (caps.cqe_version == 1)
+		return qp->cfg.uidx & 0xffffff;
+	return qp->srq ? qp->srq->srqn : 0;
+}
+
+} // namespace
+
+bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
+{
+	if (cq->error) {
+		/* a CQ in error takes no CQEs; its writers go to ERR */
+		overrun_qps_.push_back(qp);
+		return false;
+	}
+	uint32_t ci = be32toh(__atomic_load_n(&cq->cfg.dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+	uint32_t used = (cq->pi - ci) & 0xffffff;
+	if (cq->overrun_fault || used >= cq->cfg.ncqe) {
+		cq->overrun_fault = false;
+		cq->error = true;
+		events_.push(IBV_EVENT_CQ_ERR, 0, cq->cqn);
+		overrun_qps_.push_back(qp);
+		return false;
+	}
+	uint8_t *slot = static_cast<uint8_t *>(cq->cfg.buf) +
+			(size_t)(cq->pi & (cq->cfg.ncqe - 1)) * cq->cfg.cqe_size;
+	if (cq->cfg.cqe_size == 128)
+		slot += 64;
+	uint8_t owner = (cq->pi & cq->cfg.ncqe) ? 1 : 0;
+	memcpy(slot, cqe, 63);
+	__atomic_store_n(slot + 63, (uint8_t)((cqe[63] & ~MLX5_CQE_OWNER_MASK) | owner),
+			 __ATOMIC_RELEASE);
+	cq->pi++;
+	st_.cqes.fetch_add(1, std::memory_order_relaxed);
+	return true;
+}
+
+void CqTable::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us)
+{
+	/* held back: a delayed QP, a slow link, or behind a CQE of its QP held back */
+	if (qp->delay_us || qp->deferred || delay_us) {
+		DeferredCqe d;
+		uint32_t us = qp->delay_us > delay_us ? qp->delay_us : delay_us;
+		d.due = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+		d.cq = cq;
+		d.qp = qp;
+		memcpy(d.cqe, cqe, sizeof(d.cqe));
+		deferred_.push_back(d);
+		qp->deferred++;
+		return;
+	}
+	store_cqe(cq, qp, cqe);
+}
+
+void CqTable::release_due(bool all)
+{
+	while (!deferred_.empty()) {
+		DeferredCqe &d = deferred_.front();
+		auto now = std::chrono::steady_clock::now();
+		if (d.due > now) {
+			if (!all)
+				break;
+			std::this_thread::sleep_until(d.due);
+		}
+		d.qp->deferred--;
+		store_cqe(d.cq, d.qp, d.cqe);
+		deferred_.pop_front();
+	}
+}
+
+void CqTable::forget(const QpObj *qp)
+{
+	deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
+				       [qp](const DeferredCqe &d) { return d.qp == qp; }),
+			deferred_.end());
+}
+
+void CqTable::write_req_cqe(QpObj *qp, const Plan *pl)
+{
+	uint8_t cqe[64] = {};
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, qp));
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), pl->byte_cnt);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn),
+			(uint32_t)pl->opcode << 24 | qp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->idx);
+	cqe[63] = MLX5_CQE_REQ << MLX5_HW_CQE_OPCODE_SHIFT;
+	put_cqe(qp->scq, qp, cqe, pl->delay_us);
+}
+
+void CqTable::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
+{
+	uint8_t cqe[64] = {};
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, flags_rqpn), src_qpn & 0xffffff);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), resp_rsn_field(caps_, resp));
+	if (pl->resp_opcode == MLX5_CQE_RESP_SEND)
+		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey),
+				resp->pkey_index);
+	else /* immediate or invalidated rkey, bytes as the requester wrote them */
+		memcpy(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey), &pl->imm_raw, 4);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), (uint32_t)pl->total);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn), resp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->resp_idx);
+	cqe[63] = (uint8_t)(pl->resp_opcode << MLX5_HW_CQE_OPCODE_SHIFT);
+	put_cqe(resp->rcq, resp, cqe);
+}
+
+void CqTable::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v,
+			    uint32_t delay_us)
+{
+	uint8_t cqe[64] = {};
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, srqn),
+			resp ? resp_rsn_field(caps_, qp) : uidx_field(caps_, qp));
+	cqe[offsetof(struct mlx5_err_cqe, vendor_err_synd)] = v.vendor;
+	cqe[offsetof(struct mlx5_err_cqe, syndrome)] = v.syndrome;
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_err_cqe, s_wqe_opcode_qpn),
+			(resp ? 0u : (uint32_t)opcode << 24) | qp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_err_cqe, wqe_counter), idx);
+	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR)
+			    << MLX5_HW_CQE_OPCODE_SHIFT);
+	st_.err_cqes.fetch_add(1, std::memory_order_relaxed);
+	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe, delay_us);
 }
 
 } // namespace mlx5sim

@@ -168,9 +168,7 @@ void HcaImpl::engine_main()
 		{
 			DevLock lk(mu_, std::adopt_lock);
 			did = engine_pass(&more);
-			deferred = !deferred_.empty();
-			if (deferred)
-				due = deferred_.front().due;
+			deferred = cqt_.deferred_due(&due);
 			timed = deferred || rnr_timed_;
 			if (rnr_timed_ && (!deferred || rnr_wake_ < due))
 				due = rnr_wake_;

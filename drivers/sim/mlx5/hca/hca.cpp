@@ -65,7 +65,7 @@ bool caps_valid(const HcaCaps &c)
 
 HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 	: name_(name), caps_(caps), mode_(mode), mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_),
-	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit)
+	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit), cqt_(caps_, events_, st_)
 {
 	qp_slots_.reset(new std::atomic<QpObj *>[caps.max_qp]);
 	for (uint32_t i = 0; i < caps.max_qp; i++)
@@ -96,8 +96,6 @@ HcaImpl::~HcaImpl()
 	fabric_leave();
 	for (QpObj *qp : qps_)
 		delete qp;
-	for (CqObj *cq : cqs_)
-		delete cq;
 	for (SrqObj *srq : srqs_)
 		delete srq;
 	release_name(name_);
@@ -141,7 +139,7 @@ int HcaImpl::inject(const Fault &f)
 	DevLock lk(mu_);
 	if (f.kind == Fault::Kind::CqOverrun) {
 		QpObj *owner = f.qp_send_cq ? find_qp(f.qpn) : nullptr;
-		CqObj *cq = f.qp_send_cq ? (owner ? owner->scq : nullptr) : find_cq(f.cqn);
+		CqObj *cq = f.qp_send_cq ? (owner ? owner->scq : nullptr) : cqt_.find(f.cqn);
 		if (!cq)
 			return -EINVAL;
 		cq->overrun_fault = true;
@@ -174,6 +172,21 @@ int HcaImpl::inject(const Fault &f)
 	default:
 		return -EINVAL;
 	}
+}
+
+int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
+{
+	int rc = cqt_.check(cfg, cqn);
+	if (rc)
+		return rc;
+	DevLock lk(mu_);
+	return cqt_.create(cfg, cqn);
+}
+
+int HcaImpl::destroy_cq(uint32_t cqn)
+{
+	DevLock lk(mu_);
+	return cqt_.destroy(cqn);
 }
 
 int HcaImpl::alloc_pd(uint32_t *pdn)

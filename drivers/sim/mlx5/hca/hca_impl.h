@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "cq_table.h"
 #include "dev_mutex.h"
 #include "dev_stats.h"
 #include "fabric_wire.h"
@@ -172,7 +173,6 @@ public:
 	 * segment) and its index in *idx; NULL when none is posted.
 	 */
 	const uint8_t *take_srq_wqe(SrqObj *srq, uint16_t *idx);
-	CqObj *find_cq(uint32_t cqn) const;
 	/** Move @p qp to ERR (if not there) and flush everything outstanding. */
 	void enter_err(QpObj *qp);
 
@@ -203,17 +203,13 @@ public:
 	 */
 	void fail_moved(QpObj *qp, uint32_t bad);
 
-	/* ---- cqe_writer.cpp (under mu_) ---- */
-	/** Requester CQE of a successful WQE. */
-	void write_req_cqe(QpObj *qp, const Plan *pl);
-	/** Responder CQE of a successful receive. */
-	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
-	/** Error CQE (REQ_ERR or RESP_ERR). */
-	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v,
-			   uint32_t delay_us = 0);
 	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
-	void release_deferred(bool all);
-	/** QPs whose CQ overran go to ERR here (after the current step). */
+	void release_deferred(bool all)
+	{
+		cqt_.release_deferred(all);
+		drain_overrun_errors();
+	}
+	/** QPs whose CQ overran go to ERR here (after the current step; qp_state.cpp). */
 	void drain_overrun_errors();
 
 	/* ---- sq_engine.cpp (under mu_) ---- */
@@ -263,10 +259,6 @@ private:
 	bool engine_pass(bool *more);
 	int progress() override;
 	int engine_cpus(cpu_set_t *cpus) const override;
-	bool deferred_pending_locked() const { return !deferred_.empty(); }
-	/* cqe_writer.cpp */
-	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us = 0);
-	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);
 
 public:
 	/* ---- state (all under mu_ unless atomic) ---- */
@@ -290,15 +282,12 @@ public:
 	 */
 	uint32_t qpn_start_ = 0;
 	PsvTable psvs_;            /**< signature PSVs (psv_table.h) */
-	std::vector<CqObj *> cqs_; /**< index = cqn - HCA_CQN_BASE */
-	uint32_t cq_count_ = 0;
+	CqTable cqt_;              /**< CQs and the CQE writer (cq_table.h) */
 	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
 	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
 	std::vector<SrqObj *> srqs_;                       /**< index = srqn - 1 (owned) */
 	EventQueue events_;
 	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
-	std::deque<DeferredCqe> deferred_;
-	std::vector<QpObj *> overrun_qps_;
 	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */
 	std::unique_ptr<FastPlan[]> fast_plans_; /**< the same, of plan_fast_mmo() WQEs */
 	/** bit i: fast_plans_[i] asks for a CQE (a group plan_fast_mmo() planned from 0) */

@@ -168,8 +168,8 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 		return -EINVAL;
 
 	DevLock lk(mu_);
-	CqObj *scq = find_cq(cfg.send_cqn);
-	CqObj *rcq = find_cq(cfg.recv_cqn);
+	CqObj *scq = cqt_.find(cfg.send_cqn);
+	CqObj *rcq = cqt_.find(cfg.recv_cqn);
 	SrqObj *srq = cfg.srqn ? find_srq(cfg.srqn) : nullptr;
 	if (!mrt_.pd_live(cfg.pdn) || !scq || !rcq)
 		return -EINVAL;
@@ -216,9 +216,7 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 		return -EINVAL;
 	qp_slots_[qpn - HCA_QPN_BASE].store(nullptr, std::memory_order_release);
 	qps_.erase(std::find(qps_.begin(), qps_.end(), qp));
-	deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
-				       [qp](const DeferredCqe &d) { return d.qp == qp; }),
-			deferred_.end());
+	cqt_.forget(qp);
 	qp->scq->refs--;
 	qp->rcq->refs--;
 	if (qp->srq)
@@ -243,6 +241,13 @@ int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
 	info->access_flags = qp->access_flags;
 	info->drain_sigerr = qp->cfg.drain_sigerr;
 	return 0;
+}
+
+void HcaImpl::drain_overrun_errors()
+{
+	while (QpObj *qp = cqt_.take_overrun())
+		if (qp->state != IBV_QPS_ERR)
+			enter_err(qp);
 }
 
 void HcaImpl::enter_err(QpObj *qp)
@@ -311,9 +316,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->dest_lid = 0;
 		qp->fail_armed = false;
 		qp->corrupt_sig_armed = false;
-		deferred_.erase(std::remove_if(deferred_.begin(), deferred_.end(),
-					       [qp](const DeferredCqe &d) { return d.qp == qp; }),
-				deferred_.end());
+		cqt_.forget(qp);
 		qp->deferred = 0;
 		qp->dci_errored = 0;
 		responders_changed_everywhere();

@@ -353,7 +353,7 @@ bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 		c.mkey = htobe32(x.key);
 		c.sig_err_offset = htobe64(x.fail.offset);
 		c.op_own = MLX5_CQE_SIG_ERR << MLX5_HW_CQE_OPCODE_SHIFT;
-		put_cqe(cq, owner, reinterpret_cast<const uint8_t *>(&c));
+		cqt_.put_cqe(cq, owner, reinterpret_cast<const uint8_t *>(&c));
 	}
 	return any;
 }

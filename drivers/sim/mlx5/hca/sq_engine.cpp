@@ -54,7 +54,7 @@ bool HcaImpl::flush_sq(QpObj *qp)
 		uint32_t need = mlx5_hw_ds_to_wqebbs(ds);
 		if (mlx5_hw_ctrl_index(&ctrl) == (uint16_t)qp->sq_ci && ds && need <= avail &&
 		    need <= qp->cfg.sq_wqe_cnt) {
-			write_err_cqe(qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
+			cqt_.write_err_cqe(qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
 				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 			qp->sq_ci += need;
 		} else {
@@ -72,7 +72,7 @@ bool HcaImpl::flush_rq(QpObj *qp)
 	uint16_t pi = rq_producer(qp);
 	bool did = false;
 	while ((uint16_t)(pi - (uint16_t)qp->rq_ci)) {
-		write_err_cqe(qp, true, 0, (uint16_t)qp->rq_ci,
+		cqt_.write_err_cqe(qp, true, 0, (uint16_t)qp->rq_ci,
 			      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 		qp->rq_ci++;
 		did = true;
@@ -82,11 +82,11 @@ bool HcaImpl::flush_rq(QpObj *qp)
 
 void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 {
-	write_err_cqe(qp, false, pl->opcode, pl->idx, err.req, pl->delay_us);
+	cqt_.write_err_cqe(qp, false, pl->opcode, pl->idx, err.req, pl->delay_us);
 	QpObj *resp = err.resp_qp;
 	/* the responder's consequences happen on its own host */
 	if (resp && err.resp_cqe)
-		resp->owner->write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
+		resp->owner->cqt_.write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
 	/* a DCI loses only the stream, until too many streams are in error */
 	if (qp->cfg.dc == DcRole::Dci)
 		dci_stream_failed(qp, pl->stream);
@@ -118,9 +118,9 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	    qp->cfg.drain_sigerr)
 		qp->sig_stop = true;
 	if (pl->signaled)
-		write_req_cqe(qp, pl);
+		cqt_.write_req_cqe(qp, pl);
 	if (pl->resp_qp)
-		pl->resp_qp->owner->write_resp_cqe(pl->resp_qp, pl, qp->qpn);
+		pl->resp_qp->owner->cqt_.write_resp_cqe(pl->resp_qp, pl, qp->qpn);
 }
 
 namespace {
@@ -179,7 +179,7 @@ void HcaImpl::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 	for (uint32_t signaled = fast_signaled_; signaled; signaled &= signaled - 1) {
 		uint32_t i = (uint32_t)__builtin_ctz(signaled);
 		expand_fast(i, i + 1);
-		write_req_cqe(qp, &plans_[i]);
+		cqt_.write_req_cqe(qp, &plans_[i]);
 	}
 }
 
@@ -268,7 +268,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		if (qp->cfg.dc == DcRole::Dci && dci_stream_errored(qp, pl->stream)) {
 			if (n > 0)
 				break; /* flushed as the head of the next group, in WQE order */
-			write_err_cqe(qp, false, pl->opcode, pl->idx,
+			cqt_.write_err_cqe(qp, false, pl->opcode, pl->idx,
 				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 			qp->sq_ci += wqebbs;
 			continue;

@@ -721,7 +721,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 		rep->vendor = v.vendor;
 		rep->len = 0;
 		if (err.resp_qp && err.resp_cqe)
-			write_err_cqe(err.resp_qp, true, 0, err.resp_idx, err.resp);
+			cqt_.write_err_cqe(err.resp_qp, true, 0, err.resp_idx, err.resp);
 		responder_fails(err, nullptr);
 		return;
 	}
@@ -745,7 +745,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	} else {
 		return;
 	}
-	write_resp_cqe(resp, pl, rq.sqpn);
+	cqt_.write_resp_cqe(resp, pl, rq.sqpn);
 }
 
 } // namespace mlx5sim
