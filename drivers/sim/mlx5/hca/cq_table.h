@@ -22,7 +22,6 @@ namespace mlx5sim {
 
 struct DevStats;
 struct Plan;
-struct Verdict;
 
 /** The CQs of one device and its CQE writer. */
 class CqTable {

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "hca_impl.h"
+#include "qp_table.h"
 
 namespace mlx5sim {
 
@@ -25,7 +26,7 @@ QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 	}
 	/* the host of the address vector's LID, then its DCT */
 	HcaImpl *host = host_of(mlx5_hw_ld_be16(av + 14));
-	QpObj *dct = host ? host->find_qp(dqp_dct & 0xffffff) : nullptr;
+	QpObj *dct = host ? host->qpt_.find(dqp_dct & 0xffffff) : nullptr;
 	/*
 	 * Nobody at that LID, no DCT of that number answering, or a wrong key: the
 	 * target drops the request (a key violation is counted in the DCT), so the requester's
@@ -43,7 +44,7 @@ QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 	return dct;
 }
 
-bool HcaImpl::dci_stream_errored(const QpObj *qp, uint16_t stream) const
+bool QpTable::dci_stream_errored(const QpObj *qp, uint16_t stream) const
 {
 	for (uint32_t i = 0; i < qp->dci_errored; i++)
 		if (qp->dci_err_stream[i] == stream)
@@ -51,7 +52,7 @@ bool HcaImpl::dci_stream_errored(const QpObj *qp, uint16_t stream) const
 	return false;
 }
 
-bool HcaImpl::dci_stream_failed(QpObj *qp, uint16_t stream)
+bool QpTable::dci_stream_failed(QpObj *qp, uint16_t stream)
 {
 	if (!dci_stream_errored(qp, stream))
 		qp->dci_err_stream[qp->dci_errored++] = stream;
@@ -61,10 +62,9 @@ bool HcaImpl::dci_stream_failed(QpObj *qp, uint16_t stream)
 	return false;
 }
 
-int HcaImpl::dci_stream_reset(uint32_t qpn, uint16_t stream)
+int QpTable::dci_stream_reset(uint32_t qpn, uint16_t stream)
 {
-	DevLock lk(mu_);
-	QpObj *qp = find_qp(qpn);
+	QpObj *qp = find(qpn);
 	if (!qp || qp->cfg.dc != DcRole::Dci || qp->state != IBV_QPS_RTS)
 		return -EINVAL;
 	for (uint32_t i = 0; i < qp->dci_errored; i++) {

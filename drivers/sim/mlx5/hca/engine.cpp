@@ -56,7 +56,7 @@ void HcaImpl::responder_changed()
 	if (mode_ != ExecMode::Inline) {
 		/* every pass re-plans stalled sends; an engine with none need not wake (a
 		 * fabric of many hosts would otherwise wake them all at every change) */
-		for (const QpObj *qp : qps_)
+		for (const QpObj *qp : qpt_.live())
 			if (qp->stalled) {
 				kick();
 				break;
@@ -64,13 +64,13 @@ void HcaImpl::responder_changed()
 		return;
 	}
 	retry_stalled();
-	drain_overrun_errors();
+	qpt_.drain_overruns();
 }
 
 /* Thread mode: mark @p flag of QP @p qpn and wake the engine; the engine does the rest. */
 static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*flag)
 {
-	QpObj *qp = h->find_qp(qpn);
+	QpObj *qp = h->qpt_.find(qpn);
 
 	if (!qp)
 		return;
@@ -88,11 +88,22 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 	}
 	/* no engine thread to give way to: the plain mutex */
 	std::lock_guard<std::mutex> lk(mu_.raw());
-	QpObj *qp = find_qp(qpn);
+	QpObj *qp = qpt_.find(qpn);
 	if (!qp)
 		return;
 	process_sq(qp);
 	release_deferred(false);
+}
+
+void HcaImpl::srq_notify(uint32_t srqn)
+{
+	(void)srqn; /* any stalled send, of any host, may be waiting for it */
+	if (mode_ != ExecMode::Inline && !caps_.fabric) {
+		kick(); /* every pass re-plans stalled sends */
+		return;
+	}
+	DevLock lk(mu_);
+	responders_changed_everywhere();
 }
 
 void HcaImpl::rq_notify(uint32_t qpn)
@@ -106,13 +117,13 @@ void HcaImpl::rq_notify(uint32_t qpn)
 		return;
 	}
 	DevLock lk(mu_);
-	QpObj *qp = find_qp(qpn);
+	QpObj *qp = qpt_.find(qpn);
 	if (!qp)
 		return;
 	if (qp->state == IBV_QPS_ERR)
-		flush_rq(qp);
+		qpt_.flush_rq(qp);
 	responders_changed_everywhere();
-	drain_overrun_errors();
+	qpt_.drain_overruns();
 }
 
 /*
@@ -127,8 +138,8 @@ bool HcaImpl::engine_pass(bool *more)
 	*more = false;
 	rnr_timed_ = false;
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
-	for (size_t i = 0; i < qps_.size(); i++) {
-		QpObj *qp = qps_[i];
+	for (size_t i = 0; i < qpt_.live().size(); i++) {
+		QpObj *qp = qpt_.live()[i];
 		/* read before clearing: an exchange of a clear flag would still take its line
 		 * from the application core, whose next doorbell then misses on it */
 		bool db = qp->db_pending.load(std::memory_order_relaxed) &&
@@ -136,7 +147,7 @@ bool HcaImpl::engine_pass(bool *more)
 		bool rq = qp->rq_pending.load(std::memory_order_relaxed) &&
 			  qp->rq_pending.exchange(false, std::memory_order_acq_rel);
 		if (rq && qp->state == IBV_QPS_ERR)
-			did |= flush_rq(qp);
+			did |= qpt_.flush_rq(qp);
 		if (db || qp->stalled) {
 			bool left = false;
 			did |= process_sq(qp, HCA_PASS_GROUPS, &left);
@@ -247,7 +258,7 @@ void HcaImpl::quiesce()
 	if (mode_ == ExecMode::Inline) {
 		DevLock lk(mu_);
 		retry_stalled(); /* counts the RNR retries that fell due */
-		drain_overrun_errors();
+		qpt_.drain_overruns();
 		release_deferred(true);
 		return;
 	}

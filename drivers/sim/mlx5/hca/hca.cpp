@@ -65,11 +65,9 @@ bool caps_valid(const HcaCaps &c)
 
 HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 	: name_(name), caps_(caps), mode_(mode), mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_),
-	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit), cqt_(caps_, events_, st_)
+	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit), cqt_(caps_, events_, st_),
+	  srqt_(caps_, mrt_), qpt_(caps_, this, mrt_, cqt_, srqt_, events_)
 {
-	qp_slots_.reset(new std::atomic<QpObj *>[caps.max_qp]);
-	for (uint32_t i = 0; i < caps.max_qp; i++)
-		qp_slots_[i].store(nullptr, std::memory_order_relaxed);
 	plans_.reset(new Plan[HCA_MAX_GROUP]);
 	fast_plans_.reset(new FastPlan[HCA_MAX_GROUP]);
 	/* QPNs and keys differ from run to run: another process cannot guess them */
@@ -79,7 +77,7 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 		r[0] = (uint64_t)std::chrono::steady_clock::now().time_since_epoch().count();
 		r[1] = r[0] * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() ^ (uintptr_t)this;
 	}
-	qpn_start_ = (uint32_t)(r[0] % caps.max_qp);
+	qpt_.seed(r[0]);
 	mrt_.seed(r[1]);
 }
 
@@ -94,10 +92,6 @@ HcaImpl::~HcaImpl()
 		engine_.join();
 	}
 	fabric_leave();
-	for (QpObj *qp : qps_)
-		delete qp;
-	for (SrqObj *srq : srqs_)
-		delete srq;
 	release_name(name_);
 }
 
@@ -138,14 +132,14 @@ int HcaImpl::inject(const Fault &f)
 {
 	DevLock lk(mu_);
 	if (f.kind == Fault::Kind::CqOverrun) {
-		QpObj *owner = f.qp_send_cq ? find_qp(f.qpn) : nullptr;
+		QpObj *owner = f.qp_send_cq ? qpt_.find(f.qpn) : nullptr;
 		CqObj *cq = f.qp_send_cq ? (owner ? owner->scq : nullptr) : cqt_.find(f.cqn);
 		if (!cq)
 			return -EINVAL;
 		cq->overrun_fault = true;
 		return 0;
 	}
-	QpObj *qp = find_qp(f.qpn);
+	QpObj *qp = qpt_.find(f.qpn);
 	if (!qp)
 		return -EINVAL;
 	switch (f.kind) {
@@ -165,9 +159,9 @@ int HcaImpl::inject(const Fault &f)
 		qp->delay_us = f.delay_us;
 		return 0;
 	case Fault::Kind::QpFatal:
-		enter_err(qp);
+		qpt_.enter_err(qp);
 		events_.push(IBV_EVENT_QP_FATAL, qp->qpn, 0);
-		drain_overrun_errors();
+		qpt_.drain_overruns();
 		return 0;
 	default:
 		return -EINVAL;
@@ -187,6 +181,75 @@ int HcaImpl::destroy_cq(uint32_t cqn)
 {
 	DevLock lk(mu_);
 	return cqt_.destroy(cqn);
+}
+
+int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
+{
+	int rc = srqt_.check(cfg, srqn);
+	if (rc)
+		return rc;
+	DevLock lk(mu_);
+	return srqt_.create(cfg, srqn);
+}
+
+int HcaImpl::destroy_srq(uint32_t srqn)
+{
+	DevLock lk(mu_);
+	return srqt_.destroy(srqn);
+}
+
+int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
+{
+	int rc = qpt_.check(cfg, qpn);
+	if (rc)
+		return rc;
+	DevLock lk(mu_);
+	return qpt_.create(cfg, qpn);
+}
+
+int HcaImpl::destroy_qp(uint32_t qpn)
+{
+	DevLock lk(mu_);
+	int rc = qpt_.destroy(qpn);
+	if (rc == 0)
+		responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
+	return rc;
+}
+
+int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
+{
+	if (!info)
+		return -EINVAL;
+	DevLock lk(mu_);
+	return qpt_.query(qpn, info);
+}
+
+int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask)
+{
+	DevLock lk(mu_);
+	QpTable::Next next;
+	int rc = qpt_.modify(qpn, attr, attr_mask, &next);
+	if (rc)
+		return rc;
+	if (next == QpTable::Next::Responders) {
+		responders_changed_everywhere();
+	} else if (next == QpTable::Next::Resume) {
+		QpObj *qp = qpt_.find(qpn);
+		if (mode_ == ExecMode::Inline) {
+			process_sq(qp);
+			qpt_.drain_overruns();
+		} else {
+			qp->db_pending.store(true, std::memory_order_release);
+			kick();
+		}
+	}
+	return 0;
+}
+
+int HcaImpl::dci_stream_reset(uint32_t qpn, uint16_t stream)
+{
+	DevLock lk(mu_);
+	return qpt_.dci_stream_reset(qpn, stream);
 }
 
 int HcaImpl::alloc_pd(uint32_t *pdn)

@@ -37,8 +37,10 @@
 #include "hca_limits.h"
 #include "mr_table.h"
 #include "psv_table.h"
+#include "qp_table.h"
 #include "queue_objs.h"
 #include "reserved_qpn.h"
+#include "srq_table.h"
 #include "wqe_exec.h"
 #include "wqe_plan.h"
 
@@ -91,8 +93,6 @@ public:
 	 * was on an mkey the requester named locally (drain_sigerr stops its SQ).
 	 */
 	bool complete_sig(QpObj *qp, const Plan *pl);
-	/** drain_sigerr: the SQ stops in SQD after a signature error (IBV_EVENT_SQ_DRAINED). */
-	void sig_drain(QpObj *qp);
 
 	/* ---- umr.cpp ---- */
 	/** Check a UMR WQE (under mu_); its effect waits for execution. */
@@ -157,24 +157,6 @@ public:
 	 * *v set when the WQE cannot reach one.
 	 */
 	QpObj *dc_target(const QpObj *qp, const Plan *pl, Verdict *v);
-	/** Stream @p stream of DCI @p qp is in error: its WQEs are flushed. */
-	bool dci_stream_errored(const QpObj *qp, uint16_t stream) const;
-	/**
-	 * A WQE of stream @p stream failed: the stream enters error; the DCI enters ERR
-	 * once 2^log_num_errored streams are in error. Returns true if it stays in RTS.
-	 */
-	bool dci_stream_failed(QpObj *qp, uint16_t stream);
-
-	/* ---- qp_state.cpp (under mu_) ---- */
-	QpObj *find_qp(uint32_t qpn) const;
-	SrqObj *find_srq(uint32_t srqn) const;
-	/**
-	 * srq_table.cpp: the SRQ's next receive WQE (its data segments, after the next
-	 * segment) and its index in *idx; NULL when none is posted.
-	 */
-	const uint8_t *take_srq_wqe(SrqObj *srq, uint16_t *idx);
-	/** Move @p qp to ERR (if not there) and flush everything outstanding. */
-	void enter_err(QpObj *qp);
 
 	/* ---- wqe_plan.cpp (under mu_) ---- */
 	/** Check the WQE copied into @p pl and turn it into a plan. */
@@ -207,10 +189,8 @@ public:
 	void release_deferred(bool all)
 	{
 		cqt_.release_deferred(all);
-		drain_overrun_errors();
+		qpt_.drain_overruns();
 	}
-	/** QPs whose CQ overran go to ERR here (after the current step; qp_state.cpp). */
-	void drain_overrun_errors();
 
 	/* ---- sq_engine.cpp (under mu_) ---- */
 	/**
@@ -218,10 +198,6 @@ public:
 	 * true if anything happened. *more (if given): the budget ran out with WQEs left.
 	 */
 	bool process_sq(QpObj *qp, uint32_t budget = UINT32_MAX, bool *more = nullptr);
-	/** Flush receive WQEs of a QP in ERR; true if anything happened. */
-	bool flush_rq(QpObj *qp);
-	/** Flush send WQEs of a QP in ERR; true if anything happened. */
-	bool flush_sq(QpObj *qp);
 	/** Retry QPs stalled on a receive WQE. */
 	bool retry_stalled();
 	/**
@@ -274,18 +250,11 @@ public:
 	std::shared_ptr<DevMutex> mu_owner_;
 	DevMutex &mu_;
 
-	MrTable mrt_; /**< PDs, MRs, indirect mkeys; key checks (mr_table.h) */
-	/*
-	 * Not the same from run to run (getrandom at creation), as hardware's: the QP
-	 * slot the QPN search starts at (ASSUMPTIONS.md 38); MrTable draws the first
-	 * variant byte of each new key index from the same creation-time entropy.
-	 */
-	uint32_t qpn_start_ = 0;
-	PsvTable psvs_;            /**< signature PSVs (psv_table.h) */
-	CqTable cqt_;              /**< CQs and the CQE writer (cq_table.h) */
-	std::unique_ptr<std::atomic<QpObj *>[]> qp_slots_; /**< index = qpn - HCA_QPN_BASE */
-	std::vector<QpObj *> qps_;                         /**< live QPs, engine scan order */
-	std::vector<SrqObj *> srqs_;                       /**< index = srqn - 1 (owned) */
+	MrTable mrt_;   /**< PDs, MRs, indirect mkeys; key checks (mr_table.h) */
+	PsvTable psvs_; /**< signature PSVs (psv_table.h) */
+	CqTable cqt_;   /**< CQs and the CQE writer (cq_table.h) */
+	SrqTable srqt_; /**< SRQs (srq_table.h) */
+	QpTable qpt_;   /**< QPs and their state machine (qp_table.h) */
 	EventQueue events_;
 	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
 	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */

@@ -2,7 +2,8 @@
 /**
  * @file
  * Software mlx5 HCA: internal numbering and model limits shared by its objects,
- * and the two WQE facts every stage asks (remote opcode, data segment length).
+ * the two WQE facts every stage asks (remote opcode, data segment length), and
+ * the verdict every check returns.
  */
 #ifndef MLX5_SIM_HCA_LIMITS_H
 #define MLX5_SIM_HCA_LIMITS_H
@@ -61,6 +62,12 @@ static inline uint64_t hca_seg_len(uint32_t byte_count)
 {
 	return byte_count ? byte_count : HCA_MAX_MSG;
 }
+
+/** Result of checking or planning: 0 or a CQE syndrome plus vendor syndrome. */
+struct Verdict {
+	uint8_t syndrome;
+	uint8_t vendor;
+};
 
 } // namespace mlx5sim
 

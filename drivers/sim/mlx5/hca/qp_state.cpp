@@ -10,7 +10,12 @@
 
 #include <algorithm>
 
-#include "hca_impl.h"
+#include <new>
+
+#include "cq_table.h"
+#include "mr_table.h"
+#include "qp_table.h"
+#include "srq_table.h"
 
 namespace mlx5sim {
 
@@ -139,14 +144,27 @@ bool pow2_or_zero(uint32_t v)
 
 } // namespace
 
-QpObj *HcaImpl::find_qp(uint32_t qpn) const
+QpTable::QpTable(const HcaCaps &caps, HcaImpl *owner, MrTable &mrt, CqTable &cqs, SrqTable &srqs,
+		 EventQueue &events)
+	: caps_(caps), max_qp_(caps.max_qp), owner_(owner), mrt_(mrt), cqs_(cqs), srqs_(srqs),
+	  events_(events), slots_(new std::atomic<QpObj *>[caps.max_qp])
 {
-	if (qpn < HCA_QPN_BASE || qpn - HCA_QPN_BASE >= caps_.max_qp)
-		return nullptr;
-	return qp_slots_[qpn - HCA_QPN_BASE].load(std::memory_order_acquire);
+	for (uint32_t i = 0; i < caps.max_qp; i++)
+		slots_[i].store(nullptr, std::memory_order_relaxed);
 }
 
-int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
+QpTable::~QpTable()
+{
+	for (QpObj *qp : qps_)
+		delete qp;
+}
+
+void QpTable::seed(uint64_t r)
+{
+	qpn_start_ = (uint32_t)(r % caps_.max_qp);
+}
+
+int QpTable::check(const QpConfig &cfg, const uint32_t *qpn) const
 {
 	if (!qpn || !cfg.dbrec || cfg.uidx > 0xffffff)
 		return -EINVAL;
@@ -166,11 +184,14 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	    (cfg.rq_wqe_cnt &&
 	     (!cfg.rq_buf || cfg.rq_wqe_shift < 4 || cfg.rq_wqe_shift > HCA_RQ_MAX_SHIFT)))
 		return -EINVAL;
+	return 0;
+}
 
-	DevLock lk(mu_);
-	CqObj *scq = cqt_.find(cfg.send_cqn);
-	CqObj *rcq = cqt_.find(cfg.recv_cqn);
-	SrqObj *srq = cfg.srqn ? find_srq(cfg.srqn) : nullptr;
+int QpTable::create(const QpConfig &cfg, uint32_t *qpn)
+{
+	CqObj *scq = cqs_.find(cfg.send_cqn);
+	CqObj *rcq = cqs_.find(cfg.recv_cqn);
+	SrqObj *srq = cfg.srqn ? srqs_.find(cfg.srqn) : nullptr;
 	if (!mrt_.pd_live(cfg.pdn) || !scq || !rcq)
 		return -EINVAL;
 	/* with an SRQ the QP has no receive queue of its own */
@@ -180,7 +201,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 		return -ENOMEM;
 	/* the first free slot from a random one on (wrapping): QPNs differ per run */
 	uint32_t slot = qpn_start_;
-	while (qp_slots_[slot].load(std::memory_order_relaxed))
+	while (slots_[slot].load(std::memory_order_relaxed))
 		slot = slot + 1 == caps_.max_qp ? 0 : slot + 1;
 	QpObj *qp = new (std::nothrow) QpObj();
 	if (!qp)
@@ -192,7 +213,7 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 		return -ENOMEM;
 	}
 	qp->cfg = cfg;
-	qp->owner = this;
+	qp->owner = owner_;
 	qp->qpn = HCA_QPN_BASE + slot;
 	qp->scq = scq;
 	qp->rcq = rcq;
@@ -203,36 +224,31 @@ int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 	if (srq)
 		srq->refs++;
 	mrt_.pd_get(cfg.pdn);
-	qp_slots_[slot].store(qp, std::memory_order_release);
+	slots_[slot].store(qp, std::memory_order_release);
 	*qpn = qp->qpn;
 	return 0;
 }
 
-int HcaImpl::destroy_qp(uint32_t qpn)
+int QpTable::destroy(uint32_t qpn)
 {
-	DevLock lk(mu_);
-	QpObj *qp = find_qp(qpn);
+	QpObj *qp = find(qpn);
 	if (!qp)
 		return -EINVAL;
-	qp_slots_[qpn - HCA_QPN_BASE].store(nullptr, std::memory_order_release);
+	slots_[qpn - HCA_QPN_BASE].store(nullptr, std::memory_order_release);
 	qps_.erase(std::find(qps_.begin(), qps_.end(), qp));
-	cqt_.forget(qp);
+	cqs_.forget(qp);
 	qp->scq->refs--;
 	qp->rcq->refs--;
 	if (qp->srq)
 		qp->srq->refs--;
 	mrt_.pd_put(qp->cfg.pdn);
 	delete qp;
-	responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 	return 0;
 }
 
-int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
+int QpTable::query(uint32_t qpn, QpInfo *info) const
 {
-	if (!info)
-		return -EINVAL;
-	DevLock lk(mu_);
-	QpObj *qp = find_qp(qpn);
+	QpObj *qp = find(qpn);
 	if (!qp)
 		return -EINVAL;
 	info->state = qp->state;
@@ -243,14 +259,14 @@ int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
 	return 0;
 }
 
-void HcaImpl::drain_overrun_errors()
+void QpTable::drain_overruns()
 {
-	while (QpObj *qp = cqt_.take_overrun())
+	while (QpObj *qp = cqs_.take_overrun())
 		if (qp->state != IBV_QPS_ERR)
 			enter_err(qp);
 }
 
-void HcaImpl::enter_err(QpObj *qp)
+void QpTable::enter_err(QpObj *qp)
 {
 	qp->state = IBV_QPS_ERR;
 	qp->stalled = false;
@@ -260,10 +276,64 @@ void HcaImpl::enter_err(QpObj *qp)
 	flush_rq(qp);
 }
 
-int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask)
+bool QpTable::flush_sq(QpObj *qp)
 {
-	DevLock lk(mu_);
-	QpObj *qp = find_qp(qpn);
+	if (qp->cfg.sq_wqe_cnt == 0)
+		return false;
+	uint16_t pi = qp->sq_producer();
+	bool did = false;
+	while ((uint16_t)(pi - (uint16_t)qp->sq_ci)) {
+		/* a WQEBB that does not start a well-formed WQE is skipped silently */
+		const uint8_t *p = static_cast<const uint8_t *>(qp->cfg.sq_buf) +
+				   (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) *
+					   MLX5_SEND_WQE_BB;
+		struct mlx5_wqe_ctrl_seg ctrl;
+		memcpy(&ctrl, p, sizeof(ctrl));
+		uint32_t avail = (uint16_t)(pi - (uint16_t)qp->sq_ci);
+		uint32_t ds = mlx5_hw_ctrl_ds(&ctrl);
+		uint32_t need = mlx5_hw_ds_to_wqebbs(ds);
+		if (mlx5_hw_ctrl_index(&ctrl) == (uint16_t)qp->sq_ci && ds && need <= avail &&
+		    need <= qp->cfg.sq_wqe_cnt) {
+			cqs_.write_err_cqe(qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
+				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+			qp->sq_ci += need;
+		} else {
+			qp->sq_ci++;
+		}
+		did = true;
+	}
+	return did;
+}
+
+bool QpTable::flush_rq(QpObj *qp)
+{
+	if (qp->cfg.rq_wqe_cnt == 0)
+		return false;
+	uint16_t pi = qp->rq_producer();
+	bool did = false;
+	while ((uint16_t)(pi - (uint16_t)qp->rq_ci)) {
+		cqs_.write_err_cqe(qp, true, 0, (uint16_t)qp->rq_ci,
+			      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+		qp->rq_ci++;
+		did = true;
+	}
+	return did;
+}
+
+void QpTable::sig_drain(QpObj *qp)
+{
+	qp->sig_stop = false;
+	qp->sig_draining = false;
+	if (qp->state != IBV_QPS_RTS)
+		return;
+	qp->state = IBV_QPS_SQD;
+	qp->sqd_notify = false;
+	events_.push(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+}
+
+int QpTable::modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask, Next *next_step)
+{
+	QpObj *qp = find(qpn);
 	if (!qp)
 		return -EINVAL;
 	enum ibv_qp_state cur = qp->state;
@@ -285,6 +355,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		return -EINVAL;
 
 	/* accepted: apply */
+	*next_step = Next::None;
 	if (given & IBV_QP_ACCESS_FLAGS)
 		qp->access_flags = attr.qp_access_flags;
 	if (given & IBV_QP_DEST_QPN)
@@ -316,15 +387,15 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		qp->dest_lid = 0;
 		qp->fail_armed = false;
 		qp->corrupt_sig_armed = false;
-		cqt_.forget(qp);
+		cqs_.forget(qp);
 		qp->deferred = 0;
 		qp->dci_errored = 0;
-		responders_changed_everywhere();
+		*next_step = Next::Responders;
 		break;
 	case IBV_QPS_ERR:
 		enter_err(qp);
-		drain_overrun_errors();
-		responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
+		drain_overruns();
+		*next_step = Next::Responders; /* sends stalled on it: TRANSPORT_RETRY_EXC now */
 		break;
 	case IBV_QPS_SQD:
 		qp->state = IBV_QPS_SQD;
@@ -339,16 +410,8 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		break;
 	case IBV_QPS_RTS:
 		qp->state = IBV_QPS_RTS;
-		if (cur == IBV_QPS_SQD || cur == IBV_QPS_SQE) {
-			/* resume fetching what was posted meanwhile */
-			if (mode_ == ExecMode::Inline) {
-				process_sq(qp);
-				drain_overrun_errors();
-			} else {
-				qp->db_pending.store(true, std::memory_order_release);
-				kick();
-			}
-		}
+		if (cur == IBV_QPS_SQD || cur == IBV_QPS_SQE)
+			*next_step = Next::Resume; /* fetch what was posted meanwhile */
 		break;
 	default:
 		qp->state = next;

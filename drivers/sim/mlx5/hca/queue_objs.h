@@ -8,6 +8,7 @@
 #ifndef MLX5_SIM_QUEUE_OBJS_H
 #define MLX5_SIM_QUEUE_OBJS_H
 
+#include <endian.h>
 #include <stdint.h>
 
 #include <atomic>
@@ -84,6 +85,19 @@ struct QpObj {
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
+
+	/** The SQ producer counter software wrote into the doorbell record. */
+	uint16_t sq_producer() const
+	{
+		return (uint16_t)be32toh(
+			__atomic_load_n(&cfg.dbrec[MLX5_SND_DBR], __ATOMIC_ACQUIRE));
+	}
+	/** The same for the RQ. */
+	uint16_t rq_producer() const
+	{
+		return (uint16_t)be32toh(
+			__atomic_load_n(&cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
+	}
 };
 
 /** A CQE held back by DelayCompletions. */

@@ -358,15 +358,4 @@ bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 	return any;
 }
 
-void HcaImpl::sig_drain(QpObj *qp)
-{
-	qp->sig_stop = false;
-	qp->sig_draining = false;
-	if (qp->state != IBV_QPS_RTS)
-		return;
-	qp->state = IBV_QPS_SQD;
-	qp->sqd_notify = false;
-	events_.push(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
-}
-
 } // namespace mlx5sim

@@ -17,16 +17,6 @@ namespace mlx5sim {
 
 namespace {
 
-uint16_t sq_producer(const QpObj *qp)
-{
-	return (uint16_t)be32toh(__atomic_load_n(&qp->cfg.dbrec[MLX5_SND_DBR], __ATOMIC_ACQUIRE));
-}
-
-uint16_t rq_producer(const QpObj *qp)
-{
-	return (uint16_t)be32toh(__atomic_load_n(&qp->cfg.dbrec[MLX5_RCV_DBR], __ATOMIC_ACQUIRE));
-}
-
 /** RNR NAK timer values of the IB specification (min_rnr_timer 0..31), microseconds. */
 constexpr uint32_t kRnrTimerUs[32] = {
 	655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,    320,
@@ -35,50 +25,6 @@ constexpr uint32_t kRnrTimerUs[32] = {
 };
 
 } // namespace
-
-bool HcaImpl::flush_sq(QpObj *qp)
-{
-	if (qp->cfg.sq_wqe_cnt == 0)
-		return false;
-	uint16_t pi = sq_producer(qp);
-	bool did = false;
-	while ((uint16_t)(pi - (uint16_t)qp->sq_ci)) {
-		/* a WQEBB that does not start a well-formed WQE is skipped silently */
-		const uint8_t *p = static_cast<const uint8_t *>(qp->cfg.sq_buf) +
-				   (size_t)(qp->sq_ci & (qp->cfg.sq_wqe_cnt - 1)) *
-					   MLX5_SEND_WQE_BB;
-		struct mlx5_wqe_ctrl_seg ctrl;
-		memcpy(&ctrl, p, sizeof(ctrl));
-		uint32_t avail = (uint16_t)(pi - (uint16_t)qp->sq_ci);
-		uint32_t ds = mlx5_hw_ctrl_ds(&ctrl);
-		uint32_t need = mlx5_hw_ds_to_wqebbs(ds);
-		if (mlx5_hw_ctrl_index(&ctrl) == (uint16_t)qp->sq_ci && ds && need <= avail &&
-		    need <= qp->cfg.sq_wqe_cnt) {
-			cqt_.write_err_cqe(qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
-				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
-			qp->sq_ci += need;
-		} else {
-			qp->sq_ci++;
-		}
-		did = true;
-	}
-	return did;
-}
-
-bool HcaImpl::flush_rq(QpObj *qp)
-{
-	if (qp->cfg.rq_wqe_cnt == 0)
-		return false;
-	uint16_t pi = rq_producer(qp);
-	bool did = false;
-	while ((uint16_t)(pi - (uint16_t)qp->rq_ci)) {
-		cqt_.write_err_cqe(qp, true, 0, (uint16_t)qp->rq_ci,
-			      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
-		qp->rq_ci++;
-		did = true;
-	}
-	return did;
-}
 
 void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 {
@@ -89,9 +35,9 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 		resp->owner->cqt_.write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
 	/* a DCI loses only the stream, until too many streams are in error */
 	if (qp->cfg.dc == DcRole::Dci)
-		dci_stream_failed(qp, pl->stream);
+		qpt_.dci_stream_failed(qp, pl->stream);
 	else
-		enter_err(qp);
+		qpt_.enter_err(qp);
 	responder_fails(err, qp);
 }
 
@@ -102,7 +48,7 @@ void HcaImpl::responder_fails(const PlanError &err, const QpObj *requester)
 	if (!resp || resp->cfg.dc == DcRole::Dct)
 		return;
 	if (resp != requester && resp->state != IBV_QPS_ERR)
-		resp->owner->enter_err(resp);
+		resp->owner->qpt_.enter_err(resp);
 	if (err.resp_event != IBV_EVENT_COMM_EST)
 		resp->owner->events_.push(err.resp_event, resp->qpn, 0);
 }
@@ -228,7 +174,7 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
 			     bool *all_fast)
 {
-	uint16_t pi = sq_producer(qp);
+	uint16_t pi = qp->sq_producer();
 	uint32_t n = 0;
 	*end = PlanResult::Ok;
 	*all_fast = true;
@@ -265,7 +211,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		/* a WQE to another process executes while planned: after all earlier ones */
 		if (n > 0 && leaves_process(qp, pl))
 			break;
-		if (qp->cfg.dc == DcRole::Dci && dci_stream_errored(qp, pl->stream)) {
+		if (qp->cfg.dc == DcRole::Dci && qpt_.dci_stream_errored(qp, pl->stream)) {
 			if (n > 0)
 				break; /* flushed as the head of the next group, in WQE order */
 			cqt_.write_err_cqe(qp, false, pl->opcode, pl->idx,
@@ -274,7 +220,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 			continue;
 		}
 		if (qp->sig_draining && (pl->wqe[11] & MLX5_WQE_CTRL_FENCE)) {
-			sig_drain(qp); /* stops before the fenced WQE, which stays posted */
+			qpt_.sig_drain(qp); /* stops before the fenced WQE, which stays posted */
 			break;
 		}
 		PlanResult r = plan_wqe(qp, pl, err);
@@ -334,8 +280,8 @@ bool HcaImpl::rnr_spent(QpObj *qp)
 bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 {
 	if (qp->state == IBV_QPS_ERR) {
-		bool a = flush_sq(qp);
-		bool b = flush_rq(qp);
+		bool a = qpt_.flush_sq(qp);
+		bool b = qpt_.flush_rq(qp);
 		return a || b;
 	}
 	bool sqd = qp->state == IBV_QPS_SQD;
@@ -350,10 +296,10 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		 * Budget spent: stop if anybody else may want the device (another QP, a
 		 * caller waiting for the mutex); alone, go on (no extra pass per budget).
 		 */
-		if (groups >= budget && (qps_.size() > 1 || mu_.contended())) {
+		if (groups >= budget && (qpt_.live().size() > 1 || mu_.contended())) {
 			/* WQEs may be left: the caller comes back after the other QPs */
 			if (more)
-				*more = (uint16_t)(sq_producer(qp) - (uint16_t)qp->sq_ci) != 0;
+				*more = (uint16_t)(qp->sq_producer() - (uint16_t)qp->sq_ci) != 0;
 			break;
 		}
 		PlanResult end;
@@ -372,13 +318,13 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 			fail_wqe(qp, bad, err);
 			did = true;
 		}
-		drain_overrun_errors();
+		qpt_.drain_overruns();
 		if (qp->sig_stop && qp->state == IBV_QPS_RTS) {
 			qp->sig_stop = false;
 			if (caps_.sigerr_stop_at_fence)
 				qp->sig_draining = true;
 			else
-				sig_drain(qp);
+				qpt_.sig_drain(qp);
 		}
 		/* a DCI that lost one stream goes on with the others */
 		bool dci_goes_on = end == PlanResult::Error && qp->cfg.dc == DcRole::Dci;
@@ -386,7 +332,7 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		    qp->state != IBV_QPS_RTS || (n == 0 && !dci_goes_on))
 			break;
 		/* nothing posted after this group: the next one would plan nothing */
-		if (!(uint16_t)(sq_producer(qp) - (uint16_t)qp->sq_ci))
+		if (!(uint16_t)(qp->sq_producer() - (uint16_t)qp->sq_ci))
 			break;
 	}
 	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {
@@ -399,7 +345,7 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 bool HcaImpl::retry_stalled()
 {
 	bool did = false;
-	for (QpObj *qp : qps_)
+	for (QpObj *qp : qpt_.live())
 		if (qp->stalled)
 			did |= process_sq(qp);
 	return did;

@@ -7,7 +7,11 @@
  */
 #include <errno.h>
 
-#include "hca_impl.h"
+#include <new>
+
+#include "mr_table.h"
+#include "queue_objs.h"
+#include "srq_table.h"
 
 namespace mlx5sim {
 
@@ -18,13 +22,23 @@ constexpr uint32_t kSrqNextBytes = 16; /* struct mlx5_wqe_srq_next_seg */
 
 } // namespace
 
-int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
+SrqTable::~SrqTable()
+{
+	for (SrqObj *srq : srqs_)
+		delete srq;
+}
+
+int SrqTable::check(const SrqConfig &cfg, const uint32_t *srqn) const
 {
 	if (!srqn || !cfg.buf || !cfg.dbrec || !cfg.wqe_cnt || (cfg.wqe_cnt & (cfg.wqe_cnt - 1)) ||
 	    cfg.wqe_cnt > caps_.max_recv_wr + 1 || cfg.wqe_cnt > 0x10000 ||
 	    cfg.wqe_shift < kSrqMinShift || cfg.wqe_shift > HCA_RQ_MAX_SHIFT)
 		return -EINVAL;
-	DevLock lk(mu_);
+	return 0;
+}
+
+int SrqTable::create(const SrqConfig &cfg, uint32_t *srqn)
+{
 	if (!mrt_.pd_live(cfg.pdn))
 		return -EINVAL;
 	size_t slot = 0;
@@ -48,10 +62,9 @@ int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
 	return 0;
 }
 
-int HcaImpl::destroy_srq(uint32_t srqn)
+int SrqTable::destroy(uint32_t srqn)
 {
-	DevLock lk(mu_);
-	SrqObj *srq = find_srq(srqn);
+	SrqObj *srq = find(srqn);
 	if (!srq)
 		return -EINVAL;
 	if (srq->refs)
@@ -62,25 +75,14 @@ int HcaImpl::destroy_srq(uint32_t srqn)
 	return 0;
 }
 
-SrqObj *HcaImpl::find_srq(uint32_t srqn) const
+SrqObj *SrqTable::find(uint32_t srqn) const
 {
 	if (srqn == 0 || srqn > srqs_.size())
 		return nullptr;
 	return srqs_[srqn - 1];
 }
 
-void HcaImpl::srq_notify(uint32_t srqn)
-{
-	(void)srqn; /* any stalled send, of any host, may be waiting for it */
-	if (mode_ != ExecMode::Inline && !caps_.fabric) {
-		kick(); /* every pass re-plans stalled sends */
-		return;
-	}
-	DevLock lk(mu_);
-	responders_changed_everywhere();
-}
-
-const uint8_t *HcaImpl::take_srq_wqe(SrqObj *srq, uint16_t *idx)
+const uint8_t *take_srq_wqe(SrqObj *srq, uint16_t *idx)
 {
 	uint32_t pi = __atomic_load_n(&srq->cfg.dbrec[0], __ATOMIC_ACQUIRE);
 	if ((uint16_t)(be32toh(pi) - srq->consumed) == 0)

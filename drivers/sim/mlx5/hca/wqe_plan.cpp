@@ -105,7 +105,7 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 	if (resp->srq) {
 		/* an SRQ WQE: data segments after its 16-byte next segment */
 		uint16_t idx;
-		wqe = hca->take_srq_wqe(resp->srq, &idx);
+		wqe = take_srq_wqe(resp->srq, &idx);
 		if (!wqe)
 			return PlanResult::Stall;
 		stride = (1u << resp->srq->cfg.wqe_shift) - 16;
@@ -378,7 +378,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		}
 	} else {
 		HcaImpl *host = host_of(qp->dest_lid);
-		resp = host ? host->find_qp(qp->dest_qpn) : nullptr;
+		resp = host ? host->qpt_.find(qp->dest_qpn) : nullptr;
 		/* only the peer the responder is connected to: anything else is dropped */
 		if (!host || !host->rc_accepts(resp, caps_.lid, qp->qpn) ||
 		    !request_reaches(qp, host)) {

@@ -93,12 +93,6 @@ struct SigXfer {
 	Span mem[HCA_MAX_GATHER];
 };
 
-/** Result of checking or planning: 0 or a CQE syndrome plus vendor syndrome. */
-struct Verdict {
-	uint8_t syndrome;
-	uint8_t vendor;
-};
-
 /**
  * A WQE that passed every check: what to move and what to complete. Built in WQE
  * order, executed (possibly reordered), completed in WQE order. The fields every

@@ -624,7 +624,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	rep->len = 0;
 	rep->delay_us = link_delay_us_;
 	/* the target: a DCT with the right key, or an RC QP that answers */
-	QpObj *resp = find_qp(rq.dqpn);
+	QpObj *resp = qpt_.find(rq.dqpn);
 	rep->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 	if (link_down_ || !request_survives(rq.retry_cnt))
 		return;
