@@ -96,7 +96,7 @@ void HcaImpl::plan_data_order(Plan *pl) const
 	if (!msg || pl->safe || pl->total < 2 || (pl->xflags & (XF_PATTERN | XF_SIG)))
 		return;
 	/* the receiving host's promise: the responder's, or the requester's for a read */
-	const HcaCaps &c = op != MLX5_OPCODE_RDMA_READ && pl->peer ? pl->peer->owner->caps_ : caps_;
+	const HcaCaps &c = op != MLX5_OPCODE_RDMA_READ && pl->peer ? pl->peer->owner->caps : caps_;
 	switch (c.data_in_order) {
 	case DataInOrder::WholeMsg:
 		pl->xflags |= XF_DIO_WHOLE;

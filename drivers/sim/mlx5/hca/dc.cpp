@@ -25,8 +25,8 @@ QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 		return nullptr;
 	}
 	/* the host of the address vector's LID, then its DCT */
-	HcaImpl *host = host_of(mlx5_hw_ld_be16(av + 14));
-	QpObj *dct = host ? host->qpt_.find(dqp_dct & 0xffffff) : nullptr;
+	Host *host = port_.host_of(mlx5_hw_ld_be16(av + 14));
+	QpObj *dct = host ? host->qps.find(dqp_dct & 0xffffff) : nullptr;
 	/*
 	 * Nobody at that LID, no DCT of that number answering, or a wrong key: the
 	 * target drops the request (a key violation is counted in the DCT), so the requester's
@@ -34,7 +34,7 @@ QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 	 */
 	*v = Verdict{MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, 0};
 	if (!dct || dct->cfg.dc != DcRole::Dct || dct->state != IBV_QPS_RTR ||
-	    !request_reaches(qp, host))
+	    !port_.request_reaches(qp, host))
 		return nullptr;
 	if (dct->cfg.dct_key != key) {
 		dct->dct_key_violations++;

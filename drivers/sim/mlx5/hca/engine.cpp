@@ -103,7 +103,7 @@ void HcaImpl::srq_notify(uint32_t srqn)
 		return;
 	}
 	DevLock lk(mu_);
-	responders_changed_everywhere();
+	port_.responders_changed_everywhere();
 }
 
 void HcaImpl::rq_notify(uint32_t qpn)
@@ -112,7 +112,7 @@ void HcaImpl::rq_notify(uint32_t qpn)
 		post_to_engine(this, qpn, &QpObj::rq_pending);
 		if (caps_.fabric) { /* a sender on another host may wait for it */
 			DevLock lk(mu_);
-			responders_changed_everywhere();
+			port_.responders_changed_everywhere();
 		}
 		return;
 	}
@@ -122,7 +122,7 @@ void HcaImpl::rq_notify(uint32_t qpn)
 		return;
 	if (qp->state == IBV_QPS_ERR)
 		qpt_.flush_rq(qp);
-	responders_changed_everywhere();
+	port_.responders_changed_everywhere();
 	qpt_.drain_overruns();
 }
 

@@ -14,7 +14,10 @@
 #include <map>
 
 #include "fabric.h"
-#include "hca_impl.h"
+#include "fabric_port.h"
+#include "hca.h"
+#include "host.h"
+#include "queue_objs.h"
 
 namespace mlx5sim {
 
@@ -26,13 +29,20 @@ namespace {
  */
 struct Fabric {
 	std::shared_ptr<DevMutex> mu = std::make_shared<DevMutex>();
-	std::map<uint16_t, HcaImpl *> hosts;
+	std::map<uint16_t, Host *> hosts;
 };
 
 Fabric &fabric()
 {
 	static Fabric *f = new Fabric;
 	return *f;
+}
+
+/** @p r answers requests (RTR, RTS, SQD, SQE). */
+bool responder_alive(const QpObj *r)
+{
+	return r && (r->state == IBV_QPS_RTR || r->state == IBV_QPS_RTS ||
+		     r->state == IBV_QPS_SQD || r->state == IBV_QPS_SQE);
 }
 
 } // namespace
@@ -42,7 +52,7 @@ DevMutex &fabric_lock()
 	return *fabric().mu;
 }
 
-HcaImpl *fabric_host(uint16_t lid)
+Host *fabric_host(uint16_t lid)
 {
 	auto it = fabric().hosts.find(lid);
 	return it == fabric().hosts.end() ? nullptr : it->second;
@@ -53,27 +63,27 @@ std::shared_ptr<DevMutex> hca_device_lock(const HcaCaps &caps)
 	return caps.fabric ? fabric().mu : std::make_shared<DevMutex>();
 }
 
-HcaImpl *HcaImpl::host_of(uint16_t lid)
+Host *FabricPort::host_of(uint16_t lid)
 {
 	if (lid == 0 || lid == caps_.lid)
-		return this;
+		return &host_;
 	if (!caps_.fabric)
 		return nullptr;
-	HcaImpl *h = fabric_host(lid);
+	Host *h = fabric_host(lid);
 	/* hosts of the process's fabric and of a machine-wide one do not meet */
-	return h && strcmp(h->caps_.fabric_name, caps_.fabric_name) == 0 ? h : nullptr;
+	return h && strcmp(h->caps.fabric_name, caps_.fabric_name) == 0 ? h : nullptr;
 }
 
-int HcaImpl::fabric_join()
+int FabricPort::join()
 {
 	if (!caps_.fabric)
 		return 0;
 	DevLock lk(mu_);
-	if (caps_.lid == 0 || !fabric().hosts.emplace(caps_.lid, this).second)
+	if (caps_.lid == 0 || !fabric().hosts.emplace(caps_.lid, &host_).second)
 		return -EEXIST;
-	if (xport_fd_ < 0)
+	if (xport_fd < 0)
 		return 0;
-	int ret = xfabric_port_add(xport_fd_, caps_.lid);
+	int ret = xfabric_port_add(xport_fd, caps_.lid);
 	if (ret) {
 		fabric().hosts.erase(caps_.lid);
 		return ret;
@@ -81,25 +91,25 @@ int HcaImpl::fabric_join()
 	return 0;
 }
 
-void HcaImpl::fabric_leave()
+void FabricPort::leave()
 {
 	if (!caps_.fabric)
 		return;
 	DevLock lk(mu_);
 	auto it = fabric().hosts.find(caps_.lid);
-	if (it != fabric().hosts.end() && it->second == this)
+	if (it != fabric().hosts.end() && it->second == &host_)
 		fabric().hosts.erase(it);
-	if (xport_fd_ >= 0) {
+	if (xport_fd >= 0) {
 		/* gone from the machine-wide fabric: its LID is free again */
-		xfabric_port_remove(xport_fd_);
-		xport_fd_ = -1;
+		xfabric_port_remove(xport_fd);
+		xport_fd = -1;
 	}
 	/* sends of the other hosts stalled on this one: TRANSPORT_RETRY_EXC now */
 	for (auto &h : fabric().hosts)
 		h.second->responder_changed();
 }
 
-int HcaImpl::set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us)
+int FabricPort::set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us)
 {
 	if (loss_ppm > 1000000 || delay_us > 10000000)
 		return -EINVAL;
@@ -114,24 +124,24 @@ int HcaImpl::set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t dela
 	return 0;
 }
 
-uint32_t HcaImpl::link_delay(const HcaImpl *host) const
+uint32_t FabricPort::link_delay(const Host *host) const
 {
 	/* inline mode holds no CQE back: nothing would release it while the app polls */
-	if (host == this || mode_ == ExecMode::Inline)
+	if (host == &host_ || mode_ == ExecMode::Inline)
 		return 0;
-	return link_delay_us_ + host->link_delay_us_;
+	return link_delay_us_ + host->port.link_delay_us_;
 }
 
-bool HcaImpl::request_reaches(const QpObj *qp, HcaImpl *host)
+bool FabricPort::request_reaches(const QpObj *qp, Host *host)
 {
-	if (host == this)
+	if (host == &host_)
 		return true; /* loopback never leaves the HCA */
-	if (link_down_ || host->link_down_)
+	if (link_down_ || host->port.link_down_)
 		return false;
-	return host->request_survives(qp->retry_cnt);
+	return host->port.request_survives(qp->retry_cnt);
 }
 
-bool HcaImpl::rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const
+bool FabricPort::rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const
 {
 	if (!responder_alive(resp) || resp->cfg.dc != DcRole::None)
 		return false;
@@ -139,7 +149,7 @@ bool HcaImpl::rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const
 	return resp->dest_qpn == sqpn && peer == slid;
 }
 
-bool HcaImpl::request_survives(uint8_t retry_cnt)
+bool FabricPort::request_survives(uint8_t retry_cnt)
 {
 	if (loss_ppm_ == 0)
 		return true;
@@ -156,10 +166,10 @@ bool HcaImpl::request_survives(uint8_t retry_cnt)
 	return false;
 }
 
-void HcaImpl::responders_changed_everywhere()
+void FabricPort::responders_changed_everywhere()
 {
 	if (!caps_.fabric) {
-		responder_changed();
+		host_.responder_changed();
 		return;
 	}
 	for (auto &h : fabric().hosts)

@@ -15,7 +15,7 @@
 
 namespace mlx5sim {
 
-class HcaImpl;
+class Host;
 struct HcaCaps;
 
 /** The device lock of a new instance: its own, or the fabric's (fabric.cpp). */
@@ -25,7 +25,7 @@ std::shared_ptr<DevMutex> hca_device_lock(const HcaCaps &caps);
 /** The device lock of the process's fabric hosts. */
 DevMutex &fabric_lock();
 /** The fabric host of this process with LID @p lid, or NULL. Under fabric_lock(). */
-HcaImpl *fabric_host(uint16_t lid);
+Host *fabric_host(uint16_t lid);
 
 /* ---- xfabric.cpp ---- */
 /**

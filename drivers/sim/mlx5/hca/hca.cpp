@@ -64,9 +64,11 @@ bool caps_valid(const HcaCaps &c)
 } // namespace
 
 HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
-	: name_(name), caps_(caps), mode_(mode), mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_),
+	: Host(caps_, mrt_, cqt_, qpt_, events_, port_), name_(name), caps_(caps), mode_(mode),
+	  mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_),
 	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit), cqt_(caps_, events_, st_),
-	  srqt_(caps_, mrt_), qpt_(caps_, this, mrt_, cqt_, srqt_, events_)
+	  srqt_(caps_, mrt_), qpt_(caps_, this, mrt_, cqt_, srqt_, events_),
+	  port_(caps_, mode_, *this, mu_, st_)
 {
 	plans_.reset(new Plan[HCA_MAX_GROUP]);
 	fast_plans_.reset(new FastPlan[HCA_MAX_GROUP]);
@@ -91,7 +93,7 @@ HcaImpl::~HcaImpl()
 		}
 		engine_.join();
 	}
-	fabric_leave();
+	port_.leave();
 	release_name(name_);
 }
 
@@ -122,8 +124,8 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 		release_name(name);
 		return nullptr;
 	}
-	h->xport_fd_ = xfd; /* the destructor closes it */
-	if (h->fabric_join() != 0 || h->start(engine_cpus) != 0)
+	h->port_.xport_fd = xfd; /* the destructor closes it */
+	if (h->port_.join() != 0 || h->start(engine_cpus) != 0)
 		return nullptr; /* the destructor leaves the fabric, releases the name */
 	return h;
 }
@@ -212,7 +214,7 @@ int HcaImpl::destroy_qp(uint32_t qpn)
 	DevLock lk(mu_);
 	int rc = qpt_.destroy(qpn);
 	if (rc == 0)
-		responders_changed_everywhere(); /* sends stalled on it: TRANSPORT_RETRY_EXC now */
+		port_.responders_changed_everywhere(); /* stalled on it: RETRY_EXC now */
 	return rc;
 }
 
@@ -232,7 +234,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 	if (rc)
 		return rc;
 	if (next == QpTable::Next::Responders) {
-		responders_changed_everywhere();
+		port_.responders_changed_everywhere();
 	} else if (next == QpTable::Next::Resume) {
 		QpObj *qp = qpt_.find(qpn);
 		if (mode_ == ExecMode::Inline) {
@@ -244,6 +246,11 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 		}
 	}
 	return 0;
+}
+
+int HcaImpl::set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us)
+{
+	return port_.set_link(down, loss_ppm, seed, delay_us);
 }
 
 int HcaImpl::dci_stream_reset(uint32_t qpn, uint16_t stream)

@@ -32,9 +32,10 @@
 #include "cq_table.h"
 #include "dev_mutex.h"
 #include "dev_stats.h"
-#include "fabric_wire.h"
+#include "fabric_port.h"
 #include "hca.h"
 #include "hca_limits.h"
+#include "host.h"
 #include "mr_table.h"
 #include "psv_table.h"
 #include "qp_table.h"
@@ -47,7 +48,7 @@
 namespace mlx5sim {
 
 /** The device. */
-class HcaImpl final : public Hca {
+class HcaImpl final : public Hca, public Host {
 public:
 	HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode);
 	~HcaImpl() override;
@@ -105,50 +106,7 @@ public:
 	 */
 	void plan_data_order(Plan *pl) const;
 
-	/* ---- fabric.cpp ---- */
-	/**
-	 * The instance whose port has LID @p lid: this one for 0 or its own LID, another
-	 * fabric host, or NULL (nobody there). Under mu_.
-	 */
-	HcaImpl *host_of(uint16_t lid);
-	/** Join the process's fabric (caps_.fabric); -EEXIST when the LID is taken. */
-	int fabric_join();
-	/** Leave it: no other host reaches this one afterwards. */
-	void fabric_leave();
-	/** responder_changed() on every fabric host (this one alone if not on it). */
-	void responders_changed_everywhere();
 	int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) override;
-	/**
-	 * A request of @p qp to @p host gets there within its retries (links up,
-	 * not every attempt lost); false: RETRY_EXC.
-	 */
-	bool request_reaches(const QpObj *qp, HcaImpl *host);
-	/** The delay of a request to @p host: both links' (0 in inline mode, or to itself). */
-	uint32_t link_delay(const HcaImpl *host) const;
-	/** A request with @p retry_cnt retries gets through this host's link (loss draws). */
-	bool request_survives(uint8_t retry_cnt);
-	/**
-	 * RC QP @p resp of this host answers a request of QP @p sqpn at LID @p slid:
-	 * it answers (responder_alive), is an RC QP, and that is the peer its RTR
-	 * attributes name (dest_lid 0: this host). Anything else is dropped.
-	 */
-	bool rc_accepts(const QpObj *resp, uint16_t slid, uint32_t sqpn) const;
-
-	/* ---- xfabric.cpp: the machine-wide fabric (caps_.fabric_name), under mu_ ---- */
-	/** Remote WQE @p pl of @p qp goes to a host of another process. */
-	bool leaves_process(const QpObj *qp, const Plan *pl);
-	/**
-	 * Execute remote WQE @p pl (local segments planned, transport segments at
-	 * @p seg) at a host of another process, now: Ok (nothing left to move), Stall
-	 * (RNR) or Error. The caller plans it as the head of its group, so every earlier
-	 * WQE has executed and no later one has.
-	 */
-	PlanResult xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err);
-	/** Responder side: execute request @p rq on this host into *rep (and @p out). */
-	void xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
-			   Plan *pl);
-	/** The listening socket of this host's LID on the machine-wide fabric, or -1. */
-	int xport_fd_ = -1;
 
 	/* ---- dc.cpp (under mu_) ---- */
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
@@ -209,11 +167,7 @@ public:
 	/* ---- engine.cpp ---- */
 	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
 	void kick();
-	/**
-	 * A QP stopped answering (ERR, RESET, destroyed): sends stalled on it are
-	 * re-evaluated now (inline, under mu_) or by the next engine pass.
-	 */
-	void responder_changed();
+	void responder_changed() override;
 
 private:
 	friend struct EngineAccess;
@@ -228,8 +182,6 @@ private:
 	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
 			    bool *all_fast);
 	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
-	/** The responder's own consequences of a failed request (ERR, async event). */
-	void responder_fails(const PlanError &err, const QpObj *requester);
 	/* engine.cpp */
 	void engine_main();
 	bool engine_pass(bool *more);
@@ -241,11 +193,6 @@ public:
 	const std::string name_;
 	const HcaCaps caps_;
 	const ExecMode mode_;
-	/* the port's link on the fabric (fabric.cpp, under mu_) */
-	bool link_down_ = false;
-	uint32_t loss_ppm_ = 0;
-	uint64_t loss_rng_ = 1;
-	uint32_t link_delay_us_ = 0; /**< requests to this host complete this much later */
 	/* the device lock: the instance's own, or the fabric's (caps_.fabric) */
 	std::shared_ptr<DevMutex> mu_owner_;
 	DevMutex &mu_;
@@ -256,6 +203,7 @@ public:
 	SrqTable srqt_; /**< SRQs (srq_table.h) */
 	QpTable qpt_;   /**< QPs and their state machine (qp_table.h) */
 	EventQueue events_;
+	FabricPort port_; /**< the fabric endpoint (fabric_port.h) */
 	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
 	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */
 	std::unique_ptr<FastPlan[]> fast_plans_; /**< the same, of plan_fast_mmo() WQEs */

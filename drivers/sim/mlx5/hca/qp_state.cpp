@@ -13,6 +13,7 @@
 #include <new>
 
 #include "cq_table.h"
+#include "host.h"
 #include "mr_table.h"
 #include "qp_table.h"
 #include "srq_table.h"
@@ -144,7 +145,7 @@ bool pow2_or_zero(uint32_t v)
 
 } // namespace
 
-QpTable::QpTable(const HcaCaps &caps, HcaImpl *owner, MrTable &mrt, CqTable &cqs, SrqTable &srqs,
+QpTable::QpTable(const HcaCaps &caps, Host *owner, MrTable &mrt, CqTable &cqs, SrqTable &srqs,
 		 EventQueue &events)
 	: caps_(caps), max_qp_(caps.max_qp), owner_(owner), mrt_(mrt), cqs_(cqs), srqs_(srqs),
 	  events_(events), slots_(new std::atomic<QpObj *>[caps.max_qp])
@@ -329,6 +330,17 @@ void QpTable::sig_drain(QpObj *qp)
 	qp->state = IBV_QPS_SQD;
 	qp->sqd_notify = false;
 	events_.push(IBV_EVENT_SQ_DRAINED, qp->qpn, 0);
+}
+
+void QpTable::responder_fails(QpObj *resp, enum ibv_event_type ev, const QpObj *requester)
+{
+	/* a DCT serves every DCI: one bad request does not stop it (ASSUMPTIONS.md) */
+	if (!resp || resp->cfg.dc == DcRole::Dct)
+		return;
+	if (resp != requester && resp->state != IBV_QPS_ERR)
+		resp->owner->qps.enter_err(resp);
+	if (ev != IBV_EVENT_COMM_EST)
+		resp->owner->events.push(ev, resp->qpn, 0);
 }
 
 int QpTable::modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask, Next *next_step)

@@ -25,7 +25,7 @@ namespace mlx5sim {
 
 class CqTable;
 class EventQueue;
-class HcaImpl;
+class Host;
 class MrTable;
 class SrqTable;
 struct HcaCaps;
@@ -36,7 +36,7 @@ struct QpObj;
 /** The QPs of one device. */
 class QpTable {
 public:
-	QpTable(const HcaCaps &caps, HcaImpl *owner, MrTable &mrt, CqTable &cqs, SrqTable &srqs,
+	QpTable(const HcaCaps &caps, Host *owner, MrTable &mrt, CqTable &cqs, SrqTable &srqs,
 		EventQueue &events);
 	~QpTable();
 	QpTable(const QpTable &) = delete;
@@ -83,6 +83,12 @@ public:
 	void drain_overruns();
 	/** drain_sigerr: the SQ stops in SQD after a signature error (IBV_EVENT_SQ_DRAINED). */
 	void sig_drain(QpObj *qp);
+	/**
+	 * A request failed at responder @p resp (of any host; may be NULL): it enters
+	 * ERR unless it is the requester itself or a DCT (one bad request does not stop a
+	 * DCT, ASSUMPTIONS.md), and raises @p ev (IBV_EVENT_COMM_EST: none) on its host.
+	 */
+	static void responder_fails(QpObj *resp, enum ibv_event_type ev, const QpObj *requester);
 
 	/* ---- dc.cpp: DCI streams ---- */
 	/** Stream @p stream of DCI @p qp is in error: its WQEs are flushed. */
@@ -98,7 +104,7 @@ public:
 private:
 	const HcaCaps &caps_;
 	const uint32_t max_qp_; /**< caps.max_qp */
-	HcaImpl *const owner_;  /**< QpObj::owner of the QPs created here */
+	Host *const owner_;     /**< QpObj::owner of the QPs created here */
 	MrTable &mrt_;
 	CqTable &cqs_;
 	SrqTable &srqs_;

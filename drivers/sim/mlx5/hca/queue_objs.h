@@ -20,7 +20,7 @@
 
 namespace mlx5sim {
 
-class HcaImpl;
+class Host;
 
 /** A completion queue. */
 struct CqObj {
@@ -44,7 +44,7 @@ struct SrqObj {
 /** A queue pair. */
 struct QpObj {
 	QpConfig cfg;
-	HcaImpl *owner; /**< the instance (host) the QP belongs to */
+	Host *owner; /**< the instance (host.h) the QP belongs to */
 	uint32_t qpn;
 	CqObj *scq;
 	CqObj *rcq;

@@ -32,25 +32,13 @@ void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
 	QpObj *resp = err.resp_qp;
 	/* the responder's consequences happen on its own host */
 	if (resp && err.resp_cqe)
-		resp->owner->cqt_.write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
+		resp->owner->cqs.write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
 	/* a DCI loses only the stream, until too many streams are in error */
 	if (qp->cfg.dc == DcRole::Dci)
 		qpt_.dci_stream_failed(qp, pl->stream);
 	else
 		qpt_.enter_err(qp);
-	responder_fails(err, qp);
-}
-
-void HcaImpl::responder_fails(const PlanError &err, const QpObj *requester)
-{
-	QpObj *resp = err.resp_qp;
-	/* a DCT serves every DCI: one bad request does not stop it (ASSUMPTIONS.md) */
-	if (!resp || resp->cfg.dc == DcRole::Dct)
-		return;
-	if (resp != requester && resp->state != IBV_QPS_ERR)
-		resp->owner->qpt_.enter_err(resp);
-	if (err.resp_event != IBV_EVENT_COMM_EST)
-		resp->owner->events_.push(err.resp_event, resp->qpn, 0);
+	QpTable::responder_fails(err.resp_qp, err.resp_event, qp);
 }
 
 /** Requester and responder CQEs of an executed plan. */
@@ -66,7 +54,7 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	if (pl->signaled)
 		cqt_.write_req_cqe(qp, pl);
 	if (pl->resp_qp)
-		pl->resp_qp->owner->cqt_.write_resp_cqe(pl->resp_qp, pl, qp->qpn);
+		pl->resp_qp->owner->cqs.write_resp_cqe(pl->resp_qp, pl, qp->qpn);
 }
 
 namespace {
@@ -209,7 +197,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		if (pl->fenced && n > 0)
 			break; /* fetched again as the head of the next group */
 		/* a WQE to another process executes while planned: after all earlier ones */
-		if (n > 0 && leaves_process(qp, pl))
+		if (n > 0 && port_.leaves_process(qp, pl))
 			break;
 		if (qp->cfg.dc == DcRole::Dci && qpt_.dci_stream_errored(qp, pl->stream)) {
 			if (n > 0)

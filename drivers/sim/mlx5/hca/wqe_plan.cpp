@@ -28,12 +28,6 @@ void responder_fault(PlanError *err, QpObj *resp, uint8_t req, enum ibv_event_ty
 
 } // namespace
 
-bool responder_alive(const QpObj *r)
-{
-	return r && (r->state == IBV_QPS_RTR || r->state == IBV_QPS_RTS ||
-		     r->state == IBV_QPS_SQD || r->state == IBV_QPS_SQE);
-}
-
 /** Parse data/inline segments of [off, end) of the WQE into local spans. */
 static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t off,
 			   uint32_t end, bool scatter)
@@ -82,7 +76,7 @@ Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
 	if (len == 0) /* nothing is accessed: no key check */
 		return Verdict{0, 0};
 	/* the responder's host checks its own MR table */
-	Verdict v = resp->owner->mrt_.xlat_remote(resp, rkey, raddr, len, need, pl,
+	Verdict v = resp->owner->mrt.xlat_remote(resp, rkey, raddr, len, need, pl,
 						  need != IBV_ACCESS_REMOTE_READ);
 	if (v.syndrome) {
 		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
@@ -98,7 +92,7 @@ Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
  */
 PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 {
-	HcaImpl *hca = resp->owner; /* the responder's host owns its receive queues and MRs */
+	Host *host = resp->owner; /* the responder's host owns its receive queues and MRs */
 	const uint8_t *wqe;
 	uint32_t stride;
 
@@ -137,7 +131,7 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
 		uint64_t len = hca_seg_len(mlx5_hw_ld_be32(seg));
-		Verdict v = hca->mrt_.xlat_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true,
+		Verdict v = host->mrt.xlat_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true,
 						 pl);
 		if (v.syndrome) {
 			/* responder local error: its CQE, requester sees a remote op error */
@@ -193,7 +187,7 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 }
 
 /** Atomics, the requester's half: the WQE's size and its 8-byte local result segment. */
-Verdict atomic_result(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds)
+Verdict atomic_result(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds)
 {
 	if (ds * MLX5_HW_DS_BYTES < at + 48)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
@@ -201,8 +195,8 @@ Verdict atomic_result(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t at
 	if (mlx5_hw_ld_be32(data) != 8)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	bool odp = false;
-	Verdict v = hca->mrt_.check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8),
-					  8, true, &pl->atomic_result, &odp);
+	Verdict v = mrt.check_local(qp, mlx5_hw_ld_be32(data + 4), mlx5_hw_ld_be64(data + 8), 8,
+				    true, &pl->atomic_result, &odp);
 	pl->safe |= odp;
 	return v;
 }
@@ -236,7 +230,7 @@ Verdict atomic_target(QpObj *resp, Plan *pl, uint32_t at, PlanError *err)
 static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t at,
 			   uint32_t ds, PlanError *err)
 {
-	Verdict v = atomic_result(hca, qp, pl, at, ds);
+	Verdict v = atomic_result(hca->mrt_, qp, pl, at, ds);
 	return v.syndrome ? v : atomic_target(resp, pl, at, err);
 }
 
@@ -246,18 +240,18 @@ static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl,
  */
 static void plan_remote_inval(const QpObj *resp, Plan *pl)
 {
-	HcaImpl *hca = resp->owner;
+	MrTable &mrt = resp->owner->mrt;
 	uint32_t rkey = be32toh(pl->imm_raw);
 	uint32_t idx = rkey >> 8;
-	MrEntry *mrp = hca->mrt_.entry(idx);
+	MrEntry *mrp = mrt.entry(idx);
 	if (!mrp)
 		return;
 	MrEntry &mr = *mrp;
-	if (mr.used && mr.indirect && hca->mrt_.mkey(idx)->rinval && mr.variant == (rkey & 0xff) &&
+	if (mr.used && mr.indirect && mrt.mkey(idx)->rinval && mr.variant == (rkey & 0xff) &&
 	    mr.pdn == resp->cfg.pdn) {
 		pl->xflags |= XF_INVAL;
 		pl->target = &mr;
-		pl->target_mk = hca->mrt_.mkey(idx);
+		pl->target_mk = mrt.mkey(idx);
 	}
 }
 
@@ -365,8 +359,8 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		return PlanResult::Ok;
 	/* a host of another process: executed now, as the head of its group */
 	qp->stall_remote = false; /* until such a host answers with an RNR NAK */
-	if (leaves_process(qp, pl))
-		return xfabric_execute(qp, pl, seg, err);
+	if (port_.leaves_process(qp, pl))
+		return port_.xfabric_execute(qp, pl, seg, err);
 
 	/* the responder: a QP of this device in a state that answers, or a DCT */
 	QpObj *resp;
@@ -377,17 +371,17 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 			return PlanResult::Error;
 		}
 	} else {
-		HcaImpl *host = host_of(qp->dest_lid);
-		resp = host ? host->qpt_.find(qp->dest_qpn) : nullptr;
+		Host *host = port_.host_of(qp->dest_lid);
+		resp = host ? host->qps.find(qp->dest_qpn) : nullptr;
 		/* only the peer the responder is connected to: anything else is dropped */
-		if (!host || !host->rc_accepts(resp, caps_.lid, qp->qpn) ||
-		    !request_reaches(qp, host)) {
+		if (!host || !host->port.rc_accepts(resp, caps_.lid, qp->qpn) ||
+		    !port_.request_reaches(qp, host)) {
 			err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 			return PlanResult::Error;
 		}
 	}
 	pl->peer = resp;
-	pl->delay_us = link_delay(resp->owner);
+	pl->delay_us = port_.link_delay(resp->owner);
 	PlanResult r = PlanResult::Ok;
 	switch (op) {
 	case MLX5_OPCODE_SEND:

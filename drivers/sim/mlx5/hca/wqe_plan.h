@@ -18,8 +18,6 @@
 
 namespace mlx5sim {
 
-class HcaImpl;
-
 /** A piece of memory the WQE reads or writes (already checked). */
 struct Span {
 	uint8_t *p;
@@ -173,14 +171,12 @@ struct PlanError {
 };
 
 /* ---- wqe_plan.cpp: responder checks, also for requests from other processes ---- */
-/** @p r answers requests (RTR, RTS, SQD, SQE). */
-bool responder_alive(const QpObj *r);
 /** The RETH-like remote segment at pl->wqe + @p at, checked on @p resp's host. */
 Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need, PlanError *err);
 /** Consume @p resp's next receive WQE (its segments as pl->dst with @p scatter). */
 PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err);
 /** Atomic WQE, the requester's half: size and the local result (pl->atomic_result). */
-Verdict atomic_result(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds);
+Verdict atomic_result(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds);
 /**
  * Atomic WQE, the responder's half: raddr, rkey, swap/add and compare at
  * pl->wqe + @p at as the WQE lays them out, checked on @p resp's host; an

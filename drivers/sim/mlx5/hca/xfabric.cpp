@@ -37,10 +37,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cq_table.h"
+#include "dev_stats.h"
 #include "fabric.h"
-#include "hca_impl.h"
+#include "fabric_port.h"
+#include "fabric_wire.h"
+#include "host.h"
 #include "mem_probe.h"
+#include "qp_table.h"
 #include "span_cursor.h"
+#include "wqe_exec.h"
 
 namespace mlx5sim {
 
@@ -140,12 +153,12 @@ bool peer_admitted(int fd, uint16_t lid, bool accepted)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	HcaImpl *host = fabric_host(lid);
+	Host *host = fabric_host(lid);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || len != sizeof(cr)) {
 		log_refusal("peer credentials unknown, refused", lid, -1, -1);
 		return false;
 	}
-	if (host && uid_admitted(host->caps(), cr.uid))
+	if (host && uid_admitted(host->caps, cr.uid))
 		return true;
 	log_refusal(accepted ? "connection from a uid not admitted, closed"
 			     : "LID held by a uid not admitted, not sent to",
@@ -234,13 +247,13 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 	c.slid = rq.slid;
 	rep.magic = XF_MAGIC;
 	rep.seq = rq.seq;
-	HcaImpl *host = fabric_host(rq.dlid);
+	Host *host = fabric_host(rq.dlid);
 	if (!host)
 		rep.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; /* gone meanwhile */
 	else if (!chunk_ok(rq))
 		rep.syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR; /* nothing touched */
 	else
-		host->xfabric_serve(rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep),
+		host->port.xfabric_serve(rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep),
 				    x.scratch.get());
 	if (rep.syndrome || rep.status != XF_REP_DONE)
 		rep.len = 0; /* data only with a successful read */
@@ -465,7 +478,7 @@ void xfabric_port_remove(int fd)
 	close(fd);
 }
 
-bool HcaImpl::leaves_process(const QpObj *qp, const Plan *pl)
+bool FabricPort::leaves_process(const QpObj *qp, const Plan *pl)
 {
 	if (!caps_.fabric_name[0])
 		return false;
@@ -476,7 +489,7 @@ bool HcaImpl::leaves_process(const QpObj *qp, const Plan *pl)
 	return host_of(dlid) == nullptr;
 }
 
-PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err)
+PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err)
 {
 	XFabric &x = xf();
 	uint8_t op = pl->opcode;
@@ -529,7 +542,7 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 	if (atomic) {
 		const struct mlx5_wqe_ctrl_seg *ctrl =
 			reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
-		Verdict v = atomic_result(this, qp, pl, seg, mlx5_hw_ctrl_ds(ctrl));
+		Verdict v = atomic_result(host_.mrt, qp, pl, seg, mlx5_hw_ctrl_ds(ctrl));
 		if (v.syndrome) {
 			err->req = v;
 			return PlanResult::Error;
@@ -614,7 +627,7 @@ PlanResult HcaImpl::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError
 	return PlanResult::Ok;
 }
 
-void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
+void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
 			    Plan *pl)
 {
 	uint8_t op = rq.opcode;
@@ -624,7 +637,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	rep->len = 0;
 	rep->delay_us = link_delay_us_;
 	/* the target: a DCT with the right key, or an RC QP that answers */
-	QpObj *resp = qpt_.find(rq.dqpn);
+	QpObj *resp = host_.qps.find(rq.dqpn);
 	rep->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 	if (link_down_ || !request_survives(rq.retry_cnt))
 		return;
@@ -721,8 +734,8 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 		rep->vendor = v.vendor;
 		rep->len = 0;
 		if (err.resp_qp && err.resp_cqe)
-			cqt_.write_err_cqe(err.resp_qp, true, 0, err.resp_idx, err.resp);
-		responder_fails(err, nullptr);
+			host_.cqs.write_err_cqe(err.resp_qp, true, 0, err.resp_idx, err.resp);
+		QpTable::responder_fails(err.resp_qp, err.resp_event, nullptr);
 		return;
 	}
 	/* the message's end: a write with immediate takes a receive; responder CQEs */
@@ -735,7 +748,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 		}
 		if (r == PlanResult::Error) {
 			rep->syndrome = err.req.syndrome;
-			responder_fails(err, nullptr);
+			QpTable::responder_fails(err.resp_qp, err.resp_event, nullptr);
 			return;
 		}
 		pl->resp_opcode = MLX5_CQE_RESP_WR_IMM;
@@ -745,7 +758,7 @@ void HcaImpl::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, ui
 	} else {
 		return;
 	}
-	cqt_.write_resp_cqe(resp, pl, rq.sqpn);
+	host_.cqs.write_resp_cqe(resp, pl, rq.sqpn);
 }
 
 } // namespace mlx5sim
