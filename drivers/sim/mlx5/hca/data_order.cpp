@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "hca_impl.h"
+#include "wqe_special.h"
 
 namespace mlx5sim {
 
@@ -87,7 +87,7 @@ bool overlap(const Plan *pl, uint32_t nsrc)
 
 } // namespace
 
-void HcaImpl::plan_data_order(Plan *pl) const
+void plan_data_order(const HcaCaps &local, const HcaCaps *peer, Plan *pl)
 {
 	uint8_t op = pl->opcode;
 	bool msg = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
@@ -96,7 +96,7 @@ void HcaImpl::plan_data_order(Plan *pl) const
 	if (!msg || pl->safe || pl->total < 2 || (pl->xflags & (XF_PATTERN | XF_SIG)))
 		return;
 	/* the receiving host's promise: the responder's, or the requester's for a read */
-	const HcaCaps &c = op != MLX5_OPCODE_RDMA_READ && pl->peer ? pl->peer->owner->caps : caps_;
+	const HcaCaps &c = op != MLX5_OPCODE_RDMA_READ && peer ? *peer : local;
 	switch (c.data_in_order) {
 	case DataInOrder::WholeMsg:
 		pl->xflags |= XF_DIO_WHOLE;

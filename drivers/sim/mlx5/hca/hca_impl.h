@@ -41,8 +41,10 @@
 #include "qp_table.h"
 #include "queue_objs.h"
 #include "reserved_qpn.h"
+#include "sig_engine.h"
 #include "srq_table.h"
 #include "wqe_exec.h"
+#include "wqe_special.h"
 #include "wqe_plan.h"
 
 namespace mlx5sim {
@@ -83,28 +85,6 @@ public:
 	void quiesce() override;
 	int inject(const Fault &fault) override;
 	HcaStats stats() const override;
-
-	/* ---- sig_bsf.cpp ---- */
-	/** Check a SET_PSV WQE (under mu_). */
-	Verdict plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds);
-
-	/* ---- sig_exec.cpp ---- */
-	/**
-	 * SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if one
-	 * was on an mkey the requester named locally (drain_sigerr stops its SQ).
-	 */
-	bool complete_sig(QpObj *qp, const Plan *pl);
-
-	/* ---- umr.cpp ---- */
-	/** Check a UMR WQE (under mu_); its effect waits for execution. */
-	Verdict plan_umr(const QpObj *qp, Plan *pl, uint32_t ds);
-
-	/* ---- data_order.cpp ---- */
-	/**
-	 * A planned RDMA write, RDMA read or SEND lands in caps_.data_in_order's order:
-	 * set its XF_DIO_* bits (not for ODP, repeat-block or signature plans).
-	 */
-	void plan_data_order(Plan *pl) const;
 
 	int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) override;
 
@@ -204,6 +184,7 @@ public:
 	QpTable qpt_;   /**< QPs and their state machine (qp_table.h) */
 	EventQueue events_;
 	FabricPort port_; /**< the fabric endpoint (fabric_port.h) */
+	SigEngine sig_;   /**< SET_PSV, signature errors (sig_engine.h) */
 	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
 	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */
 	std::unique_ptr<FastPlan[]> fast_plans_; /**< the same, of plan_fast_mmo() WQEs */

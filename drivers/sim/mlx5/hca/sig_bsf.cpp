@@ -9,7 +9,9 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
+#include "psv_table.h"
+#include "sig_engine.h"
+#include "wqe_plan.h"
 
 namespace mlx5sim {
 
@@ -136,7 +138,7 @@ bool parse_bsf(const uint8_t *raw, SigCfg *cfg)
 	return true;
 }
 
-Verdict HcaImpl::plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds)
+Verdict SigEngine::plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds)
 {
 	if (ds < 2)
 		return Verdict{MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, 0};

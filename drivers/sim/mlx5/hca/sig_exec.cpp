@@ -17,8 +17,10 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
+#include "cq_table.h"
+#include "sig_engine.h"
 #include "span_cursor.h"
+#include "wqe_special.h"
 
 namespace mlx5sim {
 
@@ -319,7 +321,7 @@ uint64_t exec_sig(Plan *pl)
 	return pl->total;
 }
 
-bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
+bool SigEngine::complete(QpObj *qp, const Plan *pl)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < pl->nsig; i++) {
@@ -353,7 +355,7 @@ bool HcaImpl::complete_sig(QpObj *qp, const Plan *pl)
 		c.mkey = htobe32(x.key);
 		c.sig_err_offset = htobe64(x.fail.offset);
 		c.op_own = MLX5_CQE_SIG_ERR << MLX5_HW_CQE_OPCODE_SHIFT;
-		cqt_.put_cqe(cq, owner, reinterpret_cast<const uint8_t *>(&c));
+		cqs_.put_cqe(cq, owner, reinterpret_cast<const uint8_t *>(&c));
 	}
 	return any;
 }

@@ -48,7 +48,7 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	if (__builtin_expect(!pl->signaled && !pl->resp_qp && !(pl->nsrc & HCA_NSRC_SPECIAL), 1))
 		return;
 	/* a signature error's CQE comes before the WQE's own completion */
-	if ((pl->nsrc & HCA_NSRC_SPECIAL) && (pl->xflags & XF_SIG) && complete_sig(qp, pl) &&
+	if ((pl->nsrc & HCA_NSRC_SPECIAL) && (pl->xflags & XF_SIG) && sig_.complete(qp, pl) &&
 	    qp->cfg.drain_sigerr)
 		qp->sig_stop = true;
 	if (pl->signaled)

@@ -8,7 +8,8 @@
  * position in the group, so a WQE planned earlier in the same group (no fence in
  * between) still sees the old layout.
  */
-#include "hca_impl.h"
+#include "psv_table.h"
+#include "wqe_special.h"
 
 namespace mlx5sim {
 
@@ -67,7 +68,7 @@ bool is_repeat(const uint8_t *xl)
 
 } // namespace
 
-Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
+Verdict plan_umr(MrTable &mrt, PsvTable &psvs, const QpObj *qp, Plan *pl, uint32_t ds)
 {
 	const Verdict op_err = {MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, 0};
 	const Verdict prot = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
@@ -97,13 +98,13 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 	/* the target: an indirect mkey of this QP's PD, by its current key */
 	uint32_t key = be32toh(pl->imm_raw);
 	uint32_t idx = key >> 8;
-	MrEntry *mrp = mrt_.entry(idx);
+	MrEntry *mrp = mrt.entry(idx);
 	if (!mrp)
 		return prot;
 	MrEntry &mr = *mrp;
 	if (!mr.used || !mr.indirect || mr.variant != (key & 0xff) || mr.pdn != qp->cfg.pdn)
 		return prot;
-	MkeyObj *mk = mrt_.mkey(idx);
+	MkeyObj *mk = mrt.mkey(idx);
 	if ((flags & MLX5_WQE_UMR_CTRL_FLAG_CHECK_FREE) && !mk->free)
 		return prot;
 	if (oct > mk->num_desc) /* more translations than it was created for */
@@ -124,7 +125,7 @@ Verdict HcaImpl::plan_umr(const QpObj *qp, Plan *pl, uint32_t ds)
 				return op_err;
 			for (const SigDomain *d : {&pl->umr_sig.mem, &pl->umr_sig.wire})
 				if (d->kind != SigDomain::NONE) {
-					const PsvEntry *psv = psvs_.find(d->psv);
+					const PsvEntry *psv = psvs.find(d->psv);
 					if (!psv || psv->pdn != qp->cfg.pdn)
 						return prot;
 				}

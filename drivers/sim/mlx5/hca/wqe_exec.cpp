@@ -14,6 +14,7 @@
 
 #include "hca_impl.h"
 #include "mem_probe.h"
+#include "wqe_special.h"
 
 namespace mlx5sim {
 

@@ -5,8 +5,7 @@
  * on plans only (everything was checked and resolved at plan time), so it needs
  * no device state: exec_plan() inline for the one-span case every MMO takes,
  * exec_general() (wqe_exec.cpp) for the rest, which hands special plans to
- * exec_special() (xlat_exec.cpp): UMR (umr.cpp), repeat blocks, signature
- * blocks (sig_exec.cpp), in-order landing (data_order.cpp).
+ * exec_special() (wqe_special.h).
  */
 #ifndef MLX5_SIM_WQE_EXEC_H
 #define MLX5_SIM_WQE_EXEC_H
@@ -20,14 +19,6 @@ namespace mlx5sim {
 
 /** exec_plan() of atomics, gather/scatter lists and on-demand spans (wqe_exec.cpp). */
 uint64_t exec_general(Plan *pl);
-/** exec_general() of plans with HCA_NSRC_SPECIAL (xlat_exec.cpp). */
-uint64_t exec_special(Plan *pl);
-/** Execute a UMR plan: update the target mkey (umr.cpp; under the device lock). */
-void apply_umr(const Plan *pl);
-/** exec_special() of plans with XF_DIO_* bits: move the bytes in that order (data_order.cpp). */
-void exec_data_order(Plan *pl);
-/** exec_special() of plans with XF_SIG: blocks through the signature engine (sig_exec.cpp). */
-uint64_t exec_sig(Plan *pl);
 
 /** Move the data of a plan; returns the bytes moved (for statistics). */
 static inline uint64_t exec_plan(Plan *pl)

@@ -266,7 +266,7 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	pl->umr_sig_err = false;
 	PlanResult r = plan_checked(qp, pl, err);
 	if (r == PlanResult::Ok)
-		plan_data_order(pl);
+		plan_data_order(caps_, pl->peer ? &pl->peer->owner->caps : nullptr, pl);
 	/* exec_plan() sends it to exec_general() without looking at xflags */
 	if (r == PlanResult::Ok && pl->xflags)
 		pl->nsrc |= HCA_NSRC_SPECIAL;
@@ -333,10 +333,10 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 			v = plan_mmo(this, qp, pl, ds);
 			break;
 		case MLX5_OPCODE_UMR:
-			v = plan_umr(qp, pl, ds);
+			v = plan_umr(mrt_, psvs_, qp, pl, ds);
 			break;
 		case MLX5_OPCODE_SET_PSV:
-			v = plan_set_psv(qp, pl, ds);
+			v = sig_.plan_set_psv(qp, pl, ds);
 			break;
 		default: /* masked atomics, ...: not modelled yet */
 			v = synd(MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "span_cursor.h"
-#include "wqe_exec.h"
+#include "wqe_special.h"
 
 namespace mlx5sim {
 
