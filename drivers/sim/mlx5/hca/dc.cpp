@@ -7,12 +7,13 @@
  */
 #include <errno.h>
 
-#include "hca_impl.h"
+#include "fabric_port.h"
 #include "qp_table.h"
+#include "wqe_planner.h"
 
 namespace mlx5sim {
 
-QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
+QpObj *WqePlanner::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 {
 	/* address vector at +16: dc_key (8), dqp_dct (4), sl, fl_mlid, rlid, ..., rgid */
 	const uint8_t *av = pl->wqe + MLX5_HW_DS_BYTES;
@@ -25,8 +26,8 @@ QpObj *HcaImpl::dc_target(const QpObj *qp, const Plan *pl, Verdict *v)
 		return nullptr;
 	}
 	/* the host of the address vector's LID, then its DCT */
-	Host *host = port_.host_of(mlx5_hw_ld_be16(av + 14));
-	QpObj *dct = host ? host->qps.find(dqp_dct & 0xffffff) : nullptr;
+	Host *host;
+	QpObj *dct = port_.qp_at(mlx5_hw_ld_be16(av + 14), dqp_dct & 0xffffff, &host);
 	/*
 	 * Nobody at that LID, no DCT of that number answering, or a wrong key: the
 	 * target drops the request (a key violation is counted in the DCT), so the requester's

@@ -17,6 +17,7 @@
 #include "fabric_port.h"
 #include "hca.h"
 #include "host.h"
+#include "qp_table.h"
 #include "queue_objs.h"
 
 namespace mlx5sim {
@@ -72,6 +73,12 @@ Host *FabricPort::host_of(uint16_t lid)
 	Host *h = fabric_host(lid);
 	/* hosts of the process's fabric and of a machine-wide one do not meet */
 	return h && strcmp(h->caps.fabric_name, caps_.fabric_name) == 0 ? h : nullptr;
+}
+
+QpObj *FabricPort::qp_at(uint16_t lid, uint32_t qpn, Host **host)
+{
+	*host = host_of(lid);
+	return *host ? (*host)->qps.find(qpn) : nullptr;
 }
 
 int FabricPort::join()

@@ -48,6 +48,8 @@ public:
 	 * fabric host, or NULL (nobody there).
 	 */
 	Host *host_of(uint16_t lid);
+	/** QP @p qpn of the host at LID @p lid (that host in *host), or NULL. */
+	QpObj *qp_at(uint16_t lid, uint32_t qpn, Host **host);
 	/** Host::responder_changed() on every fabric host (this one alone if not on it). */
 	void responders_changed_everywhere();
 	/**

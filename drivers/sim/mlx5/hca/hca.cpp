@@ -68,7 +68,8 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 	  mu_owner_(hca_device_lock(caps)), mu_(*mu_owner_),
 	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit), cqt_(caps_, events_, st_),
 	  srqt_(caps_, mrt_), qpt_(caps_, this, mrt_, cqt_, srqt_, events_),
-	  port_(caps_, mode_, *this, mu_, st_), sig_(psvs_, cqt_)
+	  port_(caps_, mode_, *this, mu_, st_), sig_(psvs_, cqt_),
+	  planner_(caps_, mrt_, psvs_, sig_, port_)
 {
 	plans_.reset(new Plan[HCA_MAX_GROUP]);
 	fast_plans_.reset(new FastPlan[HCA_MAX_GROUP]);

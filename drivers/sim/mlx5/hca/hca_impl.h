@@ -46,6 +46,7 @@
 #include "wqe_exec.h"
 #include "wqe_special.h"
 #include "wqe_plan.h"
+#include "wqe_planner.h"
 
 namespace mlx5sim {
 
@@ -88,19 +89,7 @@ public:
 
 	int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) override;
 
-	/* ---- dc.cpp (under mu_) ---- */
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
-	/**
-	 * The DCT a DCI WQE's address vector names, checked (state, key); NULL with
-	 * *v set when the WQE cannot reach one.
-	 */
-	QpObj *dc_target(const QpObj *qp, const Plan *pl, Verdict *v);
-
-	/* ---- wqe_plan.cpp (under mu_) ---- */
-	/** Check the WQE copied into @p pl and turn it into a plan. */
-	PlanResult plan_wqe(QpObj *qp, Plan *pl, PlanError *err);
-	/** plan_wqe() without the HCA_NSRC_SPECIAL marking. */
-	PlanResult plan_checked(QpObj *qp, Plan *pl, PlanError *err);
 
 	/* ---- wqe_fast.cpp (under mu_) ---- */
 	/**
@@ -152,8 +141,6 @@ public:
 private:
 	friend struct EngineAccess;
 
-	/* wqe_fetch.cpp */
-	Verdict fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs);
 	/* sq_engine.cpp */
 	bool run_group(QpObj *qp, uint32_t n, bool reorder);
 	/** run_group() of a group plan_fast_mmo() planned entirely. */
@@ -185,6 +172,7 @@ public:
 	EventQueue events_;
 	FabricPort port_; /**< the fabric endpoint (fabric_port.h) */
 	SigEngine sig_;   /**< SET_PSV, signature errors (sig_engine.h) */
+	WqePlanner planner_; /**< the general path's planner (wqe_planner.h) */
 	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
 	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */
 	std::unique_ptr<FastPlan[]> fast_plans_; /**< the same, of plan_fast_mmo() WQEs */

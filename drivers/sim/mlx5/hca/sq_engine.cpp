@@ -184,7 +184,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		Plan *pl = &plans_[n];
 		pl->delay_us = 0; /* a WQE that fails to fetch reaches nobody */
 		uint32_t wqebbs;
-		Verdict v = fetch_wqe(qp, pi, pl, &wqebbs);
+		Verdict v = planner_.fetch_wqe(qp, pi, pl, &wqebbs);
 		if (v.syndrome) {
 			*err = PlanError{};
 			err->req = v;
@@ -211,7 +211,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 			qpt_.sig_drain(qp); /* stops before the fenced WQE, which stays posted */
 			break;
 		}
-		PlanResult r = plan_wqe(qp, pl, err);
+		PlanResult r = planner_.plan_wqe(qp, pl, err);
 		if (r == PlanResult::Stall) {
 			if (!rnr_spent(qp)) {
 				*end = r;

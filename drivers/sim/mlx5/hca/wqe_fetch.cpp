@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
+#include "wqe_planner.h"
 
 namespace mlx5sim {
 
@@ -27,7 +27,7 @@ void copy_from_ring(const QpObj *qp, uint32_t ci, uint8_t *out, uint32_t len)
 
 } // namespace
 
-Verdict HcaImpl::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
+Verdict WqePlanner::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs)
 {
 	const Verdict bad = {MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, 0};
 	uint32_t avail = (uint16_t)(pi - (uint16_t)qp->sq_ci);

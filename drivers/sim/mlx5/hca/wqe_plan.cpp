@@ -7,7 +7,12 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
+#include "fabric_port.h"
+#include "host.h"
+#include "sig_engine.h"
+#include "srq_table.h"
+#include "wqe_planner.h"
+#include "wqe_special.h"
 
 namespace mlx5sim {
 
@@ -29,7 +34,7 @@ void responder_fault(PlanError *err, QpObj *resp, uint8_t req, enum ibv_event_ty
 } // namespace
 
 /** Parse data/inline segments of [off, end) of the WQE into local spans. */
-static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t off,
+static Verdict parse_local(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t off,
 			   uint32_t end, bool scatter)
 {
 	Span *spans = scatter ? pl->dst : pl->src;
@@ -51,7 +56,7 @@ static Verdict parse_local(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32
 		uint32_t lkey = mlx5_hw_ld_be32(pl->wqe + off + 4);
 		uint64_t addr = mlx5_hw_ld_be64(pl->wqe + off + 8);
 		uint64_t len = hca_seg_len(bc);
-		Verdict v = hca->mrt_.xlat_local(qp, lkey, addr, len, scatter, pl);
+		Verdict v = mrt.xlat_local(qp, lkey, addr, len, scatter, pl);
 		if (v.syndrome)
 			return v;
 		pl->total += len;
@@ -156,9 +161,9 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 }
 
 /** memcpy MMO: src and dst data segments, opaque metadata key. */
-static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t ds)
+static Verdict plan_mmo(const HcaCaps &caps, const MrTable &mrt, const QpObj *qp, Plan *pl,
+			uint32_t ds)
 {
-	const HcaCaps &caps = hca->caps();
 	if (mlx5_hw_ctrl_opmod(reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe)) !=
 		    MLX5_HW_OPC_MOD_MMO_DMA ||
 	    caps.max_wr_memcpy_length == 0 || ds < 4)
@@ -169,16 +174,14 @@ static Verdict plan_mmo(const HcaImpl *hca, const QpObj *qp, Plan *pl, uint32_t 
 	if (slen != dlen || slen > caps.max_wr_memcpy_length)
 		return synd(MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 	uint8_t *p;
-	Verdict v = hca->mrt_.check_local(qp, mlx5_hw_ld_be32(meta + 4), mlx5_hw_ld_be64(meta + 8),
-					  MLX5_HW_OPAQUE_BUF_LEN, true, &p);
+	Verdict v = mrt.check_local(qp, mlx5_hw_ld_be32(meta + 4), mlx5_hw_ld_be64(meta + 8),
+				    MLX5_HW_OPAQUE_BUF_LEN, true, &p);
 	if (v.syndrome)
 		return v;
-	v = hca->mrt_.xlat_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen,
-				 false, pl);
+	v = mrt.xlat_local(qp, mlx5_hw_ld_be32(src + 4), mlx5_hw_ld_be64(src + 8), slen, false, pl);
 	if (v.syndrome)
 		return v;
-	v = hca->mrt_.xlat_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true,
-				 pl);
+	v = mrt.xlat_local(qp, mlx5_hw_ld_be32(dst + 4), mlx5_hw_ld_be64(dst + 8), dlen, true, pl);
 	if (v.syndrome)
 		return v;
 	pl->total = slen;
@@ -227,10 +230,10 @@ Verdict atomic_target(QpObj *resp, Plan *pl, uint32_t at, PlanError *err)
 }
 
 /** Atomics: raddr (at @p at), atomic segment, one 8-byte local data segment. */
-static Verdict plan_atomic(const HcaImpl *hca, QpObj *qp, QpObj *resp, Plan *pl, uint32_t at,
+static Verdict plan_atomic(const MrTable &mrt, QpObj *qp, QpObj *resp, Plan *pl, uint32_t at,
 			   uint32_t ds, PlanError *err)
 {
-	Verdict v = atomic_result(hca->mrt_, qp, pl, at, ds);
+	Verdict v = atomic_result(mrt, qp, pl, at, ds);
 	return v.syndrome ? v : atomic_target(resp, pl, at, err);
 }
 
@@ -255,7 +258,7 @@ static void plan_remote_inval(const QpObj *resp, Plan *pl)
 	}
 }
 
-PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
+PlanResult WqePlanner::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 {
 	pl->xflags = 0;
 	pl->target = nullptr;
@@ -273,7 +276,7 @@ PlanResult HcaImpl::plan_wqe(QpObj *qp, Plan *pl, PlanError *err)
 	return r;
 }
 
-PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
+PlanResult WqePlanner::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 {
 	const struct mlx5_wqe_ctrl_seg *ctrl =
 		reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
@@ -317,20 +320,20 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		case MLX5_OPCODE_SEND:
 		case MLX5_OPCODE_SEND_IMM:
 		case MLX5_OPCODE_SEND_INVAL:
-			v = parse_local(this, qp, pl, seg, end, false);
+			v = parse_local(mrt_, qp, pl, seg, end, false);
 			break;
 		case MLX5_OPCODE_RDMA_WRITE:
 		case MLX5_OPCODE_RDMA_WRITE_IMM:
-			v = parse_local(this, qp, pl, seg + 16, end, false);
+			v = parse_local(mrt_, qp, pl, seg + 16, end, false);
 			break;
 		case MLX5_OPCODE_RDMA_READ:
-			v = parse_local(this, qp, pl, seg + 16, end, true);
+			v = parse_local(mrt_, qp, pl, seg + 16, end, true);
 			break;
 		case MLX5_OPCODE_ATOMIC_CS:
 		case MLX5_OPCODE_ATOMIC_FA:
 			break; /* plan_atomic below */
 		case MLX5_OPCODE_MMO:
-			v = plan_mmo(this, qp, pl, ds);
+			v = plan_mmo(caps_, mrt_, qp, pl, ds);
 			break;
 		case MLX5_OPCODE_UMR:
 			v = plan_umr(mrt_, psvs_, qp, pl, ds);
@@ -371,8 +374,8 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 			return PlanResult::Error;
 		}
 	} else {
-		Host *host = port_.host_of(qp->dest_lid);
-		resp = host ? host->qps.find(qp->dest_qpn) : nullptr;
+		Host *host;
+		resp = port_.qp_at(qp->dest_lid, qp->dest_qpn, &host);
 		/* only the peer the responder is connected to: anything else is dropped */
 		if (!host || !host->port.rc_accepts(resp, caps_.lid, qp->qpn) ||
 		    !port_.request_reaches(qp, host)) {
@@ -417,7 +420,7 @@ PlanResult HcaImpl::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		pl->byte_cnt = (uint32_t)pl->total;
 		return v.syndrome ? PlanResult::Error : PlanResult::Ok;
 	default: /* atomics */
-		v = plan_atomic(this, qp, resp, pl, seg, ds, err);
+		v = plan_atomic(mrt_, qp, resp, pl, seg, ds, err);
 		if (v.syndrome) {
 			if (!err->req.syndrome)
 				err->req = v;
