@@ -63,7 +63,7 @@ void HcaImpl::responder_changed()
 			}
 		return;
 	}
-	retry_stalled();
+	sq_.retry_stalled();
 	qpt_.drain_overruns();
 }
 
@@ -91,7 +91,7 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 	QpObj *qp = qpt_.find(qpn);
 	if (!qp)
 		return;
-	process_sq(qp);
+	sq_.process_sq(qp);
 	release_deferred(false);
 }
 
@@ -150,7 +150,7 @@ bool HcaImpl::engine_pass(bool *more)
 			did |= qpt_.flush_rq(qp);
 		if (db || qp->stalled) {
 			bool left = false;
-			did |= process_sq(qp, HCA_PASS_GROUPS, &left);
+			did |= sq_.process_sq(qp, HCA_PASS_GROUPS, &left);
 			if (left) {
 				/* the rest in the next pass, after the other QPs */
 				qp->db_pending.store(true, std::memory_order_relaxed);
@@ -257,7 +257,7 @@ void HcaImpl::quiesce()
 
 	if (mode_ == ExecMode::Inline) {
 		DevLock lk(mu_);
-		retry_stalled(); /* counts the RNR retries that fell due */
+		sq_.retry_stalled(); /* counts the RNR retries that fell due */
 		qpt_.drain_overruns();
 		release_deferred(true);
 		return;

@@ -69,10 +69,9 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 	  mrt_(caps.max_pd, caps.max_mr, caps.odp_implicit), cqt_(caps_, events_, st_),
 	  srqt_(caps_, mrt_), qpt_(caps_, this, mrt_, cqt_, srqt_, events_),
 	  port_(caps_, mode_, *this, mu_, st_), sig_(psvs_, cqt_),
-	  planner_(caps_, mrt_, psvs_, sig_, port_)
+	  planner_(caps_, mrt_, psvs_, sig_, port_),
+	  sq_(caps_, mode_, mu_, mrt_, qpt_, cqt_, planner_, sig_, port_, events_, st_)
 {
-	plans_.reset(new Plan[HCA_MAX_GROUP]);
-	fast_plans_.reset(new FastPlan[HCA_MAX_GROUP]);
 	/* QPNs and keys differ from run to run: another process cannot guess them */
 	uint64_t r[2];
 	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
@@ -239,7 +238,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 	} else if (next == QpTable::Next::Resume) {
 		QpObj *qp = qpt_.find(qpn);
 		if (mode_ == ExecMode::Inline) {
-			process_sq(qp);
+			sq_.process_sq(qp);
 			qpt_.drain_overruns();
 		} else {
 			qp->db_pending.store(true, std::memory_order_release);

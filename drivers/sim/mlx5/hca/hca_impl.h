@@ -2,11 +2,15 @@
 /**
  * @file
  * Software mlx5 HCA, device side: the device (HcaImpl). It composes the model's
- * objects, each behind its own header - MR/mkey table (mr_table.h), PSV table
- * (psv_table.h), queue objects (queue_objs.h), plans (wqe_plan.h), fabric
- * (fabric.h), memory probes (mem_probe.h) - and runs the QP/SQ engine over them.
- * Not part of the agreed interface; only the files that implement the device
- * include it.
+ * objects, each behind its own header, and runs them: it takes the device lock
+ * around every command, runs the SQ engine from doorbells (inline) or its engine
+ * passes (thread, polled), and is the Host other instances' requests reach.
+ * Objects: MR/mkey table (mr_table.h), PSVs (psv_table.h), reserved QPNs
+ * (reserved_qpn.h), CQ table and CQE writer (cq_table.h), SRQs (srq_table.h), QP
+ * table and state machine (qp_table.h), fabric port (fabric_port.h), signature
+ * engine (sig_engine.h), planner (wqe_planner.h), SQ engine (sq_engine.h).
+ * Not part of the agreed interface; only hca.cpp, engine.cpp and the white-box
+ * fast-path test include it.
  *
  * Locking: one device mutex (HcaImpl::mu_, dev_mutex.h) guards every object
  * except the atomics, which the doorbell path touches without the lock. Callers
@@ -17,24 +21,19 @@
 #define MLX5_SIM_HCA_IMPL_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 #include "cq_table.h"
 #include "dev_mutex.h"
 #include "dev_stats.h"
 #include "fabric_port.h"
 #include "hca.h"
-#include "hca_limits.h"
 #include "host.h"
 #include "mr_table.h"
 #include "psv_table.h"
@@ -42,10 +41,8 @@
 #include "queue_objs.h"
 #include "reserved_qpn.h"
 #include "sig_engine.h"
+#include "sq_engine.h"
 #include "srq_table.h"
-#include "wqe_exec.h"
-#include "wqe_special.h"
-#include "wqe_plan.h"
 #include "wqe_planner.h"
 
 namespace mlx5sim {
@@ -88,72 +85,26 @@ public:
 	HcaStats stats() const override;
 
 	int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) override;
-
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
 
-	/* ---- wqe_fast.cpp (under mu_) ---- */
-	/**
-	 * Plan consecutive WQEs from qp->sq_ci (producer @p pi) into fast_plans_[n, limit)
-	 * while each is a one-WQEBB memcpy MMO that passes every check without ODP
-	 * probing or an armed fault; consumes them and returns the new n. The first
-	 * WQE it declines is left for fetch_wqe/plan_wqe, which decide errors.
-	 * *fence: it stopped at a fenced WQE that must start the next group.
-	 * plans_[n, new n) are not written: expand_fast() does that for a group that
-	 * run_group() executes, run_fast_group() reads fast_plans_.
-	 */
-	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence);
-	/** plans_[from, to) as fetch_wqe + plan_wqe fill them, from fast_plans_[from, to). */
-	void expand_fast(uint32_t from, uint32_t to);
-
-	/* ---- wqe_exec.cpp ---- */
-	/**
-	 * The on-demand pages of plans_[bad] faulted while its data moved: its error
-	 * CQE, the QP to ERR; the later WQEs of the group are flushed.
-	 */
-	void fail_moved(QpObj *qp, uint32_t bad);
-
-	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
-	void release_deferred(bool all)
-	{
-		cqt_.release_deferred(all);
-		qpt_.drain_overruns();
-	}
-
-	/* ---- sq_engine.cpp (under mu_) ---- */
-	/**
-	 * Fetch and execute what the doorbell record says, at most @p budget groups;
-	 * true if anything happened. *more (if given): the budget ran out with WQEs left.
-	 */
-	bool process_sq(QpObj *qp, uint32_t budget = UINT32_MAX, bool *more = nullptr);
-	/** Retry QPs stalled on a receive WQE. */
-	bool retry_stalled();
-	/**
-	 * A stalled head WQE got (another) RNR NAK: count the retries its time allows;
-	 * true when they are spent (RNR_RETRY_EXC).
-	 */
-	bool rnr_spent(QpObj *qp);
-
 	/* ---- engine.cpp ---- */
+	void responder_changed() override;
 	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
 	void kick();
-	void responder_changed() override;
 
 private:
-	friend struct EngineAccess;
-
-	/* sq_engine.cpp */
-	bool run_group(QpObj *qp, uint32_t n, bool reorder);
-	/** run_group() of a group plan_fast_mmo() planned entirely. */
-	void run_fast_group(QpObj *qp, uint32_t n, bool reorder);
-	void complete_plan(QpObj *qp, const Plan *pl);
-	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
-			    bool *all_fast);
-	void fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err);
 	/* engine.cpp */
 	void engine_main();
 	bool engine_pass(bool *more);
 	int progress() override;
 	int engine_cpus(cpu_set_t *cpus) const override;
+	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
+	void release_deferred(bool all)
+	{
+		cqt_.release_deferred(all);
+		if (cqt_.overrun())
+			qpt_.drain_overruns();
+	}
 
 public:
 	/* ---- state (all under mu_ unless atomic) ---- */
@@ -164,26 +115,18 @@ public:
 	std::shared_ptr<DevMutex> mu_owner_;
 	DevMutex &mu_;
 
-	MrTable mrt_;   /**< PDs, MRs, indirect mkeys; key checks (mr_table.h) */
-	PsvTable psvs_; /**< signature PSVs (psv_table.h) */
-	CqTable cqt_;   /**< CQs and the CQE writer (cq_table.h) */
-	SrqTable srqt_; /**< SRQs (srq_table.h) */
-	QpTable qpt_;   /**< QPs and their state machine (qp_table.h) */
-	EventQueue events_;
-	FabricPort port_; /**< the fabric endpoint (fabric_port.h) */
-	SigEngine sig_;   /**< SET_PSV, signature errors (sig_engine.h) */
-	WqePlanner planner_; /**< the general path's planner (wqe_planner.h) */
-	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects (reserved_qpn.h) */
-	std::unique_ptr<Plan[]> plans_;          /**< HCA_MAX_GROUP plans, reused */
-	std::unique_ptr<FastPlan[]> fast_plans_; /**< the same, of plan_fast_mmo() WQEs */
-	/** bit i: fast_plans_[i] asks for a CQE (a group plan_fast_mmo() planned from 0) */
-	uint32_t fast_signaled_ = 0;
-	/**
-	 * Internal switch: take plan_fast_mmo() for MMO WQEs (default). Tests turn it
-	 * off to compare the fast path with the general planner byte for byte.
-	 */
-	bool fast_mmo_ = true;
-	uint64_t fast_wqes_ = 0; /**< WQEs planned by the fast path (tests) */
+	/* the objects (each holds references to the ones it works with) */
+	MrTable mrt_;          /**< PDs, MRs, indirect mkeys; key checks */
+	PsvTable psvs_;        /**< signature PSVs */
+	RsvQpnTable rsv_qpns_; /**< RESERVED_QPN objects */
+	EventQueue events_;    /**< async events (queue_objs.h) */
+	CqTable cqt_;          /**< CQs and the CQE writer */
+	SrqTable srqt_;        /**< SRQs */
+	QpTable qpt_;          /**< QPs and their state machine */
+	FabricPort port_;      /**< the fabric endpoint */
+	SigEngine sig_;        /**< SET_PSV, signature errors */
+	WqePlanner planner_;   /**< the general path's planner */
+	SqEngine sq_;          /**< QP/SQ execution */
 	/** Earliest RNR retry of a stalled send with limited retries (engine_pass) */
 	bool rnr_timed_ = false;
 	std::chrono::steady_clock::time_point rnr_wake_;

@@ -11,7 +11,15 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
+#include "cq_table.h"
+#include "dev_mutex.h"
+#include "dev_stats.h"
+#include "fabric_port.h"
+#include "host.h"
+#include "qp_table.h"
+#include "sig_engine.h"
+#include "sq_engine.h"
+#include "wqe_exec.h"
 
 namespace mlx5sim {
 
@@ -26,23 +34,32 @@ constexpr uint32_t kRnrTimerUs[32] = {
 
 } // namespace
 
-void HcaImpl::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
+SqEngine::SqEngine(const HcaCaps &caps, ExecMode mode, DevMutex &mu, MrTable &mrt, QpTable &qps,
+		   CqTable &cqs, WqePlanner &planner, SigEngine &sig, FabricPort &port,
+		   EventQueue &events, DevStats &stats)
+	: caps_(caps), mode_(mode), mu_(mu), mrt_(mrt), qps_(qps), cqs_(cqs), planner_(planner),
+	  sig_(sig), port_(port), events_(events), st_(stats), plans_(new Plan[HCA_MAX_GROUP]),
+	  fast_plans_(new FastPlan[HCA_MAX_GROUP])
 {
-	cqt_.write_err_cqe(qp, false, pl->opcode, pl->idx, err.req, pl->delay_us);
+}
+
+void SqEngine::fail_wqe(QpObj *qp, const Plan *pl, const PlanError &err)
+{
+	cqs_.write_err_cqe(qp, false, pl->opcode, pl->idx, err.req, pl->delay_us);
 	QpObj *resp = err.resp_qp;
 	/* the responder's consequences happen on its own host */
 	if (resp && err.resp_cqe)
 		resp->owner->cqs.write_err_cqe(resp, true, 0, err.resp_idx, err.resp);
 	/* a DCI loses only the stream, until too many streams are in error */
 	if (qp->cfg.dc == DcRole::Dci)
-		qpt_.dci_stream_failed(qp, pl->stream);
+		qps_.dci_stream_failed(qp, pl->stream);
 	else
-		qpt_.enter_err(qp);
+		qps_.enter_err(qp);
 	QpTable::responder_fails(err.resp_qp, err.resp_event, qp);
 }
 
 /** Requester and responder CQEs of an executed plan. */
-inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
+inline void SqEngine::complete_plan(QpObj *qp, const Plan *pl)
 {
 	/* most WQEs of a burst are unsignaled and have no responder: no call */
 	if (__builtin_expect(!pl->signaled && !pl->resp_qp && !(pl->nsrc & HCA_NSRC_SPECIAL), 1))
@@ -52,7 +69,7 @@ inline void HcaImpl::complete_plan(QpObj *qp, const Plan *pl)
 	    qp->cfg.drain_sigerr)
 		qp->sig_stop = true;
 	if (pl->signaled)
-		cqt_.write_req_cqe(qp, pl);
+		cqs_.write_req_cqe(qp, pl);
 	if (pl->resp_qp)
 		pl->resp_qp->owner->cqs.write_resp_cqe(pl->resp_qp, pl, qp->qpn);
 }
@@ -92,7 +109,7 @@ inline uint64_t exec_fast(const FastPlan *fp)
 
 } // namespace
 
-void HcaImpl::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
+void SqEngine::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 {
 	const FastPlan *plans = fast_plans_.get();
 	uint64_t bytes = 0;
@@ -113,11 +130,11 @@ void HcaImpl::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 	for (uint32_t signaled = fast_signaled_; signaled; signaled &= signaled - 1) {
 		uint32_t i = (uint32_t)__builtin_ctz(signaled);
 		expand_fast(i, i + 1);
-		cqt_.write_req_cqe(qp, &plans_[i]);
+		cqs_.write_req_cqe(qp, &plans_[i]);
 	}
 }
 
-bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
+bool SqEngine::run_group(QpObj *qp, uint32_t n, bool reorder)
 {
 	if (n == 0)
 		return false;
@@ -155,11 +172,48 @@ bool HcaImpl::run_group(QpObj *qp, uint32_t n, bool reorder)
 	return true;
 }
 
+void SqEngine::fail_moved(QpObj *qp, uint32_t bad)
+{
+	Plan *pl = &plans_[bad];
+	const Verdict local = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	const Verdict remote = {MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+				MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	PlanError err{};
+	err.resp_event = IBV_EVENT_COMM_EST; /* none */
+	err.req = local;
+	uint8_t op = pl->opcode;
+	bool send = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
+		    op == MLX5_OPCODE_SEND_INVAL;
+	/* which side is the responder's memory: as check_remote()/take_recv() report it */
+	bool remote_src = op == MLX5_OPCODE_RDMA_READ;
+	bool remote_dst = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM ||
+			  pl->atomic;
+	if (send && pl->fault == 2) {
+		/* the responder's receive buffer: its CQE, the requester sees REM_OP */
+		err.req = Verdict{MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0};
+		err.resp_qp = pl->resp_qp;
+		err.resp_cqe = true;
+		err.resp = local;
+		err.resp_idx = pl->resp_idx;
+	} else if ((remote_src && pl->fault == 1) || (remote_dst && pl->fault == 2)) {
+		err.req = remote;
+		err.resp_qp = pl->peer;
+		err.resp_event = IBV_EVENT_QP_ACCESS_ERR;
+	}
+	/* the later WQEs of the group are consumed: rewind so that enter_err flushes them */
+	const struct mlx5_wqe_ctrl_seg *ctrl =
+		reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
+	uint16_t next = (uint16_t)(pl->idx + mlx5_hw_ds_to_wqebbs(mlx5_hw_ctrl_ds(ctrl)));
+	qp->sq_ci -= (uint16_t)((uint16_t)qp->sq_ci - next);
+	fail_wqe(qp, pl, err);
+}
+
 /**
  * Plan up to @p limit WQEs into plans_ (a fenced WQE only as the first). Returns
  * how many; *end says why it stopped early (Error: *bad and *err describe it).
  */
-uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
+uint32_t SqEngine::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
 			     bool *all_fast)
 {
 	uint16_t pi = qp->sq_producer();
@@ -199,16 +253,16 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 		/* a WQE to another process executes while planned: after all earlier ones */
 		if (n > 0 && port_.leaves_process(qp, pl))
 			break;
-		if (qp->cfg.dc == DcRole::Dci && qpt_.dci_stream_errored(qp, pl->stream)) {
+		if (qp->cfg.dc == DcRole::Dci && qps_.dci_stream_errored(qp, pl->stream)) {
 			if (n > 0)
 				break; /* flushed as the head of the next group, in WQE order */
-			cqt_.write_err_cqe(qp, false, pl->opcode, pl->idx,
+			cqs_.write_err_cqe(qp, false, pl->opcode, pl->idx,
 				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 			qp->sq_ci += wqebbs;
 			continue;
 		}
 		if (qp->sig_draining && (pl->wqe[11] & MLX5_WQE_CTRL_FENCE)) {
-			qpt_.sig_drain(qp); /* stops before the fenced WQE, which stays posted */
+			qps_.sig_drain(qp); /* stops before the fenced WQE, which stays posted */
 			break;
 		}
 		PlanResult r = planner_.plan_wqe(qp, pl, err);
@@ -240,7 +294,7 @@ uint32_t HcaImpl::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **
 	return n;
 }
 
-bool HcaImpl::rnr_spent(QpObj *qp)
+bool SqEngine::rnr_spent(QpObj *qp)
 {
 	auto now = std::chrono::steady_clock::now();
 	/* the timer the responder asked for in its RNR NAK */
@@ -265,11 +319,11 @@ bool HcaImpl::rnr_spent(QpObj *qp)
 	return qp->rnr_retry != HCA_RNR_INFINITE && qp->rnr_naks > qp->rnr_retry;
 }
 
-bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
+bool SqEngine::process_sq(QpObj *qp, uint32_t budget, bool *more)
 {
 	if (qp->state == IBV_QPS_ERR) {
-		bool a = qpt_.flush_sq(qp);
-		bool b = qpt_.flush_rq(qp);
+		bool a = qps_.flush_sq(qp);
+		bool b = qps_.flush_rq(qp);
 		return a || b;
 	}
 	bool sqd = qp->state == IBV_QPS_SQD;
@@ -284,7 +338,7 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		 * Budget spent: stop if anybody else may want the device (another QP, a
 		 * caller waiting for the mutex); alone, go on (no extra pass per budget).
 		 */
-		if (groups >= budget && (qpt_.live().size() > 1 || mu_.contended())) {
+		if (groups >= budget && (qps_.live().size() > 1 || mu_.contended())) {
 			/* WQEs may be left: the caller comes back after the other QPs */
 			if (more)
 				*more = (uint16_t)(qp->sq_producer() - (uint16_t)qp->sq_ci) != 0;
@@ -306,13 +360,14 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 			fail_wqe(qp, bad, err);
 			did = true;
 		}
-		qpt_.drain_overruns();
+		if (cqs_.overrun())
+			qps_.drain_overruns();
 		if (qp->sig_stop && qp->state == IBV_QPS_RTS) {
 			qp->sig_stop = false;
 			if (caps_.sigerr_stop_at_fence)
 				qp->sig_draining = true;
 			else
-				qpt_.sig_drain(qp);
+				qps_.sig_drain(qp);
 		}
 		/* a DCI that lost one stream goes on with the others */
 		bool dci_goes_on = end == PlanResult::Error && qp->cfg.dc == DcRole::Dci;
@@ -330,10 +385,10 @@ bool HcaImpl::process_sq(QpObj *qp, uint32_t budget, bool *more)
 	return did;
 }
 
-bool HcaImpl::retry_stalled()
+bool SqEngine::retry_stalled()
 {
 	bool did = false;
-	for (QpObj *qp : qpt_.live())
+	for (QpObj *qp : qps_.live())
 		if (qp->stalled)
 			did |= process_sq(qp);
 	return did;

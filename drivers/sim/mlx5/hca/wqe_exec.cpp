@@ -12,8 +12,8 @@
  */
 #include <string.h>
 
-#include "hca_impl.h"
 #include "mem_probe.h"
+#include "wqe_exec.h"
 #include "wqe_special.h"
 
 namespace mlx5sim {
@@ -96,43 +96,6 @@ uint64_t exec_general(Plan *pl)
 		pl->fault = (uint8_t)stream_copy(pl->src, pl->nsrc, pl->dst, pl->ndst, pl->total,
 						 pl->safe);
 	return pl->total;
-}
-
-void HcaImpl::fail_moved(QpObj *qp, uint32_t bad)
-{
-	Plan *pl = &plans_[bad];
-	const Verdict local = {MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
-			       MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
-	const Verdict remote = {MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
-				MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
-	PlanError err{};
-	err.resp_event = IBV_EVENT_COMM_EST; /* none */
-	err.req = local;
-	uint8_t op = pl->opcode;
-	bool send = op == MLX5_OPCODE_SEND || op == MLX5_OPCODE_SEND_IMM ||
-		    op == MLX5_OPCODE_SEND_INVAL;
-	/* which side is the responder's memory: as check_remote()/take_recv() report it */
-	bool remote_src = op == MLX5_OPCODE_RDMA_READ;
-	bool remote_dst = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM ||
-			  pl->atomic;
-	if (send && pl->fault == 2) {
-		/* the responder's receive buffer: its CQE, the requester sees REM_OP */
-		err.req = Verdict{MLX5_CQE_SYNDROME_REMOTE_OP_ERR, 0};
-		err.resp_qp = pl->resp_qp;
-		err.resp_cqe = true;
-		err.resp = local;
-		err.resp_idx = pl->resp_idx;
-	} else if ((remote_src && pl->fault == 1) || (remote_dst && pl->fault == 2)) {
-		err.req = remote;
-		err.resp_qp = pl->peer;
-		err.resp_event = IBV_EVENT_QP_ACCESS_ERR;
-	}
-	/* the later WQEs of the group are consumed: rewind so that enter_err flushes them */
-	const struct mlx5_wqe_ctrl_seg *ctrl =
-		reinterpret_cast<const struct mlx5_wqe_ctrl_seg *>(pl->wqe);
-	uint16_t next = (uint16_t)(pl->idx + mlx5_hw_ds_to_wqebbs(mlx5_hw_ctrl_ds(ctrl)));
-	qp->sq_ci -= (uint16_t)((uint16_t)qp->sq_ci - next);
-	fail_wqe(qp, pl, err);
 }
 
 } // namespace mlx5sim

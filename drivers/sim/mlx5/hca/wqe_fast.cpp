@@ -11,7 +11,7 @@
  * the general path decides that WQE; so error CQEs have one source.
  * test_hca_fastpath pins the equivalence of both paths.
  */
-#include "hca_impl.h"
+#include "sq_engine.h"
 
 namespace mlx5sim {
 
@@ -239,7 +239,7 @@ __attribute__((noinline)) bool plan_new(FastCtx *c, SegMemo *m, const uint64_t *
 
 } // namespace
 
-uint32_t HcaImpl::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence)
+uint32_t SqEngine::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence)
 {
 	const uint64_t *ring = static_cast<const uint64_t *>(qp->cfg.sq_buf);
 	*fence = false;
@@ -306,7 +306,7 @@ out:
 	return n;
 }
 
-void HcaImpl::expand_fast(uint32_t from, uint32_t to)
+void SqEngine::expand_fast(uint32_t from, uint32_t to)
 {
 	for (uint32_t i = from; i < to; i++) {
 		const FastPlan *fp = &fast_plans_[i];

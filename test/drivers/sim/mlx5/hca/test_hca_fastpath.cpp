@@ -6,7 +6,7 @@
  * PD, access, bounds, lengths, ds, index, QPN, opmod, opcode, ODP, FailWqe,
  * stale keys after dereg/reg, indirect mkeys the fast path must leave to the
  * general planner) - runs on two fresh devices over the same memory,
- * once with the fast path and once without (HcaImpl::fast_mmo_). Memory, every
+ * once with the fast path and once without (SqEngine::fast_mmo_). Memory, every
  * CQE byte, QP states and statistics must be identical, and the fast path must
  * actually have planned WQEs, so the two paths cannot drift apart unnoticed.
  */
@@ -360,7 +360,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(impl);
 	{
 		mlx5sim::DevLock lk(impl->mu_); /* the engine reads it under mu_ */
-		impl->fast_mmo_ = fast;
+		impl->sq_.fast_mmo_ = fast;
 	}
 	uint32_t pd2;
 	CU_ASSERT_EQUAL_FATAL(e.h().alloc_pd(&pd2), 0);
@@ -396,7 +396,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 	out.st = e.h().stats();
 	{
 		mlx5sim::DevLock lk(impl->mu_);
-		out.fast_wqes = impl->fast_wqes_;
+		out.fast_wqes = impl->sq_.fast_wqes_;
 	}
 	out.mem.assign(arena, arena + kArena);
 	return out;
