@@ -15,7 +15,6 @@
 
 #include "fabric.h"
 #include "fabric_port.h"
-#include "hca.h"
 #include "host.h"
 #include "qp_table.h"
 #include "queue_objs.h"

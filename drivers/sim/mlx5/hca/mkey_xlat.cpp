@@ -7,10 +7,7 @@
  * snapshot of checked host pointers). Every byte the plan may touch is checked
  * here, so execution never consults the mutable mkey table.
  */
-#include "hca.h"
-#include "hca_limits.h"
 #include "mr_table.h"
-#include "queue_objs.h"
 #include "wqe_plan.h"
 
 namespace mlx5sim {

@@ -14,12 +14,9 @@
 
 #include <new>
 
-#include "hca.h"
-#include "hca_limits.h"
 #include "mem_probe.h"
 #include "mr_table.h"
 #include "queue_objs.h"
-#include "wqe_plan.h"
 
 namespace mlx5sim {
 

@@ -295,8 +295,9 @@ bool QpTable::flush_sq(QpObj *qp)
 		uint32_t need = mlx5_hw_ds_to_wqebbs(ds);
 		if (mlx5_hw_ctrl_index(&ctrl) == (uint16_t)qp->sq_ci && ds && need <= avail &&
 		    need <= qp->cfg.sq_wqe_cnt) {
-			cqs_.write_err_cqe(qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
-				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+			cqs_.write_err_cqe(
+				qp, false, mlx5_hw_ctrl_opcode(&ctrl), (uint16_t)qp->sq_ci,
+				Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 			qp->sq_ci += need;
 		} else {
 			qp->sq_ci++;
@@ -314,7 +315,7 @@ bool QpTable::flush_rq(QpObj *qp)
 	bool did = false;
 	while ((uint16_t)(pi - (uint16_t)qp->rq_ci)) {
 		cqs_.write_err_cqe(qp, true, 0, (uint16_t)qp->rq_ci,
-			      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+				   Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 		qp->rq_ci++;
 		did = true;
 	}

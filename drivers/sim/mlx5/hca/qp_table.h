@@ -58,7 +58,8 @@ public:
 	/** What a transition leaves the device to do. */
 	enum class Next : uint8_t {
 		None,
-		Responders, /**< the QP stopped answering (RESET, ERR): stalled sends re-evaluated */
+		Responders, /**< the QP stopped answering (RESET, ERR): stalled sends re-evaluated
+			     */
 		Resume,     /**< SQD/SQE to RTS: the SQ fetches what was posted meanwhile */
 	};
 	int modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask, Next *next);

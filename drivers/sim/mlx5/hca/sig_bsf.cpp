@@ -2,16 +2,15 @@
 /**
  * @file
  * The signature BSF a UMR WQE carries after its translation area (64 bytes: basic
- * section, 16 reserved bytes, wire and memory inline T10-DIF sections) and the
- * SET_PSV WQE (opcode 0x20) that arms a domain's PSV. parse_bsf() accepts only
- * what the model's signature engine executes; anything else makes the UMR a
- * malformed WQE (ASSUMPTIONS.md 59, 66).
+ * section, 16 reserved bytes, wire and memory inline T10-DIF sections).
+ * parse_bsf() accepts only what the model's signature engine executes; anything
+ * else makes the UMR a malformed WQE (ASSUMPTIONS.md 59, 66). The SET_PSV WQE
+ * that arms a domain's PSV is the signature engine's (sig_exec.cpp).
  */
 #include <string.h>
 
-#include "psv_table.h"
-#include "sig_engine.h"
-#include "wqe_plan.h"
+#include "hca_limits.h"
+#include "sig_bsf.h"
 
 namespace mlx5sim {
 
@@ -136,23 +135,6 @@ bool parse_bsf(const uint8_t *raw, SigCfg *cfg)
 		w.bs = m.bs;
 	cfg->enabled = m.kind != SigDomain::NONE || w.kind != SigDomain::NONE;
 	return true;
-}
-
-Verdict SigEngine::plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds)
-{
-	if (ds < 2)
-		return Verdict{MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, 0};
-	struct mlx5_hw_set_psv_seg seg;
-	memcpy(&seg, pl->wqe + sizeof(struct mlx5_wqe_ctrl_seg), sizeof(seg));
-	uint32_t idx = be32toh(seg.psv_index);
-	PsvEntry *psv = idx ? psvs_.find(idx) : nullptr;
-	if (!psv || psv->pdn != qp->cfg.pdn)
-		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
-	pl->psv = idx;
-	pl->psv_ts = be64toh(seg.transient_signature);
-	pl->psv_ent = psv;
-	pl->xflags |= XF_PSV;
-	return Verdict{0, 0};
 }
 
 } // namespace mlx5sim

@@ -3,7 +3,7 @@
  * @file
  * Software mlx5 HCA: the signature engine's device side. Moving blocks through a
  * signature mkey needs no device state (exec_sig(), wqe_special.h); arming a PSV
- * (SET_PSV, sig_bsf.cpp) and completing a signature error (SIG_ERR CQE, mkey and
+ * (SET_PSV) and completing a signature error (SIG_ERR CQE, mkey and
  * PSV error state, sig_exec.cpp) do. Under the device lock.
  */
 #ifndef MLX5_SIM_SIG_ENGINE_H
@@ -26,7 +26,7 @@ public:
 	SigEngine(const SigEngine &) = delete;
 	SigEngine &operator=(const SigEngine &) = delete;
 
-	/** Check a SET_PSV WQE: its PSV of the QP's PD (sig_bsf.cpp). */
+	/** Check a SET_PSV WQE: its PSV of the QP's PD. */
 	Verdict plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds);
 	/**
 	 * SIG_ERR CQEs and mkey/PSV error state of a plan's signature errors; true if one

@@ -14,10 +14,13 @@
  * follow from which domains carry protection (ASSUMPTIONS.md 60-65). Guards
  * come from the model's own reference (sig_crc.h). Only spans checked at plan
  * time are touched; blocks pass through fixed buffers, nothing is allocated.
+ * The device side (SigEngine, sig_engine.h) ends the file: SIG_ERR completion
+ * and SET_PSV.
  */
 #include <string.h>
 
 #include "cq_table.h"
+#include "psv_table.h"
 #include "sig_engine.h"
 #include "span_cursor.h"
 #include "wqe_special.h"
@@ -358,6 +361,24 @@ bool SigEngine::complete(QpObj *qp, const Plan *pl)
 		cqs_.put_cqe(cq, owner, reinterpret_cast<const uint8_t *>(&c));
 	}
 	return any;
+}
+
+/** SET_PSV (opcode 0x20): arms a domain's PSV. */
+Verdict SigEngine::plan_set_psv(const QpObj *qp, Plan *pl, uint32_t ds)
+{
+	if (ds < 2)
+		return Verdict{MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, 0};
+	struct mlx5_hw_set_psv_seg seg;
+	memcpy(&seg, pl->wqe + sizeof(struct mlx5_wqe_ctrl_seg), sizeof(seg));
+	uint32_t idx = be32toh(seg.psv_index);
+	PsvEntry *psv = idx ? psvs_.find(idx) : nullptr;
+	if (!psv || psv->pdn != qp->cfg.pdn)
+		return Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0};
+	pl->psv = idx;
+	pl->psv_ts = be64toh(seg.transient_signature);
+	pl->psv_ent = psv;
+	pl->xflags |= XF_PSV;
+	return Verdict{0, 0};
 }
 
 } // namespace mlx5sim

@@ -213,8 +213,8 @@ void SqEngine::fail_moved(QpObj *qp, uint32_t bad)
  * Plan up to @p limit WQEs into plans_ (a fenced WQE only as the first). Returns
  * how many; *end says why it stopped early (Error: *bad and *err describe it).
  */
-uint32_t SqEngine::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
-			     bool *all_fast)
+uint32_t SqEngine::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad,
+			      PlanError *err, bool *all_fast)
 {
 	uint16_t pi = qp->sq_producer();
 	uint32_t n = 0;
@@ -256,8 +256,9 @@ uint32_t SqEngine::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan *
 		if (qp->cfg.dc == DcRole::Dci && qps_.dci_stream_errored(qp, pl->stream)) {
 			if (n > 0)
 				break; /* flushed as the head of the next group, in WQE order */
-			cqs_.write_err_cqe(qp, false, pl->opcode, pl->idx,
-				      Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
+			cqs_.write_err_cqe(
+				qp, false, pl->opcode, pl->idx,
+				Verdict{MLX5_CQE_SYNDROME_WR_FLUSH_ERR, HCA_FLUSH_VENDOR});
 			qp->sq_ci += wqebbs;
 			continue;
 		}

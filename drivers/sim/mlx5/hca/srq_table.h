@@ -35,7 +35,7 @@ public:
 
 private:
 	const HcaCaps &caps_;
-	MrTable &mrt_;             /**< PD references */
+	MrTable &mrt_;               /**< PD references */
 	std::vector<SrqObj *> srqs_; /**< index = srqn - 1 (owned) */
 };
 

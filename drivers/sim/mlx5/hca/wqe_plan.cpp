@@ -82,7 +82,7 @@ Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
 		return Verdict{0, 0};
 	/* the responder's host checks its own MR table */
 	Verdict v = resp->owner->mrt.xlat_remote(resp, rkey, raddr, len, need, pl,
-						  need != IBV_ACCESS_REMOTE_READ);
+						 need != IBV_ACCESS_REMOTE_READ);
 	if (v.syndrome) {
 		responder_fault(err, resp, v.syndrome, IBV_EVENT_QP_ACCESS_ERR);
 		err->req = v;

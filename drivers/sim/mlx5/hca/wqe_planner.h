@@ -48,9 +48,9 @@ private:
 	QpObj *dc_target(const QpObj *qp, const Plan *pl, Verdict *v);
 
 	const HcaCaps &caps_;
-	MrTable &mrt_;   /**< this host's keys: the requester's local segments */
-	PsvTable &psvs_; /**< PSVs a UMR's BSF names */
-	SigEngine &sig_; /**< SET_PSV */
+	MrTable &mrt_;     /**< this host's keys: the requester's local segments */
+	PsvTable &psvs_;   /**< PSVs a UMR's BSF names */
+	SigEngine &sig_;   /**< SET_PSV */
 	FabricPort &port_; /**< the responder's host, the link to it */
 };
 

@@ -254,7 +254,7 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 		rep.syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR; /* nothing touched */
 	else
 		host->port.xfabric_serve(rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep),
-				    x.scratch.get());
+					 x.scratch.get());
 	if (rep.syndrome || rep.status != XF_REP_DONE)
 		rep.len = 0; /* data only with a successful read */
 	memcpy(x.srv_out.get(), &rep, sizeof(rep));
@@ -628,7 +628,7 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 }
 
 void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
-			    Plan *pl)
+			       Plan *pl)
 {
 	uint8_t op = rq.opcode;
 	PlanError err{};
