@@ -2,11 +2,11 @@
 /**
  * @file
  * The device instance: creation (unique names), destruction, fault injection,
- * statistics, and the commands of the objects it composes (MR/mkey table, PSV
- * table, reserved QPNs): each takes the device lock around the object's own
- * operation. The other commands live in cq_table.cpp, srq_table.cpp and
- * qp_state.cpp; the data path in wqe_*.cpp, sq_engine.cpp, cqe_writer.cpp and
- * engine.cpp.
+ * statistics, and the commands of the objects it composes (MR/mkey, PSV, reserved
+ * QPN, CQ, SRQ and QP tables, the fabric port): each takes the device lock around
+ * the object's own operation and acts on what the object reports (a QP that
+ * stopped answering, an SQ to resume). The data path is the SQ engine's
+ * (sq_engine.h); doorbells and engine passes are in engine.cpp.
  */
 #include <errno.h>
 #include <sys/random.h>
@@ -170,43 +170,51 @@ int HcaImpl::inject(const Fault &f)
 	}
 }
 
-int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
+namespace {
+
+/** CREATE_* of a queue table: its checks need no lock, the table itself does. */
+template <class Table, class Config>
+int create_in(DevMutex &mu, Table &t, const Config &cfg, uint32_t *id)
 {
-	int rc = cqt_.check(cfg, cqn);
+	int rc = t.check(cfg, id);
 	if (rc)
 		return rc;
-	DevLock lk(mu_);
-	return cqt_.create(cfg, cqn);
+	DevLock lk(mu);
+	return t.create(cfg, id);
+}
+
+template <class Table>
+int destroy_in(DevMutex &mu, Table &t, uint32_t id)
+{
+	DevLock lk(mu);
+	return t.destroy(id);
+}
+
+} // namespace
+
+int HcaImpl::create_cq(const CqConfig &cfg, uint32_t *cqn)
+{
+	return create_in(mu_, cqt_, cfg, cqn);
 }
 
 int HcaImpl::destroy_cq(uint32_t cqn)
 {
-	DevLock lk(mu_);
-	return cqt_.destroy(cqn);
+	return destroy_in(mu_, cqt_, cqn);
 }
 
 int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
 {
-	int rc = srqt_.check(cfg, srqn);
-	if (rc)
-		return rc;
-	DevLock lk(mu_);
-	return srqt_.create(cfg, srqn);
+	return create_in(mu_, srqt_, cfg, srqn);
 }
 
 int HcaImpl::destroy_srq(uint32_t srqn)
 {
-	DevLock lk(mu_);
-	return srqt_.destroy(srqn);
+	return destroy_in(mu_, srqt_, srqn);
 }
 
 int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 {
-	int rc = qpt_.check(cfg, qpn);
-	if (rc)
-		return rc;
-	DevLock lk(mu_);
-	return qpt_.create(cfg, qpn);
+	return create_in(mu_, qpt_, cfg, qpn);
 }
 
 int HcaImpl::destroy_qp(uint32_t qpn)

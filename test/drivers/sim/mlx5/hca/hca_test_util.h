@@ -220,6 +220,18 @@ struct Wqe : WqeSegs {
 	}
 };
 
+/** RESET to INIT on port 1 with @p access: the first step of every bring-up below. */
+static inline int qp_to_init(Hca &hca, uint32_t qpn, int access)
+{
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = access;
+	return hca.modify_qp(qpn, a,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
 /**
  * Bring @p q to RTS connected to @p dest_qpn with @p access; @p rnr_retry as
  * requester, @p min_rnr_timer (IB encoding, 12 = 0.64 ms) as responder; @p dlid:
@@ -228,16 +240,10 @@ struct Wqe : WqeSegs {
 static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int access,
 			     uint8_t rnr_retry = 7, uint8_t min_rnr_timer = 12, uint16_t dlid = 0)
 {
-	struct ibv_qp_attr a = {};
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	int rc = hca.modify_qp(
-		qpn, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	int rc = qp_to_init(hca, qpn, access);
 	if (rc)
 		return rc;
-	a = {};
+	struct ibv_qp_attr a = {};
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = dest_qpn;
@@ -267,19 +273,13 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 /** Bring DCT @p qpn to RTR (where a DCT stays) with @p access. */
 static inline int connect_dct(Hca &hca, uint32_t qpn, int access, uint8_t min_rnr_timer = 12)
 {
-	struct ibv_qp_attr a = {};
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	int rc = hca.modify_qp(
-		qpn, a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (rc)
-		return rc;
-	a = {};
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.min_rnr_timer = min_rnr_timer;
-	return hca.modify_qp(qpn, a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
+	struct ibv_qp_attr rtr = {};
+	rtr.qp_state = IBV_QPS_RTR;
+	rtr.path_mtu = IBV_MTU_1024;
+	rtr.min_rnr_timer = min_rnr_timer;
+	int rc = qp_to_init(hca, qpn, access);
+	return rc ? rc
+		  : hca.modify_qp(qpn, rtr, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
 }
 
 static inline int set_state(Hca &hca, uint32_t qpn, enum ibv_qp_state s)
