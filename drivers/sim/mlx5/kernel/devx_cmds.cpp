@@ -2,7 +2,7 @@
 /**
  * @file
  * Kernel side: DevX general commands (MLX5_DEVX/OTHER), the firmware's part. libmlx5
- * sends QUERY_HCA_CAP while opening a context (kernel-abi-facts.md 3.1, 3.4) and
+ * sends QUERY_HCA_CAP while opening a context (providers/mlx5/verbs.c) and
  * sets its features from the answer, so the capability bits are exactly what the
  * software HCA has (HcaCaps). Other PRM commands are refused as the kernel refuses
  * a command outside its general-command list.

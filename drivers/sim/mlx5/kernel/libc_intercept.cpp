@@ -2,7 +2,8 @@
 /**
  * @file
  * Kernel side: the libc entry points libibverbs and libmlx5 reach the kernel
- * through (kernel-abi-facts.md 1.5, 7). Preloaded (devtools/sim-rdma), these
+ * through (rdma-core util/open_cdev.c, libibverbs/sysfs.c, ibdev_nl.c, providers/mlx5).
+ * Preloaded (devtools/sim-rdma), these
  * definitions come before libc's in every library's lookup, so a call on the fake
  * character device lands here and everything else goes on to libc (RTLD_NEXT):
  *   open*, openat*          /dev/infiniband/uverbs<i> -> a Context on a memfd
@@ -555,7 +556,7 @@ EXPORT int dup3(int oldfd, int newfd, int flags) noexcept
 
 EXPORT int socket(int domain, int type, int protocol) noexcept
 {
-	/* RDMA netlink would win over $SYSFS_PATH (kernel-abi-facts.md 1.2) */
+	/* RDMA netlink would win over $SYSFS_PATH (libibverbs/ibdev_nl.c, device.c) */
 	if (domain == AF_NETLINK && protocol == kNetlinkRdma && active())
 		return fail(EPROTONOSUPPORT);
 	return REAL(socket)(domain, type, protocol);

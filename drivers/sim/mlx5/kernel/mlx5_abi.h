@@ -4,8 +4,9 @@
  * Kernel side of the software HCA: mlx5 driver data (the UHW_IN / UHW_OUT attributes)
  * and the PRM boxes of the DevX commands libmlx5 sends while opening a context.
  *
- * Layouts from ../shared/reference/kernel-abi-facts.md sections 3.2, 3.4, 3.5 and
- * Appendix A; each struct is checked against the size the ABI has. PRM boxes are
+ * Layouts of rdma-core's kernel-headers/rdma/mlx5-abi.h, mlx5_user_ioctl_verbs.h and
+ * providers/mlx5/mlx5_ifc.h, written as our own structs and field offsets; each
+ * struct is checked against the size the ABI has. PRM boxes are
  * big-endian with MSB-first bit numbering: prm_set() writes a field given its bit
  * offset and width as the PRM lists them.
  */

@@ -5,9 +5,10 @@
  *
  * The ioctl framing (header + attribute array), the object / method / attribute ids,
  * the legacy command numbers carried by INVOKE_WRITE, and the core request and
- * response layouts, written from the facts in ../shared/reference/kernel-abi-facts.md
- * (sections 2, 3 and Appendix A). Every struct is checked against the size the
- * kernel ABI has; all fields are host-endian except the GUIDs (big-endian).
+ * response layouts of the ABI in rdma-core's kernel-headers/rdma/ (ib_user_verbs.h,
+ * ib_user_ioctl_cmds.h, rdma_user_ioctl_cmds.h), written as our own structs. Every
+ * struct is checked against the size the kernel ABI has; all fields are host-endian
+ * except the GUIDs (big-endian).
  */
 #ifndef MLX5_SIM_KERNEL_UVERBS_ABI_H
 #define MLX5_SIM_KERNEL_UVERBS_ABI_H

@@ -3,7 +3,7 @@
  * @file
  * Kernel side: the RDMA_VERBS_IOCTL dispatcher. Checks the header and every
  * attribute against the method's specs in the order and with the errnos of the
- * kernel's uverbs_ioctl.c (kernel-abi-facts.md 2.4), then runs the handler.
+ * kernel's drivers/infiniband/core/uverbs_ioctl.c, then runs the handler.
  * Nothing is written back unless the handler succeeded, except what it wrote
  * itself.
  */
@@ -79,21 +79,35 @@ const AttrSpec kUarDestroy[] = {
 	{A_UAR_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
 };
 
-#define M(o, m, name, uctx, specs, fn) {o, m, name, uctx, specs, sizeof(specs) / sizeof(specs[0]), fn}
+#define M(o, m, name, uctx, specs, fn) \
+	{o, m, name, uctx, specs, sizeof(specs) / sizeof(specs[0]), fn}
 const MethodSpec kMethods[] = {
-	M(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE, "DEVICE/INVOKE_WRITE", false, kInvokeWrite, h_invoke_write),
-	M(OBJ_DEVICE, M_DEVICE_GET_CONTEXT, "DEVICE/GET_CONTEXT", false, kGetContext, h_get_context),
-	M(OBJ_DEVICE, M_DEVICE_QUERY_CONTEXT, "DEVICE/QUERY_CONTEXT", true, kQueryContext, h_query_context),
-	M(OBJ_DEVICE, M_DEVICE_QUERY_PORT, "DEVICE/QUERY_PORT", true, kQueryPort, h_query_port),
-	M(OBJ_DEVICE, M_DEVICE_QUERY_GID_TABLE, "DEVICE/QUERY_GID_TABLE", true, kGidTable, h_query_gid_table),
-	M(OBJ_DEVICE, M_DEVICE_QUERY_GID_ENTRY, "DEVICE/QUERY_GID_ENTRY", true, kGidEntry, h_query_gid_entry),
-	M(OBJ_DEVICE, M_DEVICE_MLX5_QUERY_PORT, "DEVICE/MLX5_QUERY_PORT", true, kMlx5QueryPort, h_mlx5_query_port),
-	M(OBJ_PD, M_PD_DESTROY, "PD/DESTROY", true, kDestroy, h_pd_destroy),
-	M(OBJ_MR, M_MR_DESTROY, "MR/DESTROY", true, kDestroy, h_mr_destroy),
-	M(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC, "ASYNC_EVENT/ALLOC", true, kAsyncAlloc, h_async_event_alloc),
-	M(OBJ_MLX5_DEVX, M_DEVX_OTHER, "MLX5_DEVX/OTHER", true, kDevxOther, h_devx_other),
-	M(OBJ_MLX5_UAR, M_UAR_ALLOC, "MLX5_UAR/ALLOC", true, kUarAlloc, h_uar_alloc),
-	M(OBJ_MLX5_UAR, M_UAR_DESTROY, "MLX5_UAR/DESTROY", true, kUarDestroy, h_uar_destroy),
+	M(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE, "DEVICE/INVOKE_WRITE",
+	  false, kInvokeWrite, h_invoke_write),
+	M(OBJ_DEVICE, M_DEVICE_GET_CONTEXT, "DEVICE/GET_CONTEXT",
+	  false, kGetContext, h_get_context),
+	M(OBJ_DEVICE, M_DEVICE_QUERY_CONTEXT, "DEVICE/QUERY_CONTEXT",
+	  true, kQueryContext, h_query_context),
+	M(OBJ_DEVICE, M_DEVICE_QUERY_PORT, "DEVICE/QUERY_PORT",
+	  true, kQueryPort, h_query_port),
+	M(OBJ_DEVICE, M_DEVICE_QUERY_GID_TABLE, "DEVICE/QUERY_GID_TABLE",
+	  true, kGidTable, h_query_gid_table),
+	M(OBJ_DEVICE, M_DEVICE_QUERY_GID_ENTRY, "DEVICE/QUERY_GID_ENTRY",
+	  true, kGidEntry, h_query_gid_entry),
+	M(OBJ_DEVICE, M_DEVICE_MLX5_QUERY_PORT, "DEVICE/MLX5_QUERY_PORT",
+	  true, kMlx5QueryPort, h_mlx5_query_port),
+	M(OBJ_PD, M_PD_DESTROY, "PD/DESTROY",
+	  true, kDestroy, h_pd_destroy),
+	M(OBJ_MR, M_MR_DESTROY, "MR/DESTROY",
+	  true, kDestroy, h_mr_destroy),
+	M(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC, "ASYNC_EVENT/ALLOC",
+	  true, kAsyncAlloc, h_async_event_alloc),
+	M(OBJ_MLX5_DEVX, M_DEVX_OTHER, "MLX5_DEVX/OTHER",
+	  true, kDevxOther, h_devx_other),
+	M(OBJ_MLX5_UAR, M_UAR_ALLOC, "MLX5_UAR/ALLOC",
+	  true, kUarAlloc, h_uar_alloc),
+	M(OBJ_MLX5_UAR, M_UAR_DESTROY, "MLX5_UAR/DESTROY",
+	  true, kUarDestroy, h_uar_destroy),
 };
 #undef M
 /* clang-format on */
