@@ -4,7 +4,9 @@
  * Kernel side: configuration, devices, contexts (one per open of the character
  * device), their objects and mmaps, and access to the caller's memory.
  */
+#include <endian.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <thread>
 #include <vector>
 
 #include "mlx5_abi.h"
@@ -112,6 +115,104 @@ bool copy_to_user(uint64_t dst, const void *src, size_t n)
 	struct iovec local = {const_cast<void *>(src), n};
 	struct iovec remote = {reinterpret_cast<void *>(dst), n};
 	return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
+bool user_range_writable(uint64_t addr, uint64_t len)
+{
+	if (len == 0 || addr + len < addr)
+		return false;
+	/* one byte per page, read and written back through the kernel: never a fault */
+	for (uint64_t p = addr; p < addr + len; p = (p & ~(kPage - 1)) + kPage) {
+		uint8_t b;
+		if (!copy_from_user(&b, p, 1) || !copy_to_user(p, &b, 1))
+			return false;
+	}
+	return true;
+}
+
+/* ---- doorbells ---------------------------------------------------------------------- */
+
+namespace {
+
+struct Watch {
+	Hca *hca;
+	uint32_t qpn;
+	const uint32_t *dbrec; /**< [0] RQ counter, [1] SQ counter (BE32) */
+	uint32_t rq, sq;       /**< last seen */
+};
+
+/** One per device: a thread of the device reading the doorbell records of its QPs. */
+struct Watcher {
+	std::mutex lock;
+	std::vector<Watch> qps;
+	bool running = false;
+};
+
+Watcher *watcher(Device *dev)
+{
+	static Watcher *w = new Watcher[kMaxDevices]; /* never freed: its thread runs to exit */
+	return &w[dev->index];
+}
+
+uint32_t load_be32(const uint32_t *p)
+{
+	return be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+void watch_loop(Watcher *w)
+{
+	unsigned idle = 0;
+	for (;;) {
+		bool busy = false;
+		{
+			std::lock_guard<std::mutex> g(w->lock);
+			for (Watch &q : w->qps) {
+				uint32_t sq = load_be32(&q.dbrec[1]), rq = load_be32(&q.dbrec[0]);
+				if (rq != q.rq) {
+					q.rq = rq;
+					q.hca->rq_notify(q.qpn);
+					busy = true;
+				}
+				if (sq != q.sq) {
+					q.sq = sq;
+					q.hca->sq_doorbell(q.qpn,
+							   0); /* it fetches up to the counter */
+					busy = true;
+				}
+			}
+		}
+		/* spin while work comes, then back off: an idle device costs little CPU */
+		idle = busy ? 0 : idle + 1;
+		if (idle > 2000)
+			usleep(idle > 100000 ? 1000 : 50);
+		else if (idle > 200)
+			sched_yield();
+	}
+}
+
+} // namespace
+
+void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	w->qps.push_back(Watch{hca, qpn, dbrec, load_be32(&dbrec[0]), load_be32(&dbrec[1])});
+	if (!w->running) {
+		std::thread(watch_loop, w).detach();
+		w->running = true;
+	}
+}
+
+void doorbell_unwatch(Device *dev, uint32_t qpn)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	for (size_t i = 0; i < w->qps.size(); i++) {
+		if (w->qps[i].qpn == qpn) {
+			w->qps.erase(w->qps.begin() + (long)i);
+			return;
+		}
+	}
 }
 
 /* ---- devices ---------------------------------------------------------------------- */
@@ -248,13 +349,13 @@ Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
 
 Context::~Context()
 {
-	/* as the kernel at the last close: every object of the file, newest first */
-	for (auto it = objs.rbegin(); it != objs.rend(); ++it)
-		if (it->second.type == Uobj::Type::Mr)
-			destroy_obj(it->second);
-	for (auto it = objs.rbegin(); it != objs.rend(); ++it)
-		if (it->second.type != Uobj::Type::Mr)
-			destroy_obj(it->second);
+	/* as the kernel at the last close: every object of the file, users first */
+	static const Uobj::Type order[] = {Uobj::Type::Qp, Uobj::Type::Cq,  Uobj::Type::Mr,
+					   Uobj::Type::Pd, Uobj::Type::Uar, Uobj::Type::AsyncEvent};
+	for (Uobj::Type t : order)
+		for (auto it = objs.rbegin(); it != objs.rend(); ++it)
+			if (it->second.type == t)
+				destroy_obj(it->second);
 }
 
 uint32_t Context::add(const Uobj &o)
@@ -286,6 +387,14 @@ int Context::destroy_obj(Uobj &o)
 		if (o.uar_dev)
 			munmap(o.uar_dev, kPage);
 		o.uar_dev = nullptr;
+		break;
+	case Uobj::Type::Cq:
+		ret = hca->destroy_cq(o.cqn);
+		break;
+	case Uobj::Type::Qp:
+		ret = hca->destroy_qp(o.qpn);
+		if (!ret)
+			doorbell_unwatch(dev_, o.qpn);
 		break;
 	case Uobj::Type::AsyncEvent:
 		break;

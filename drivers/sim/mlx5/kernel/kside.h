@@ -25,6 +25,8 @@
 #include <mutex>
 #include <string>
 
+#include <infiniband/verbs.h>
+
 #include "hca.h"
 #include "uverbs_abi.h"
 
@@ -108,11 +110,19 @@ struct Uobj {
 		Pd,
 		Mr,
 		Uar,
-		AsyncEvent
+		AsyncEvent,
+		Cq,
+		Qp
 	} type;
 	uint32_t pdn = 0;                 /**< Pd */
 	uint32_t key = 0;                 /**< Mr: lkey = rkey */
-	uint32_t pd_handle = 0;           /**< Mr */
+	uint32_t pd_handle = 0;           /**< Mr, Qp */
+	uint32_t cqn = 0;                 /**< Cq */
+	uint32_t qpn = 0;                 /**< Qp */
+	uint64_t user_handle = 0;         /**< Cq, Qp: the element of their events */
+	QpCap cap = {};                   /**< Qp: as created */
+	struct ibv_qp_attr attr = {};     /**< Qp: what modify_qp set, for query_qp */
+	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
 	uint32_t uar_page = 0;            /**< Uar: page index in the context's memfd = page_id */
 	void *uar_dev = nullptr;          /**< Uar: the device's own mapping of the page */
 	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
@@ -157,6 +167,20 @@ private:
 /** Register the fake fd @p fd of @p ctx / of an async file (libc_intercept.cpp). */
 void fd_register_context(int fd, const std::shared_ptr<Context> &ctx);
 void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file);
+/** The async file behind fd @p fd, or NULL. */
+std::shared_ptr<AsyncFile> fd_async(int fd);
+
+/**
+ * Doorbells: the device notices a QP's new work as hardware does, by watching its
+ * doorbell record (SQ and RQ producer counters) from a thread of the device; the
+ * process's stores never trap. watch() before the QP is used, unwatch() before
+ * its memory may go.
+ */
+void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec);
+void doorbell_unwatch(Device *dev, uint32_t qpn);
+
+/** Every page of [addr, addr + len) can be read and written now (ring memory). */
+bool user_range_writable(uint64_t addr, uint64_t len);
 
 /**
  * The dispatcher entry of a Context: RDMA_VERBS_IOCTL with @p hdr_ptr. 0 or a

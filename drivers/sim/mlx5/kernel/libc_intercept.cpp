@@ -262,6 +262,12 @@ void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file)
 	insert(fd, FakeFd{nullptr, file});
 }
 
+std::shared_ptr<AsyncFile> fd_async(int fd)
+{
+	FakeFd f;
+	return lookup(fd, &f) ? f.async : nullptr;
+}
+
 namespace sys {
 int close(int fd)
 {

@@ -125,6 +125,60 @@ struct Mlx5QueryPortResp {
 };
 static_assert(sizeof(Mlx5QueryPortResp) == 40, "mlx5_ib_uapi_query_port");
 
+/* ---- CQ and QP creation ----------------------------------------------------------- */
+
+struct Mlx5CreateCq {
+	uint64_t buf_addr;
+	uint64_t db_addr;
+	uint32_t cqe_size; /**< 64 or 128 */
+	uint8_t cqe_comp_en;
+	uint8_t cqe_comp_res_format;
+	uint16_t flags; /**< kCqFlag* */
+	uint16_t uar_page_index;
+	uint16_t reserved0;
+	uint32_t reserved1;
+};
+static_assert(sizeof(Mlx5CreateCq) == 32, "mlx5_ib_create_cq");
+constexpr uint16_t kCqFlagUarPageIndex = 1u << 1;
+
+struct Mlx5CreateCqResp {
+	uint32_t cqn;
+	uint32_t reserved;
+};
+static_assert(sizeof(Mlx5CreateCqResp) == 8, "mlx5_ib_create_cq_resp");
+
+struct Mlx5CreateQp {
+	uint64_t buf_addr; /**< RQ first, the SQ right after it */
+	uint64_t db_addr;
+	uint32_t sq_wqe_count; /**< WQEBBs of 64 bytes */
+	uint32_t rq_wqe_count;
+	uint32_t rq_wqe_shift;
+	uint32_t flags; /**< kQpFlag* */
+	uint32_t uidx;
+	uint32_t bfreg_index;
+	uint64_t sq_buf_addr; /**< raw packet SQ / DCT access key */
+	uint32_t ece_options;
+	uint8_t dci_log_num_concurent;
+	uint8_t dci_log_num_errored;
+	uint16_t reserved;
+};
+static_assert(sizeof(Mlx5CreateQp) == 56, "mlx5_ib_create_qp");
+constexpr uint32_t kQpFlagScatterCqe = 1u << 1;
+constexpr uint32_t kQpFlagUarPageIndex = 1u << 10;
+
+struct Mlx5CreateQpResp {
+	uint32_t bfreg_index;
+	uint32_t ece_options;
+	uint32_t comp_mask;
+	uint32_t tirn;
+	uint32_t tisn;
+	uint32_t rqn;
+	uint32_t sqn;
+	uint32_t reserved1;
+	uint64_t tir_icm_addr;
+};
+static_assert(sizeof(Mlx5CreateQpResp) == 40, "mlx5_ib_create_qp_resp");
+
 /* ---- mmap offsets ------------------------------------------------------------------ */
 
 /** pgoff = offset >> 12: bits 15..8 command, 7..0 and 23..16 index. */

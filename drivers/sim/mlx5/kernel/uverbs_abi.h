@@ -77,9 +77,13 @@ enum : uint16_t {
 	M_DEVICE_QUERY_GID_TABLE = 5,
 	M_DEVICE_QUERY_GID_ENTRY = 6,
 	M_DEVICE_MLX5_QUERY_PORT = 0x1000,
-	/* PD, MR */
+	/* PD, MR, CQ, QP */
 	M_PD_DESTROY = 0,
 	M_MR_DESTROY = 1,
+	M_CQ_CREATE = 0,
+	M_CQ_DESTROY = 1,
+	M_QP_CREATE = 0,
+	M_QP_DESTROY = 1,
 	/* ASYNC_EVENT */
 	M_ASYNC_EVENT_ALLOC = 0,
 	/* mlx5 DEVX, UAR */
@@ -119,6 +123,32 @@ enum : uint16_t {
 	A_MLX5_QUERY_PORT_RESP = 0x1001,
 	/* PD / MR DESTROY, ASYNC_EVENT ALLOC */
 	A_DESTROY_HANDLE = 0,
+	A_DESTROY_RESP = 1, /**< CQ / QP: the events reported */
+	/* CQ CREATE */
+	A_CQ_HANDLE = 0,
+	A_CQ_CQE = 1,
+	A_CQ_USER_HANDLE = 2,
+	A_CQ_COMP_CHANNEL = 3,
+	A_CQ_COMP_VECTOR = 4,
+	A_CQ_FLAGS = 5,
+	A_CQ_RESP_CQE = 6,
+	A_CQ_EVENT_FD = 7,
+	/* QP CREATE */
+	A_QP_HANDLE = 0,
+	A_QP_XRCD = 1,
+	A_QP_PD = 2,
+	A_QP_SRQ = 3,
+	A_QP_SEND_CQ = 4,
+	A_QP_RECV_CQ = 5,
+	A_QP_IND_TABLE = 6,
+	A_QP_USER_HANDLE = 7,
+	A_QP_CAP = 8,
+	A_QP_TYPE = 9,
+	A_QP_FLAGS = 0xa,
+	A_QP_SOURCE_QPN = 0xb,
+	A_QP_EVENT_FD = 0xc,
+	A_QP_RESP_CAP = 0xd,
+	A_QP_RESP_QP_NUM = 0xe,
 	A_ASYNC_EVENT_FD = 0,
 	/* DEVX OTHER */
 	A_DEVX_CMD_IN = 0x1000,
@@ -145,6 +175,8 @@ enum : uint32_t {
 	WCMD_DEALLOC_PD = 4,
 	WCMD_REG_MR = 9,
 	WCMD_DEREG_MR = 13,
+	WCMD_QUERY_QP = 25,
+	WCMD_MODIFY_QP = 26,
 	WCMD_EX_QUERY_DEVICE = kWriteCmdExtended | 1,
 };
 
@@ -338,6 +370,113 @@ struct DeregMrCmd {
 	uint32_t mr_handle;
 };
 static_assert(sizeof(DeregMrCmd) == 4, "ib_uverbs_dereg_mr");
+
+/** QP and CQ creation: the QP type of the ioctl (ib_uverbs_qp_type). */
+constexpr uint32_t kUverbsQptRc = 2;
+/** QP/CREATE FLAGS: every send WR signaled (ib_uverbs_qp_create_flags). */
+constexpr uint32_t kQpCreateSqSigAll = 1u << 12;
+
+struct QpCap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+static_assert(sizeof(QpCap) == 20, "ib_uverbs_qp_cap");
+
+/** The address of a QP's path (modify / query). */
+struct QpDest {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint16_t dlid;
+	uint16_t reserved;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+	uint8_t src_path_bits;
+	uint8_t static_rate;
+	uint8_t is_global;
+	uint8_t port_num;
+};
+static_assert(sizeof(QpDest) == 32, "ib_uverbs_qp_dest");
+
+struct ModifyQpCmd {
+	QpDest dest;
+	QpDest alt_dest;
+	uint32_t qp_handle;
+	uint32_t attr_mask; /**< IBV_QP_* */
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	uint8_t qp_state;
+	uint8_t cur_qp_state;
+	uint8_t path_mtu;
+	uint8_t path_mig_state;
+	uint8_t en_sqd_async_notify;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t alt_port_num;
+	uint8_t alt_timeout;
+	uint8_t reserved[2];
+};
+static_assert(sizeof(ModifyQpCmd) == 112, "ib_uverbs_modify_qp");
+static_assert(offsetof(ModifyQpCmd, qp_handle) == 64, "modify_qp.qp_handle");
+
+struct QueryQpCmd {
+	uint64_t response;
+	uint32_t qp_handle;
+	uint32_t attr_mask;
+};
+static_assert(sizeof(QueryQpCmd) == 16, "ib_uverbs_query_qp");
+
+struct QueryQpResp {
+	QpDest dest;
+	QpDest alt_dest;
+	QpCap cap;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	uint16_t pkey_index;
+	uint16_t alt_pkey_index;
+	uint8_t qp_state;
+	uint8_t cur_qp_state;
+	uint8_t path_mtu;
+	uint8_t path_mig_state;
+	uint8_t sq_draining;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t port_num;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t alt_port_num;
+	uint8_t alt_timeout;
+	uint8_t sq_sig_all;
+	uint8_t reserved[5];
+};
+static_assert(sizeof(QueryQpResp) == 128, "ib_uverbs_query_qp_resp");
+static_assert(offsetof(QueryQpResp, qp_state) == 108, "query_qp_resp.qp_state");
+
+/** DESTROY responses: the events the object raised (libibverbs waits for their acks). */
+struct DestroyCqResp {
+	uint32_t comp_events_reported;
+	uint32_t async_events_reported;
+};
+static_assert(sizeof(DestroyCqResp) == 8, "ib_uverbs_destroy_cq_resp");
 
 /** One read() of the async event fd. */
 struct AsyncEventDesc {

@@ -26,6 +26,7 @@ enum class AttrKind : uint8_t {
 	IdrNew,     /**< the new object's handle is written into data, len 0 */
 	IdrDestroy, /**< handle of the object the method destroys, len 0 */
 	FdNew,      /**< the new fd is written into data, len 0 */
+	FdIn,       /**< an fd of the caller in data, len 0 */
 };
 
 struct AttrSpec {
@@ -102,6 +103,13 @@ int h_mr_destroy(Call &c);
 int h_async_event_alloc(Call &c);
 int h_uar_alloc(Call &c);
 int h_uar_destroy(Call &c);
+/* uverbs_qp.cpp */
+int h_cq_create(Call &c);
+int h_cq_destroy(Call &c);
+int h_qp_create(Call &c);
+int h_qp_destroy(Call &c);
+int w_modify_qp(Call &c, const uint8_t *in, size_t inlen);
+int w_query_qp(Call &c, const uint8_t *in, size_t inlen);
 /* devx_cmds.cpp */
 int h_devx_other(Call &c);
 

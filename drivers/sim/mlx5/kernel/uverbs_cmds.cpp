@@ -310,6 +310,8 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_REG_MR, "REG_MR", sizeof(RegMrCmd), sizeof(RegMrResp), w_reg_mr},
 	{WCMD_DEREG_MR, "DEREG_MR", sizeof(DeregMrCmd), 0, w_dereg_mr},
 	{WCMD_EX_QUERY_DEVICE, "EX_QUERY_DEVICE", sizeof(ExQueryDevice), 0, w_ex_query_device},
+	{WCMD_QUERY_QP, "QUERY_QP", sizeof(QueryQpCmd), sizeof(QueryQpResp), w_query_qp},
+	{WCMD_MODIFY_QP, "MODIFY_QP", sizeof(ModifyQpCmd), 0, w_modify_qp},
 };
 
 /* ---- UAR pages --------------------------------------------------------------------- */
@@ -351,8 +353,8 @@ int h_invoke_write(Call &c)
 		klog(1, "uverbs%u: %s before GET_CONTEXT", c.ctx.dev()->index, w->name);
 		return -EINVAL;
 	}
-	uint8_t in[64];
-	static_assert(sizeof(RegMrCmd) <= sizeof(in), "largest request");
+	uint8_t in[128];
+	static_assert(sizeof(ModifyQpCmd) <= sizeof(in), "largest request");
 	ret = c.read_in(A_WRITE_CORE_IN, in, sizeof(in));
 	if (ret)
 		return ret;

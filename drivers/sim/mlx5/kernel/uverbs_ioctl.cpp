@@ -61,6 +61,45 @@ const AttrSpec kGidTable[] = {
 const AttrSpec kDestroy[] = {
 	{A_DESTROY_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
 };
+const AttrSpec kCqCreate[] = {
+	{A_CQ_HANDLE, AttrKind::IdrNew, true, 0, 0},
+	{A_CQ_CQE, AttrKind::PtrIn, true, 4, 4},
+	{A_CQ_USER_HANDLE, AttrKind::PtrIn, true, 8, 8},
+	{A_CQ_COMP_CHANNEL, AttrKind::FdIn, false, 0, 0},
+	{A_CQ_COMP_VECTOR, AttrKind::PtrIn, true, 4, 4},
+	{A_CQ_FLAGS, AttrKind::PtrIn, false, 1, 8},
+	{A_CQ_RESP_CQE, AttrKind::PtrOut, true, 4, 0},
+	{A_CQ_EVENT_FD, AttrKind::FdIn, false, 0, 0},
+	{kAttrUhwIn, AttrKind::PtrIn, false, 0, kAny},
+	{kAttrUhwOut, AttrKind::PtrOut, false, 0, 0},
+};
+const AttrSpec kCqDestroy[] = {
+	{A_DESTROY_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
+	{A_DESTROY_RESP, AttrKind::PtrOut, true, sizeof(DestroyCqResp), 0},
+};
+const AttrSpec kQpCreate[] = {
+	{A_QP_HANDLE, AttrKind::IdrNew, true, 0, 0},
+	{A_QP_XRCD, AttrKind::IdrIn, false, 0, 0},
+	{A_QP_PD, AttrKind::IdrIn, false, 0, 0},
+	{A_QP_SRQ, AttrKind::IdrIn, false, 0, 0},
+	{A_QP_SEND_CQ, AttrKind::IdrIn, false, 0, 0},
+	{A_QP_RECV_CQ, AttrKind::IdrIn, false, 0, 0},
+	{A_QP_IND_TABLE, AttrKind::IdrIn, false, 0, 0},
+	{A_QP_USER_HANDLE, AttrKind::PtrIn, true, 8, 8},
+	{A_QP_CAP, AttrKind::PtrIn, true, sizeof(QpCap), sizeof(QpCap)},
+	{A_QP_TYPE, AttrKind::PtrIn, true, 1, 8},
+	{A_QP_FLAGS, AttrKind::PtrIn, false, 1, 8},
+	{A_QP_SOURCE_QPN, AttrKind::PtrIn, false, 4, 4},
+	{A_QP_EVENT_FD, AttrKind::FdIn, true, 0, 0},
+	{A_QP_RESP_CAP, AttrKind::PtrOut, true, sizeof(QpCap), 0},
+	{A_QP_RESP_QP_NUM, AttrKind::PtrOut, true, 4, 0},
+	{kAttrUhwIn, AttrKind::PtrIn, false, 0, kAny},
+	{kAttrUhwOut, AttrKind::PtrOut, false, 0, 0},
+};
+const AttrSpec kQpDestroy[] = {
+	{A_DESTROY_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
+	{A_DESTROY_RESP, AttrKind::PtrOut, true, 4, 0},
+};
 const AttrSpec kAsyncAlloc[] = {
 	{A_ASYNC_EVENT_FD, AttrKind::FdNew, true, 0, 0},
 };
@@ -100,6 +139,14 @@ const MethodSpec kMethods[] = {
 	  true, kDestroy, h_pd_destroy),
 	M(OBJ_MR, M_MR_DESTROY, "MR/DESTROY",
 	  true, kDestroy, h_mr_destroy),
+	M(OBJ_CQ, M_CQ_CREATE, "CQ/CREATE",
+	  true, kCqCreate, h_cq_create),
+	M(OBJ_CQ, M_CQ_DESTROY, "CQ/DESTROY",
+	  true, kCqDestroy, h_cq_destroy),
+	M(OBJ_QP, M_QP_CREATE, "QP/CREATE",
+	  true, kQpCreate, h_qp_create),
+	M(OBJ_QP, M_QP_DESTROY, "QP/DESTROY",
+	  true, kQpDestroy, h_qp_destroy),
 	M(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC, "ASYNC_EVENT/ALLOC",
 	  true, kAsyncAlloc, h_async_event_alloc),
 	M(OBJ_MLX5_DEVX, M_DEVX_OTHER, "MLX5_DEVX/OTHER",
@@ -161,6 +208,7 @@ int check_attr(const UverbsAttr &a, const AttrSpec &s)
 	case AttrKind::IdrNew:
 	case AttrKind::IdrDestroy:
 	case AttrKind::FdNew:
+	case AttrKind::FdIn:
 		return a.len || a.attr_data ? -EINVAL : 0;
 	}
 	return -EINVAL;

@@ -23,6 +23,8 @@
 
 #include <vector>
 
+#include <infiniband/verbs.h>
+
 #include "cunit_run.h"
 #include "mlx5_abi.h"
 #include "uverbs_abi.h"
@@ -605,6 +607,153 @@ void test_close_releases()
 	close(other);
 }
 
+/** An async event fd of @p fd's context. */
+int async_fd(int fd)
+{
+	Req r(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC);
+	r.add(A_ASYNC_EVENT_FD, 0, 0);
+	return r.send(fd) ? -1 : (int)r.attr(0)->data;
+}
+
+int create_cq(int fd, const Mlx5CreateCq &req, uint32_t cqe, uint32_t *handle, uint32_t *cqn)
+{
+	uint64_t uh = 0x5151;
+	uint32_t vec = 0, resp_cqe = 0;
+	Mlx5CreateCqResp m = {};
+	Req r(OBJ_CQ, M_CQ_CREATE);
+	r.add(A_CQ_HANDLE, 0, 0)
+		.in(A_CQ_CQE, &cqe, 4)
+		.in(A_CQ_USER_HANDLE, &uh, 8)
+		.in(A_CQ_COMP_VECTOR, &vec, 4)
+		.out(A_CQ_RESP_CQE, &resp_cqe, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	if (cqn)
+		*cqn = m.cqn;
+	return ret;
+}
+
+int create_qp(int fd, uint32_t pd, uint32_t cq, int efd, const Mlx5CreateQp &req, uint32_t type,
+	      uint32_t *handle)
+{
+	uint64_t uh = 0x7171;
+	QpCap cap = {8, 8, 1, 1, 0}, rcap;
+	uint32_t qpn = 0;
+	Mlx5CreateQpResp m;
+	Req r(OBJ_QP, M_QP_CREATE);
+	r.add(A_QP_HANDLE, 0, 0)
+		.add(A_QP_PD, 0, pd)
+		.add(A_QP_SEND_CQ, 0, cq)
+		.add(A_QP_RECV_CQ, 0, cq)
+		.in(A_QP_USER_HANDLE, &uh, 8)
+		.in(A_QP_CAP, &cap, sizeof(cap))
+		.in(A_QP_TYPE, &type, 4)
+		.add(A_QP_EVENT_FD, 0, (uint64_t)efd)
+		.out(A_QP_RESP_CAP, &rcap, sizeof(rcap))
+		.out(A_QP_RESP_QP_NUM, &qpn, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+void test_cq_qp()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int efd = async_fd(fd);
+	CU_ASSERT_FATAL(efd >= 0);
+	uint32_t pd, cq, cqn, qp, h;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	/* rings the process owns; the device keeps them until destroyed or closed */
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 64 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 128); /* CQ record, then QP record */
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 64 * 4096);
+	memset(db, 0, 128);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	/* a CQ: ring outside the process, bad CQE size, compression: refused */
+	Mlx5CreateCq bad = creq;
+	bad.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EFAULT);
+	bad = creq;
+	bad.db_addr = 0x2000;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EFAULT);
+	bad = creq;
+	bad.cqe_size = 32;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EINVAL);
+	bad = creq;
+	bad.cqe_comp_en = 1;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EOPNOTSUPP);
+	bad = creq;
+	bad.flags = kCqFlagUarPageIndex; /* no such UAR */
+	bad.uar_page_index = 5;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EINVAL);
+	CU_ASSERT_EQUAL(create_cq(fd, creq, 0, &h, nullptr), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, &cqn), 0);
+	CU_ASSERT_NOT_EQUAL(cqn, 0u);
+	/* a QP: RQ of 8 x 64 bytes, then an SQ of 16 WQEBBs, in the same ring */
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.rq_wqe_count = 8;
+	q.rq_wqe_shift = 6;
+	q.uidx = 1;
+	Mlx5CreateQp badq = q;
+	badq.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EFAULT);
+	badq = q;
+	badq.sq_wqe_count = 12; /* not a power of two */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EINVAL);
+	badq = q;
+	badq.uidx = 1u << 24;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, 4 /* UD */, &h), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
+	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp), 0);
+	/* MODIFY_QP: RESET->INIT, then an illegal jump to RTS; a port the device lacks */
+	ModifyQpCmd m = {};
+	m.qp_handle = qp;
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	m.qp_state = IBV_QPS_INIT;
+	m.port_num = 2;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	m.port_num = 1;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	m.attr_mask = IBV_QP_STATE;
+	m.qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	m.qp_handle = cq;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	QueryQpCmd qq = {0, qp, IBV_QP_STATE};
+	QueryQpResp qr;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
+	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_INIT);
+	CU_ASSERT_EQUAL(qr.port_num, 1);
+	CU_ASSERT_EQUAL(qr.cap.max_send_wr, 8u);
+	/* the CQ is busy while the QP uses it */
+	DestroyCqResp dr;
+	CU_ASSERT_EQUAL(Req(OBJ_CQ, M_CQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, cq)
+				.out(A_DESTROY_RESP, &dr, sizeof(dr))
+				.send(fd),
+			EBUSY);
+	/* closing the fd destroys QP and CQ: the device lets go of the rings at once */
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	memset(db, 0xff, 128); /* a doorbell the device must no longer see */
+	free(ring);
+	free(db);
+	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
+}
+
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
@@ -617,6 +766,7 @@ const struct cunit_test tests[] = {
 	{"UAR objects and their mmaps", test_uar_mmap},
 	{"async event fd", test_async_fd},
 	{"close releases every object", test_close_releases},
+	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
 };
 
 } // namespace

@@ -199,6 +199,205 @@ static void test_second_context(void)
 	CU_ASSERT_EQUAL(ibv_close_device(c2), 0);
 }
 
+/* ---- CQ and RC QP: Debian's libmlx5 builds the WQEs, the model executes them --------- */
+
+static int modify_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, uint16_t dlid)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	ret = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = dlid;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/** Poll @p cq until one completion arrives (5 s at most). */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	for (long i = 0; i < 5000000; i++) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n)
+			return n;
+		if (i > 1000)
+			usleep(1);
+	}
+	return 0;
+}
+
+static void test_rc_loopback(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *a, *b;
+	struct ibv_port_attr port;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc;
+	size_t len = 8192;
+	uint8_t *src = aligned_alloc(4096, len), *dst = aligned_alloc(4096, len);
+	struct ibv_mr *smr, *dmr;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* two QPs of one port, connected to each other by LID */
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(a, b->qp_num, port.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(b, a->qp_num, port.lid), 0);
+	memset(&qa, 0, sizeof(qa));
+	CU_ASSERT_EQUAL(ibv_query_qp(a, &qa, IBV_QP_STATE | IBV_QP_DEST_QPN, &ia), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.dest_qp_num, b->qp_num);
+	/* an illegal transition is refused and changes nothing */
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTR;
+	CU_ASSERT_NOT_EQUAL(ibv_modify_qp(a, &qa, IBV_QP_STATE), 0);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+	for (size_t i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	memset(dst, 0, len);
+	smr = ibv_reg_mr(pd, src, len, IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, dst, len,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(smr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dmr);
+
+	/* RDMA write a -> b's buffer: the doorbell record is all the device sees */
+	struct ibv_sge sge = {(uintptr_t)src, (uint32_t)len, smr->lkey};
+	struct ibv_send_wr wr, *bad;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x1234;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = dmr->rkey;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(cq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 0x1234);
+	CU_ASSERT_EQUAL(wc.qp_num, a->qp_num);
+	CU_ASSERT_EQUAL(memcmp(src, dst, len), 0);
+
+	/* SEND a -> b into a posted receive */
+	struct ibv_sge rsge = {(uintptr_t)dst, 256, dmr->lkey};
+	struct ibv_recv_wr rwr, *rbad;
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 0x77;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	memset(dst, 0, 256);
+	CU_ASSERT_EQUAL_FATAL(ibv_post_recv(b, &rwr, &rbad), 0);
+	sge.length = 200;
+	wr.opcode = IBV_WR_SEND;
+	wr.wr_id = 0x99;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	int got_send = 0, got_recv = 0;
+	for (int i = 0; i < 2 && poll_one(cq, &wc) == 1; i++) {
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		if (wc.wr_id == 0x99)
+			got_send = 1;
+		if (wc.wr_id == 0x77) {
+			got_recv = 1;
+			CU_ASSERT_EQUAL(wc.byte_len, 200);
+			CU_ASSERT_EQUAL(wc.qp_num, b->qp_num);
+		}
+	}
+	CU_ASSERT_TRUE(got_send && got_recv);
+	CU_ASSERT_EQUAL(memcmp(src, dst, 200), 0);
+
+	/* a bad rkey: the device completes with an error, libmlx5 reports it */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.rkey = dmr->rkey ^ 0x80;
+	sge.length = 64;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(cq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR);
+
+	/* a CQ in use cannot go; in order, everything can */
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), EBUSY);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(smr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(dmr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(src);
+	free(dst);
+}
+
+static void test_qp_refused(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	/* not served yet: EOPNOTSUPP, as a kernel without the feature */
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 1;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_create_qp(pd, &ia));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_PTR_NULL(ibv_create_comp_channel(g_ctx));
+	/* a CQ larger than the device's */
+	CU_ASSERT_PTR_NULL(ibv_create_cq(g_ctx, 1 << 23, NULL, NULL, 0));
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+}
+
 static const struct cunit_test tests[] = {
 	{"device list: mlx5_0, CA, IB, libmlx5", test_device_list},
 	{"query device (ex)", test_query_device},
@@ -208,6 +407,8 @@ static const struct cunit_test tests[] = {
 	{"mlx5dv query device, DevX QUERY_HCA_CAP", test_mlx5dv},
 	{"async event fd", test_async_fd},
 	{"second context", test_second_context},
+	{"RC loopback: RDMA write, send/recv, bad rkey, teardown", test_rc_loopback},
+	{"QP and CQ refusals", test_qp_refused},
 };
 
 int main(void)
