@@ -24,7 +24,7 @@ done
 sdk_dir="$top/.sdk"   # driver-SDK headers of the installed DPDK; never committed (.gitignore)
 
 packages=(build-essential g++ pkg-config meson ninja-build
-          libdpdk-dev dpdk dpdk-dev libibverbs-dev rdma-core ibverbs-providers
+          libdpdk-dev dpdk dpdk-dev libibverbs-dev rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
           libisal-dev libcunit1-dev dpkg-dev valgrind
           clang-format python3-sphinx
           clang libclang-rt-14-dev   # libFuzzer targets (test/fuzz)

@@ -95,8 +95,6 @@ static inline SimPdFull *to_pd_full(struct ibv_pd *pd)
 
 /** True when @p ctx was opened by the sim backend. */
 bool sim_is_sim_context(const struct ibv_context *ctx);
-/** @p s (a buffer of @p cap bytes) is a valid fabric name: [A-Za-z0-9_.-]*, terminated. */
-bool sim_fabric_name_ok(const char *s, size_t cap);
 
 /** The resource number CQEs carry for @p qp (user index or QPN, per CQE version). */
 static inline uint32_t sim_qp_rsn(const SimQp *qp)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sim_internal.h"
+#include "sim_options.h"
 
 namespace mlx5sim {
 
@@ -72,101 +73,7 @@ bool parse_name(const char *name, uint32_t *number)
 
 } // namespace
 
-bool sim_fabric_name_ok(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-	if (n == cap)
-		return false; /* not terminated */
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '.' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
 namespace {
-
-bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-/** Validate @p a and convert it; false on any out-of-range field. */
-bool attr_to_caps(const struct mlx5_sim_device_attr &a, HcaCaps *caps, ExecMode *mode)
-{
-	if (a.exec_mode != MLX5_SIM_EXEC_INLINE && a.exec_mode != MLX5_SIM_EXEC_THREAD &&
-	    a.exec_mode != MLX5_SIM_EXEC_POLLED)
-		return false;
-	if (a.engine_cpus_set && CPU_COUNT(&a.engine_cpus) == 0)
-		return false;
-	if (a.max_wr_memcpy_length &&
-	    (!is_pow2(a.max_wr_memcpy_length) || a.max_wr_memcpy_length > (1ull << 31)))
-		return false;
-	if (a.max_sq_desc_sz < 64 || a.max_sq_desc_sz > 4096 || a.max_sq_desc_sz % 64)
-		return false;
-	if (!is_pow2(a.max_send_wqebb) || a.max_send_wqebb > 65536)
-		return false;
-	if (!a.max_recv_wr || a.max_recv_wr > 65536 || !a.max_sge || a.max_sge > 64)
-		return false;
-	if (!a.max_cqe || a.max_cqe >= (1u << 24))
-		return false;
-	if (!a.max_qp || !a.max_cq || !a.max_mr || !a.max_pd || a.cqe_version > 1)
-		return false;
-	if (a.sig_features & ~(uint32_t)(MLX5_SIM_SIG_ALL | MLX5_SIM_SIG_STOP_AT_FENCE))
-		return false;
-	if (a.log_reserved_qpn_granularity > 16 ||
-	    a.data_in_order > MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG || a.dci_max_log_streams > 15 ||
-	    a.dci_max_log_errored > HCA_DCI_MAX_LOG_ERRORED)
-		return false;
-	caps->max_wr_memcpy_length = a.max_wr_memcpy_length;
-	caps->max_sq_desc_sz = a.max_sq_desc_sz;
-	caps->max_send_wqebb = a.max_send_wqebb;
-	caps->max_recv_wr = a.max_recv_wr;
-	caps->max_sge = a.max_sge;
-	caps->max_cqe = a.max_cqe;
-	caps->max_qp = a.max_qp;
-	caps->max_cq = a.max_cq;
-	caps->max_mr = a.max_mr;
-	caps->max_pd = a.max_pd;
-	caps->cqe_version = a.cqe_version;
-	caps->odp_implicit = a.odp_implicit != 0;
-	caps->reorder_unfenced = a.reorder_unfenced != 0;
-	caps->sig_sho = caps->sig_domain_and_sig_type = a.sig_features & MLX5_SIM_SIG_OFFLOAD;
-	caps->sig_block_4048 = a.sig_features & MLX5_SIM_SIG_BLOCK_4048;
-	caps->sig_crc32c = a.sig_features & MLX5_SIM_SIG_CRC32C;
-	caps->sig_crc64_xp10 = a.sig_features & MLX5_SIM_SIG_CRC64_XP10;
-	caps->sqd2rts = a.sig_features & MLX5_SIM_SIG_PIPELINING;
-	caps->sigerr_stop_at_fence = a.sig_features & MLX5_SIM_SIG_STOP_AT_FENCE;
-	caps->reserved_qpn = a.reserved_qpn != 0;
-	caps->log_reserved_qpn_granularity = a.log_reserved_qpn_granularity;
-	caps->dc = a.dc != 0;
-	caps->dci_max_log_streams = a.dci_max_log_streams;
-	caps->dci_max_log_errored = a.dci_max_log_errored;
-	caps->fabric = a.fabric != 0;
-	if (!sim_fabric_name_ok(a.fabric_name, sizeof(a.fabric_name)))
-		return false;
-	memcpy(caps->fabric_name, a.fabric_name, sizeof(caps->fabric_name));
-	static_assert(MLX5_SIM_FABRIC_MAX_UIDS == HCA_FABRIC_MAX_UIDS, "fabric uid list sizes");
-	if (a.n_fabric_uids > MLX5_SIM_FABRIC_MAX_UIDS)
-		return false;
-	for (uint8_t i = 0; i < a.n_fabric_uids; i++) {
-		if (a.fabric_uids[i] == UINT32_MAX) /* (uid_t)-1 names nobody */
-			return false;
-		caps->fabric_uids[i] = a.fabric_uids[i];
-	}
-	caps->n_fabric_uids = a.n_fabric_uids;
-	caps->data_in_order = a.data_in_order == MLX5_SIM_DATA_IN_ORDER_WHOLE_MSG
-				      ? DataInOrder::WholeMsg
-			      : a.data_in_order == MLX5_SIM_DATA_IN_ORDER_ALIGNED_128
-				      ? DataInOrder::Aligned128
-				      : DataInOrder::None;
-	*mode = a.exec_mode == MLX5_SIM_EXEC_INLINE   ? ExecMode::Inline
-		: a.exec_mode == MLX5_SIM_EXEC_POLLED ? ExecMode::Polled
-						      : ExecMode::Thread;
-	return true;
-}
 
 /** Create and register instance N. Caller holds the registry lock. */
 int add_locked(Registry &r, const char *name, uint32_t number,
@@ -177,7 +84,7 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 	HcaCaps caps;
 	ExecMode mode;
 
-	if (!attr_to_caps(attr, &caps, &mode))
+	if (!sim_attr_to_caps(attr, &caps, &mode))
 		return -EINVAL;
 	/* the port's LID, as query_port reports it: a unicast LID for fabric hosts */
 	caps.lid = (uint16_t)(number + 1); /* machine-wide fabric: the preferred LID */
@@ -316,37 +223,6 @@ extern "C" void mlx5_sim_default_engine_cpus(cpu_set_t *cpus)
 	CPU_ZERO(cpus);
 	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
 		CPU_SET((int)i, cpus);
-}
-
-extern "C" void mlx5_sim_device_attr_init(struct mlx5_sim_device_attr *attr)
-{
-	HcaCaps caps;
-
-	if (!attr)
-		return;
-	memset(attr, 0, sizeof(*attr));
-	attr->exec_mode = MLX5_SIM_EXEC_THREAD;
-	attr->max_wr_memcpy_length = caps.max_wr_memcpy_length;
-	attr->max_sq_desc_sz = caps.max_sq_desc_sz;
-	attr->max_send_wqebb = caps.max_send_wqebb;
-	attr->max_recv_wr = caps.max_recv_wr;
-	attr->max_sge = caps.max_sge;
-	attr->max_cqe = caps.max_cqe;
-	attr->max_qp = caps.max_qp;
-	attr->max_cq = caps.max_cq;
-	attr->max_mr = caps.max_mr;
-	attr->max_pd = caps.max_pd;
-	attr->cqe_version = caps.cqe_version;
-	attr->odp_implicit = caps.odp_implicit;
-	attr->reorder_unfenced = caps.reorder_unfenced;
-	attr->sig_features = MLX5_SIM_SIG_ALL;
-	attr->reserved_qpn = caps.reserved_qpn;
-	attr->log_reserved_qpn_granularity = caps.log_reserved_qpn_granularity;
-	attr->data_in_order = MLX5_SIM_DATA_IN_ORDER_NONE;
-	attr->dc = caps.dc;
-	attr->dci_max_log_streams = caps.dci_max_log_streams;
-	attr->dci_max_log_errored = caps.dci_max_log_errored;
-	attr->fabric = 0;
 }
 
 extern "C" int mlx5_sim_device_add(const char *name, const struct mlx5_sim_device_attr *attr)

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Kernel side: configuration, devices, contexts (one per open of the character
+ * device), their objects and mmaps, and access to the caller's memory.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <sched.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <thread>
+#include <vector>
+
+#include "mlx5_abi.h"
+#include "sim_options.h"
+#include "kside.h"
+
+namespace mlx5sim {
+namespace kernel {
+
+/* ---- configuration and log ---------------------------------------------------------- */
+
+namespace {
+
+int g_log_level = 1;
+
+Config read_config()
+{
+	Config c;
+	const char *s = getenv("MLX5_SIM_RDMA_DEVICES");
+	if (s && *s) {
+		char *end;
+		unsigned long n = strtoul(s, &end, 10);
+		if (*end || n > kMaxDevices)
+			fprintf(stderr,
+				"mlx5-sim-kernel: MLX5_SIM_RDMA_DEVICES=%s: not 0..%u, no "
+				"devices\n",
+				s, kMaxDevices);
+		else
+			c.n_devices = (unsigned)n;
+	}
+	s = getenv("MLX5_SIM_RDMA_ID");
+	if (s && *s)
+		c.run_id = (uint32_t)strtoul(s, nullptr, 10);
+	s = getenv("MLX5_SIM_RDMA_DEVARGS");
+	if (s)
+		c.devargs = s;
+	s = getenv("MLX5_SIM_RDMA_LOG");
+	if (s && *s >= '0' && *s <= '9')
+		g_log_level = *s - '0';
+	return c;
+}
+
+} // namespace
+
+const Config &config()
+{
+	static const Config *c = new Config(read_config()); /* never freed: used until exit */
+	return *c;
+}
+
+int log_level()
+{
+	(void)config();
+	return g_log_level;
+}
+
+void klog(int level, const char *fmt, ...)
+{
+	if (level > log_level())
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* one write: lines of several threads do not interleave */
+	static const char prefix[] = "mlx5-sim-kernel: ";
+	char out[sizeof(prefix) + sizeof(line)];
+	memcpy(out, prefix, sizeof(prefix) - 1);
+	memcpy(out + sizeof(prefix) - 1, line, (size_t)n);
+	ssize_t r = sys::write(2, out, sizeof(prefix) - 1 + (size_t)n);
+	(void)r;
+}
+
+/* ---- the caller's memory ---------------------------------------------------------- */
+
+bool copy_from_user(void *dst, uint64_t src, size_t n)
+{
+	if (n == 0)
+		return true;
+	struct iovec local = {dst, n};
+	struct iovec remote = {reinterpret_cast<void *>(src), n};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
+bool copy_to_user(uint64_t dst, const void *src, size_t n)
+{
+	if (n == 0)
+		return true;
+	struct iovec local = {const_cast<void *>(src), n};
+	struct iovec remote = {reinterpret_cast<void *>(dst), n};
+	return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n;
+}
+
+bool user_range_writable(uint64_t addr, uint64_t len)
+{
+	if (len == 0 || addr + len < addr)
+		return false;
+	/* one byte per page, read and written back through the kernel: never a fault */
+	for (uint64_t p = addr; p < addr + len; p = (p & ~(kPage - 1)) + kPage) {
+		uint8_t b;
+		if (!copy_from_user(&b, p, 1) || !copy_to_user(p, &b, 1))
+			return false;
+	}
+	return true;
+}
+
+/* ---- doorbells ---------------------------------------------------------------------- */
+
+namespace {
+
+struct Watch {
+	Hca *hca;
+	uint32_t qpn;
+	const uint32_t *dbrec; /**< [0] RQ counter, [1] SQ counter (BE32) */
+	uint32_t rq, sq;       /**< last seen */
+};
+
+/** One per device: a thread of the device reading the doorbell records of its QPs. */
+struct Watcher {
+	std::mutex lock;
+	std::vector<Watch> qps;
+	bool running = false;
+};
+
+Watcher *watcher(Device *dev)
+{
+	static Watcher *w = new Watcher[kMaxDevices]; /* never freed: its thread runs to exit */
+	return &w[dev->index];
+}
+
+uint32_t load_be32(const uint32_t *p)
+{
+	return be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+void watch_loop(Watcher *w)
+{
+	unsigned idle = 0;
+	for (;;) {
+		bool busy = false;
+		{
+			std::lock_guard<std::mutex> g(w->lock);
+			for (Watch &q : w->qps) {
+				uint32_t sq = load_be32(&q.dbrec[1]), rq = load_be32(&q.dbrec[0]);
+				if (rq != q.rq) {
+					q.rq = rq;
+					q.hca->rq_notify(q.qpn);
+					busy = true;
+				}
+				if (sq != q.sq) {
+					q.sq = sq;
+					q.hca->sq_doorbell(q.qpn,
+							   0); /* it fetches up to the counter */
+					busy = true;
+				}
+			}
+		}
+		/* spin while work comes, then back off: an idle device costs little CPU */
+		idle = busy ? 0 : idle + 1;
+		if (idle > 2000)
+			usleep(idle > 100000 ? 1000 : 50);
+		else if (idle > 200)
+			sched_yield();
+	}
+}
+
+} // namespace
+
+void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	w->qps.push_back(Watch{hca, qpn, dbrec, load_be32(&dbrec[0]), load_be32(&dbrec[1])});
+	if (!w->running) {
+		std::thread(watch_loop, w).detach();
+		w->running = true;
+	}
+}
+
+void doorbell_unwatch(Device *dev, uint32_t qpn)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	for (size_t i = 0; i < w->qps.size(); i++) {
+		if (w->qps[i].qpn == qpn) {
+			w->qps.erase(w->qps.begin() + (long)i);
+			return;
+		}
+	}
+}
+
+/* ---- devices ---------------------------------------------------------------------- */
+
+uint64_t node_guid_of(uint32_t run_id, unsigned index)
+{
+	/* Mellanox OUI 00:02:c9, then the run and the device: unique per wrapper run */
+	return 0x0002c90300000000ull | (uint64_t)(run_id & 0xffff) << 16 | (index & 0xffff);
+}
+
+dev_t device_rdev(unsigned index)
+{
+	return makedev(kUverbsMajor, kUverbsMinorBase + index);
+}
+
+Device *device(unsigned index)
+{
+	static Device *devs = [] {
+		Device *d = new Device[kMaxDevices]; /* never freed: engine threads outlive exit */
+		for (unsigned i = 0; i < kMaxDevices; i++) {
+			d[i].index = i;
+			d[i].ibdev = "mlx5_" + std::to_string(i);
+			d[i].node_guid = node_guid_of(config().run_id, i);
+			d[i].rdev = device_rdev(i);
+		}
+		return d;
+	}();
+	return index < config().n_devices ? &devs[index] : nullptr;
+}
+
+namespace {
+
+/** MLX5_SIM_RDMA_DEVARGS: the software HCA's options, "k=v,k=v" as dma_mlx5's devargs. */
+int devargs_to_caps(const std::string &s, HcaCaps *caps, ExecMode *mode, cpu_set_t *cpus,
+		    bool *cpus_set)
+{
+	std::vector<std::string> keys, vals;
+	size_t pos = 0;
+	while (pos < s.size()) {
+		size_t end = pos, depth = 0;
+		/* commas inside [..] belong to the value (sim_fabric_uids=[1001,1002]) */
+		while (end < s.size() && (s[end] != ',' || depth)) {
+			depth += s[end] == '[';
+			depth -= s[end] == ']' && depth;
+			end++;
+		}
+		std::string kv = s.substr(pos, end - pos);
+		size_t eq = kv.find('=');
+		if (!kv.empty()) {
+			keys.push_back(kv.substr(0, eq));
+			vals.push_back(eq == std::string::npos ? "" : kv.substr(eq + 1));
+		}
+		pos = end + 1;
+	}
+	std::vector<struct mlx5_glue_option> opts(keys.size());
+	for (size_t i = 0; i < keys.size(); i++) {
+		opts[i].key = keys[i].c_str();
+		opts[i].value = vals[i].c_str();
+	}
+	struct mlx5_sim_device_attr attr;
+	char why[256] = "";
+	int ret = sim_parse_options(opts.data(), (unsigned)opts.size(), &attr, why, sizeof(why));
+	if (ret) {
+		klog(1, "MLX5_SIM_RDMA_DEVARGS: %s", why);
+		return ret;
+	}
+	if (attr.exec_mode == MLX5_SIM_EXEC_POLLED) {
+		/* nobody here calls the device's progress(): the engine thread is the device */
+		klog(1, "MLX5_SIM_RDMA_DEVARGS: sim_exec=service needs a DPDK service; use "
+			"thread or inline");
+		return -EINVAL;
+	}
+	if (!sim_attr_to_caps(attr, caps, mode)) {
+		klog(1, "MLX5_SIM_RDMA_DEVARGS '%s': bad attribute", s.c_str());
+		return -EINVAL;
+	}
+	*cpus = attr.engine_cpus;
+	*cpus_set = attr.engine_cpus_set;
+	return 0;
+}
+
+} // namespace
+
+std::shared_ptr<Hca> device_hca(Device *dev)
+{
+	std::lock_guard<std::mutex> g(dev->lock);
+	if (dev->hca)
+		return dev->hca;
+	HcaCaps caps;
+	ExecMode mode = ExecMode::Thread;
+	cpu_set_t cpus;
+	bool cpus_set = false;
+	if (devargs_to_caps(config().devargs, &caps, &mode, &cpus, &cpus_set))
+		return nullptr;
+	/* the port's LID as query_port reports it: the device number + 1 */
+	caps.lid = (uint16_t)(dev->index + 1);
+	try {
+		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr);
+	} catch (...) {
+		dev->hca = nullptr;
+	}
+	if (!dev->hca)
+		klog(1, "%s: the software HCA could not be created", dev->ibdev.c_str());
+	return dev->hca;
+}
+
+void fill_chardev_stat(unsigned index, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFCHR | 0666;
+	st->st_rdev = device_rdev(index);
+	st->st_nlink = 1;
+	st->st_blksize = 4096;
+	st->st_ino = 0x5a1000 + index;
+	st->st_dev = makedev(0, 5); /* devtmpfs-like */
+}
+
+/* ---- contexts ----------------------------------------------------------------------- */
+
+void AsyncFile::push(const AsyncEventDesc &ev)
+{
+	std::lock_guard<std::mutex> g(lock);
+	if (fd < 0)
+		return; /* closed */
+	events.push_back(ev);
+	uint64_t one = 1;
+	ssize_t r = sys::write(fd, &one, sizeof(one));
+	(void)r;
+}
+
+Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
+{
+}
+
+Context::~Context()
+{
+	/* as the kernel at the last close: every object of the file, users first */
+	static const Uobj::Type order[] = {Uobj::Type::Qp, Uobj::Type::Cq,  Uobj::Type::Mr,
+					   Uobj::Type::Pd, Uobj::Type::Uar, Uobj::Type::AsyncEvent};
+	for (Uobj::Type t : order)
+		for (auto it = objs.rbegin(); it != objs.rend(); ++it)
+			if (it->second.type == t)
+				destroy_obj(it->second);
+}
+
+uint32_t Context::add(const Uobj &o)
+{
+	while (next_handle == 0 || objs.count(next_handle))
+		next_handle++;
+	uint32_t h = next_handle++;
+	objs[h] = o;
+	return h;
+}
+
+Uobj *Context::find(uint32_t handle, Uobj::Type t)
+{
+	auto it = objs.find(handle);
+	return it == objs.end() || it->second.type != t ? nullptr : &it->second;
+}
+
+int Context::destroy_obj(Uobj &o)
+{
+	int ret = 0;
+	switch (o.type) {
+	case Uobj::Type::Pd:
+		ret = hca->dealloc_pd(o.pdn);
+		break;
+	case Uobj::Type::Mr:
+		ret = hca->dereg_mr(o.key);
+		break;
+	case Uobj::Type::Uar:
+		if (o.uar_dev)
+			munmap(o.uar_dev, kPage);
+		o.uar_dev = nullptr;
+		break;
+	case Uobj::Type::Cq:
+		ret = hca->destroy_cq(o.cqn);
+		break;
+	case Uobj::Type::Qp:
+		ret = hca->destroy_qp(o.qpn);
+		if (!ret)
+			doorbell_unwatch(dev_, o.qpn);
+		break;
+	case Uobj::Type::AsyncEvent:
+		break;
+	}
+	return ret;
+}
+
+int Context::ioctl(unsigned long request, uint64_t arg)
+{
+	if (request != kRdmaVerbsIoctl) {
+		klog(1, "uverbs%u: ioctl request 0x%lx is not RDMA_VERBS_IOCTL", dev_->index,
+		     request);
+		return -ENOTTY;
+	}
+	std::lock_guard<std::mutex> g(lock);
+	return dispatch_ioctl(*this, arg);
+}
+
+void *Context::mmap(void *addr, size_t len, int prot, int flags, off_t off)
+{
+	uint64_t pgoff = (uint64_t)off / kPage;
+	uint32_t cmd = (uint32_t)(pgoff >> kMmapCmdShift) & 0xff;
+	uint32_t index = (uint32_t)((pgoff >> 16) & 0xff) << 8 | (uint32_t)(pgoff & 0xff);
+	std::lock_guard<std::mutex> g(lock);
+
+	if ((uint64_t)off % kPage || cmd < kMmapCmdDynFirst || len != kPage ||
+	    !(flags & MAP_SHARED) || (prot & PROT_EXEC)) {
+		/* no clock pages, no static UARs: only UAR objects have offsets (mlx5_abi.h) */
+		klog(1,
+		     "uverbs%u: mmap of %zu bytes at offset 0x%llx (command %u) prot 0x%x: "
+		     "no such mapping",
+		     dev_->index, len, (unsigned long long)off, cmd, prot);
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	uint32_t page = (cmd - kMmapCmdDynFirst) << 16 | index;
+	for (auto &kv : objs) {
+		const Uobj &o = kv.second;
+		if (o.type == Uobj::Type::Uar && o.uar_page == page)
+			return sys::mmap(addr, len, prot, flags, fd_, (off_t)(page * kPage));
+	}
+	klog(1, "uverbs%u: mmap offset 0x%llx: no UAR there", dev_->index, (unsigned long long)off);
+	errno = EINVAL;
+	return MAP_FAILED;
+}
+
+int open_device(unsigned index, int flags)
+{
+	Device *dev = device(index);
+	if (!dev)
+		return -ENOENT;
+	char name[32];
+	snprintf(name, sizeof(name), "uverbs%u", index);
+	int fd = memfd_create(name, (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -errno;
+	std::shared_ptr<Context> ctx;
+	try {
+		ctx = std::make_shared<Context>(dev, fd);
+	} catch (...) {
+		sys::close(fd);
+		return -ENOMEM;
+	}
+	fd_register_context(fd, ctx);
+	klog(2, "uverbs%u: opened as fd %d", index, fd);
+	return fd;
+}
+
+} // namespace kernel
+} // namespace mlx5sim

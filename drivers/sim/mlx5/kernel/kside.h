@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Kernel side of the software HCA: what the uverbs character device of an mlx5
+ * device does, served in the process itself (doc/guides/sim/kernel_side.rst).
+ *
+ * Devices: MLX5_SIM_RDMA_DEVICES software HCA instances, uverbs<i> / mlx5_<i>,
+ * created at their first open. Each open of /dev/infiniband/uverbs<i> is a
+ * Context (the kernel's ib_uverbs_file + ucontext): its objects by handle, its
+ * UAR pages, its async event fds. The libc entry points (libc_intercept.cpp)
+ * hand the calls on a fake fd to the Context; the rest goes to libc.
+ */
+#ifndef MLX5_SIM_KERNEL_KSIDE_H
+#define MLX5_SIM_KERNEL_KSIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <infiniband/verbs.h>
+
+#include "hca.h"
+#include "uverbs_abi.h"
+
+namespace mlx5sim {
+namespace kernel {
+
+/** Most devices one process serves. */
+constexpr unsigned kMaxDevices = 16;
+/** Character device numbers: uverbs major, first minor (any agree with sysfs "dev"). */
+constexpr unsigned kUverbsMajor = 231;
+constexpr unsigned kUverbsMinorBase = 192;
+constexpr uint64_t kPage = 4096;
+
+/* ---- libc, bypassing the interposers --------------------------------------------- */
+namespace sys {
+int close(int fd);
+ssize_t read(int fd, void *buf, size_t n);
+ssize_t write(int fd, const void *buf, size_t n);
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+} // namespace sys
+
+/* ---- memory of the calling process ------------------------------------------------ */
+/**
+ * copy_from_user / copy_to_user: through the kernel (process_vm_readv/writev on
+ * the own process), so a bad pointer gives false (EFAULT), never a signal.
+ */
+bool copy_from_user(void *dst, uint64_t src, size_t n);
+bool copy_to_user(uint64_t dst, const void *src, size_t n);
+
+/** One log line on stderr (level 1: refusals, 2: every command), MLX5_SIM_RDMA_LOG. */
+void klog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int log_level();
+
+/* ---- devices --------------------------------------------------------------------- */
+
+struct Device {
+	unsigned index;
+	std::string ibdev;  /**< mlx5_<index> */
+	uint64_t node_guid; /**< host order */
+	dev_t rdev;
+	std::mutex lock; /**< creation of hca */
+	std::shared_ptr<Hca> hca;
+};
+
+/** Configuration from the environment (read once). */
+struct Config {
+	unsigned n_devices = 0; /**< MLX5_SIM_RDMA_DEVICES; 0: the library is inert */
+	uint32_t run_id = 0;    /**< MLX5_SIM_RDMA_ID: part of the node GUIDs */
+	std::string devargs;    /**< MLX5_SIM_RDMA_DEVARGS */
+};
+const Config &config();
+/** Device @p index, or NULL. */
+Device *device(unsigned index);
+/** Node GUID of device @p index in run @p run_id (devtools/sim-rdma writes the same). */
+uint64_t node_guid_of(uint32_t run_id, unsigned index);
+/**
+ * The software HCA behind @p dev, created on first use from MLX5_SIM_RDMA_DEVARGS.
+ * NULL (errno set, one log line) when the options are bad or creation failed.
+ */
+std::shared_ptr<Hca> device_hca(Device *dev);
+
+/* ---- fake fds ----------------------------------------------------------------------- */
+
+class Context;
+
+/** An async event fd: an eventfd (semaphore) counting queued descriptors. */
+struct AsyncFile {
+	int fd = -1;
+	std::mutex lock;
+	std::deque<AsyncEventDesc> events;
+	/** Queue one event and make the fd readable. */
+	void push(const AsyncEventDesc &ev);
+};
+
+/**
+ * A uverbs object of a Context (the kernel's uobject). Handles come from one space
+ * shared by all types, as the kernel's per-file xarray.
+ */
+struct Uobj {
+	enum class Type : uint8_t {
+		Pd,
+		Mr,
+		Uar,
+		AsyncEvent,
+		Cq,
+		Qp
+	} type;
+	uint32_t pdn = 0;                 /**< Pd */
+	uint32_t key = 0;                 /**< Mr: lkey = rkey */
+	uint32_t pd_handle = 0;           /**< Mr, Qp */
+	uint32_t cqn = 0;                 /**< Cq */
+	uint32_t qpn = 0;                 /**< Qp */
+	uint64_t user_handle = 0;         /**< Cq, Qp: the element of their events */
+	QpCap cap = {};                   /**< Qp: as created */
+	struct ibv_qp_attr attr = {};     /**< Qp: what modify_qp set, for query_qp */
+	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
+	uint32_t uar_page = 0;            /**< Uar: page index in the context's memfd = page_id */
+	void *uar_dev = nullptr;          /**< Uar: the device's own mapping of the page */
+	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
+};
+
+/** One open of /dev/infiniband/uverbs<i>. */
+class Context {
+public:
+	Context(Device *dev, int fd);
+	~Context();
+
+	Device *dev() const { return dev_; }
+	int fd() const { return fd_; }
+
+	/** ioctl(fd, request, arg): 0 or a negative errno. */
+	int ioctl(unsigned long request, uint64_t arg);
+	/** mmap on the command fd: the mapping, or MAP_FAILED with errno set. */
+	void *mmap(void *addr, size_t len, int prot, int flags, off_t off);
+
+	/* used by the method handlers (uverbs_cmds.cpp) */
+	std::mutex lock;
+	std::shared_ptr<Hca> hca; /**< set by GET_CONTEXT */
+	bool have_ucontext = false;
+	bool devx = false; /**< alloc_ucontext with MLX5_IB_ALLOC_UCTX_DEVX */
+	std::map<uint32_t, Uobj> objs;
+	uint32_t next_handle = 1;
+	uint32_t next_uar_page = 0;
+	std::shared_ptr<AsyncFile> default_async;
+
+	/** A new handle for @p o. */
+	uint32_t add(const Uobj &o);
+	/** The object @p handle of type @p t: NULL if absent or of another type. */
+	Uobj *find(uint32_t handle, Uobj::Type t);
+	/** Undo one object (device command + unmapping); 0 or the device's errno. */
+	int destroy_obj(Uobj &o);
+
+private:
+	Device *dev_;
+	int fd_;
+};
+
+/** Register the fake fd @p fd of @p ctx / of an async file (libc_intercept.cpp). */
+void fd_register_context(int fd, const std::shared_ptr<Context> &ctx);
+void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file);
+/** The async file behind fd @p fd, or NULL. */
+std::shared_ptr<AsyncFile> fd_async(int fd);
+
+/**
+ * Doorbells: the device notices a QP's new work as hardware does, by watching its
+ * doorbell record (SQ and RQ producer counters) from a thread of the device; the
+ * process's stores never trap. watch() before the QP is used, unwatch() before
+ * its memory may go.
+ */
+void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec);
+void doorbell_unwatch(Device *dev, uint32_t qpn);
+
+/** Every page of [addr, addr + len) can be read and written now (ring memory). */
+bool user_range_writable(uint64_t addr, uint64_t len);
+
+/**
+ * The dispatcher entry of a Context: RDMA_VERBS_IOCTL with @p hdr_ptr. 0 or a
+ * negative errno (uverbs_ioctl.cpp).
+ */
+int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr);
+
+/** Open device @p index: a new fd (a memfd shown as the char device), or -errno. */
+int open_device(unsigned index, int flags);
+
+/** The st_rdev the fake char device @p index shows. */
+dev_t device_rdev(unsigned index);
+
+/** Fill @p st as the character device @p index (stat of the node or of the fd). */
+void fill_chardev_stat(unsigned index, struct stat *st);
+
+} // namespace kernel
+} // namespace mlx5sim
+
+#endif /* MLX5_SIM_KERNEL_KSIDE_H */

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Kernel side: the libc entry points libibverbs and libmlx5 reach the kernel
+ * through (rdma-core util/open_cdev.c, libibverbs/sysfs.c, ibdev_nl.c, providers/mlx5).
+ * Preloaded (devtools/sim-rdma), these
+ * definitions come before libc's in every library's lookup, so a call on the fake
+ * character device lands here and everything else goes on to libc (RTLD_NEXT):
+ *   open*, openat*          /dev/infiniband/uverbs<i> -> a Context on a memfd
+ *   stat*, fstat*, statx    that path and those fds look like the char device
+ *   ioctl, mmap             the command channel and the UAR pages
+ *   read, write, close      async event fds, teardown
+ *   dup2, dup3              an fd replaced by another is ours no more
+ *   socket                  NETLINK_RDMA fails, so libibverbs reads $SYSFS_PATH
+ * With MLX5_SIM_RDMA_DEVICES unset or 0 every call goes straight to libc.
+ */
+/*
+ * Our definitions replace libc's under their own names: neither the inline fortify
+ * wrappers nor the open -> open64 style renaming of large-file builds may apply.
+ */
+#undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+
+#include "kside.h"
+
+using namespace mlx5sim::kernel;
+
+namespace {
+
+constexpr int kNetlinkRdma = 20;
+constexpr char kUverbsPrefix[] = "/dev/infiniband/uverbs";
+
+/* ---- libc's own definitions ------------------------------------------------------- */
+
+template <typename F>
+F real(F &slot, const char *name)
+{
+	F f = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+		__atomic_store_n(&slot, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+#define REAL(name) real(real_##name, #name)
+int (*real_open)(const char *, int, ...);
+int (*real_open64)(const char *, int, ...);
+int (*real___open_2)(const char *, int);
+int (*real___open64_2)(const char *, int);
+int (*real_openat)(int, const char *, int, ...);
+int (*real_openat64)(int, const char *, int, ...);
+int (*real___openat_2)(int, const char *, int);
+int (*real___openat64_2)(int, const char *, int);
+int (*real_stat)(const char *, struct stat *);
+int (*real_stat64)(const char *, struct stat64 *);
+int (*real_lstat)(const char *, struct stat *);
+int (*real_lstat64)(const char *, struct stat64 *);
+int (*real_fstat)(int, struct stat *);
+int (*real_fstat64)(int, struct stat64 *);
+int (*real_fstatat)(int, const char *, struct stat *, int);
+int (*real_fstatat64)(int, const char *, struct stat64 *, int);
+int (*real_statx)(int, const char *, int, unsigned int, struct statx *);
+int (*real_ioctl)(int, unsigned long, ...);
+void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
+int (*real_close)(int);
+ssize_t (*real_read)(int, void *, size_t);
+ssize_t (*real_write)(int, const void *, size_t);
+int (*real_dup2)(int, int);
+int (*real_dup3)(int, int, int);
+int (*real_socket)(int, int, int);
+
+/* ---- the fake fds ------------------------------------------------------------------ */
+
+struct FakeFd {
+	std::shared_ptr<Context> ctx;     /**< a command fd */
+	std::shared_ptr<AsyncFile> async; /**< an async event fd */
+};
+
+std::mutex g_fd_lock;
+std::map<int, FakeFd> *g_fds; /* never freed: fds may be closed during exit */
+std::atomic<int> g_nfds{0};   /* fast path: no fake fd, no lock */
+
+bool active()
+{
+	return config().n_devices > 0;
+}
+
+bool lookup(int fd, FakeFd *out)
+{
+	if (g_nfds.load(std::memory_order_acquire) == 0 || fd < 0)
+		return false;
+	std::lock_guard<std::mutex> g(g_fd_lock);
+	auto it = g_fds->find(fd);
+	if (it == g_fds->end())
+		return false;
+	*out = it->second;
+	return true;
+}
+
+void insert(int fd, const FakeFd &f)
+{
+	std::lock_guard<std::mutex> g(g_fd_lock);
+	if (!g_fds)
+		g_fds = new std::map<int, FakeFd>();
+	if (!g_fds->count(fd))
+		g_nfds.fetch_add(1, std::memory_order_release);
+	(*g_fds)[fd] = f;
+}
+
+/** Forget @p fd; the Context goes when its last user does (the kernel's release). */
+void forget(int fd)
+{
+	FakeFd gone; /* destroyed after the lock */
+	if (g_nfds.load(std::memory_order_acquire) == 0)
+		return;
+	std::lock_guard<std::mutex> g(g_fd_lock);
+	auto it = g_fds->find(fd);
+	if (it == g_fds->end())
+		return;
+	gone = it->second;
+	if (gone.async) { /* events raised later go nowhere, not into a reused fd number */
+		std::lock_guard<std::mutex> ga(gone.async->lock);
+		gone.async->fd = -1;
+	}
+	g_fds->erase(it);
+	g_nfds.fetch_sub(1, std::memory_order_release);
+}
+
+/** /dev/infiniband/uverbs<i> of an existing device: its index. */
+bool uverbs_path(const char *path, unsigned *index)
+{
+	if (!path || strncmp(path, kUverbsPrefix, sizeof(kUverbsPrefix) - 1) || !active())
+		return false;
+	const char *p = path + sizeof(kUverbsPrefix) - 1;
+	unsigned n = 0;
+	if (!*p || (p[0] == '0' && p[1]))
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || n > kMaxDevices)
+			return false;
+		n = n * 10 + (unsigned)(*p - '0');
+	}
+	if (!device(n))
+		return false;
+	*index = n;
+	return true;
+}
+
+int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+int do_open(unsigned index, int flags)
+{
+	int fd = open_device(index, flags);
+	return fd < 0 ? fail(-fd) : fd;
+}
+
+template <typename St>
+void fill_stat(unsigned index, St *st)
+{
+	struct stat s;
+	fill_chardev_stat(index, &s);
+	memset(st, 0, sizeof(*st));
+	st->st_mode = s.st_mode;
+	st->st_rdev = s.st_rdev;
+	st->st_nlink = s.st_nlink;
+	st->st_blksize = s.st_blksize;
+	st->st_ino = s.st_ino;
+	st->st_dev = s.st_dev;
+}
+
+/** A command fd: the index of its device. */
+bool cmd_fd(int fd, unsigned *index)
+{
+	FakeFd f;
+	if (!lookup(fd, &f) || !f.ctx)
+		return false;
+	*index = f.ctx->dev()->index;
+	return true;
+}
+
+void fill_statx(unsigned index, struct statx *stx)
+{
+	struct stat s;
+	fill_chardev_stat(index, &s);
+	memset(stx, 0, sizeof(*stx));
+	stx->stx_mask = STATX_BASIC_STATS;
+	stx->stx_mode = (uint16_t)s.st_mode;
+	stx->stx_nlink = 1;
+	stx->stx_blksize = 4096;
+	stx->stx_ino = s.st_ino;
+	stx->stx_rdev_major = major(s.st_rdev);
+	stx->stx_rdev_minor = minor(s.st_rdev);
+	stx->stx_dev_major = major(s.st_dev);
+	stx->stx_dev_minor = minor(s.st_dev);
+}
+
+/** fstatat-like lookups: the node by absolute path, or one of our fds by AT_EMPTY_PATH. */
+bool stat_target(int dirfd, const char *path, int flags, unsigned *index)
+{
+	if (path && path[0] == '/')
+		return uverbs_path(path, index);
+	if ((flags & AT_EMPTY_PATH) && path && !path[0])
+		return cmd_fd(dirfd, index);
+	return false;
+}
+
+/** read() of an async event fd: one 16-byte descriptor, blocking as the fd says. */
+ssize_t async_read(AsyncFile &file, void *buf, size_t n)
+{
+	if (n < sizeof(AsyncEventDesc))
+		return fail(EINVAL);
+	uint64_t one;
+	ssize_t r = REAL(read)(file.fd, &one, sizeof(one)); /* blocks unless O_NONBLOCK */
+	if (r < 0)
+		return -1;
+	AsyncEventDesc ev;
+	{
+		std::lock_guard<std::mutex> g(file.lock);
+		if (file.events.empty())
+			return fail(EAGAIN);
+		ev = file.events.front();
+		file.events.pop_front();
+	}
+	memcpy(buf, &ev, sizeof(ev));
+	return sizeof(ev);
+}
+
+} // namespace
+
+/* ---- for kside.cpp ------------------------------------------------------------------ */
+
+namespace mlx5sim {
+namespace kernel {
+
+void fd_register_context(int fd, const std::shared_ptr<Context> &ctx)
+{
+	insert(fd, FakeFd{ctx, nullptr});
+}
+
+void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file)
+{
+	insert(fd, FakeFd{nullptr, file});
+}
+
+std::shared_ptr<AsyncFile> fd_async(int fd)
+{
+	FakeFd f;
+	return lookup(fd, &f) ? f.async : nullptr;
+}
+
+namespace sys {
+int close(int fd)
+{
+	return REAL(close)(fd);
+}
+ssize_t read(int fd, void *buf, size_t n)
+{
+	return REAL(read)(fd, buf, n);
+}
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	return REAL(write)(fd, buf, n);
+}
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+} // namespace sys
+
+} // namespace kernel
+} // namespace mlx5sim
+
+/* ---- the interposed entry points -------------------------------------------------- */
+
+#define EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+mode_t open_mode(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+} // namespace
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	unsigned idx;
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = open_mode(flags, ap);
+	va_end(ap);
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(open)(path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	unsigned idx;
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = open_mode(flags, ap);
+	va_end(ap);
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(open64)(path, flags, mode);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(__open_2)(path, flags);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(__open64_2)(path, flags);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	unsigned idx;
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = open_mode(flags, ap);
+	va_end(ap);
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(openat)(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	unsigned idx;
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = open_mode(flags, ap);
+	va_end(ap);
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(openat64)(dirfd, path, flags, mode);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(__openat_2)(dirfd, path, flags);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx))
+		return do_open(idx, flags);
+	return REAL(__openat64_2)(dirfd, path, flags);
+}
+
+EXPORT int stat(const char *path, struct stat *st) noexcept
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(stat)(path, st);
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st) noexcept
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(stat64)(path, st);
+}
+
+EXPORT int lstat(const char *path, struct stat *st) noexcept
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(lstat)(path, st);
+}
+
+EXPORT int lstat64(const char *path, struct stat64 *st) noexcept
+{
+	unsigned idx;
+	if (uverbs_path(path, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(lstat64)(path, st);
+}
+
+EXPORT int fstat(int fd, struct stat *st) noexcept
+{
+	unsigned idx;
+	if (cmd_fd(fd, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(fstat)(fd, st);
+}
+
+EXPORT int fstat64(int fd, struct stat64 *st) noexcept
+{
+	unsigned idx;
+	if (cmd_fd(fd, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(fstat64)(fd, st);
+}
+
+EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noexcept
+{
+	unsigned idx;
+	if (stat_target(dirfd, path, flags, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(fstatat)(dirfd, path, st, flags);
+}
+
+EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) noexcept
+{
+	unsigned idx;
+	if (stat_target(dirfd, path, flags, &idx)) {
+		fill_stat(idx, st);
+		return 0;
+	}
+	return REAL(fstatat64)(dirfd, path, st, flags);
+}
+
+EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,
+		 struct statx *stx) noexcept
+{
+	unsigned idx;
+	if (stat_target(dirfd, path, flags, &idx)) {
+		fill_statx(idx, stx);
+		return 0;
+	}
+	return REAL(statx)(dirfd, path, flags, mask, stx);
+}
+
+EXPORT int ioctl(int fd, unsigned long request, ...) noexcept
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	FakeFd f;
+	if (lookup(fd, &f)) {
+		if (!f.ctx)
+			return fail(ENOTTY); /* an async event fd has no ioctls */
+		int ret = f.ctx->ioctl(request, (uint64_t)(uintptr_t)arg);
+		return ret < 0 ? fail(-ret) : ret;
+	}
+	return REAL(ioctl)(fd, request, arg);
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) noexcept
+{
+	FakeFd f;
+	if (!(flags & MAP_ANONYMOUS) && lookup(fd, &f)) {
+		if (!f.ctx) {
+			errno = ENODEV;
+			return MAP_FAILED;
+		}
+		return f.ctx->mmap(addr, len, prot, flags, off);
+	}
+	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off) noexcept
+{
+	FakeFd f;
+	if (!(flags & MAP_ANONYMOUS) && lookup(fd, &f)) {
+		if (!f.ctx) {
+			errno = ENODEV;
+			return MAP_FAILED;
+		}
+		return f.ctx->mmap(addr, len, prot, flags, off);
+	}
+	return REAL(mmap64)(addr, len, prot, flags, fd, off);
+}
+
+EXPORT int close(int fd)
+{
+	forget(fd);
+	return REAL(close)(fd);
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	FakeFd f;
+	if (lookup(fd, &f)) {
+		if (f.async)
+			return async_read(*f.async, buf, n);
+		return fail(EINVAL); /* the command fd is not read */
+	}
+	return REAL(read)(fd, buf, n);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	FakeFd f;
+	if (lookup(fd, &f)) {
+		if (f.ctx)
+			/* libibverbs sends legacy commands as INVOKE_WRITE ioctls (the probe) */
+			klog(1, "uverbs%u: legacy write() of %zu bytes: only ioctls are served",
+			     f.ctx->dev()->index, n);
+		return fail(EINVAL);
+	}
+	return REAL(write)(fd, buf, n);
+}
+
+EXPORT int dup2(int oldfd, int newfd) noexcept
+{
+	int ret = REAL(dup2)(oldfd, newfd);
+	if (ret >= 0 && oldfd != newfd)
+		forget(newfd);
+	return ret;
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags) noexcept
+{
+	int ret = REAL(dup3)(oldfd, newfd, flags);
+	if (ret >= 0)
+		forget(newfd);
+	return ret;
+}
+
+EXPORT int socket(int domain, int type, int protocol) noexcept
+{
+	/* RDMA netlink would win over $SYSFS_PATH (libibverbs/ibdev_nl.c, device.c) */
+	if (domain == AF_NETLINK && protocol == kNetlinkRdma && active())
+		return fail(EPROTONOSUPPORT);
+	return REAL(socket)(domain, type, protocol);
+}

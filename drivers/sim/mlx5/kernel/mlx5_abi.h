@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Kernel side of the software HCA: mlx5 driver data (the UHW_IN / UHW_OUT attributes)
+ * and the PRM boxes of the DevX commands libmlx5 sends while opening a context.
+ *
+ * Layouts of rdma-core's kernel-headers/rdma/mlx5-abi.h, mlx5_user_ioctl_verbs.h and
+ * providers/mlx5/mlx5_ifc.h, written as our own structs and field offsets; each
+ * struct is checked against the size the ABI has. PRM boxes are
+ * big-endian with MSB-first bit numbering: prm_set() writes a field given its bit
+ * offset and width as the PRM lists them.
+ */
+#ifndef MLX5_SIM_KERNEL_MLX5_ABI_H
+#define MLX5_SIM_KERNEL_MLX5_ABI_H
+
+#include <endian.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+namespace mlx5sim {
+namespace kernel {
+
+/* ---- alloc_ucontext (GET_CONTEXT driver data) ------------------------------------- */
+
+struct Mlx5AllocUcontextReq {
+	uint32_t total_num_bfregs;
+	uint32_t num_low_latency_bfregs;
+	uint32_t flags; /**< kUctxDevx */
+	uint32_t comp_mask;
+	uint8_t max_cqe_version;
+	uint8_t reserved0;
+	uint16_t reserved1;
+	uint32_t reserved2;
+	uint64_t lib_caps; /**< kLibCap4kUar | kLibCapDynUar */
+};
+static_assert(sizeof(Mlx5AllocUcontextReq) == 32, "mlx5_ib_alloc_ucontext_req_v2");
+/** Request sizes libmlx5 retries with: up to max_cqe_version, up to lib_caps. */
+constexpr size_t kUctxReqMin = offsetof(Mlx5AllocUcontextReq, max_cqe_version);
+constexpr size_t kUctxReqNoLibCaps = offsetof(Mlx5AllocUcontextReq, lib_caps);
+static_assert(kUctxReqMin == 16 && kUctxReqNoLibCaps == 24, "retry sizes");
+
+constexpr uint32_t kUctxDevx = 1u << 0;
+constexpr uint64_t kLibCap4kUar = 1u << 0;
+constexpr uint64_t kLibCapDynUar = 1u << 1;
+
+struct Mlx5AllocUcontextResp {
+	uint32_t qp_tab_size;
+	uint32_t bf_reg_size;     /**< 0: no BlueFlame, QPs ring the NC UAR */
+	uint32_t tot_bfregs;      /**< 0 with dynamic UARs */
+	uint32_t cache_line_size; /**< doorbell record slot size */
+	uint16_t max_sq_desc_sz;
+	uint16_t max_rq_desc_sz;
+	uint32_t max_send_wqebb;
+	uint32_t max_recv_wr;
+	uint32_t max_srq_recv_wr;
+	uint16_t num_ports;
+	uint16_t flow_action_flags;
+	uint32_t comp_mask; /**< kUctxResp* */
+	uint32_t response_length;
+	uint8_t cqe_version;
+	uint8_t cmds_supp_uhw; /**< bit0 QUERY_DEVICE driver data */
+	uint8_t eth_min_inline;
+	uint8_t clock_info_versions;
+	uint64_t hca_core_clock_offset;
+	uint32_t log_uar_size;
+	uint32_t num_uars_per_page;
+	uint32_t num_dyn_bfregs;
+	uint32_t dump_fill_mkey;
+};
+static_assert(sizeof(Mlx5AllocUcontextResp) == 72, "mlx5_ib_alloc_ucontext_resp");
+static_assert(offsetof(Mlx5AllocUcontextResp, cqe_version) == 44, "cqe_version");
+static_assert(offsetof(Mlx5AllocUcontextResp, hca_core_clock_offset) == 48, "clock offset");
+
+constexpr uint32_t kUctxRespSqd2Rts = 1u << 3;
+constexpr uint8_t kCmdsSuppUhwQueryDevice = 1u << 0;
+
+/* ---- driver data of queries and PDs ----------------------------------------------- */
+
+struct Mlx5QueryDeviceResp {
+	uint32_t comp_mask;
+	uint32_t response_length;
+	uint32_t tso_max;
+	uint32_t tso_supported_qpts;
+	uint64_t rss_rx_hash_fields_mask;
+	uint8_t rss_rx_hash_function;
+	uint8_t rss_reserved[7];
+	uint32_t cqe_comp_max_num;
+	uint32_t cqe_comp_supported_format;
+	uint32_t pp_qp_rate_limit_min;
+	uint32_t pp_qp_rate_limit_max;
+	uint32_t pp_supported_qpts;
+	uint8_t pp_cap_flags;
+	uint8_t pp_reserved[3];
+	uint32_t support_multi_pkt_send_wqes;
+	uint32_t flags;
+	uint32_t sw_parsing_offloads;
+	uint32_t sw_parsing_supported_qpts;
+	uint32_t striding_rq[6];
+	uint32_t tunnel_offloads_caps;
+	uint8_t dci_max_log_num_concurent;
+	uint8_t dci_max_log_num_errored;
+	uint16_t reserved;
+};
+static_assert(sizeof(Mlx5QueryDeviceResp) == 104, "mlx5_ib_query_device_resp");
+static_assert(offsetof(Mlx5QueryDeviceResp, flags) == 60, "flags");
+static_assert(offsetof(Mlx5QueryDeviceResp, dci_max_log_num_concurent) == 100, "dci streams");
+
+struct Mlx5AllocPdResp {
+	uint32_t pdn;
+};
+static_assert(sizeof(Mlx5AllocPdResp) == 4, "mlx5_ib_alloc_pd_resp");
+
+/** mlx5dv_query_port's answer (DEVICE method 0x1000). */
+struct Mlx5QueryPortResp {
+	uint64_t flags;
+	uint16_t vport;
+	uint16_t vport_vhca_id;
+	uint16_t esw_owner_vhca_id;
+	uint16_t rsvd0;
+	uint64_t vport_steering_icm_rx;
+	uint64_t vport_steering_icm_tx;
+	uint32_t reg_c0_value;
+	uint32_t reg_c0_mask;
+};
+static_assert(sizeof(Mlx5QueryPortResp) == 40, "mlx5_ib_uapi_query_port");
+
+/* ---- CQ and QP creation ----------------------------------------------------------- */
+
+struct Mlx5CreateCq {
+	uint64_t buf_addr;
+	uint64_t db_addr;
+	uint32_t cqe_size; /**< 64 or 128 */
+	uint8_t cqe_comp_en;
+	uint8_t cqe_comp_res_format;
+	uint16_t flags; /**< kCqFlag* */
+	uint16_t uar_page_index;
+	uint16_t reserved0;
+	uint32_t reserved1;
+};
+static_assert(sizeof(Mlx5CreateCq) == 32, "mlx5_ib_create_cq");
+constexpr uint16_t kCqFlagUarPageIndex = 1u << 1;
+
+struct Mlx5CreateCqResp {
+	uint32_t cqn;
+	uint32_t reserved;
+};
+static_assert(sizeof(Mlx5CreateCqResp) == 8, "mlx5_ib_create_cq_resp");
+
+struct Mlx5CreateQp {
+	uint64_t buf_addr; /**< RQ first, the SQ right after it */
+	uint64_t db_addr;
+	uint32_t sq_wqe_count; /**< WQEBBs of 64 bytes */
+	uint32_t rq_wqe_count;
+	uint32_t rq_wqe_shift;
+	uint32_t flags; /**< kQpFlag* */
+	uint32_t uidx;
+	uint32_t bfreg_index;
+	uint64_t sq_buf_addr; /**< raw packet SQ / DCT access key */
+	uint32_t ece_options;
+	uint8_t dci_log_num_concurent;
+	uint8_t dci_log_num_errored;
+	uint16_t reserved;
+};
+static_assert(sizeof(Mlx5CreateQp) == 56, "mlx5_ib_create_qp");
+constexpr uint32_t kQpFlagScatterCqe = 1u << 1;
+constexpr uint32_t kQpFlagUarPageIndex = 1u << 10;
+
+struct Mlx5CreateQpResp {
+	uint32_t bfreg_index;
+	uint32_t ece_options;
+	uint32_t comp_mask;
+	uint32_t tirn;
+	uint32_t tisn;
+	uint32_t rqn;
+	uint32_t sqn;
+	uint32_t reserved1;
+	uint64_t tir_icm_addr;
+};
+static_assert(sizeof(Mlx5CreateQpResp) == 40, "mlx5_ib_create_qp_resp");
+
+/* ---- mmap offsets ------------------------------------------------------------------ */
+
+/** pgoff = offset >> 12: bits 15..8 command, 7..0 and 23..16 index. */
+constexpr unsigned kMmapCmdShift = 8;
+constexpr uint32_t kMmapCmdCoreClock = 5;
+constexpr uint32_t kMmapCmdClockInfo = 7;
+/** First command of dynamic entries (UAR objects): the first UAR is at 0x900000. */
+constexpr uint32_t kMmapCmdDynFirst = 9;
+
+/** UAR/ALLOC types. */
+constexpr uint32_t kUarTypeBf = 0;
+constexpr uint32_t kUarTypeNc = 1;
+
+/* ---- PRM: DevX general commands ---------------------------------------------------- */
+
+constexpr uint16_t kPrmOpQueryHcaCap = 0x100;
+/** QUERY_HCA_CAP: in 16 bytes; out = 16-byte header + the 4096-byte capability. */
+constexpr size_t kPrmQueryHcaCapIn = 16;
+constexpr size_t kPrmQueryHcaCapOut = 4112;
+constexpr size_t kPrmCapOffset = 16;
+constexpr size_t kPrmOutHeader = 16;
+/** op_mod = cap_type << 1 | 1 (current values) */
+constexpr uint16_t kCapGeneral = 0x1;
+constexpr uint16_t kCapOdp = 0x5;
+constexpr uint16_t kCapAtomic = 0x7;
+constexpr uint16_t kCapGeneral2 = 0x41;
+/** PRM command status BAD_PARAM, BAD_OP: libmlx5 maps both to EINVAL. */
+constexpr uint8_t kPrmStatusBadOp = 0x2;
+constexpr uint8_t kPrmStatusBadParam = 0x3;
+
+/** A field of cmd_hca_cap / cmd_hca_cap_2: bit offset and width inside the capability. */
+struct PrmField {
+	uint32_t bit;
+	uint32_t width;
+};
+namespace hca_cap {
+constexpr PrmField has_hca_cap_2{0x20, 1}; /**< the field hca_cap_2 */
+constexpr PrmField qp_data_in_order{0x62, 1};
+constexpr PrmField log_dma_mmo_max_size{0x6b, 5};
+constexpr PrmField log_max_qp_sz{0x88, 8};
+constexpr PrmField log_max_qp{0x9b, 5};
+constexpr PrmField log_max_cq{0xdb, 5};
+constexpr PrmField sig_crc64_xp10{0x147, 1};
+constexpr PrmField sig_crc32c{0x148, 1};
+constexpr PrmField dma_mmo_sq{0x153, 1};
+constexpr PrmField port_type{0x1b6, 2}; /**< 0 = InfiniBand */
+constexpr PrmField log_max_msg{0x1c3, 5};
+constexpr PrmField sig_block_4048{0x1f0, 1};
+constexpr PrmField cqe_version{0x1fc, 4};
+constexpr PrmField sho{0x217, 1};
+constexpr PrmField dct{0x21a, 1};
+constexpr PrmField log_max_pd{0x32b, 5};
+constexpr PrmField general_obj_types{0x400, 64};
+constexpr PrmField sigerr_domain_and_sig_type{0x480, 1};
+constexpr PrmField dma_mmo_qp{0x748, 1};
+/** general_obj_types bit of RESERVED_QPN objects */
+constexpr uint32_t kObjTypeReservedQpn = 0x2c;
+} // namespace hca_cap
+namespace hca_cap_2 {
+constexpr PrmField log_reserved_qpn_granularity{0x93, 5};
+} // namespace hca_cap_2
+
+/** Capability layouts are 0x800 bits: every field above lies inside. */
+constexpr uint32_t kPrmCapBits = 0x800;
+static_assert(hca_cap::dma_mmo_qp.bit + 1 <= kPrmCapBits, "cmd_hca_cap size");
+
+/**
+ * Write @p value into the big-endian, MSB-first field @p f of @p box (a field up
+ * to 32 bits inside one dword, or a 64-bit field on a 64-bit boundary).
+ */
+inline void prm_set(uint8_t *box, PrmField f, uint64_t value)
+{
+	if (f.width == 64) {
+		uint64_t be = htobe64(value);
+		memcpy(box + f.bit / 8, &be, 8);
+		return;
+	}
+	uint32_t dw_off = f.bit / 32 * 4;
+	uint32_t shift = 32 - (f.bit % 32) - f.width;
+	uint32_t mask = (f.width == 32 ? 0xffffffffu : ((1u << f.width) - 1)) << shift;
+	uint32_t dw;
+	memcpy(&dw, box + dw_off, 4);
+	dw = be32toh(dw);
+	dw = (dw & ~mask) | (((uint32_t)value << shift) & mask);
+	dw = htobe32(dw);
+	memcpy(box + dw_off, &dw, 4);
+}
+
+/** Read field @p f of @p box (up to 32 bits). */
+inline uint32_t prm_get(const uint8_t *box, PrmField f)
+{
+	uint32_t dw;
+	memcpy(&dw, box + f.bit / 32 * 4, 4);
+	dw = be32toh(dw);
+	uint32_t shift = 32 - (f.bit % 32) - f.width;
+	return (dw >> shift) & (f.width == 32 ? 0xffffffffu : ((1u << f.width) - 1));
+}
+
+/** QUERY_HCA_CAP input: opcode (dword 0 bits 31..16), op_mod (dword 1 bits 15..0). */
+constexpr PrmField kPrmInOpcode{0x00, 16};
+constexpr PrmField kPrmInUid{0x10, 16};
+constexpr PrmField kPrmInOpMod{0x30, 16};
+/** Output header: status (byte 0), syndrome (dword 1). */
+constexpr PrmField kPrmOutStatus{0x00, 8};
+constexpr PrmField kPrmOutSyndrome{0x20, 32};
+
+} // namespace kernel
+} // namespace mlx5sim
+
+#endif /* MLX5_SIM_KERNEL_MLX5_ABI_H */

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Kernel side: CQs and RC QPs on the provider's own buffers and doorbell records
+ * (CREATE with mlx5's driver data, DESTROY), MODIFY_QP and QUERY_QP. The device
+ * gets the rings through hca.h; its doorbell watcher (kside.cpp) notices new work.
+ * The Context lock is held (Context::ioctl).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mlx5_abi.h"
+#include "uverbs_call.h"
+
+namespace mlx5sim {
+namespace kernel {
+
+namespace {
+
+bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/** An IDR attribute naming an object of type @p t: ENOENT if none, EINVAL if another. */
+int lookup(Call &c, uint16_t id, Uobj::Type t, Uobj **out, const char *what)
+{
+	uint32_t h = (uint32_t)c.data(id);
+	auto it = c.ctx.objs.find(h);
+	if (it == c.ctx.objs.end() || it->second.type != t) {
+		klog(1, "uverbs%u: %s: handle %u is no %s", c.ctx.dev()->index, c.method.name, h,
+		     what);
+		return it == c.ctx.objs.end() ? -ENOENT : -EINVAL;
+	}
+	*out = &it->second;
+	return 0;
+}
+
+bool uar_page_live(const Context &ctx, uint32_t page)
+{
+	for (const auto &kv : ctx.objs)
+		if (kv.second.type == Uobj::Type::Uar && kv.second.uar_page == page)
+			return true;
+	return false;
+}
+
+} // namespace
+
+int h_cq_create(Call &c)
+{
+	Context &ctx = c.ctx;
+	unsigned idx = ctx.dev()->index;
+	uint32_t cqe = 0, vector = 0, flags = 0;
+	uint64_t user_handle = 0;
+	Mlx5CreateCq req;
+	int ret;
+
+	if ((ret = c.read_in(A_CQ_CQE, &cqe, sizeof(cqe))) ||
+	    (ret = c.read_in(A_CQ_USER_HANDLE, &user_handle, sizeof(user_handle))) ||
+	    (ret = c.read_in(A_CQ_COMP_VECTOR, &vector, sizeof(vector))) ||
+	    (ret = c.read_in(A_CQ_FLAGS, &flags, sizeof(flags))))
+		return ret;
+	if (c.len(kAttrUhwIn) < sizeof(req)) {
+		klog(1, "uverbs%u: CQ/CREATE driver request of %zu bytes", idx, c.len(kAttrUhwIn));
+		return -EINVAL;
+	}
+	if ((ret = c.read_in(kAttrUhwIn, &req, sizeof(req))))
+		return ret;
+	if (c.has(A_CQ_COMP_CHANNEL) || flags || req.cqe_comp_en ||
+	    (req.flags & ~kCqFlagUarPageIndex)) {
+		/* completion channels, timestamps, CQE compression, 128-byte padding */
+		klog(1,
+		     "uverbs%u: CQ/CREATE channel %d flags 0x%x compression %u driver flags "
+		     "0x%x: not modelled",
+		     idx, c.has(A_CQ_COMP_CHANNEL), flags, req.cqe_comp_en, req.flags);
+		return -EOPNOTSUPP;
+	}
+	const HcaCaps &caps = ctx.hca->caps();
+	uint64_t entries = 1;
+	while (entries < (uint64_t)cqe + 1)
+		entries <<= 1;
+	if (cqe == 0 || cqe > caps.max_cqe || vector != 0 ||
+	    (req.cqe_size != 64 && req.cqe_size != 128) ||
+	    ((req.flags & kCqFlagUarPageIndex) && !uar_page_live(ctx, req.uar_page_index))) {
+		klog(1, "uverbs%u: CQ/CREATE cqe %u vector %u cqe_size %u uar page %u", idx, cqe,
+		     vector, req.cqe_size, req.uar_page_index);
+		return -EINVAL;
+	}
+	if (!user_range_writable(req.buf_addr, entries * req.cqe_size) ||
+	    !user_range_writable(req.db_addr, 8)) {
+		klog(1,
+		     "uverbs%u: CQ/CREATE buffer 0x%llx or doorbell record 0x%llx not the "
+		     "process's",
+		     idx, (unsigned long long)req.buf_addr, (unsigned long long)req.db_addr);
+		return -EFAULT;
+	}
+	CqConfig cfg;
+	cfg.buf = reinterpret_cast<void *>(req.buf_addr);
+	cfg.ncqe = (uint32_t)entries;
+	cfg.cqe_size = req.cqe_size;
+	cfg.dbrec = reinterpret_cast<uint32_t *>(req.db_addr);
+	uint32_t cqn;
+	if ((ret = ctx.hca->create_cq(cfg, &cqn))) {
+		klog(1, "uverbs%u: CQ/CREATE of %llu entries: %s", idx, (unsigned long long)entries,
+		     strerror(-ret));
+		return ret;
+	}
+	Uobj o;
+	o.type = Uobj::Type::Cq;
+	o.cqn = cqn;
+	o.user_handle = user_handle;
+	uint32_t handle = ctx.add(o);
+	uint32_t resp_cqe = (uint32_t)entries - 1;
+	Mlx5CreateCqResp m = {cqn, 0};
+	if ((ret = c.write_out(A_CQ_RESP_CQE, &resp_cqe, sizeof(resp_cqe))) ||
+	    (ret = c.write_out(kAttrUhwOut, &m, sizeof(m))) ||
+	    (ret = c.set_new(A_CQ_HANDLE, handle))) {
+		ctx.destroy_obj(ctx.objs[handle]);
+		ctx.objs.erase(handle);
+	}
+	return ret;
+}
+
+int h_cq_destroy(Call &c)
+{
+	Uobj *cq;
+	int ret = lookup(c, A_DESTROY_HANDLE, Uobj::Type::Cq, &cq, "CQ");
+	if (ret)
+		return ret;
+	if ((ret = c.ctx.destroy_obj(*cq))) {
+		klog(1, "uverbs%u: CQ/DESTROY of CQ 0x%x: %s", c.ctx.dev()->index, cq->cqn,
+		     strerror(-ret));
+		return ret;
+	}
+	c.ctx.objs.erase((uint32_t)c.data(A_DESTROY_HANDLE));
+	DestroyCqResp r = {0, 0}; /* no events were ever raised for it */
+	return c.write_out(A_DESTROY_RESP, &r, sizeof(r));
+}
+
+int h_qp_create(Call &c)
+{
+	Context &ctx = c.ctx;
+	unsigned idx = ctx.dev()->index;
+	uint32_t type = 0, flags = 0;
+	uint64_t user_handle = 0;
+	QpCap cap;
+	Mlx5CreateQp req;
+	int ret;
+
+	if ((ret = c.read_in(A_QP_TYPE, &type, sizeof(type))) ||
+	    (ret = c.read_in(A_QP_FLAGS, &flags, sizeof(flags))) ||
+	    (ret = c.read_in(A_QP_USER_HANDLE, &user_handle, sizeof(user_handle))) ||
+	    (ret = c.read_in(A_QP_CAP, &cap, sizeof(cap))))
+		return ret;
+	/* SQ_SIG_ALL only matters to query_qp: libmlx5 sets the signal bit in WQEs */
+	bool sig_all = flags & kQpCreateSqSigAll;
+	flags &= ~kQpCreateSqSigAll;
+	if (type != kUverbsQptRc || flags || c.has(A_QP_SRQ) || c.has(A_QP_XRCD) ||
+	    c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
+		/* UD, UC, DC, raw packet, XRC, SRQs: later steps */
+		klog(1, "uverbs%u: QP/CREATE type %u flags 0x%x (SRQ %d): not served yet", idx,
+		     type, flags, c.has(A_QP_SRQ));
+		return -EOPNOTSUPP;
+	}
+	if (c.len(kAttrUhwIn) < offsetof(Mlx5CreateQp, sq_buf_addr)) {
+		klog(1, "uverbs%u: QP/CREATE driver request of %zu bytes", idx, c.len(kAttrUhwIn));
+		return -EINVAL;
+	}
+	if ((ret = c.read_in(kAttrUhwIn, &req, sizeof(req))))
+		return ret;
+	Uobj *pd, *scq, *rcq;
+	if ((ret = lookup(c, A_QP_PD, Uobj::Type::Pd, &pd, "PD")) ||
+	    (ret = lookup(c, A_QP_SEND_CQ, Uobj::Type::Cq, &scq, "CQ")) ||
+	    (ret = lookup(c, A_QP_RECV_CQ, Uobj::Type::Cq, &rcq, "CQ")))
+		return ret;
+	if (!fd_async((int)c.data(A_QP_EVENT_FD))) {
+		klog(1, "uverbs%u: QP/CREATE event fd %d is no async event fd", idx,
+		     (int)c.data(A_QP_EVENT_FD));
+		return -EINVAL;
+	}
+	const HcaCaps &caps = ctx.hca->caps();
+	uint32_t pdn = pd->pdn, send_cqn = scq->cqn, recv_cqn = rcq->cqn;
+	if (req.flags & ~(kQpFlagScatterCqe | kQpFlagUarPageIndex)) {
+		klog(1, "uverbs%u: QP/CREATE driver flags 0x%x: not modelled", idx, req.flags);
+		return -EOPNOTSUPP;
+	}
+	if (!is_pow2(req.sq_wqe_count) || req.sq_wqe_count > caps.max_send_wqebb ||
+	    (req.rq_wqe_count &&
+	     (!is_pow2(req.rq_wqe_count) || req.rq_wqe_count > caps.max_recv_wr ||
+	      req.rq_wqe_shift < 4 || req.rq_wqe_shift > 10)) ||
+	    req.uidx >= (1u << 24) ||
+	    ((req.flags & kQpFlagUarPageIndex) && !uar_page_live(ctx, req.bfreg_index))) {
+		klog(1, "uverbs%u: QP/CREATE sq %u rq %u shift %u uidx 0x%x bfreg %u", idx,
+		     req.sq_wqe_count, req.rq_wqe_count, req.rq_wqe_shift, req.uidx,
+		     req.bfreg_index);
+		return -EINVAL;
+	}
+	uint64_t rq_bytes = req.rq_wqe_count ? (uint64_t)req.rq_wqe_count << req.rq_wqe_shift : 0;
+	uint64_t bytes = rq_bytes + (uint64_t)req.sq_wqe_count * 64;
+	if (!user_range_writable(req.buf_addr, bytes) || !user_range_writable(req.db_addr, 8)) {
+		klog(1,
+		     "uverbs%u: QP/CREATE buffer 0x%llx (+%llu) or doorbell record 0x%llx "
+		     "not the process's",
+		     idx, (unsigned long long)req.buf_addr, (unsigned long long)bytes,
+		     (unsigned long long)req.db_addr);
+		return -EFAULT;
+	}
+	QpConfig cfg{};
+	cfg.type = IBV_QPT_RC;
+	cfg.pdn = pdn;
+	cfg.uidx = req.uidx;
+	cfg.rq_buf = req.rq_wqe_count ? reinterpret_cast<void *>(req.buf_addr) : nullptr;
+	cfg.rq_wqe_cnt = req.rq_wqe_count;
+	cfg.rq_wqe_shift = req.rq_wqe_count ? req.rq_wqe_shift : 0;
+	cfg.sq_buf = reinterpret_cast<void *>(req.buf_addr + rq_bytes);
+	cfg.sq_wqe_cnt = req.sq_wqe_count;
+	cfg.dbrec = reinterpret_cast<uint32_t *>(req.db_addr);
+	cfg.send_cqn = send_cqn;
+	cfg.recv_cqn = recv_cqn;
+	cfg.dc = DcRole::None;
+	uint32_t qpn;
+	if ((ret = ctx.hca->create_qp(cfg, &qpn))) {
+		klog(1, "uverbs%u: QP/CREATE: %s", idx, strerror(-ret));
+		return ret;
+	}
+	Uobj o;
+	o.type = Uobj::Type::Qp;
+	o.qpn = qpn;
+	o.pd_handle = (uint32_t)c.data(A_QP_PD);
+	o.user_handle = user_handle;
+	o.cap = cap;
+	o.attr.qp_state = IBV_QPS_RESET;
+	o.sq_sig_all = sig_all;
+	uint32_t handle = ctx.add(o);
+	doorbell_watch(ctx.dev(), ctx.hca.get(), qpn, cfg.dbrec);
+	Mlx5CreateQpResp m;
+	memset(&m, 0, sizeof(m));
+	m.bfreg_index = req.bfreg_index;
+	if ((ret = c.write_out(A_QP_RESP_CAP, &cap, sizeof(cap))) ||
+	    (ret = c.write_out(A_QP_RESP_QP_NUM, &qpn, sizeof(qpn))) ||
+	    (ret = c.write_out(kAttrUhwOut, &m, sizeof(m))) ||
+	    (ret = c.set_new(A_QP_HANDLE, handle))) {
+		ctx.destroy_obj(ctx.objs[handle]);
+		ctx.objs.erase(handle);
+	}
+	return ret;
+}
+
+int h_qp_destroy(Call &c)
+{
+	Uobj *qp;
+	int ret = lookup(c, A_DESTROY_HANDLE, Uobj::Type::Qp, &qp, "QP");
+	if (ret)
+		return ret;
+	if ((ret = c.ctx.destroy_obj(*qp))) {
+		klog(1, "uverbs%u: QP/DESTROY of QP 0x%x: %s", c.ctx.dev()->index, qp->qpn,
+		     strerror(-ret));
+		return ret;
+	}
+	c.ctx.objs.erase((uint32_t)c.data(A_DESTROY_HANDLE));
+	uint32_t events = 0; /* no async event was ever raised for it */
+	return c.write_out(A_DESTROY_RESP, &events, sizeof(events));
+}
+
+namespace {
+
+void dest_to_ah(const QpDest &d, struct ibv_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	memcpy(ah->grh.dgid.raw, d.dgid, sizeof(d.dgid));
+	ah->grh.flow_label = d.flow_label;
+	ah->grh.sgid_index = d.sgid_index;
+	ah->grh.hop_limit = d.hop_limit;
+	ah->grh.traffic_class = d.traffic_class;
+	ah->dlid = d.dlid;
+	ah->sl = d.sl;
+	ah->src_path_bits = d.src_path_bits;
+	ah->static_rate = d.static_rate;
+	ah->is_global = d.is_global;
+	ah->port_num = d.port_num;
+}
+
+void ah_to_dest(const struct ibv_ah_attr &ah, QpDest *d)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->dgid, ah.grh.dgid.raw, sizeof(d->dgid));
+	d->flow_label = ah.grh.flow_label;
+	d->sgid_index = ah.grh.sgid_index;
+	d->hop_limit = ah.grh.hop_limit;
+	d->traffic_class = ah.grh.traffic_class;
+	d->dlid = ah.dlid;
+	d->sl = ah.sl;
+	d->src_path_bits = ah.src_path_bits;
+	d->static_rate = ah.static_rate;
+	d->is_global = ah.is_global;
+	d->port_num = ah.port_num;
+}
+
+/** The attribute bits of ibv_modify_qp up to IBV_QP_DEST_QPN (the IB spec's). */
+constexpr uint32_t kQpAttrKnown = (1u << 21) - 1;
+
+} // namespace
+
+int w_modify_qp(Call &c, const uint8_t *in, size_t)
+{
+	ModifyQpCmd q;
+	memcpy(&q, in, sizeof(q));
+	unsigned idx = c.ctx.dev()->index;
+	Uobj *qp = c.ctx.find(q.qp_handle, Uobj::Type::Qp);
+	if (!qp) {
+		klog(1, "uverbs%u: MODIFY_QP of handle %u: no such QP", idx, q.qp_handle);
+		return -EINVAL;
+	}
+	if (q.attr_mask & ~kQpAttrKnown) {
+		klog(1, "uverbs%u: MODIFY_QP attr_mask 0x%x", idx, q.attr_mask);
+		return -EOPNOTSUPP;
+	}
+	if (((q.attr_mask & IBV_QP_PORT) && q.port_num != 1) ||
+	    ((q.attr_mask & IBV_QP_AV) && q.dest.port_num > 1) ||
+	    ((q.attr_mask & IBV_QP_ALT_PATH) && q.alt_port_num != 1)) {
+		klog(1, "uverbs%u: MODIFY_QP port %u / path port %u (the device has port 1)", idx,
+		     q.port_num, q.dest.port_num);
+		return -EINVAL;
+	}
+	struct ibv_qp_attr a;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = (enum ibv_qp_state)q.qp_state;
+	a.cur_qp_state = (enum ibv_qp_state)q.cur_qp_state;
+	a.path_mtu = (enum ibv_mtu)q.path_mtu;
+	a.path_mig_state = (enum ibv_mig_state)q.path_mig_state;
+	a.qkey = q.qkey;
+	a.rq_psn = q.rq_psn;
+	a.sq_psn = q.sq_psn;
+	a.dest_qp_num = q.dest_qp_num;
+	a.qp_access_flags = (int)q.qp_access_flags;
+	dest_to_ah(q.dest, &a.ah_attr);
+	dest_to_ah(q.alt_dest, &a.alt_ah_attr);
+	a.pkey_index = q.pkey_index;
+	a.alt_pkey_index = q.alt_pkey_index;
+	a.en_sqd_async_notify = q.en_sqd_async_notify;
+	a.max_rd_atomic = q.max_rd_atomic;
+	a.max_dest_rd_atomic = q.max_dest_rd_atomic;
+	a.min_rnr_timer = q.min_rnr_timer;
+	a.port_num = q.port_num;
+	a.timeout = q.timeout;
+	a.retry_cnt = q.retry_cnt;
+	a.rnr_retry = q.rnr_retry;
+	a.alt_port_num = q.alt_port_num;
+	a.alt_timeout = q.alt_timeout;
+	if (!(q.attr_mask & IBV_QP_AV))
+		a.ah_attr.port_num = 1;
+	int ret = c.ctx.hca->modify_qp(qp->qpn, a, (int)q.attr_mask);
+	if (ret) {
+		klog(1, "uverbs%u: MODIFY_QP of QP 0x%x to state %u mask 0x%x: %s", idx, qp->qpn,
+		     q.qp_state, q.attr_mask, strerror(-ret));
+		return ret;
+	}
+	/* remember what query_qp reports beyond the device's own state */
+	struct ibv_qp_attr &s = qp->attr;
+	uint32_t m = q.attr_mask;
+	if (m & IBV_QP_STATE)
+		s.qp_state = a.qp_state;
+	if (m & IBV_QP_PKEY_INDEX)
+		s.pkey_index = a.pkey_index;
+	if (m & IBV_QP_PORT)
+		s.port_num = a.port_num;
+	if (m & IBV_QP_ACCESS_FLAGS)
+		s.qp_access_flags = a.qp_access_flags;
+	if (m & IBV_QP_AV)
+		s.ah_attr = a.ah_attr;
+	if (m & IBV_QP_PATH_MTU)
+		s.path_mtu = a.path_mtu;
+	if (m & IBV_QP_RQ_PSN)
+		s.rq_psn = a.rq_psn;
+	if (m & IBV_QP_SQ_PSN)
+		s.sq_psn = a.sq_psn;
+	if (m & IBV_QP_DEST_QPN)
+		s.dest_qp_num = a.dest_qp_num;
+	if (m & IBV_QP_MAX_DEST_RD_ATOMIC)
+		s.max_dest_rd_atomic = a.max_dest_rd_atomic;
+	if (m & IBV_QP_MAX_QP_RD_ATOMIC)
+		s.max_rd_atomic = a.max_rd_atomic;
+	if (m & IBV_QP_MIN_RNR_TIMER)
+		s.min_rnr_timer = a.min_rnr_timer;
+	if (m & IBV_QP_TIMEOUT)
+		s.timeout = a.timeout;
+	if (m & IBV_QP_RETRY_CNT)
+		s.retry_cnt = a.retry_cnt;
+	if (m & IBV_QP_RNR_RETRY)
+		s.rnr_retry = a.rnr_retry;
+	return 0;
+}
+
+int w_query_qp(Call &c, const uint8_t *in, size_t)
+{
+	QueryQpCmd q;
+	memcpy(&q, in, sizeof(q));
+	Uobj *qp = c.ctx.find(q.qp_handle, Uobj::Type::Qp);
+	if (!qp) {
+		klog(1, "uverbs%u: QUERY_QP of handle %u: no such QP", c.ctx.dev()->index,
+		     q.qp_handle);
+		return -EINVAL;
+	}
+	QpInfo info;
+	int ret = c.ctx.hca->query_qp(qp->qpn, &info);
+	if (ret)
+		return ret;
+	const struct ibv_qp_attr &s = qp->attr;
+	QueryQpResp r;
+	memset(&r, 0, sizeof(r));
+	ah_to_dest(s.ah_attr, &r.dest);
+	r.cap = qp->cap;
+	r.rq_psn = s.rq_psn;
+	r.sq_psn = s.sq_psn;
+	r.dest_qp_num = info.dest_qpn;
+	r.qp_access_flags = info.access_flags;
+	r.pkey_index = s.pkey_index;
+	r.qp_state = (uint8_t)info.state;
+	r.cur_qp_state = (uint8_t)info.state;
+	r.path_mtu = (uint8_t)s.path_mtu;
+	r.max_rd_atomic = s.max_rd_atomic;
+	r.max_dest_rd_atomic = s.max_dest_rd_atomic;
+	r.min_rnr_timer = s.min_rnr_timer;
+	r.port_num = s.port_num;
+	r.timeout = s.timeout;
+	r.retry_cnt = s.retry_cnt;
+	r.rnr_retry = s.rnr_retry;
+	r.sq_sig_all = qp->sq_sig_all;
+	return c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
+}
+
+} // namespace kernel
+} // namespace mlx5sim

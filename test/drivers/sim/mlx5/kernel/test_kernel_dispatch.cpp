@@ -1,0 +1,777 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The kernel side's command channel, byte by byte: this binary links the kernel
+ * side in (its libc entry points are this program's), opens
+ * /dev/infiniband/uverbs0 and sends hand-made RDMA_VERBS_IOCTLs. Every refusal
+ * must carry the kernel's errno and change nothing; the accepted commands answer
+ * as mlx5_ib does. MLX5_SIM_RDMA_DEVICES=1 comes from meson test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include <infiniband/verbs.h>
+
+#include "cunit_run.h"
+#include "mlx5_abi.h"
+#include "uverbs_abi.h"
+
+using namespace mlx5sim::kernel;
+
+namespace {
+
+/** One ioctl being built: header + attributes, sent as RDMA_VERBS_IOCTL. */
+struct Req {
+	std::vector<uint8_t> buf;
+
+	Req(uint16_t obj, uint16_t method) : buf(sizeof(UverbsIoctlHdr))
+	{
+		hdr()->object_id = obj;
+		hdr()->method_id = method;
+		hdr()->driver_id = kDriverIdMlx5;
+		fix();
+	}
+	UverbsIoctlHdr *hdr() { return reinterpret_cast<UverbsIoctlHdr *>(buf.data()); }
+	UverbsAttr *attr(size_t i)
+	{
+		return reinterpret_cast<UverbsAttr *>(buf.data() + sizeof(UverbsIoctlHdr)) + i;
+	}
+	void fix()
+	{
+		hdr()->num_attrs =
+			(uint16_t)((buf.size() - sizeof(UverbsIoctlHdr)) / sizeof(UverbsAttr));
+		hdr()->length = (uint16_t)buf.size();
+	}
+	Req &add(uint16_t id, uint16_t len, uint64_t data, bool mandatory = true)
+	{
+		UverbsAttr a = {id, len, (uint16_t)(mandatory ? kAttrMandatory : 0), 0, data};
+		const uint8_t *p = reinterpret_cast<const uint8_t *>(&a);
+		buf.insert(buf.end(), p, p + sizeof(a));
+		fix();
+		return *this;
+	}
+	Req &in(uint16_t id, const void *p, uint16_t len, bool mandatory = true)
+	{
+		uint64_t d = 0;
+		if (len <= 8)
+			memcpy(&d, p, len);
+		else
+			d = (uint64_t)(uintptr_t)p;
+		return add(id, len, d, mandatory);
+	}
+	Req &out(uint16_t id, void *p, uint16_t len, bool mandatory = true)
+	{
+		return add(id, len, (uint64_t)(uintptr_t)p, mandatory);
+	}
+	/** 0 or the errno. */
+	int send(int fd) { return ioctl(fd, kRdmaVerbsIoctl, buf.data()) == 0 ? 0 : errno; }
+};
+
+int open_dev()
+{
+	return open("/dev/infiniband/uverbs0", O_RDWR | O_CLOEXEC);
+}
+
+/** GET_CONTEXT as libmlx5 44 sends it (DEVX, dynamic UARs). */
+int get_context(int fd, Mlx5AllocUcontextResp *resp, uint64_t lib_caps = 3, uint32_t comp_mask = 0,
+		uint16_t req_len = sizeof(Mlx5AllocUcontextReq))
+{
+	Mlx5AllocUcontextReq req = {};
+	uint32_t ncomp = 0;
+	uint64_t core = 0;
+	req.total_num_bfregs = 16;
+	req.num_low_latency_bfregs = 4;
+	req.flags = kUctxDevx;
+	req.comp_mask = comp_mask;
+	req.max_cqe_version = 1;
+	req.lib_caps = lib_caps;
+	return Req(OBJ_DEVICE, M_DEVICE_GET_CONTEXT)
+		.out(A_CTX_NUM_COMP_VECTORS, &ncomp, 4)
+		.out(A_CTX_CORE_SUPPORT, &core, 8)
+		.in(kAttrUhwIn, &req, req_len)
+		.out(kAttrUhwOut, resp, sizeof(*resp))
+		.send(fd);
+}
+
+/** A legacy command through INVOKE_WRITE. */
+int invoke_write(int fd, uint32_t cmd, const void *in, uint16_t inlen, void *out, uint16_t outlen,
+		 void *uhw_out = nullptr, uint16_t uhw_len = 0)
+{
+	Req r(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE);
+	r.in(A_WRITE_CMD, &cmd, 4);
+	if (inlen)
+		r.in(A_WRITE_CORE_IN, in, inlen);
+	if (outlen)
+		r.out(A_WRITE_CORE_OUT, out, outlen);
+	if (uhw_len)
+		r.out(kAttrUhwOut, uhw_out, uhw_len);
+	return r.send(fd);
+}
+
+int alloc_pd(int fd, uint32_t *handle, uint32_t *pdn = nullptr)
+{
+	CmdResponsePtr in = {0};
+	AllocPdResp out = {};
+	Mlx5AllocPdResp m = {};
+	int ret = invoke_write(fd, WCMD_ALLOC_PD, &in, sizeof(in), &out, sizeof(out), &m,
+			       sizeof(m));
+	*handle = out.pd_handle;
+	if (pdn)
+		*pdn = m.pdn;
+	return ret;
+}
+
+int reg_mr(int fd, uint32_t pd, const void *addr, uint64_t len, uint32_t access, RegMrResp *out)
+{
+	RegMrCmd in = {0, (uint64_t)(uintptr_t)addr, len, (uint64_t)(uintptr_t)addr, pd, access};
+	return invoke_write(fd, WCMD_REG_MR, &in, sizeof(in), out, sizeof(*out));
+}
+
+int destroy(int fd, uint16_t obj, uint16_t method, uint16_t attr, uint32_t handle)
+{
+	return Req(obj, method).add(attr, 0, handle).send(fd);
+}
+
+/** A context ready for commands. */
+int ready_fd()
+{
+	Mlx5AllocUcontextResp resp;
+	int fd = open_dev();
+	if (fd >= 0 && get_context(fd, &resp)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- tests -------------------------------------------------------------------------- */
+
+void test_node_and_fd()
+{
+	struct stat st;
+	int fd = open_dev();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(stat("/dev/infiniband/uverbs0", &st), 0);
+	CU_ASSERT_TRUE(S_ISCHR(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_rdev, makedev(231, 192));
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_TRUE(S_ISCHR(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_rdev, makedev(231, 192));
+	/* only the configured devices exist */
+	errno = 0;
+	CU_ASSERT_EQUAL(open("/dev/infiniband/uverbs1", O_RDWR), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	/* RDMA netlink is not there: libibverbs reads the sysfs tree */
+	errno = 0;
+	CU_ASSERT_EQUAL(socket(AF_NETLINK, SOCK_RAW, 20), -1);
+	CU_ASSERT_EQUAL(errno, EPROTONOSUPPORT);
+	/* the command fd is not read or written */
+	char b[16];
+	CU_ASSERT_EQUAL(read(fd, b, sizeof(b)), -1);
+	CU_ASSERT_EQUAL(write(fd, b, sizeof(b)), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(close(fd), 0);
+}
+
+void test_header_refusals()
+{
+	int fd = open_dev();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t cmd = WCMD_QUERY_DEVICE;
+	/* another ioctl request */
+	Req r(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE);
+	r.in(A_WRITE_CMD, &cmd, 4);
+	CU_ASSERT_EQUAL(ioctl(fd, 0x1234, r.buf.data()), -1);
+	CU_ASSERT_EQUAL(errno, ENOTTY);
+	/* length that does not match num_attrs */
+	Req bad = r;
+	bad.hdr()->length += 16;
+	CU_ASSERT_EQUAL(bad.send(fd), EINVAL);
+	bad = r;
+	bad.hdr()->num_attrs = 0;
+	CU_ASSERT_EQUAL(bad.send(fd), EINVAL);
+	/* reserved fields */
+	bad = r;
+	bad.hdr()->reserved1 = 1;
+	CU_ASSERT_EQUAL(bad.send(fd), EPROTONOSUPPORT);
+	bad = r;
+	bad.hdr()->reserved2 = 1;
+	CU_ASSERT_EQUAL(bad.send(fd), EPROTONOSUPPORT);
+	/* another driver's id */
+	bad = r;
+	bad.hdr()->driver_id = 4;
+	CU_ASSERT_EQUAL(bad.send(fd), EINVAL);
+	/* unknown object, unknown method */
+	CU_ASSERT_EQUAL(Req(0x77, 0).send(fd), EPROTONOSUPPORT);
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, 0x55).send(fd), EPROTONOSUPPORT);
+	/* a header the process cannot read */
+	CU_ASSERT_EQUAL(ioctl(fd, kRdmaVerbsIoctl, (void *)8), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	/* an attribute array longer than a page */
+	Req big(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE);
+	for (int i = 0; i < 300; i++)
+		big.add(0x900 + i, 0, 0, false);
+	CU_ASSERT_EQUAL(big.send(fd), EINVAL);
+	close(fd);
+}
+
+void test_attr_refusals()
+{
+	int fd = open_dev();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t cmd = WCMD_QUERY_DEVICE;
+	/* the probe libibverbs sends at open: ENOSPC, so it keeps using ioctls */
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE).in(A_WRITE_CMD, &cmd, 4).send(fd),
+			ENOSPC);
+	/* an unknown mandatory attribute; an unknown optional one is ignored */
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE)
+				.in(A_WRITE_CMD, &cmd, 4)
+				.add(0x77, 0, 0, true)
+				.send(fd),
+			EPROTONOSUPPORT);
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE)
+				.in(A_WRITE_CMD, &cmd, 4)
+				.add(0x77, 0, 0, false)
+				.send(fd),
+			ENOSPC);
+	/* the same attribute twice */
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE)
+				.in(A_WRITE_CMD, &cmd, 4)
+				.in(A_WRITE_CMD, &cmd, 4)
+				.send(fd),
+			EINVAL);
+	/* a mandatory attribute missing */
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE).send(fd), EINVAL);
+	/* an input longer than the spec with non-zero excess; with zero excess it passes */
+	uint64_t long_cmd[2] = {WCMD_QUERY_DEVICE, 1};
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE)
+				.in(A_WRITE_CMD, long_cmd, sizeof(long_cmd))
+				.send(fd),
+			EOPNOTSUPP);
+	long_cmd[1] = 0;
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE)
+				.in(A_WRITE_CMD, long_cmd, sizeof(long_cmd))
+				.send(fd),
+			ENOSPC);
+	/* a handle attribute with a length */
+	CU_ASSERT_EQUAL(Req(OBJ_PD, M_PD_DESTROY).add(A_DESTROY_HANDLE, 4, 1).send(fd), EINVAL);
+	/* methods needing the context, before GET_CONTEXT */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, 1), EINVAL);
+	uint64_t port = 1;
+	QueryPortRespEx pr;
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_QUERY_PORT)
+				.in(A_QUERY_PORT_NUM, &port, 8)
+				.out(A_QUERY_PORT_RESP, &pr, sizeof(pr))
+				.send(fd),
+			EINVAL);
+	/* an output buffer shorter than the smallest answer */
+	Mlx5AllocUcontextResp resp;
+	CU_ASSERT_EQUAL(get_context(fd, &resp), 0);
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_QUERY_PORT)
+				.in(A_QUERY_PORT_NUM, &port, 8)
+				.out(A_QUERY_PORT_RESP, &pr, 8)
+				.send(fd),
+			EINVAL);
+	/* a legacy command nobody serves yet */
+	uint32_t create_cq = 18;
+	CU_ASSERT_EQUAL(
+		Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE).in(A_WRITE_CMD, &create_cq, 4).send(fd),
+		EOPNOTSUPP);
+	close(fd);
+}
+
+void test_get_context()
+{
+	Mlx5AllocUcontextResp resp;
+	int fd = open_dev();
+	CU_ASSERT_FATAL(fd >= 0);
+	/* what libmlx5 44 cannot do without: refused with the kernel's errnos */
+	CU_ASSERT_EQUAL(get_context(fd, &resp, 3, 1), EOPNOTSUPP); /* comp_mask */
+	CU_ASSERT_EQUAL(get_context(fd, &resp, 0), EOPNOTSUPP);    /* static UARs */
+	CU_ASSERT_EQUAL(get_context(fd, &resp, 3, 0, 8), EINVAL);  /* request too short */
+	/* a failed GET_CONTEXT leaves none behind: the next one works */
+	memset(&resp, 0xee, sizeof(resp));
+	CU_ASSERT_EQUAL_FATAL(get_context(fd, &resp), 0);
+	CU_ASSERT_EQUAL(resp.response_length, sizeof(resp));
+	CU_ASSERT_EQUAL(resp.cqe_version, 1);
+	CU_ASSERT_EQUAL(resp.tot_bfregs, 0);
+	CU_ASSERT_EQUAL(resp.bf_reg_size, 0);
+	CU_ASSERT_EQUAL(resp.cache_line_size, 64);
+	CU_ASSERT_EQUAL(resp.num_ports, 1);
+	CU_ASSERT_EQUAL(resp.cmds_supp_uhw & kCmdsSuppUhwQueryDevice, kCmdsSuppUhwQueryDevice);
+	CU_ASSERT_EQUAL(resp.log_uar_size, 12);
+	/* one context per fd */
+	CU_ASSERT_EQUAL(get_context(fd, &resp), EINVAL);
+	close(fd);
+}
+
+void test_pd_mr()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t pd, pd2, pdn;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd, &pdn), 0);
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd2), 0);
+	CU_ASSERT_NOT_EQUAL(pd, pd2);
+	std::vector<uint8_t> buf(1 << 16);
+	RegMrResp mr = {};
+	CU_ASSERT_EQUAL_FATAL(reg_mr(fd, pd, buf.data(), buf.size(), 1, &mr), 0);
+	CU_ASSERT_EQUAL(mr.lkey, mr.rkey);
+	/* a PD handle that is no PD (an MR's), or none at all */
+	RegMrResp x;
+	CU_ASSERT_EQUAL(reg_mr(fd, mr.mr_handle, buf.data(), 64, 1, &x), EINVAL);
+	CU_ASSERT_EQUAL(reg_mr(fd, 999, buf.data(), 64, 1, &x), EINVAL);
+	/* destroying: unknown handle ENOENT, wrong type EINVAL, PD in use EBUSY */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, 999), ENOENT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), EINVAL);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, pd), EINVAL);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), EBUSY);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), 0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), ENOENT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	/* the legacy DEALLOC_PD as well */
+	DeallocPdCmd d = {pd2};
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_DEALLOC_PD, &d, sizeof(d), nullptr, 0), 0);
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_DEALLOC_PD, &d, sizeof(d), nullptr, 0), ENOENT);
+	close(fd);
+}
+
+void test_mr_outside_process()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t pd;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *area = (uint8_t *)mmap(nullptr, 2 * pg, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(area != MAP_FAILED);
+	CU_ASSERT_EQUAL(munmap(area + pg, pg), 0);
+	RegMrResp mr;
+	/* memory the process does not have: the page after, a kernel address, 0 */
+	CU_ASSERT_EQUAL(reg_mr(fd, pd, area, 2 * pg, 1, &mr), EFAULT);
+	CU_ASSERT_EQUAL(reg_mr(fd, pd, (void *)0xffff800000000000ull, pg, 1, &mr), EFAULT);
+	CU_ASSERT_EQUAL(reg_mr(fd, pd, (void *)0x1000, pg, 1, &mr), EFAULT);
+	/* the range wraps */
+	RegMrCmd wrap = {
+		0, (uint64_t)(uintptr_t)area, UINT64_MAX - 8, (uint64_t)(uintptr_t)area, pd, 1};
+	CU_ASSERT_NOT_EQUAL(invoke_write(fd, WCMD_REG_MR, &wrap, sizeof(wrap), &mr, sizeof(mr)), 0);
+	/* iova not the address, bad access flags, zero length */
+	RegMrCmd iova = {0, (uint64_t)(uintptr_t)area, (uint64_t)pg, 0x10000, pd, 1};
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_REG_MR, &iova, sizeof(iova), &mr, sizeof(mr)),
+			EOPNOTSUPP);
+	CU_ASSERT_EQUAL(reg_mr(fd, pd, area, pg, 1u << 15, &mr), EINVAL);
+	CU_ASSERT_EQUAL(reg_mr(fd, pd, area, 0, 1, &mr), EINVAL);
+	/* the response buffer the process lacks: the MR is undone, the PD can go */
+	RegMrCmd ok = {0, (uint64_t)(uintptr_t)area, (uint64_t)pg, (uint64_t)(uintptr_t)area, pd,
+		       1};
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_REG_MR, &ok, sizeof(ok), area + pg, sizeof(mr)),
+			EFAULT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	munmap(area, pg);
+	close(fd);
+}
+
+void test_queries()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	/* QUERY_DEVICE (legacy), EX_QUERY_DEVICE with and without driver data */
+	CmdResponsePtr rp = {0};
+	QueryDeviceResp qd;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_DEVICE, &rp, sizeof(rp), &qd, sizeof(qd)), 0);
+	CU_ASSERT_EQUAL(qd.vendor_part_id, 0x1021u);
+	CU_ASSERT_EQUAL(qd.phys_port_cnt, 1);
+	ExQueryDevice ex = {};
+	ExQueryDeviceResp exr;
+	Mlx5QueryDeviceResp m;
+	memset(&m, 0xee, sizeof(m));
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_EX_QUERY_DEVICE, &ex, sizeof(ex), &exr, sizeof(exr),
+				     &m, sizeof(m)),
+			0);
+	CU_ASSERT_EQUAL(exr.response_length, sizeof(exr));
+	CU_ASSERT_EQUAL(m.response_length, sizeof(m));
+	CU_ASSERT_EQUAL(m.dci_max_log_num_concurent, 4);
+	/* a shorter response: response_length says how much */
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_EX_QUERY_DEVICE, &ex, sizeof(ex), &exr, 184), 0);
+	CU_ASSERT_EQUAL(exr.response_length, 184u);
+	ex.comp_mask = 1;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_EX_QUERY_DEVICE, &ex, sizeof(ex), &exr, sizeof(exr)),
+			EINVAL);
+	/* QUERY_PORT: port 1 only */
+	uint64_t port = 1;
+	QueryPortRespEx pr;
+	memset(&pr, 0xee, sizeof(pr));
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_QUERY_PORT)
+				.in(A_QUERY_PORT_NUM, &port, 8)
+				.out(A_QUERY_PORT_RESP, &pr, sizeof(pr))
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(pr.legacy.state, 4);
+	CU_ASSERT_EQUAL(pr.legacy.link_layer, 1);
+	CU_ASSERT_EQUAL(pr.port_cap_flags2, 0); /* zeroed past what was filled */
+	port = 2;
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_QUERY_PORT)
+				.in(A_QUERY_PORT_NUM, &port, 8)
+				.out(A_QUERY_PORT_RESP, &pr, sizeof(pr))
+				.send(fd),
+			EINVAL);
+	/* GID table: one entry; a buffer for none is too small */
+	uint64_t esz = sizeof(GidEntry), n = 0;
+	GidEntry tbl[2];
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_QUERY_GID_TABLE)
+				.in(A_GID_TABLE_ENTRY_SIZE, &esz, 8)
+				.out(A_GID_TABLE_RESP_ENTRIES, tbl, sizeof(tbl))
+				.out(A_GID_TABLE_RESP_NUM_ENTRIES, &n, 8)
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(n, 1u);
+	CU_ASSERT_EQUAL(be64toh(tbl[0].gid[0]), 0xfe80000000000000ull);
+	CU_ASSERT_EQUAL(Req(OBJ_DEVICE, M_DEVICE_QUERY_GID_TABLE)
+				.in(A_GID_TABLE_ENTRY_SIZE, &esz, 8)
+				.out(A_GID_TABLE_RESP_ENTRIES, tbl, 16)
+				.out(A_GID_TABLE_RESP_NUM_ENTRIES, &n, 8)
+				.send(fd),
+			EINVAL);
+	close(fd);
+}
+
+void test_devx()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint8_t in[16] = {}, out[kPrmQueryHcaCapOut];
+	prm_set(in, kPrmInOpcode, kPrmOpQueryHcaCap);
+	prm_set(in, kPrmInOpMod, kCapGeneral);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			0);
+	const uint8_t *cap = out + kPrmCapOffset;
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::has_hca_cap_2), 1u);
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::dma_mmo_qp), 1u);
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::log_dma_mmo_max_size), 31u);
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::sho), 1u);
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::cqe_version), 1u);
+	CU_ASSERT_EQUAL(out[kPrmCapOffset + 0x400 / 8 + 2] & 0x10, 0x10); /* obj type 0x2c */
+	prm_set(in, kPrmInOpMod, kCapGeneral2);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap_2::log_reserved_qpn_granularity), 4u);
+	/* a capability type the device lacks: EREMOTEIO, status BAD_PARAM in the box */
+	prm_set(in, kPrmInOpMod, 0x19);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadParam);
+	/* an output box too small for the capability */
+	prm_set(in, kPrmInOpMod, kCapGeneral);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, 64)
+				.send(fd),
+			EREMOTEIO);
+	/* a PRM command outside the general ones; an input box too short */
+	prm_set(in, kPrmInOpcode, 0x200);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			EINVAL);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, 8)
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			EINVAL);
+	close(fd);
+}
+
+void test_uar_mmap()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint64_t type = kUarTypeNc, off = 0;
+	uint32_t len = 0, page_id = 99;
+	Req r(OBJ_MLX5_UAR, M_UAR_ALLOC);
+	r.add(A_UAR_HANDLE, 0, 0)
+		.in(A_UAR_TYPE, &type, 8)
+		.out(A_UAR_MMAP_OFFSET, &off, 8)
+		.out(A_UAR_MMAP_LENGTH, &len, 4)
+		.out(A_UAR_PAGE_ID, &page_id, 4);
+	CU_ASSERT_EQUAL_FATAL(r.send(fd), 0);
+	uint32_t handle = (uint32_t)r.attr(0)->data;
+	CU_ASSERT_NOT_EQUAL(handle, 0u);
+	CU_ASSERT_EQUAL(off, 0x900000u); /* the first dynamic mmap entry, as on Linux */
+	CU_ASSERT_EQUAL(len, 4096u);
+	CU_ASSERT_EQUAL(page_id, 0u);
+	CU_ASSERT_TRUE(r.attr(2)->flags & kAttrValidOutput);
+	/* the UAR page is real memory */
+	volatile uint64_t *uar = (volatile uint64_t *)mmap(nullptr, len, PROT_WRITE, MAP_SHARED, fd,
+							   (off_t)off);
+	CU_ASSERT_FATAL(uar != MAP_FAILED);
+	uar[0x800 / 8] = 0x1234;
+	CU_ASSERT_EQUAL(munmap((void *)uar, len), 0);
+	/* offsets that map nothing: another page, a clock page, a wrong length */
+	errno = 0;
+	CU_ASSERT_EQUAL(mmap(nullptr, len, PROT_WRITE, MAP_SHARED, fd, (off_t)off + 4096),
+			MAP_FAILED);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0x500000), MAP_FAILED);
+	CU_ASSERT_EQUAL(mmap(nullptr, 2 * len, PROT_WRITE, MAP_SHARED, fd, (off_t)off), MAP_FAILED);
+	/* bad type; destroy twice */
+	type = 7;
+	Req bad(OBJ_MLX5_UAR, M_UAR_ALLOC);
+	bad.add(A_UAR_HANDLE, 0, 0)
+		.in(A_UAR_TYPE, &type, 8)
+		.out(A_UAR_MMAP_OFFSET, &off, 8)
+		.out(A_UAR_MMAP_LENGTH, &len, 4)
+		.out(A_UAR_PAGE_ID, &page_id, 4);
+	CU_ASSERT_EQUAL(bad.send(fd), EINVAL);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_UAR, M_UAR_DESTROY, A_UAR_HANDLE, handle), 0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_UAR, M_UAR_DESTROY, A_UAR_HANDLE, handle), ENOENT);
+	/* a destroyed UAR maps no more */
+	CU_ASSERT_EQUAL(mmap(nullptr, 4096, PROT_WRITE, MAP_SHARED, fd, 0x900000), MAP_FAILED);
+	close(fd);
+}
+
+void test_async_fd()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	Req r(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC);
+	r.add(A_ASYNC_EVENT_FD, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(r.send(fd), 0);
+	int afd = (int)r.attr(0)->data;
+	CU_ASSERT_FATAL(afd > 2 && afd != fd);
+	/* nothing queued: not readable; a short read buffer is refused first */
+	struct pollfd p = {afd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 0), 0);
+	char b[16];
+	CU_ASSERT_EQUAL(read(afd, b, 8), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(fcntl(afd, F_SETFL, O_NONBLOCK), 0);
+	CU_ASSERT_EQUAL(read(afd, b, sizeof(b)), -1);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(ioctl(afd, kRdmaVerbsIoctl, r.buf.data()), -1);
+	CU_ASSERT_EQUAL(errno, ENOTTY);
+	CU_ASSERT_EQUAL(close(afd), 0);
+	close(fd);
+}
+
+void test_close_releases()
+{
+	/* objects left at close are destroyed, as the kernel does: max_pd PDs, many times */
+	for (int round = 0; round < 3; round++) {
+		int fd = ready_fd();
+		CU_ASSERT_FATAL(fd >= 0);
+		std::vector<uint8_t> buf(4096);
+		uint32_t pd = 0, h;
+		int n = 0;
+		while (n < 2000 && alloc_pd(fd, &h) == 0) {
+			pd = h;
+			n++;
+		}
+		CU_ASSERT_EQUAL(n, 1024); /* the device's max_pd: then ENOMEM */
+		RegMrResp mr;
+		CU_ASSERT_EQUAL(reg_mr(fd, pd, buf.data(), buf.size(), 1, &mr), 0);
+		CU_ASSERT_EQUAL(close(fd), 0);
+	}
+	/* an fd number of ours reused by another file is that file's */
+	int fd = open_dev();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	int other = open("/dev/null", O_RDWR);
+	CU_ASSERT_EQUAL(other, fd);
+	struct stat st;
+	CU_ASSERT_EQUAL(fstat(other, &st), 0);
+	CU_ASSERT_EQUAL(st.st_rdev, makedev(1, 3));
+	close(other);
+}
+
+/** An async event fd of @p fd's context. */
+int async_fd(int fd)
+{
+	Req r(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC);
+	r.add(A_ASYNC_EVENT_FD, 0, 0);
+	return r.send(fd) ? -1 : (int)r.attr(0)->data;
+}
+
+int create_cq(int fd, const Mlx5CreateCq &req, uint32_t cqe, uint32_t *handle, uint32_t *cqn)
+{
+	uint64_t uh = 0x5151;
+	uint32_t vec = 0, resp_cqe = 0;
+	Mlx5CreateCqResp m = {};
+	Req r(OBJ_CQ, M_CQ_CREATE);
+	r.add(A_CQ_HANDLE, 0, 0)
+		.in(A_CQ_CQE, &cqe, 4)
+		.in(A_CQ_USER_HANDLE, &uh, 8)
+		.in(A_CQ_COMP_VECTOR, &vec, 4)
+		.out(A_CQ_RESP_CQE, &resp_cqe, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	if (cqn)
+		*cqn = m.cqn;
+	return ret;
+}
+
+int create_qp(int fd, uint32_t pd, uint32_t cq, int efd, const Mlx5CreateQp &req, uint32_t type,
+	      uint32_t *handle)
+{
+	uint64_t uh = 0x7171;
+	QpCap cap = {8, 8, 1, 1, 0}, rcap;
+	uint32_t qpn = 0;
+	Mlx5CreateQpResp m;
+	Req r(OBJ_QP, M_QP_CREATE);
+	r.add(A_QP_HANDLE, 0, 0)
+		.add(A_QP_PD, 0, pd)
+		.add(A_QP_SEND_CQ, 0, cq)
+		.add(A_QP_RECV_CQ, 0, cq)
+		.in(A_QP_USER_HANDLE, &uh, 8)
+		.in(A_QP_CAP, &cap, sizeof(cap))
+		.in(A_QP_TYPE, &type, 4)
+		.add(A_QP_EVENT_FD, 0, (uint64_t)efd)
+		.out(A_QP_RESP_CAP, &rcap, sizeof(rcap))
+		.out(A_QP_RESP_QP_NUM, &qpn, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+void test_cq_qp()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int efd = async_fd(fd);
+	CU_ASSERT_FATAL(efd >= 0);
+	uint32_t pd, cq, cqn, qp, h;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	/* rings the process owns; the device keeps them until destroyed or closed */
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 64 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 128); /* CQ record, then QP record */
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 64 * 4096);
+	memset(db, 0, 128);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	/* a CQ: ring outside the process, bad CQE size, compression: refused */
+	Mlx5CreateCq bad = creq;
+	bad.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EFAULT);
+	bad = creq;
+	bad.db_addr = 0x2000;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EFAULT);
+	bad = creq;
+	bad.cqe_size = 32;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EINVAL);
+	bad = creq;
+	bad.cqe_comp_en = 1;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EOPNOTSUPP);
+	bad = creq;
+	bad.flags = kCqFlagUarPageIndex; /* no such UAR */
+	bad.uar_page_index = 5;
+	CU_ASSERT_EQUAL(create_cq(fd, bad, 63, &h, nullptr), EINVAL);
+	CU_ASSERT_EQUAL(create_cq(fd, creq, 0, &h, nullptr), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, &cqn), 0);
+	CU_ASSERT_NOT_EQUAL(cqn, 0u);
+	/* a QP: RQ of 8 x 64 bytes, then an SQ of 16 WQEBBs, in the same ring */
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.rq_wqe_count = 8;
+	q.rq_wqe_shift = 6;
+	q.uidx = 1;
+	Mlx5CreateQp badq = q;
+	badq.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EFAULT);
+	badq = q;
+	badq.sq_wqe_count = 12; /* not a power of two */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EINVAL);
+	badq = q;
+	badq.uidx = 1u << 24;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, 4 /* UD */, &h), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
+	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp), 0);
+	/* MODIFY_QP: RESET->INIT, then an illegal jump to RTS; a port the device lacks */
+	ModifyQpCmd m = {};
+	m.qp_handle = qp;
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	m.qp_state = IBV_QPS_INIT;
+	m.port_num = 2;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	m.port_num = 1;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	m.attr_mask = IBV_QP_STATE;
+	m.qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	m.qp_handle = cq;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	QueryQpCmd qq = {0, qp, IBV_QP_STATE};
+	QueryQpResp qr;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
+	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_INIT);
+	CU_ASSERT_EQUAL(qr.port_num, 1);
+	CU_ASSERT_EQUAL(qr.cap.max_send_wr, 8u);
+	/* the CQ is busy while the QP uses it */
+	DestroyCqResp dr;
+	CU_ASSERT_EQUAL(Req(OBJ_CQ, M_CQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, cq)
+				.out(A_DESTROY_RESP, &dr, sizeof(dr))
+				.send(fd),
+			EBUSY);
+	/* closing the fd destroys QP and CQ: the device lets go of the rings at once */
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	memset(db, 0xff, 128); /* a doorbell the device must no longer see */
+	free(ring);
+	free(db);
+	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
+}
+
+const struct cunit_test tests[] = {
+	{"device node and fd look like uverbs0", test_node_and_fd},
+	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
+	{"attribute refusals: mandatory, duplicate, length, handle, order", test_attr_refusals},
+	{"GET_CONTEXT: mlx5 driver data, refusals, once per fd", test_get_context},
+	{"PD and MR: handles, types, EBUSY, ENOENT", test_pd_mr},
+	{"MR outside the process: EFAULT; iova, access, length", test_mr_outside_process},
+	{"queries: device (ex), port, GID table", test_queries},
+	{"DevX QUERY_HCA_CAP and refusals", test_devx},
+	{"UAR objects and their mmaps", test_uar_mmap},
+	{"async event fd", test_async_fd},
+	{"close releases every object", test_close_releases},
+	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
+};
+
+} // namespace
+
+int main()
+{
+	return CUNIT_RUN_SUITE("kernel side dispatcher", tests);
+}

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The kernel side through Debian's own libibverbs and libmlx5, as any verbs
+ * program uses them: run under devtools/sim-rdma (meson test does), it finds
+ * mlx5_0, opens it, queries device, port and GIDs, allocates a PD, registers
+ * MRs, and gets the kernel's errnos for bad input. Plain C, linked with
+ * -libverbs -lmlx5 only: nothing of the project's code is in this binary.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+#include "cunit_run.h"
+
+static struct ibv_device **g_list;
+static struct ibv_context *g_ctx;
+
+static int suite_init(void)
+{
+	int n = 0;
+
+	g_list = ibv_get_device_list(&n);
+	if (!g_list || n < 1) {
+		fprintf(stderr, "no RDMA device: run this under devtools/sim-rdma\n");
+		return 1;
+	}
+	g_ctx = ibv_open_device(g_list[0]);
+	return g_ctx ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+	int ret = g_ctx ? ibv_close_device(g_ctx) : 0;
+
+	ibv_free_device_list(g_list);
+	return ret;
+}
+
+static void test_device_list(void)
+{
+	CU_ASSERT_STRING_EQUAL(ibv_get_device_name(g_list[0]), "mlx5_0");
+	CU_ASSERT_EQUAL(g_list[0]->node_type, IBV_NODE_CA);
+	CU_ASSERT_EQUAL(g_list[0]->transport_type, IBV_TRANSPORT_IB);
+	CU_ASSERT_EQUAL(be64toh(ibv_get_device_guid(g_list[0])) >> 32, 0x0002c903u);
+	/* libmlx5 claimed it (mlx5dv works only on its contexts) */
+	CU_ASSERT_TRUE(mlx5dv_is_supported(g_list[0]));
+}
+
+static void test_query_device(void)
+{
+	struct ibv_device_attr_ex a;
+
+	memset(&a, 0, sizeof(a));
+	CU_ASSERT_EQUAL_FATAL(ibv_query_device_ex(g_ctx, NULL, &a), 0);
+	CU_ASSERT_EQUAL(a.orig_attr.vendor_id, 0x02c9);
+	CU_ASSERT_EQUAL(a.orig_attr.vendor_part_id, 4129);
+	CU_ASSERT_TRUE(a.orig_attr.max_qp > 0);
+	CU_ASSERT_TRUE(a.orig_attr.max_pd > 0);
+	CU_ASSERT_EQUAL(a.orig_attr.phys_port_cnt, 1);
+	CU_ASSERT_EQUAL(a.orig_attr.node_guid, ibv_get_device_guid(g_list[0]));
+	CU_ASSERT_STRING_EQUAL(a.orig_attr.fw_ver, "1.0.0000");
+	/* the extended part arrived (response_length covered it) */
+	CU_ASSERT_TRUE(a.odp_caps.general_caps & IBV_ODP_SUPPORT);
+}
+
+static void test_query_port_gid(void)
+{
+	struct ibv_port_attr p;
+	union ibv_gid gid;
+	uint16_t pkey;
+
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &p), 0);
+	CU_ASSERT_EQUAL(p.state, IBV_PORT_ACTIVE);
+	CU_ASSERT_EQUAL(p.link_layer, IBV_LINK_LAYER_INFINIBAND);
+	CU_ASSERT_EQUAL(p.lid, 1);
+	CU_ASSERT_EQUAL(p.gid_tbl_len, 1);
+	CU_ASSERT_EQUAL(ibv_query_gid(g_ctx, 1, 0, &gid), 0);
+	CU_ASSERT_EQUAL(be64toh(gid.global.subnet_prefix), 0xfe80000000000000ull);
+	CU_ASSERT_EQUAL(gid.global.interface_id, ibv_get_device_guid(g_list[0]));
+	CU_ASSERT_EQUAL(ibv_query_pkey(g_ctx, 1, 0, &pkey), 0); /* from the sysfs tree */
+	CU_ASSERT_EQUAL(pkey, 0xffff);
+	/* port 2 does not exist: EINVAL from the kernel */
+	CU_ASSERT_NOT_EQUAL(ibv_query_port(g_ctx, 2, &p), 0);
+	CU_ASSERT_NOT_EQUAL(ibv_query_gid(g_ctx, 1, 5, &gid), 0);
+}
+
+static void test_pd_mr(void)
+{
+	size_t len = 1 << 20;
+	void *buf = malloc(len);
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_mr *mr, *mr2;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	CU_ASSERT_EQUAL(mr->lkey, mr->rkey);
+	CU_ASSERT_PTR_EQUAL(mr->addr, buf);
+	/* optional access bits pass (CORE_SUPPORT says the kernel takes them) */
+	mr2 = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+	CU_ASSERT_PTR_NOT_NULL(mr2);
+	/* a PD with MRs cannot go */
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), EBUSY);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(mr), 0);
+	if (mr2)
+		CU_ASSERT_EQUAL(ibv_dereg_mr(mr2), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(buf);
+}
+
+static void test_mr_refused(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	uint8_t *area;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	area = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(area != MAP_FAILED);
+	CU_ASSERT_EQUAL(munmap(area + pg, pg), 0);
+	/* memory the process does not have: EFAULT, as pinning fails */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_reg_mr(pd, area, 3 * pg, IBV_ACCESS_LOCAL_WRITE));
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_reg_mr(pd, area + pg, pg, IBV_ACCESS_LOCAL_WRITE));
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	/* read-only memory for a writable MR */
+	CU_ASSERT_EQUAL(mprotect(area, pg, PROT_READ), 0);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_reg_mr(pd, area, pg, IBV_ACCESS_LOCAL_WRITE));
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	/* remote write without local write: EINVAL */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_reg_mr(pd, area + 2 * pg, pg, IBV_ACCESS_REMOTE_WRITE));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	munmap(area, pg);
+	munmap(area + 2 * pg, pg);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+}
+
+static void test_mlx5dv(void)
+{
+	struct mlx5dv_context dv;
+	uint32_t in[4] = {0}, out[1028] = {0};
+
+	memset(&dv, 0, sizeof(dv));
+	dv.comp_mask = MLX5DV_CONTEXT_MASK_DCI_STREAMS | MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH;
+	CU_ASSERT_EQUAL_FATAL(mlx5dv_query_device(g_ctx, &dv), 0);
+	CU_ASSERT_TRUE(dv.flags & MLX5DV_CONTEXT_FLAGS_CQE_V1);
+	/* from QUERY_HCA_CAP (dma_mmo_qp, log_dma_mmo_max_size) and the mlx5 driver data */
+	CU_ASSERT_EQUAL(dv.max_wr_memcpy_length, 1u << 31);
+	CU_ASSERT_EQUAL(dv.dci_streams_caps.max_log_num_concurent, 4);
+	/* a DevX command of our own: QUERY_HCA_CAP, general caps, current */
+	in[0] = htobe32(0x100 << 16);
+	in[1] = htobe32(0x1);
+	CU_ASSERT_EQUAL(mlx5dv_devx_general_cmd(g_ctx, in, sizeof(in), out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(out[0] >> 24 & 0xff, 0); /* status */
+	/* a capability type the device does not have: the PRM status, mapped to EINVAL */
+	in[1] = htobe32(0x7f);
+	CU_ASSERT_NOT_EQUAL(mlx5dv_devx_general_cmd(g_ctx, in, sizeof(in), out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(be32toh(out[0]) >> 24, 0x3); /* BAD_PARAM */
+}
+
+static void test_async_fd(void)
+{
+	struct ibv_async_event ev;
+	int fl = fcntl(g_ctx->async_fd, F_GETFL);
+
+	/* nothing happened: a non-blocking read finds no event */
+	CU_ASSERT_EQUAL_FATAL(fcntl(g_ctx->async_fd, F_SETFL, fl | O_NONBLOCK), 0);
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(ibv_get_async_event(g_ctx, &ev), 0);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(fcntl(g_ctx->async_fd, F_SETFL, fl), 0);
+}
+
+static void test_second_context(void)
+{
+	/* a second open is a second context on the same device: its own PDs */
+	struct ibv_context *c2 = ibv_open_device(g_list[0]);
+	struct ibv_pd *pd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c2);
+	pd = ibv_alloc_pd(c2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	CU_ASSERT_EQUAL(ibv_close_device(c2), 0);
+}
+
+/* ---- CQ and RC QP: Debian's libmlx5 builds the WQEs, the model executes them --------- */
+
+static int modify_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, uint16_t dlid)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	ret = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = dlid;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/** Poll @p cq until one completion arrives (5 s at most). */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	for (long i = 0; i < 5000000; i++) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n)
+			return n;
+		if (i > 1000)
+			usleep(1);
+	}
+	return 0;
+}
+
+static void test_rc_loopback(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *a, *b;
+	struct ibv_port_attr port;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc;
+	size_t len = 8192;
+	uint8_t *src = aligned_alloc(4096, len), *dst = aligned_alloc(4096, len);
+	struct ibv_mr *smr, *dmr;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* two QPs of one port, connected to each other by LID */
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(a, b->qp_num, port.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(b, a->qp_num, port.lid), 0);
+	memset(&qa, 0, sizeof(qa));
+	CU_ASSERT_EQUAL(ibv_query_qp(a, &qa, IBV_QP_STATE | IBV_QP_DEST_QPN, &ia), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.dest_qp_num, b->qp_num);
+	/* an illegal transition is refused and changes nothing */
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTR;
+	CU_ASSERT_NOT_EQUAL(ibv_modify_qp(a, &qa, IBV_QP_STATE), 0);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+	for (size_t i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	memset(dst, 0, len);
+	smr = ibv_reg_mr(pd, src, len, IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, dst, len,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(smr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dmr);
+
+	/* RDMA write a -> b's buffer: the doorbell record is all the device sees */
+	struct ibv_sge sge = {(uintptr_t)src, (uint32_t)len, smr->lkey};
+	struct ibv_send_wr wr, *bad;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x1234;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = dmr->rkey;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(cq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 0x1234);
+	CU_ASSERT_EQUAL(wc.qp_num, a->qp_num);
+	CU_ASSERT_EQUAL(memcmp(src, dst, len), 0);
+
+	/* SEND a -> b into a posted receive */
+	struct ibv_sge rsge = {(uintptr_t)dst, 256, dmr->lkey};
+	struct ibv_recv_wr rwr, *rbad;
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 0x77;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	memset(dst, 0, 256);
+	CU_ASSERT_EQUAL_FATAL(ibv_post_recv(b, &rwr, &rbad), 0);
+	sge.length = 200;
+	wr.opcode = IBV_WR_SEND;
+	wr.wr_id = 0x99;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	int got_send = 0, got_recv = 0;
+	for (int i = 0; i < 2 && poll_one(cq, &wc) == 1; i++) {
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		if (wc.wr_id == 0x99)
+			got_send = 1;
+		if (wc.wr_id == 0x77) {
+			got_recv = 1;
+			CU_ASSERT_EQUAL(wc.byte_len, 200);
+			CU_ASSERT_EQUAL(wc.qp_num, b->qp_num);
+		}
+	}
+	CU_ASSERT_TRUE(got_send && got_recv);
+	CU_ASSERT_EQUAL(memcmp(src, dst, 200), 0);
+
+	/* a bad rkey: the device completes with an error, libmlx5 reports it */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.rkey = dmr->rkey ^ 0x80;
+	sge.length = 64;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(cq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR);
+
+	/* a CQ in use cannot go; in order, everything can */
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), EBUSY);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(smr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(dmr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(src);
+	free(dst);
+}
+
+static void test_qp_refused(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	/* not served yet: EOPNOTSUPP, as a kernel without the feature */
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 1;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_create_qp(pd, &ia));
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
+	CU_ASSERT_PTR_NULL(ibv_create_comp_channel(g_ctx));
+	/* a CQ larger than the device's */
+	CU_ASSERT_PTR_NULL(ibv_create_cq(g_ctx, 1 << 23, NULL, NULL, 0));
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+}
+
+static const struct cunit_test tests[] = {
+	{"device list: mlx5_0, CA, IB, libmlx5", test_device_list},
+	{"query device (ex)", test_query_device},
+	{"query port, GID, pkey; bad port and index", test_query_port_gid},
+	{"PD, MRs, PD busy while MRs live", test_pd_mr},
+	{"MR of memory the process lacks: EFAULT; bad access: EINVAL", test_mr_refused},
+	{"mlx5dv query device, DevX QUERY_HCA_CAP", test_mlx5dv},
+	{"async event fd", test_async_fd},
+	{"second context", test_second_context},
+	{"RC loopback: RDMA write, send/recv, bad rkey, teardown", test_rc_loopback},
+	{"QP and CQ refusals", test_qp_refused},
+};
+
+int main(void)
+{
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE_INIT("kernel side via libibverbs", tests, suite_init, suite_clean),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
+}
