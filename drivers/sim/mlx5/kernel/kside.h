@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -178,6 +179,15 @@ std::shared_ptr<AsyncFile> fd_async(int fd);
  */
 void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec);
 void doorbell_unwatch(Device *dev, uint32_t qpn);
+
+/**
+ * How long the doorbell thread pauses after @p quiet without a doorbell: nothing
+ * (spin) for the first 50 us, then a sixteenth of the quiet time, at most 1 ms. A
+ * doorbell after a gap waits at most ~1/16 of that gap (ping-pong traffic pays a few
+ * per cent of its round trip), an idle device wakes 1000 times a second. No
+ * sched_yield(): a yielding thread hands a polling thread on its CPU whole time slices.
+ */
+std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet);
 
 /** Every page of [addr, addr + len) can be read and written now (ring memory). */
 bool user_range_writable(uint64_t addr, uint64_t len);

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "cunit_run.h"
+#include "kside.h"
 #include "mlx5_abi.h"
 #include "uverbs_abi.h"
 
@@ -754,6 +755,30 @@ void test_cq_qp()
 	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
 }
 
+/*
+ * The doorbell thread's back-off: it spins right after work, and a doorbell after a
+ * gap waits at most a sixteenth of the gap, at most 1 ms. The old back-off slept
+ * 1 ms (and yielded to the polling application for whole time slices) after any
+ * gap, so ibv_rc_pingpong took ~13 ms per exchange.
+ */
+void test_watch_pause()
+{
+	using mlx5sim::kernel::watch_pause;
+	using std::chrono::microseconds;
+	using std::chrono::milliseconds;
+	using std::chrono::nanoseconds;
+	CU_ASSERT(watch_pause(nanoseconds(0)) == nanoseconds(0));
+	CU_ASSERT(watch_pause(microseconds(49)) == nanoseconds(0));
+	CU_ASSERT(watch_pause(microseconds(50)) > nanoseconds(0));
+	CU_ASSERT(watch_pause(microseconds(50)) <= microseconds(4));
+	CU_ASSERT(watch_pause(microseconds(800)) <= microseconds(50));
+	CU_ASSERT(watch_pause(milliseconds(8)) <= microseconds(500));
+	CU_ASSERT(watch_pause(milliseconds(8)) > microseconds(100));
+	CU_ASSERT(watch_pause(std::chrono::seconds(60)) == milliseconds(1));
+	for (long us = 50; us < 100000; us = us * 3 / 2 + 1)
+		CU_ASSERT(watch_pause(microseconds(us)) * 16 <= microseconds(us));
+}
+
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
@@ -767,6 +792,7 @@ const struct cunit_test tests[] = {
 	{"async event fd", test_async_fd},
 	{"close releases every object", test_close_releases},
 	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
+	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 
 } // namespace
