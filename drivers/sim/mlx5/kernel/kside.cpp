@@ -224,6 +224,21 @@ void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
 	}
 }
 
+void doorbell_resync(Device *dev, uint32_t qpn)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	for (Watch &q : w->qps) {
+		if (q.qpn != qpn)
+			continue;
+		q.rq = load_be32(&q.dbrec[0]);
+		q.sq = load_be32(&q.dbrec[1]);
+		q.hca->rq_notify(qpn);
+		q.hca->sq_doorbell(qpn, 0);
+		return;
+	}
+}
+
 void doorbell_unwatch(Device *dev, uint32_t qpn)
 {
 	Watcher *w = watcher(dev);

@@ -637,7 +637,7 @@ int create_cq(int fd, const Mlx5CreateCq &req, uint32_t cqe, uint32_t *handle, u
 }
 
 int create_qp(int fd, uint32_t pd, uint32_t cq, int efd, const Mlx5CreateQp &req, uint32_t type,
-	      uint32_t *handle)
+	      uint32_t *handle, uint32_t *qpn_out = nullptr)
 {
 	uint64_t uh = 0x7171;
 	QpCap cap = {8, 8, 1, 1, 0}, rcap;
@@ -658,6 +658,27 @@ int create_qp(int fd, uint32_t pd, uint32_t cq, int efd, const Mlx5CreateQp &req
 		.out(kAttrUhwOut, &m, sizeof(m));
 	int ret = r.send(fd);
 	*handle = (uint32_t)r.attr(0)->data;
+	if (qpn_out)
+		*qpn_out = qpn;
+	return ret;
+}
+
+/** DEVX_OBJ/MODIFY of object @p h: INIT2INIT of QP @p qpn, mmo, optional mask @p mask. */
+int init2init(int fd, uint32_t h, uint32_t qpn, uint32_t mask, uint8_t *status)
+{
+	uint8_t in[kPrmInit2InitIn] = {}, out[16] = {};
+	prm_set(in, kPrmInOpcode, kPrmOpInit2InitQp);
+	prm_set(in, init2init::qpc_ext, 1);
+	prm_set(in, init2init::qpn, qpn);
+	prm_set(in, init2init::opt_mask_63_32, mask);
+	prm_set(in, init2init::qpc_ext_mmo, 1);
+	int ret = Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+			  .add(A_DEVX_MODIFY_HANDLE, 0, h)
+			  .in(A_DEVX_MODIFY_CMD_IN, in, sizeof(in))
+			  .out(A_DEVX_MODIFY_CMD_OUT, out, sizeof(out))
+			  .send(fd);
+	if (status)
+		*status = (uint8_t)prm_get(out, kPrmOutStatus);
 	return ret;
 }
 
@@ -718,7 +739,12 @@ void test_cq_qp()
 	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */
-	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp), 0);
+	uint32_t qpn = 0;
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp, &qpn), 0);
+	/* INIT2INIT in RESET: firmware's BAD_RES_STATE */
+	uint8_t st = 0;
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, init2init::kOptMaskMmo, &st), EREMOTEIO);
+	CU_ASSERT_EQUAL(st, kPrmStatusBadResState);
 	/* MODIFY_QP: RESET->INIT, then an illegal jump to RTS; a port the device lacks */
 	ModifyQpCmd m = {};
 	m.qp_handle = qp;
@@ -737,6 +763,16 @@ void test_cq_qp()
 	QueryQpResp qr;
 	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
 	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_INIT);
+	/* INIT2INIT with qpc_ext.mmo (libmlx5's qp_enable_mmo) through DEVX_OBJ/MODIFY */
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn + 1, init2init::kOptMaskMmo, nullptr), EINVAL);
+	uint8_t status = 0xff;
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, init2init::kOptMaskMmo, &status), 0);
+	CU_ASSERT_EQUAL(status, 0);
+	/* another optional parameter: firmware's BAD_PARAM, EREMOTEIO */
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, 1u << 4, &status), EREMOTEIO);
+	CU_ASSERT_EQUAL(status, kPrmStatusBadParam);
+	CU_ASSERT_EQUAL(init2init(fd, cq, qpn, init2init::kOptMaskMmo, nullptr), EINVAL);
+	CU_ASSERT_EQUAL(init2init(fd, 999, qpn, init2init::kOptMaskMmo, nullptr), ENOENT);
 	CU_ASSERT_EQUAL(qr.port_num, 1);
 	CU_ASSERT_EQUAL(qr.cap.max_send_wr, 8u);
 	/* the CQ is busy while the QP uses it */
