@@ -190,6 +190,29 @@ void ring_reposted(struct mlx5_dma_vchan *vc)
 namespace {
 
 /*
+ * Verbs path: poll out the completions the old QP left (flushes of the WQEs about to
+ * be re-posted). libmlx5 does not clean a CQ handed out by mlx5dv_init_obj when its
+ * QP goes to RESET (DV-owned, __mlx5_cq_clean), so they would come back as ops of
+ * the re-posted ring. Polled once the QP is in RESET, when the device writes no more;
+ * the reconnect's own RESET then restarts the SQ counters the polling moved.
+ */
+void drain_verbs_cq(struct mlx5_dma_vchan *vc)
+{
+	struct ibv_poll_cq_attr pattr = {};
+	struct ibv_qp_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_RESET;
+	if (vc->dev->glue->modify_qp(vc->qp, &attr, IBV_QP_STATE) != 0)
+		return; /* the reconnect fails the same way and says so */
+	if (ibv_start_poll(vc->cq_ex, &pattr) != 0)
+		return;
+	for (uint32_t n = 0; n < vc->cq_mask && ibv_next_poll(vc->cq_ex) == 0; n++)
+		;
+	ibv_end_poll(vc->cq_ex);
+}
+
+/*
  * Re-post every WQE from @p start_pi16 on as ops @p first_idx, ... after giving the
  * vchan a working QP: the same QP reset and reconnected, or (@p new_queues) a new CQ
  * and QP.
@@ -234,6 +257,8 @@ int recover(struct mlx5_dma_vchan *vc, uint16_t start_pi16, uint16_t first_idx, 
 	if (new_queues) {
 		ret = mlx5_dma_vchan_replace_queues(vc); /* a fresh CQ: nothing to skip */
 	} else {
+		if (vc->path == MLX5_DMA_PATH_VERBS)
+			drain_verbs_cq(vc);
 		ret = mlx5_qp_reconnect_rc(glue, vc->qp, vc->qp->qp_num, MLX5_DMA_VCHAN_QP_ACCESS);
 		if (vc->path == MLX5_DMA_PATH_DIRECT)
 			mlx5_dma_cq_skip_all(vc);

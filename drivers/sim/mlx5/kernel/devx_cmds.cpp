@@ -61,11 +61,12 @@ void fill_general2_caps(const HcaCaps &caps, uint8_t *cap)
 }
 
 /** Answer @p out with a failed command status (the ioctl then fails with EREMOTEIO). */
-int prm_fail(Call &c, std::vector<uint8_t> &out, uint8_t status, uint32_t syndrome)
+int prm_fail(Call &c, std::vector<uint8_t> &out, uint8_t status, uint32_t syndrome,
+	     uint16_t out_attr = A_DEVX_CMD_OUT)
 {
 	prm_set(out.data(), kPrmOutStatus, status);
 	prm_set(out.data(), kPrmOutSyndrome, syndrome);
-	int ret = c.write_out(A_DEVX_CMD_OUT, out.data(), out.size());
+	int ret = c.write_out(out_attr, out.data(), out.size());
 	return ret ? ret : -EREMOTEIO;
 }
 
@@ -112,6 +113,61 @@ int h_devx_other(Call &c)
 		return prm_fail(c, out, kPrmStatusBadParam, 0x101);
 	}
 	return c.write_out(A_DEVX_CMD_OUT, out.data(), outlen);
+}
+
+int h_devx_obj_modify(Call &c)
+{
+	unsigned idx = c.ctx.dev()->index;
+	if (!c.ctx.devx) {
+		klog(1, "uverbs%u: DEVX command on a context opened without DEVX", idx);
+		return -EINVAL;
+	}
+	/* the kernel accepts any object here; of ours only a QP has DevX modify commands */
+	uint32_t h = (uint32_t)c.data(A_DEVX_MODIFY_HANDLE);
+	auto it = c.ctx.objs.find(h);
+	if (it == c.ctx.objs.end() || it->second.type != Uobj::Type::Qp) {
+		klog(1, "uverbs%u: DEVX_OBJ/MODIFY of handle %u: no QP", idx, h);
+		return it == c.ctx.objs.end() ? -ENOENT : -EINVAL;
+	}
+	Uobj &qp = it->second;
+	uint8_t in[kPrmInit2InitIn];
+	int ret = c.read_in(A_DEVX_MODIFY_CMD_IN, in, sizeof(in));
+	if (ret)
+		return ret;
+	uint32_t opcode = prm_get(in, kPrmInOpcode);
+	uint32_t qpn = prm_get(in, init2init::qpn);
+	/* mlx5_ib checks that the command modifies the object named (devx_is_valid_obj_id) */
+	if (opcode != kPrmOpInit2InitQp || qpn != qp.qpn) {
+		klog(1, "uverbs%u: DEVX_OBJ/MODIFY of QP 0x%x: opcode 0x%x qpn 0x%x not served",
+		     idx, qp.qpn, opcode, qpn);
+		return -EINVAL;
+	}
+	std::vector<uint8_t> out(kPrmOutHeader, 0);
+	uint32_t mask = prm_get(in, init2init::opt_param_mask);
+	uint32_t mask_hi = prm_get(in, init2init::opt_mask_95_64);
+	uint32_t mask_lo = prm_get(in, init2init::opt_mask_63_32);
+	bool mmo = prm_get(in, init2init::qpc_ext_mmo);
+	/* only qpc_ext.mmo is modelled: other optional parameters are refused */
+	if (mask || mask_hi || mask_lo != init2init::kOptMaskMmo ||
+	    !prm_get(in, init2init::qpc_ext)) {
+		klog(1,
+		     "uverbs%u: INIT2INIT of QP 0x%x: optional parameters 0x%x/0x%x%08x "
+		     "(only qpc_ext.mmo is modelled)",
+		     idx, qp.qpn, mask, mask_hi, mask_lo);
+		return prm_fail(c, out, kPrmStatusBadParam, 0x200, A_DEVX_MODIFY_CMD_OUT);
+	}
+	if (mmo && !c.ctx.hca->caps().max_wr_memcpy_length) {
+		klog(1, "uverbs%u: INIT2INIT of QP 0x%x: no memcpy MMO on this device", idx,
+		     qp.qpn);
+		return prm_fail(c, out, kPrmStatusBadParam, 0x201, A_DEVX_MODIFY_CMD_OUT);
+	}
+	QpInfo info = {};
+	if (c.ctx.hca->query_qp(qp.qpn, &info) || info.state != IBV_QPS_INIT) {
+		klog(1, "uverbs%u: INIT2INIT of QP 0x%x in state %d", idx, qp.qpn, (int)info.state);
+		return prm_fail(c, out, kPrmStatusBadResState, 0x202, A_DEVX_MODIFY_CMD_OUT);
+	}
+	qp.mmo = mmo;
+	return c.write_out(A_DEVX_MODIFY_CMD_OUT, out.data(), out.size());
 }
 
 } // namespace kernel

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -159,9 +160,18 @@ uint32_t load_be32(const uint32_t *p)
 	return be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
 }
 
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 void watch_loop(Watcher *w)
 {
-	unsigned idle = 0;
+	/* sleeps of a few microseconds end when asked, not 50 us later (the default slack) */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	auto last_work = std::chrono::steady_clock::now();
 	for (;;) {
 		bool busy = false;
 		{
@@ -181,16 +191,27 @@ void watch_loop(Watcher *w)
 				}
 			}
 		}
-		/* spin while work comes, then back off: an idle device costs little CPU */
-		idle = busy ? 0 : idle + 1;
-		if (idle > 2000)
-			usleep(idle > 100000 ? 1000 : 50);
-		else if (idle > 200)
-			sched_yield();
+		auto now = std::chrono::steady_clock::now();
+		if (busy)
+			last_work = now;
+		auto pause = watch_pause(now - last_work);
+		if (pause.count() == 0)
+			cpu_relax();
+		else
+			std::this_thread::sleep_for(pause);
 	}
 }
 
 } // namespace
+
+std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet)
+{
+	constexpr std::chrono::nanoseconds kSpin = std::chrono::microseconds(50);
+	constexpr std::chrono::nanoseconds kMax = std::chrono::milliseconds(1);
+	if (quiet < kSpin)
+		return std::chrono::nanoseconds(0);
+	return quiet / 16 < kMax ? quiet / 16 : kMax;
+}
 
 void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
 {
@@ -200,6 +221,21 @@ void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
 	if (!w->running) {
 		std::thread(watch_loop, w).detach();
 		w->running = true;
+	}
+}
+
+void doorbell_resync(Device *dev, uint32_t qpn)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	for (Watch &q : w->qps) {
+		if (q.qpn != qpn)
+			continue;
+		q.rq = load_be32(&q.dbrec[0]);
+		q.sq = load_be32(&q.dbrec[1]);
+		q.hca->rq_notify(qpn);
+		q.hca->sq_doorbell(qpn, 0);
+		return;
 	}
 }
 

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -123,6 +124,7 @@ struct Uobj {
 	QpCap cap = {};                   /**< Qp: as created */
 	struct ibv_qp_attr attr = {};     /**< Qp: what modify_qp set, for query_qp */
 	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
+	bool mmo = false;                 /**< Qp: INIT2INIT set qpc_ext.mmo */
 	uint32_t uar_page = 0;            /**< Uar: page index in the context's memfd = page_id */
 	void *uar_dev = nullptr;          /**< Uar: the device's own mapping of the page */
 	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
@@ -178,6 +180,22 @@ std::shared_ptr<AsyncFile> fd_async(int fd);
  */
 void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec);
 void doorbell_unwatch(Device *dev, uint32_t qpn);
+/**
+ * After a state change of QP @p qpn: the counters restart at RESET (libmlx5 zeroes
+ * the record), so a change alone can miss a doorbell (16 before RESET, 16 again
+ * after re-posting). Take the record's values as seen and ring once for whatever
+ * was posted before: every later post moves the record away from them.
+ */
+void doorbell_resync(Device *dev, uint32_t qpn);
+
+/**
+ * How long the doorbell thread pauses after @p quiet without a doorbell: nothing
+ * (spin) for the first 50 us, then a sixteenth of the quiet time, at most 1 ms. A
+ * doorbell after a gap waits at most ~1/16 of that gap (ping-pong traffic pays a few
+ * per cent of its round trip), an idle device wakes 1000 times a second. No
+ * sched_yield(): a yielding thread hands a polling thread on its CPU whole time slices.
+ */
+std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet);
 
 /** Every page of [addr, addr + len) can be read and written now (ring memory). */
 bool user_range_writable(uint64_t addr, uint64_t len);

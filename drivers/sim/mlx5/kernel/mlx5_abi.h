@@ -281,6 +281,26 @@ inline uint32_t prm_get(const uint8_t *box, PrmField f)
 constexpr PrmField kPrmInOpcode{0x00, 16};
 constexpr PrmField kPrmInUid{0x10, 16};
 constexpr PrmField kPrmInOpMod{0x30, 16};
+/**
+ * INIT2INIT_QP through DEVX_OBJ/MODIFY on a QP (libmlx5's qp_enable_mmo, verbs.c):
+ * qpc_ext flag, qpn, the 32-bit and the upper 64-bit optional parameter masks, and
+ * qpc_ext.mmo in the extended QP context at bit 0x880. 464 bytes in, 16 out.
+ */
+constexpr uint16_t kPrmOpInit2InitQp = 0x50e;
+constexpr size_t kPrmInit2InitIn = 0x1d0;
+namespace init2init {
+constexpr PrmField qpc_ext{0x40, 1};
+constexpr PrmField qpn{0x48, 24};
+constexpr PrmField opt_param_mask{0x80, 32};
+constexpr PrmField opt_mask_95_64{0x840, 32};
+constexpr PrmField opt_mask_63_32{0x860, 32};
+constexpr PrmField qpc_ext_mmo{0x882, 1};
+/** opt_param_mask_95_32: the MMO bit (the only one served) */
+constexpr uint32_t kOptMaskMmo = 1u << 3;
+} // namespace init2init
+/** PRM status BAD_RES_STATE: the object is not in a state the command allows. */
+constexpr uint8_t kPrmStatusBadResState = 0x9;
+
 /** Output header: status (byte 0), syndrome (dword 1). */
 constexpr PrmField kPrmOutStatus{0x00, 8};
 constexpr PrmField kPrmOutSyndrome{0x20, 32};

@@ -64,6 +64,7 @@ enum : uint16_t {
 	OBJ_MR = 7,
 	OBJ_ASYNC_EVENT = 0x10,
 	OBJ_MLX5_DEVX = 0x1000,
+	OBJ_MLX5_DEVX_OBJ = 0x1001,
 	OBJ_MLX5_UAR = 0x1008,
 };
 
@@ -88,6 +89,7 @@ enum : uint16_t {
 	M_ASYNC_EVENT_ALLOC = 0,
 	/* mlx5 DEVX, UAR */
 	M_DEVX_OTHER = 0x1000,
+	M_DEVX_OBJ_MODIFY = 0x1002,
 	M_UAR_ALLOC = 0x1000,
 	M_UAR_DESTROY = 0x1001,
 };
@@ -153,6 +155,10 @@ enum : uint16_t {
 	/* DEVX OTHER */
 	A_DEVX_CMD_IN = 0x1000,
 	A_DEVX_CMD_OUT = 0x1001,
+	/* DEVX_OBJ MODIFY: the object (any type: a QP here), command in, out */
+	A_DEVX_MODIFY_HANDLE = 0x1000,
+	A_DEVX_MODIFY_CMD_IN = 0x1001,
+	A_DEVX_MODIFY_CMD_OUT = 0x1002,
 	/* UAR ALLOC / DESTROY */
 	A_UAR_HANDLE = 0x1000,
 	A_UAR_TYPE = 0x1001,

@@ -107,6 +107,11 @@ const AttrSpec kDevxOther[] = {
 	{A_DEVX_CMD_IN, AttrKind::PtrIn, true, 16, kAny},
 	{A_DEVX_CMD_OUT, AttrKind::PtrOut, true, 16, 0},
 };
+const AttrSpec kDevxObjModify[] = {
+	{A_DEVX_MODIFY_HANDLE, AttrKind::IdrIn, true, 0, 0},
+	{A_DEVX_MODIFY_CMD_IN, AttrKind::PtrIn, true, 16, kAny},
+	{A_DEVX_MODIFY_CMD_OUT, AttrKind::PtrOut, true, 16, 0},
+};
 const AttrSpec kUarAlloc[] = {
 	{A_UAR_HANDLE, AttrKind::IdrNew, true, 0, 0},
 	{A_UAR_TYPE, AttrKind::PtrIn, true, 1, 8},
@@ -151,6 +156,8 @@ const MethodSpec kMethods[] = {
 	  true, kAsyncAlloc, h_async_event_alloc),
 	M(OBJ_MLX5_DEVX, M_DEVX_OTHER, "MLX5_DEVX/OTHER",
 	  true, kDevxOther, h_devx_other),
+	M(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY, "MLX5_DEVX_OBJ/MODIFY",
+	  true, kDevxObjModify, h_devx_obj_modify),
 	M(OBJ_MLX5_UAR, M_UAR_ALLOC, "MLX5_UAR/ALLOC",
 	  true, kUarAlloc, h_uar_alloc),
 	M(OBJ_MLX5_UAR, M_UAR_DESTROY, "MLX5_UAR/DESTROY",

@@ -355,6 +355,8 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 		     q.qp_state, q.attr_mask, strerror(-ret));
 		return ret;
 	}
+	if (q.attr_mask & IBV_QP_STATE)
+		doorbell_resync(c.ctx.dev(), qp->qpn);
 	/* remember what query_qp reports beyond the device's own state */
 	struct ibv_qp_attr &s = qp->attr;
 	uint32_t m = q.attr_mask;

@@ -3,6 +3,7 @@
  * @file
  * Removal of one QP's CQEs from a CQ (libmlx5 v44.0 __mlx5_cq_clean), used when
  * the QP goes to RESET or is destroyed. Receives from an SRQ give their WQE back.
+ * A CQ handed out by mlx5dv_init_obj is left alone (libmlx5's DV_OWNED flag).
  *
  * Walk from the consumer counter to the newest software-owned CQE (at most one
  * ring's worth), then go back towards the consumer counter: CQEs of the QP are
@@ -34,6 +35,8 @@ void sim_cq_clean(SimCq *cq, uint32_t rsn, SimSrq *srq)
 	uint32_t prod_index;
 	uint32_t nfreed = 0;
 
+	if (cq->dv_owned)
+		return; /* as libmlx5: a ring handed out by mlx5dv_init_obj is not touched */
 	for (prod_index = cq->cons_index; sim_cq_sw_cqe(cq, prod_index); ++prod_index)
 		if (prod_index == cq->cons_index + cq->ncqe - 1)
 			break;

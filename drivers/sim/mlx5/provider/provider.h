@@ -290,6 +290,11 @@ struct SimCq {
 	uint32_t cqn;
 	uint32_t arm_sn;
 	uint64_t wc_flags; /**< IBV_WC_EX_WITH_* requested at creation */
+	/**
+	 * mlx5dv_init_obj gave the ring away: a QP going to RESET leaves its CQEs in
+	 * it (libmlx5's MLX5_CQ_FLAGS_DV_OWNED, __mlx5_cq_clean)
+	 */
+	bool dv_owned;
 	/* extended-poll state (lazy parse between start_poll and end_poll) */
 	struct mlx5_cqe64 *cur_cqe;
 	SimQp *cur_qp;

@@ -52,6 +52,7 @@ int init_cq(const struct mlx5dv_obj &obj)
 	out->cq_uar = to_ctx_full(ibcq->context)->cq_uar;
 	out->cqn = cq->cqn;
 	out->comp_mask = 0;
+	cq->dv_owned = true; /* its owner polls it now: no more cleaning on RESET */
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "cunit_run.h"
+#include "kside.h"
 #include "mlx5_abi.h"
 #include "uverbs_abi.h"
 
@@ -636,7 +637,7 @@ int create_cq(int fd, const Mlx5CreateCq &req, uint32_t cqe, uint32_t *handle, u
 }
 
 int create_qp(int fd, uint32_t pd, uint32_t cq, int efd, const Mlx5CreateQp &req, uint32_t type,
-	      uint32_t *handle)
+	      uint32_t *handle, uint32_t *qpn_out = nullptr)
 {
 	uint64_t uh = 0x7171;
 	QpCap cap = {8, 8, 1, 1, 0}, rcap;
@@ -657,6 +658,27 @@ int create_qp(int fd, uint32_t pd, uint32_t cq, int efd, const Mlx5CreateQp &req
 		.out(kAttrUhwOut, &m, sizeof(m));
 	int ret = r.send(fd);
 	*handle = (uint32_t)r.attr(0)->data;
+	if (qpn_out)
+		*qpn_out = qpn;
+	return ret;
+}
+
+/** DEVX_OBJ/MODIFY of object @p h: INIT2INIT of QP @p qpn, mmo, optional mask @p mask. */
+int init2init(int fd, uint32_t h, uint32_t qpn, uint32_t mask, uint8_t *status)
+{
+	uint8_t in[kPrmInit2InitIn] = {}, out[16] = {};
+	prm_set(in, kPrmInOpcode, kPrmOpInit2InitQp);
+	prm_set(in, init2init::qpc_ext, 1);
+	prm_set(in, init2init::qpn, qpn);
+	prm_set(in, init2init::opt_mask_63_32, mask);
+	prm_set(in, init2init::qpc_ext_mmo, 1);
+	int ret = Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+			  .add(A_DEVX_MODIFY_HANDLE, 0, h)
+			  .in(A_DEVX_MODIFY_CMD_IN, in, sizeof(in))
+			  .out(A_DEVX_MODIFY_CMD_OUT, out, sizeof(out))
+			  .send(fd);
+	if (status)
+		*status = (uint8_t)prm_get(out, kPrmOutStatus);
 	return ret;
 }
 
@@ -717,7 +739,12 @@ void test_cq_qp()
 	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */
-	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp), 0);
+	uint32_t qpn = 0;
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp, &qpn), 0);
+	/* INIT2INIT in RESET: firmware's BAD_RES_STATE */
+	uint8_t st = 0;
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, init2init::kOptMaskMmo, &st), EREMOTEIO);
+	CU_ASSERT_EQUAL(st, kPrmStatusBadResState);
 	/* MODIFY_QP: RESET->INIT, then an illegal jump to RTS; a port the device lacks */
 	ModifyQpCmd m = {};
 	m.qp_handle = qp;
@@ -736,6 +763,16 @@ void test_cq_qp()
 	QueryQpResp qr;
 	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
 	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_INIT);
+	/* INIT2INIT with qpc_ext.mmo (libmlx5's qp_enable_mmo) through DEVX_OBJ/MODIFY */
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn + 1, init2init::kOptMaskMmo, nullptr), EINVAL);
+	uint8_t status = 0xff;
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, init2init::kOptMaskMmo, &status), 0);
+	CU_ASSERT_EQUAL(status, 0);
+	/* another optional parameter: firmware's BAD_PARAM, EREMOTEIO */
+	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, 1u << 4, &status), EREMOTEIO);
+	CU_ASSERT_EQUAL(status, kPrmStatusBadParam);
+	CU_ASSERT_EQUAL(init2init(fd, cq, qpn, init2init::kOptMaskMmo, nullptr), EINVAL);
+	CU_ASSERT_EQUAL(init2init(fd, 999, qpn, init2init::kOptMaskMmo, nullptr), ENOENT);
 	CU_ASSERT_EQUAL(qr.port_num, 1);
 	CU_ASSERT_EQUAL(qr.cap.max_send_wr, 8u);
 	/* the CQ is busy while the QP uses it */
@@ -754,6 +791,30 @@ void test_cq_qp()
 	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
 }
 
+/*
+ * The doorbell thread's back-off: it spins right after work, and a doorbell after a
+ * gap waits at most a sixteenth of the gap, at most 1 ms. The old back-off slept
+ * 1 ms (and yielded to the polling application for whole time slices) after any
+ * gap, so ibv_rc_pingpong took ~13 ms per exchange.
+ */
+void test_watch_pause()
+{
+	using mlx5sim::kernel::watch_pause;
+	using std::chrono::microseconds;
+	using std::chrono::milliseconds;
+	using std::chrono::nanoseconds;
+	CU_ASSERT(watch_pause(nanoseconds(0)) == nanoseconds(0));
+	CU_ASSERT(watch_pause(microseconds(49)) == nanoseconds(0));
+	CU_ASSERT(watch_pause(microseconds(50)) > nanoseconds(0));
+	CU_ASSERT(watch_pause(microseconds(50)) <= microseconds(4));
+	CU_ASSERT(watch_pause(microseconds(800)) <= microseconds(50));
+	CU_ASSERT(watch_pause(milliseconds(8)) <= microseconds(500));
+	CU_ASSERT(watch_pause(milliseconds(8)) > microseconds(100));
+	CU_ASSERT(watch_pause(std::chrono::seconds(60)) == milliseconds(1));
+	for (long us = 50; us < 100000; us = us * 3 / 2 + 1)
+		CU_ASSERT(watch_pause(microseconds(us)) * 16 <= microseconds(us));
+}
+
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
@@ -767,6 +828,7 @@ const struct cunit_test tests[] = {
 	{"async event fd", test_async_fd},
 	{"close releases every object", test_close_releases},
 	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
+	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 
 } // namespace
