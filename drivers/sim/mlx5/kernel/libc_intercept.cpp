@@ -315,6 +315,12 @@ std::shared_ptr<AsyncFile> fd_async(int fd)
 	return lookup(fd, &f) ? f.async : nullptr;
 }
 
+std::shared_ptr<UcmaFile> fd_ucma(int fd)
+{
+	FakeFd f;
+	return lookup(fd, &f) ? f.ucma : nullptr;
+}
+
 namespace sys {
 int close(int fd)
 {

@@ -73,6 +73,7 @@ enum UcmaCmd : uint32_t {
 	CMD_GET_EVENT = 12,
 	CMD_SET_OPTION = 14,
 	CMD_NOTIFY = 15,
+	CMD_MIGRATE_ID = 18,
 	CMD_QUERY = 19,
 	CMD_BIND = 20,
 	CMD_RESOLVE_ADDR = 21,
@@ -315,7 +316,6 @@ public:
 	~UcmaFile() { ucma_release(*this); }
 	int fd = -1;
 	std::map<uint32_t, std::shared_ptr<Id>> ids;
-	uint32_t next_id = 0;
 	std::deque<Event> events;
 	bool released = false;
 };
@@ -364,6 +364,8 @@ struct Pending {
 };
 std::map<int, Pending> g_pending;
 int g_wake = -1;
+/* ids are numbered process-wide, as the kernel's ctx table: MIGRATE_ID keeps them */
+uint32_t g_next_id = 0;
 bool g_broker = false;
 
 uint32_t random_u32()
@@ -559,7 +561,7 @@ void peer_lost(const std::shared_ptr<Id> &id)
 std::shared_ptr<Id> new_id(UcmaFile &f)
 {
 	auto id = std::make_shared<Id>();
-	id->handle = f.next_id++;
+	id->handle = g_next_id++;
 	id->file = &f;
 	f.ids[id->handle] = id;
 	return id;
@@ -1562,6 +1564,48 @@ int cmd_notify(const Cmd &c)
 	return id->had_cm ? 0 : fail_log(EINVAL, "NOTIFY: id %u has no connection", r.id);
 }
 
+/** MIGRATE_ID, written to the new channel: the id and its queued events move here. */
+int cmd_migrate_id(const Cmd &c)
+{
+	struct {
+		uint64_t response;
+		uint32_t id;
+		uint32_t fd;
+	} r;
+	if (take(c, &r))
+		return fail_log(EINVAL, "MIGRATE_ID: %u bytes", c.in_len);
+	if (c.out_len < 4)
+		return fail_log(ENOSPC, "MIGRATE_ID: response of %u bytes", c.out_len);
+	std::shared_ptr<UcmaFile> old = fd_ucma((int)r.fd);
+	if (!old)
+		return fail_log(EINVAL, "MIGRATE_ID: fd %d is no rdma_cm channel", (int)r.fd);
+	std::shared_ptr<Id> id;
+	int ret = lookup_id(*old, r.id, &id);
+	if (ret)
+		return ret;
+	if (old.get() != &c.f) {
+		for (auto it = old->events.begin(); it != old->events.end();) {
+			if (it->owner != id) {
+				it++;
+				continue;
+			}
+			consume_count(*old);
+			c.f.events.push_back(*it);
+			uint64_t one = 1;
+			if (sys::write(c.f.fd, &one, sizeof(one)) != sizeof(one))
+				klog(1, "rdma_cm: event channel %d: eventfd write failed", c.f.fd);
+			it = old->events.erase(it);
+		}
+		old->ids.erase(id->handle);
+		c.f.ids[id->handle] = id;
+		id->file = &c.f;
+	}
+	uint32_t n = id->events_reported;
+	if (!copy_to_user(r.response, &n, sizeof(n)))
+		return fail_log(EFAULT, "MIGRATE_ID: response");
+	return 0;
+}
+
 /** GET_EVENT: blocks (outside the lock) on the channel's eventfd. */
 int cmd_get_event(UcmaFile &f, std::unique_lock<std::mutex> &g, const uint8_t *in, uint16_t in_len,
 		  uint16_t out_len)
@@ -1632,6 +1676,14 @@ ssize_t ucma_write(UcmaFile &f, int fd, const void *buf, size_t n)
 	if (!copy_from_user(body, (uint64_t)(uintptr_t)buf + sizeof(h), in))
 		return fail_log(EFAULT, "command %u body", h.cmd);
 	klog(2, "rdma_cm: command %u in %u out %u", h.cmd, h.in, h.out);
+	/* MIGRATE_ID's old channel: held here, so that its last reference never goes
+	 * (ucma_release) while g_cm is held */
+	std::shared_ptr<UcmaFile> old_channel;
+	if (h.cmd == CMD_MIGRATE_ID && in >= 16) {
+		uint32_t old_fd;
+		memcpy(&old_fd, body + 12, sizeof(old_fd));
+		old_channel = fd_ucma((int)old_fd);
+	}
 	std::unique_lock<std::mutex> g(g_cm);
 	if (f.released)
 		return -EINVAL;
@@ -1682,6 +1734,9 @@ ssize_t ucma_write(UcmaFile &f, int fd, const void *buf, size_t n)
 		break;
 	case CMD_NOTIFY:
 		ret = cmd_notify(c);
+		break;
+	case CMD_MIGRATE_ID:
+		ret = cmd_migrate_id(c);
 		break;
 	case CMD_QUERY:
 		ret = cmd_query(c);

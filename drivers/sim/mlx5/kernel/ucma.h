@@ -33,6 +33,8 @@ int ucma_open(int flags, std::shared_ptr<UcmaFile> *file);
 ssize_t ucma_write(UcmaFile &file, int fd, const void *buf, size_t n);
 /** The last close of the fd: every id of it is destroyed (peers see DISCONNECTED). */
 void ucma_release(UcmaFile &file);
+/** The channel behind fd @p fd, or NULL (libc_intercept.cpp). */
+std::shared_ptr<UcmaFile> fd_ucma(int fd);
 /** fstat of the device node or of one of its fds. */
 void ucma_fill_stat(struct stat *st);
 

@@ -228,6 +228,30 @@ static void test_reject(void)
 	rdma_destroy_event_channel(lch);
 }
 
+/* MIGRATE_ID: the id and its undelivered event move to another channel */
+static void test_migrate(void)
+{
+	struct rdma_event_channel *ch2 = rdma_create_event_channel();
+	struct sockaddr_in dst = addr_of_lid(my_lid(), 11);
+	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_event *ev;
+	struct pollfd p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch2);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &id, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000), 0);
+	CU_ASSERT_EQUAL(rdma_migrate_id(id, ch2), 0);
+	CU_ASSERT_PTR_EQUAL(id->channel, ch2);
+	p.fd = g_ch->fd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 0), 0); /* nothing left on the old channel */
+	CU_ASSERT_EQUAL_FATAL(next_event(ch2, &ev), RDMA_CM_EVENT_ADDR_RESOLVED);
+	CU_ASSERT_PTR_EQUAL(ev->id, id);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	rdma_destroy_event_channel(ch2);
+}
+
 /* The peer: listen on the port, accept one connection, report, and die abruptly. */
 static int peer_main(uint16_t port)
 {
@@ -305,6 +329,7 @@ static const struct cunit_test tests[] = {
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
 	{"no listener: REJECTED 8", test_no_listener},
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
+	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 };
 
