@@ -253,7 +253,7 @@ static void test_migrate(void)
 }
 
 /* The peer: listen on the port, accept one connection, report, and die abruptly. */
-static int peer_main(uint16_t port)
+static int peer_main(uint16_t port, int accept)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_id *lis = NULL;
@@ -271,6 +271,8 @@ static int peer_main(uint16_t port)
 		return 2;
 	if (next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_REQUEST)
 		return 3;
+	if (!accept)
+		_exit(0); /* the request unanswered: the requester must not wait forever */
 	memset(&p, 0, sizeof(p));
 	p.qp_num = 0x789;
 	if (rdma_accept(ev->id, &p))
@@ -281,32 +283,68 @@ static int peer_main(uint16_t port)
 	_exit(0); /* no DISCONNECT, no DESTROY: as a crash */
 }
 
-static void test_peer_dies(void)
+/* Start the peer process (listening on @p port, accepting or not): its LID, or 0. */
+static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
 {
 	int fds[2];
-	uint16_t port = (uint16_t)(20000 + getpid() % 20000), lid = 0;
 	char arg[16];
-	pid_t pid;
-	int st = -1;
-	struct rdma_cm_id *id;
-	struct rdma_conn_param p;
-	struct rdma_cm_event *ev;
-	struct sockaddr_in dst;
+	uint16_t lid = 0;
 
-	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	if (pipe(fds))
+		return 0;
 	snprintf(arg, sizeof(arg), "%u", port);
-	pid = fork();
-	CU_ASSERT_TRUE_FATAL(pid >= 0);
-	if (pid == 0) {
+	*pid = fork();
+	if (*pid == 0) {
 		dup2(fds[1], 1);
-		execl("/proc/self/exe", "peer", "peer", arg, (char *)NULL);
+		execl("/proc/self/exe", "peer", accept ? "peer" : "peer-noaccept", arg,
+		      (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
-	CU_ASSERT_EQUAL(read(fds[0], &lid, sizeof(lid)), (ssize_t)sizeof(lid));
+	if (*pid < 0 || read(fds[0], &lid, sizeof(lid)) != (ssize_t)sizeof(lid))
+		lid = 0;
 	close(fds[0]);
+	return lid;
+}
+
+/* the peer dies with our REQ unanswered: UNREACHABLE (-ETIMEDOUT), as a CM timeout */
+static void test_peer_dies_connecting(void)
+{
+	uint16_t port = (uint16_t)(20000 + (getpid() + 1) % 20000);
+	pid_t pid;
+	int st = -1;
+	uint16_t lid = start_peer(port, 0, &pid);
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+	struct rdma_cm_id *id;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+
 	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
-	dst = addr_of_lid(lid, port);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0xdef;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_UNREACHABLE);
+	CU_ASSERT_EQUAL(ev->status, -ETIMEDOUT);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+static void test_peer_dies(void)
+{
+	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
+	pid_t pid;
+	int st = -1;
+	uint16_t lid = start_peer(port, 1, &pid);
+	struct rdma_cm_id *id;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+
+	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
 	id = resolved_id(g_ch, &dst);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
 	memset(&p, 0, sizeof(p));
@@ -331,6 +369,7 @@ static const struct cunit_test tests[] = {
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
+	{"the peer dies before its REP: UNREACHABLE", test_peer_dies_connecting},
 };
 
 int main(int argc, char **argv)
@@ -340,6 +379,8 @@ int main(int argc, char **argv)
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "peer"))
-		return peer_main((uint16_t)atoi(argv[2]));
+		return peer_main((uint16_t)atoi(argv[2]), 1);
+	if (argc == 3 && !strcmp(argv[1], "peer-noaccept"))
+		return peer_main((uint16_t)atoi(argv[2]), 0);
 	return CUNIT_RUN_SUITES(suites);
 }
