@@ -26,6 +26,7 @@ sdk_dir="$top/.sdk"   # driver-SDK headers of the installed DPDK; never committe
 packages=(build-essential g++ pkg-config meson ninja-build
           libdpdk-dev dpdk dpdk-dev libibverbs-dev rdma-core ibverbs-providers ibverbs-utils python3-pyverbs
           perftest   # ib_write_bw etc. on the kernel side (suite kernel)
+          rdmacm-utils librdmacm-dev   # rping, ucmatose; rdma_cma.h for the rdma-cm suite
           libisal-dev libcunit1-dev dpkg-dev valgrind
           clang-format python3-sphinx
           clang libclang-rt-14-dev   # libFuzzer targets (test/fuzz)

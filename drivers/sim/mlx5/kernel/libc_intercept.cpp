@@ -36,6 +36,7 @@
 #include <map>
 
 #include "kside.h"
+#include "ucma.h"
 
 using namespace mlx5sim::kernel;
 
@@ -90,6 +91,7 @@ int (*real_socket)(int, int, int);
 struct FakeFd {
 	std::shared_ptr<Context> ctx;     /**< a command fd */
 	std::shared_ptr<AsyncFile> async; /**< an async event fd */
+	std::shared_ptr<UcmaFile> ucma;   /**< an rdma_cm fd (ucma.cpp) */
 };
 
 std::mutex g_fd_lock;
@@ -168,6 +170,22 @@ int fail(int err)
 	return -1;
 }
 
+/** /dev/infiniband/rdma_cm, while the library serves devices. */
+bool ucma_path(const char *path)
+{
+	return path && active() && !strcmp(path, kUcmaPath);
+}
+
+int do_open_ucma(int flags)
+{
+	std::shared_ptr<UcmaFile> file;
+	int fd = ucma_open(flags, &file);
+	if (fd < 0)
+		return fail(-fd);
+	insert(fd, FakeFd{nullptr, nullptr, file});
+	return fd;
+}
+
 int do_open(unsigned index, int flags)
 {
 	int fd = open_device(index, flags);
@@ -186,6 +204,35 @@ void fill_stat(unsigned index, St *st)
 	st->st_blksize = s.st_blksize;
 	st->st_ino = s.st_ino;
 	st->st_dev = s.st_dev;
+}
+
+/** An rdma_cm fd. */
+bool ucma_fd(int fd)
+{
+	FakeFd f;
+	return lookup(fd, &f) && f.ucma;
+}
+
+bool ucma_stat_target(int dirfd, const char *path, int flags)
+{
+	if (path && path[0] == '/')
+		return ucma_path(path);
+	return (flags & AT_EMPTY_PATH) && path && !path[0] && ucma_fd(dirfd);
+}
+
+template <typename St>
+int ucma_stat(St *st)
+{
+	struct stat s;
+	ucma_fill_stat(&s);
+	memset(st, 0, sizeof(*st));
+	st->st_mode = s.st_mode;
+	st->st_rdev = s.st_rdev;
+	st->st_nlink = s.st_nlink;
+	st->st_blksize = s.st_blksize;
+	st->st_ino = s.st_ino;
+	st->st_dev = s.st_dev;
+	return 0;
 }
 
 /** A command fd: the index of its device. */
@@ -254,18 +301,24 @@ namespace kernel {
 
 void fd_register_context(int fd, const std::shared_ptr<Context> &ctx)
 {
-	insert(fd, FakeFd{ctx, nullptr});
+	insert(fd, FakeFd{ctx, nullptr, nullptr});
 }
 
 void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file)
 {
-	insert(fd, FakeFd{nullptr, file});
+	insert(fd, FakeFd{nullptr, file, nullptr});
 }
 
 std::shared_ptr<AsyncFile> fd_async(int fd)
 {
 	FakeFd f;
 	return lookup(fd, &f) ? f.async : nullptr;
+}
+
+std::shared_ptr<UcmaFile> fd_ucma(int fd)
+{
+	FakeFd f;
+	return lookup(fd, &f) ? f.ucma : nullptr;
 }
 
 namespace sys {
@@ -310,6 +363,8 @@ EXPORT int open(const char *path, int flags, ...)
 	va_end(ap);
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(open)(path, flags, mode);
 }
 
@@ -322,6 +377,8 @@ EXPORT int open64(const char *path, int flags, ...)
 	va_end(ap);
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(open64)(path, flags, mode);
 }
 
@@ -330,6 +387,8 @@ EXPORT int __open_2(const char *path, int flags)
 	unsigned idx;
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(__open_2)(path, flags);
 }
 
@@ -338,6 +397,8 @@ EXPORT int __open64_2(const char *path, int flags)
 	unsigned idx;
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(__open64_2)(path, flags);
 }
 
@@ -350,6 +411,8 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(openat)(dirfd, path, flags, mode);
 }
 
@@ -362,6 +425,8 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(openat64)(dirfd, path, flags, mode);
 }
 
@@ -370,6 +435,8 @@ EXPORT int __openat_2(int dirfd, const char *path, int flags)
 	unsigned idx;
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(__openat_2)(dirfd, path, flags);
 }
 
@@ -378,6 +445,8 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 	unsigned idx;
 	if (uverbs_path(path, &idx))
 		return do_open(idx, flags);
+	if (ucma_path(path))
+		return do_open_ucma(flags);
 	return REAL(__openat64_2)(dirfd, path, flags);
 }
 
@@ -388,6 +457,8 @@ EXPORT int stat(const char *path, struct stat *st) noexcept
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_path(path))
+		return ucma_stat(st);
 	return REAL(stat)(path, st);
 }
 
@@ -398,6 +469,8 @@ EXPORT int stat64(const char *path, struct stat64 *st) noexcept
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_path(path))
+		return ucma_stat(st);
 	return REAL(stat64)(path, st);
 }
 
@@ -408,6 +481,8 @@ EXPORT int lstat(const char *path, struct stat *st) noexcept
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_path(path))
+		return ucma_stat(st);
 	return REAL(lstat)(path, st);
 }
 
@@ -418,6 +493,8 @@ EXPORT int lstat64(const char *path, struct stat64 *st) noexcept
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_path(path))
+		return ucma_stat(st);
 	return REAL(lstat64)(path, st);
 }
 
@@ -428,6 +505,8 @@ EXPORT int fstat(int fd, struct stat *st) noexcept
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_fd(fd))
+		return ucma_stat(st);
 	return REAL(fstat)(fd, st);
 }
 
@@ -438,6 +517,8 @@ EXPORT int fstat64(int fd, struct stat64 *st) noexcept
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_fd(fd))
+		return ucma_stat(st);
 	return REAL(fstat64)(fd, st);
 }
 
@@ -448,6 +529,8 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noex
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_stat_target(dirfd, path, flags))
+		return ucma_stat(st);
 	return REAL(fstatat)(dirfd, path, st, flags);
 }
 
@@ -458,6 +541,8 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) 
 		fill_stat(idx, st);
 		return 0;
 	}
+	if (ucma_stat_target(dirfd, path, flags))
+		return ucma_stat(st);
 	return REAL(fstatat64)(dirfd, path, st, flags);
 }
 
@@ -526,6 +611,8 @@ EXPORT ssize_t read(int fd, void *buf, size_t n)
 	if (lookup(fd, &f)) {
 		if (f.async)
 			return async_read(*f.async, buf, n);
+		if (f.ucma) /* commands and events travel by write() */
+			return fail(EINVAL);
 		return fail(EINVAL); /* the command fd is not read */
 	}
 	return REAL(read)(fd, buf, n);
@@ -535,6 +622,10 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	FakeFd f;
 	if (lookup(fd, &f)) {
+		if (f.ucma) {
+			ssize_t r = ucma_write(*f.ucma, fd, buf, n);
+			return r < 0 ? fail((int)-r) : r;
+		}
 		if (f.ctx)
 			/* libibverbs sends legacy commands as INVOKE_WRITE ioctls (the probe) */
 			klog(1, "uverbs%u: legacy write() of %zu bytes: only ioctls are served",

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The rdma_cm device through Debian's own librdmacm (rdma-core 44), run under
+ * devtools/sim-rdma on a machine-wide fabric (meson test does): the refusals a
+ * program meets (an id of no channel, CONNECT before a route, no listener, a
+ * reject with private data) and a peer process that dies while connected,
+ * which must end in DISCONNECTED, never a hang. Plain C, linked with
+ * -lrdmacm -libverbs only. "peer <port>" as arguments: the listening peer.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "cunit_run.h"
+
+static struct rdma_event_channel *g_ch;
+
+/** Wait at most 5 s for the next event of @p ch: its type, or -1 (timeout / error). */
+static int next_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
+{
+	struct pollfd p = {ch->fd, POLLIN, 0};
+
+	if (poll(&p, 1, 5000) != 1)
+		return -1;
+	if (rdma_get_cm_event(ch, ev))
+		return -1;
+	return (int)(*ev)->event;
+}
+
+/** The LID of this process's mlx5_0 on the fabric, through its address 127.0.x.y. */
+static struct sockaddr_in addr_of_lid(uint16_t lid, uint16_t port)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(0x7f000000u | lid);
+	a.sin_port = htons(port);
+	return a;
+}
+
+static uint16_t my_lid(void)
+{
+	int n = 0;
+	struct ibv_context **l = rdma_get_devices(&n);
+	struct ibv_port_attr pa;
+	uint16_t lid = 0;
+
+	if (l && n > 0 && !ibv_query_port(l[0], 1, &pa))
+		lid = pa.lid;
+	rdma_free_devices(l);
+	return lid;
+}
+
+/** An active id with ADDR and ROUTE resolved towards @p dst. */
+static struct rdma_cm_id *resolved_id(struct rdma_event_channel *ch, struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_event *ev;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		return NULL;
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, 1000) ||
+	    next_event(ch, &ev) != RDMA_CM_EVENT_ADDR_RESOLVED)
+		goto bad;
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(id, 1000) || next_event(ch, &ev) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		goto bad;
+	rdma_ack_cm_event(ev);
+	return id;
+bad:
+	rdma_destroy_id(id);
+	return NULL;
+}
+
+static int suite_init(void)
+{
+	g_ch = rdma_create_event_channel();
+	if (!g_ch) {
+		fprintf(stderr, "no rdma_cm: run this under devtools/sim-rdma\n");
+		return 1;
+	}
+	return 0;
+}
+
+static int suite_clean(void)
+{
+	rdma_destroy_event_channel(g_ch);
+	return 0;
+}
+
+/* a command naming an id the channel does not have: ENOENT, as the kernel's ucma */
+static void test_bad_id(void)
+{
+	struct {
+		uint32_t cmd;
+		uint16_t in, out;
+		uint64_t response;
+		uint32_t id, reserved;
+	} cmd = {1 /* DESTROY_ID */, 16, 4, 0, 4242, 0};
+	uint32_t resp;
+	uint8_t shortcmd[4] = {0};
+
+	cmd.response = (uintptr_t)&resp;
+	errno = 0;
+	CU_ASSERT_EQUAL(write(g_ch->fd, &cmd, sizeof(cmd)), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(write(g_ch->fd, shortcmd, sizeof(shortcmd)), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	cmd.cmd = 13; /* GET_OPTION: not served */
+	CU_ASSERT_EQUAL(write(g_ch->fd, &cmd, sizeof(cmd)), -1);
+	CU_ASSERT_EQUAL(errno, ENOSYS);
+}
+
+/* CONNECT before the route is resolved, an address off the fabric, a second bind */
+static void test_connect_refused(void)
+{
+	struct rdma_cm_id *id = NULL;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in dst = addr_of_lid(my_lid(), 7);
+	struct sockaddr_in off = addr_of_lid(1, 1);
+	struct sockaddr_in any = addr_of_lid(0, 0);
+
+	any.sin_addr.s_addr = htonl(INADDR_ANY);
+	memset(&p, 0, sizeof(p));
+	/* librdmacm itself needs the id's device for rdma_connect: resolve the address */
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &id, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_ADDR_RESOLVED);
+	rdma_ack_cm_event(ev);
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	/* an address that is no port of the fabric; binding twice */
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &id, NULL, RDMA_PS_TCP), 0);
+	off.sin_addr.s_addr = inet_addr("192.0.2.1");
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(rdma_bind_addr(id, (struct sockaddr *)&off), 0);
+	CU_ASSERT_EQUAL(errno, EADDRNOTAVAIL);
+	CU_ASSERT_EQUAL(rdma_bind_addr(id, (struct sockaddr *)&any), 0);
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(rdma_bind_addr(id, (struct sockaddr *)&any), 0);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+/* no listener on the port: REJECTED with the IB CM's "invalid service ID" (8) */
+static void test_no_listener(void)
+{
+	struct sockaddr_in dst = addr_of_lid(my_lid(), 9);
+	struct rdma_cm_id *id = resolved_id(g_ch, &dst);
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x123;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_REJECTED);
+	CU_ASSERT_EQUAL(ev->status, 8);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+/* a listener rejects with private data; the requester sees REJECTED 28 and the data */
+static void test_reject(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	static const char hello[] = "hello", no[] = "not now";
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	CU_ASSERT_NOT_EQUAL(dst.sin_port, 0);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x456;
+	p.private_data = hello;
+	p.private_data_len = sizeof(hello);
+	p.responder_resources = 1;
+	p.initiator_depth = 1;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	CU_ASSERT_EQUAL(ev->listen_id, lis);
+	CU_ASSERT_TRUE(ev->param.conn.private_data_len >= sizeof(hello));
+	CU_ASSERT_EQUAL(memcmp(ev->param.conn.private_data, hello, sizeof(hello)), 0);
+	CU_ASSERT_EQUAL(rdma_reject(ev->id, no, sizeof(no)), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(ev->id), 0);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_REJECTED);
+	CU_ASSERT_EQUAL(ev->status, 28);
+	CU_ASSERT_TRUE(ev->param.conn.private_data_len >= sizeof(no));
+	CU_ASSERT_EQUAL(memcmp(ev->param.conn.private_data, no, sizeof(no)), 0);
+	rdma_ack_cm_event(ev);
+	/* too much private data for a REQ (56 bytes after rdma_cm's header): EINVAL */
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	{
+		static char big[57];
+		p.private_data = big;
+		p.private_data_len = sizeof(big);
+		errno = 0;
+		CU_ASSERT_NOT_EQUAL(rdma_connect(id, &p), 0);
+		CU_ASSERT_EQUAL(errno, EINVAL);
+	}
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
+}
+
+/* MIGRATE_ID: the id and its undelivered event move to another channel */
+static void test_migrate(void)
+{
+	struct rdma_event_channel *ch2 = rdma_create_event_channel();
+	struct sockaddr_in dst = addr_of_lid(my_lid(), 11);
+	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_event *ev;
+	struct pollfd p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch2);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &id, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000), 0);
+	CU_ASSERT_EQUAL(rdma_migrate_id(id, ch2), 0);
+	CU_ASSERT_PTR_EQUAL(id->channel, ch2);
+	p.fd = g_ch->fd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 0), 0); /* nothing left on the old channel */
+	CU_ASSERT_EQUAL_FATAL(next_event(ch2, &ev), RDMA_CM_EVENT_ADDR_RESOLVED);
+	CU_ASSERT_PTR_EQUAL(ev->id, id);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	rdma_destroy_event_channel(ch2);
+}
+
+/* The peer: listen on the port, accept one connection, report, and die abruptly. */
+static int peer_main(uint16_t port, int accept)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL;
+	struct sockaddr_in a = addr_of_lid(0, port);
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param p;
+	uint16_t lid;
+
+	a.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (!ch || rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lis, (struct sockaddr *)&a) || rdma_listen(lis, 1))
+		return 2;
+	lid = my_lid();
+	if (write(1, &lid, sizeof(lid)) != sizeof(lid))
+		return 2;
+	if (next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 3;
+	if (!accept)
+		_exit(0); /* the request unanswered: the requester must not wait forever */
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x789;
+	if (rdma_accept(ev->id, &p))
+		return 4;
+	rdma_ack_cm_event(ev);
+	if (next_event(ch, &ev) != RDMA_CM_EVENT_ESTABLISHED)
+		return 5;
+	_exit(0); /* no DISCONNECT, no DESTROY: as a crash */
+}
+
+/* Start the peer process (listening on @p port, accepting or not): its LID, or 0. */
+static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
+{
+	int fds[2];
+	char arg[16];
+	uint16_t lid = 0;
+
+	if (pipe(fds))
+		return 0;
+	snprintf(arg, sizeof(arg), "%u", port);
+	*pid = fork();
+	if (*pid == 0) {
+		dup2(fds[1], 1);
+		execl("/proc/self/exe", "peer", accept ? "peer" : "peer-noaccept", arg,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (*pid < 0 || read(fds[0], &lid, sizeof(lid)) != (ssize_t)sizeof(lid))
+		lid = 0;
+	close(fds[0]);
+	return lid;
+}
+
+/* the peer dies with our REQ unanswered: UNREACHABLE (-ETIMEDOUT), as a CM timeout */
+static void test_peer_dies_connecting(void)
+{
+	uint16_t port = (uint16_t)(20000 + (getpid() + 1) % 20000);
+	pid_t pid;
+	int st = -1;
+	uint16_t lid = start_peer(port, 0, &pid);
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+	struct rdma_cm_id *id;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+
+	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0xdef;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_UNREACHABLE);
+	CU_ASSERT_EQUAL(ev->status, -ETIMEDOUT);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+static void test_peer_dies(void)
+{
+	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
+	pid_t pid;
+	int st = -1;
+	uint16_t lid = start_peer(port, 1, &pid);
+	struct rdma_cm_id *id;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+
+	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0xabc;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	/* no QP: librdmacm hands CONNECT_RESPONSE to us, and rdma_accept sends the RTU */
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_accept(id, &p), 0); /* librdmacm needs the parameters */
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_disconnect(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+static const struct cunit_test tests[] = {
+	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
+	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
+	{"no listener: REJECTED 8", test_no_listener},
+	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
+	{"MIGRATE_ID moves the id and its event", test_migrate},
+	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
+	{"the peer dies before its REP: UNREACHABLE", test_peer_dies_connecting},
+};
+
+int main(int argc, char **argv)
+{
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE_INIT("rdma_cm via librdmacm", tests, suite_init, suite_clean),
+	};
+
+	if (argc == 3 && !strcmp(argv[1], "peer"))
+		return peer_main((uint16_t)atoi(argv[2]), 1);
+	if (argc == 3 && !strcmp(argv[1], "peer-noaccept"))
+		return peer_main((uint16_t)atoi(argv[2]), 0);
+	return CUNIT_RUN_SUITES(suites);
+}
