@@ -12,9 +12,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
-
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_umr.h"
 
 /*

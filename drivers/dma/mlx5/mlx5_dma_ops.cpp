@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_dmadev_pmd.h>
 #include <rte_pause.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_sig.h"
 
 namespace {
@@ -43,6 +43,10 @@ int configure(struct rte_dma_dev *dev, const struct rte_dma_conf *conf, uint32_t
 
 	if (conf_sz < sizeof(*conf))
 		return -EINVAL;
+	if (mlx5_dma_conf_silent(conf)) { /* not advertised: the library refuses it first */
+		MLX5_DMA_LOG(ERR, "%s: silent mode not supported", p->name);
+		return -EINVAL;
+	}
 	/* vchans beyond the new count are released; the others keep their set-up */
 	for (uint16_t i = conf->nb_vchans; i < p->args.max_vchans; i++)
 		mlx5_dma_vchan_destroy(&p->vchans[i]);
