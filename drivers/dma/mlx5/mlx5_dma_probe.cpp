@@ -260,6 +260,7 @@ int probe(struct rte_vdev_device *vdev)
 	}
 	dev->device = &vdev->device;
 	dev->dev_ops = &mlx5_dma_dev_ops;
+	p->fp = dev->fp_obj;
 	dev->fp_obj->dev_private = p->vchans;   /* mlx5_dma_fp_vchan() */
 	mlx5_dma_fp_set(dev->fp_obj, p, false); /* refuses ops until rte_dma_start() */
 	dev->state = RTE_DMA_DEV_READY;
@@ -341,6 +342,7 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
 		p->glue->dealloc_pd(p->pd);
 	p->pd = NULL;
 	close_device(p);
+	mlx5_dma_enq_deq_release(p);
 	rte_free(p->vchans);
 	p->vchans = NULL;
 }

@@ -32,8 +32,10 @@
 #if RTE_VERSION < RTE_VERSION_NUM(22, 11, 0, 0) || RTE_VERSION >= RTE_VERSION_NUM(26, 0, 0, 0)
 #error "dma_mlx5: the driver interface is declared for DPDK 22.11 to 25.11 (mlx5_dma_sdk.h)"
 #endif
-/* 25.11 added the inter-process / inter-OS access pair group operations */
+/* 25.11 added the inter-process / inter-OS access pair group operations and the
+ * enqueue/dequeue ops API (struct rte_dma_op, rte_dma_fp_object.enqueue/dequeue) */
 #define MLX5_DMA_SDK_HAS_ACCESS_GROUPS (RTE_VERSION >= RTE_VERSION_NUM(25, 11, 0, 0))
+#define MLX5_DMA_SDK_HAS_ENQ_DEQ (RTE_VERSION >= RTE_VERSION_NUM(25, 11, 0, 0))
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,6 +238,17 @@ static inline bool mlx5_dma_conf_silent(const struct rte_dma_conf *conf)
 	return conf->flags & RTE_DMA_CFG_FLAG_SILENT;
 #else
 	return conf->enable_silent;
+#endif
+}
+
+/* Whether the application configured the enqueue/dequeue ops API (25.11). */
+static inline bool mlx5_dma_conf_enq_deq(const struct rte_dma_conf *conf)
+{
+#if MLX5_DMA_SDK_HAS_ENQ_DEQ
+	return conf->flags & RTE_DMA_CFG_FLAG_ENQ_DEQ;
+#else
+	(void)conf;
+	return false;
 #endif
 }
 
