@@ -13,7 +13,8 @@
 # Re-running it is cheap: every step checks first and skips what is already done.
 # The ASan+UBSan build (build-san/) is configured and built by devtools/test.sh, which
 # needs it; this script never touches it.
-# Environment: BUILD_DIR (default build), SETUP_BUILD_ALL=1 (same as --all).
+# Environment: BUILD_DIR (default build), SETUP_BUILD_ALL=1 (same as --all),
+#              SETUP_TARGETS (--dpdk without --all: the ninja targets to build).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +38,7 @@ case "$dpdk" in
 	# Everything happens in the release's chroot, with this tree at the same path.
 	build_dir=${BUILD_DIR:-build-dpdk$dpdk}
 	targets=()
-	[ "$build_all" = 1 ] || targets=(plugins app/dma-perf/dma-perf)
+	[ "$build_all" = 1 ] || read -r -a targets <<<"${SETUP_TARGETS:-plugins app/dma-perf/dma-perf}"
 	exec devtools/dpdk-chroot.sh "$dpdk" -- /bin/sh -euc '
 		[ -f "$1/build.ninja" ] ||
 			meson setup "$1" --buildtype=debugoptimized -Dwerror=true

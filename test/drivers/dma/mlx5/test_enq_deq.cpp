@@ -5,19 +5,74 @@
  * order, with its own status (a bad source address fails that op alone, the ops after
  * it complete); the data; a device configured without RTE_DMA_CFG_FLAG_ENQ_DEQ takes
  * no op; a stopped one takes none and gives back what it holds; in every mode of the
- * test matrix.
+ * test matrix. Through the public API only, with the PMD and the software HCA loaded as
+ * plugins (EAL arguments from meson: -d each), as an application has them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <vector>
 
+#include <rte_bus_vdev.h>
+#include <rte_dmadev.h>
 #include <rte_eal.h>
 #include <rte_malloc.h>
 
-#include "test_dma_mlx5.h"
+#include "cunit_run.h"
 
 namespace {
+
+/* software HCA execution mode x posting path; the PMD creates the instances */
+struct t_mode {
+	const char *args;
+};
+const struct t_mode t_modes[] = {
+	{"dev=sim1,sim_exec=inline,path=direct"},
+	{"dev=sim1,sim_exec=inline,path=verbs"},
+	{"dev=sim2,sim_exec=thread,path=direct"},
+	{"dev=sim2,sim_exec=thread,path=verbs"},
+};
+#define T_FOREACH_MODE(m) for (const struct t_mode *m = t_modes; m != t_modes + 4; m++)
+
+uint64_t t_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+rte_iova_t t_iova(const void *p)
+{
+	return (rte_iova_t)(uintptr_t)p; /* IOVA as VA */
+}
+
+void t_fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 8));
+}
+
+/* A DPDK source and destination buffer of @p n bytes each. */
+struct t_bufs {
+	uint8_t *src;
+	uint8_t *dst;
+
+	explicit t_bufs(size_t n)
+		: src((uint8_t *)rte_malloc(NULL, n, 64)), dst((uint8_t *)rte_zmalloc(NULL, n, 64))
+	{
+	}
+	~t_bufs()
+	{
+		rte_free(src);
+		rte_free(dst);
+	}
+	t_bufs(const t_bufs &) = delete;
+	t_bufs &operator=(const t_bufs &) = delete;
+	bool ok() const { return src && dst; }
+};
 
 constexpr uint16_t kDesc = 256;
 constexpr uint32_t kLen = 1000; /* per op and side */
@@ -45,8 +100,11 @@ int open_dev(const struct t_mode *m, uint64_t flags)
 {
 	struct rte_dma_conf conf = {};
 	struct rte_dma_vchan_conf vconf = {};
-	int id = t_probe(kName, t_args(m, NULL));
+	int id;
 
+	if (rte_vdev_init(kName, m->args))
+		return -1;
+	id = rte_dma_get_dev_id_by_name(kName);
 	if (id < 0)
 		return id;
 	conf.nb_vchans = 1;
@@ -55,10 +113,21 @@ int open_dev(const struct t_mode *m, uint64_t flags)
 	vconf.nb_desc = kDesc;
 	if (rte_dma_configure(id, &conf) || rte_dma_vchan_setup(id, 0, &vconf) ||
 	    rte_dma_start(id)) {
-		t_remove(kName);
+		rte_vdev_uninit(kName);
 		return -1;
 	}
 	return id;
+}
+
+/* Stop and remove the device: 0 on success. */
+int t_close(void)
+{
+	int id = rte_dma_get_dev_id_by_name(kName);
+
+	if (id < 0)
+		return id;
+	rte_dma_stop(id);
+	return rte_vdev_uninit(kName);
 }
 
 /* Dequeue until @p n ops came back or 5 s passed. */
@@ -80,13 +149,13 @@ void test_capability(void)
 	CU_ASSERT_FATAL(id >= 0);
 	CU_ASSERT_EQUAL(rte_dma_info_get(id, &info), 0);
 	CU_ASSERT_TRUE((info.dev_capa & RTE_DMA_CAPA_OPS_ENQ_DEQ) != 0);
-	CU_ASSERT_EQUAL(t_close(kName), 0);
+	CU_ASSERT_EQUAL(t_close(), 0);
 }
 
 void test_ops_and_statuses(void)
 {
 	T_FOREACH_MODE (m) {
-		t_bufs b(2 * kOps * kLen);
+		t_bufs b(kOps * kLen);
 		std::vector<uint8_t> heap(kLen); /* libc memory: no MR covers it */
 		std::vector<struct rte_dma_op *> ops(kOps), back(kOps);
 		int id = open_dev(m, RTE_DMA_CFG_FLAG_ENQ_DEQ);
@@ -144,7 +213,7 @@ void test_ops_and_statuses(void)
 			for (auto *op : ops)
 				rte_free(op);
 		}
-		CU_ASSERT_EQUAL(t_close(kName), 0);
+		CU_ASSERT_EQUAL(t_close(), 0);
 	}
 }
 
@@ -159,7 +228,7 @@ void test_mode_off(void)
 	op->src_dst_seg[1] = {t_iova(b.dst), kLen};
 	CU_ASSERT_EQUAL(rte_dma_enqueue_ops(id, 0, &op, 1), 0);
 	CU_ASSERT_EQUAL(rte_dma_dequeue_ops(id, 0, &op, 1), 0);
-	CU_ASSERT_EQUAL(t_close(kName), 0);
+	CU_ASSERT_EQUAL(t_close(), 0);
 	rte_free(op);
 }
 
@@ -187,38 +256,27 @@ void test_stopped(void)
 		CU_ASSERT_EQUAL(rte_dma_enqueue_ops(id, 0, &op, 1), 1);
 		CU_ASSERT_EQUAL(dequeue_all(id, &back, 1), 1);
 		CU_ASSERT_EQUAL(op->status, RTE_DMA_STATUS_SUCCESSFUL);
-		CU_ASSERT_EQUAL(t_close(kName), 0);
+		CU_ASSERT_EQUAL(t_close(), 0);
 		rte_free(op);
 	}
 }
 
 } // namespace
 
-int main(void)
+int main(int argc, char **argv)
 {
-	char *eal_argv[] = {
-		(char *)"test_pmd_enq_deq", (char *)"--no-huge",   (char *)"-m", (char *)"512",
-		(char *)"--no-pci",         (char *)"--no-shconf", NULL};
 	static const struct cunit_test tests[] = {
 		{"RTE_DMA_CAPA_OPS_ENQ_DEQ advertised", test_capability},
 		{"copy and SG ops: each back once, in order, own status", test_ops_and_statuses},
 		{"configured without ENQ_DEQ: no op taken", test_mode_off},
 		{"stopped: nothing taken, what it holds given back", test_stopped},
 	};
-	struct mlx5_sim_device_attr attr;
 	int ret;
 
-	if (rte_eal_init(6, eal_argv) < 0) {
+	if (rte_eal_init(argc, argv) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
-	mlx5_sim_device_attr_init(&attr);
-	attr.exec_mode = MLX5_SIM_EXEC_INLINE;
-	if (mlx5_sim_device_add(T_SIM_INLINE, &attr))
-		return 1;
-	attr.exec_mode = MLX5_SIM_EXEC_THREAD;
-	if (mlx5_sim_device_add(T_SIM_THREAD, &attr))
-		return 1;
 	ret = CUNIT_RUN_SUITE("enq_deq", tests);
 	rte_eal_cleanup();
 	return ret;
