@@ -80,7 +80,10 @@ flock -s 9
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	flock -u 9
 	flock -x 9
-	if [ ! -f "$stamp" ]; then
+fi
+# (re-read under the exclusive lock: a racing run may have done it meanwhile)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	if [ ! -d "$root" ]; then
 		tmp=$cache/$suite.new
 		if [ -e "$tmp" ]; then
 			# left by a killed run: its mounts died with its namespace
@@ -104,14 +107,14 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	fi
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	echo "dpdk-chroot: installing ${packages[*]} into $root"
+	in_ns "$root" dpkg --configure -a # after an install that was killed
 	in_ns "$root" apt-get "${apt_opts[@]}" update
 	in_ns "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" \
 		install -y --no-install-recommends "${packages[@]}"
 	in_ns "$root" apt-get clean
 	echo "$want" > "$stamp"
-	flock -u 9
-	flock -s 9
 fi
+flock -s 9 # back to shared (or still): runs may use the chroot side by side
 have=$(in_ns "$root" pkg-config --modversion libdpdk)
 case "$have" in
 "$release".*) ;;

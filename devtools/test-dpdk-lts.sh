@@ -82,6 +82,14 @@ devtools/dpdk-chroot.sh "$rel" -- sh -c 'exit 3' >/dev/null 2>&1
 devtools/dpdk-chroot.sh "$rel" -- sh -c 'kill -KILL $$' >/dev/null 2>&1
 no_mounts && ok "a command killed (SIGKILL) in the chroot: no mount left" ||
 	fail "a killed command left mounts"
+# two runs at once share the chroot
+devtools/dpdk-chroot.sh "$rel" -- sh -c 'sleep 1' >/dev/null 2>&1 &
+other=$!
+devtools/dpdk-chroot.sh "$rel" -- sh -c 'sleep 1' >/dev/null 2>&1
+mine=$?
+wait "$other"
+[ $? = 0 ] && [ "$mine" = 0 ] && no_mounts && ok "two runs at once: both ran, no mount left" ||
+	fail "two runs at once"
 # during a run: its /proc is mounted in the chroot, and the host sees no mount
 setsid devtools/dpdk-chroot.sh "$rel" -- sh -c 'test -r /proc/self/status && sleep 30' \
 	>/dev/null 2>&1 &
