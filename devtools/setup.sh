@@ -4,23 +4,48 @@
 #   devtools/setup.sh          install packages (if missing), fetch SDK headers, configure
 #                              build/ and build the dma-perf benchmark (README command 1)
 #   devtools/setup.sh --all    same, then build every target of build/ (suites, tools)
+#   devtools/setup.sh --dpdk 24.11|25.11 [--all]
+#                              the same against that DPDK LTS as Debian 13 (24.11) or
+#                              unstable (25.11) ship it: in a chroot of that release
+#                              (devtools/dpdk-chroot.sh, made once and cached outside the
+#                              clone), into build-dpdk<release>/; without --all only the
+#                              PMD, the software HCA and dma-perf. --dpdk 22.11 is the default.
 # Re-running it is cheap: every step checks first and skips what is already done.
 # The ASan+UBSan build (build-san/) is configured and built by devtools/test.sh, which
 # needs it; this script never touches it.
-# Environment: BUILD_DIR (default build), SETUP_BUILD_ALL=1 (same as --all).
+# Environment: BUILD_DIR (default build), SETUP_BUILD_ALL=1 (same as --all),
+#              SETUP_TARGETS (--dpdk without --all: the ninja targets to build).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build_dir=${BUILD_DIR:-build}
 build_all=${SETUP_BUILD_ALL:-0}
-for arg in "$@"; do
-	case "$arg" in
+dpdk=22.11
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--all) build_all=1 ;;
-	-h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "setup: unknown argument $arg (try --help)" >&2; exit 2 ;;
+	--dpdk) dpdk=${2:-}; shift ;;
+	--dpdk=*) dpdk=${1#--dpdk=} ;;
+	-h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "setup: unknown argument $1 (try --help)" >&2; exit 2 ;;
 	esac
+	shift
 done
+case "$dpdk" in
+22.11) ;;
+24.11|25.11)
+	# Everything happens in the release's chroot, with this tree at the same path.
+	build_dir=${BUILD_DIR:-build-dpdk$dpdk}
+	targets=()
+	[ "$build_all" = 1 ] || read -r -a targets <<<"${SETUP_TARGETS:-plugins app/dma-perf/dma-perf}"
+	exec devtools/dpdk-chroot.sh "$dpdk" -- /bin/sh -euc '
+		[ -f "$1/build.ninja" ] ||
+			meson setup "$1" --buildtype=debugoptimized -Dwerror=true
+		shift
+		ninja -C "$@"' sh "$build_dir" "$build_dir" "${targets[@]}" ;;
+*) echo "setup: DPDK $dpdk is not supported (22.11, 24.11, 25.11)" >&2; exit 2 ;;
+esac
 sdk_dir="$top/.sdk"   # driver-SDK headers of the installed DPDK; never committed (.gitignore)
 
 packages=(build-essential g++ pkg-config meson ninja-build

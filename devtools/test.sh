@@ -11,7 +11,8 @@
 # Environment: BUILD_DIR (default build), SAN_BUILD_DIR (default build-san),
 #              NOSIM_BUILD_DIR (default build-nosim: -Dsim=false, full runs only),
 #              TSAN_BUILD_DIR (default build-tsan: ThreadSanitizer, full runs only),
-#              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs).
+#              TEST_SKIP_SAN=1 to leave the sanitizer build out (quick local runs),
+#              TEST_SKIP_DPDK_LTS=1 to leave DPDK 24.11/25.11 out (full runs only).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,6 +114,21 @@ PY
 	failed=$((failed + f))
 	skipped=$((skipped + s))
 done
+
+# The newer DPDK LTS releases (full runs): each in its Debian chroot, its own stock
+# dmadev_autotest and dpdk-test-dma-perf against the plugin built for it, and the
+# chroots' mount hygiene (devtools/test-dpdk-lts.sh).
+if [ $# = 0 ] && [ "${TEST_SKIP_DPDK_LTS:-0}" != 1 ]; then
+	echo "=== DPDK 24.11 and 25.11 (devtools/test-dpdk-lts.sh) ==="
+	lts_log=$(mktemp)
+	devtools/test-dpdk-lts.sh 2>&1 | tee "$lts_log"
+	read -r p f s < <(tail -n 1 "$lts_log" |
+		sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
+	rm -f "$lts_log"
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+	skipped=$((skipped + ${s:-0}))
+fi
 
 # The tree's own checks, each counted as one test: the guides (any Sphinx warning
 # fails), the C/C++ format, SPDX tags and line lengths, MAINTAINERS coverage, and a

@@ -278,8 +278,10 @@ int main(int argc, char **argv)
 	printf("blkint-bench: %u ops per case, %u KiB blocks, device %s, ISA-L sampling %g, "
 	       "depth %u, %u runs per case (the median shown)\n",
 	       o.ops, kBlock / 1024, o.dev.c_str(), o.rate, o.depth, o.repeat);
-	for (const auto &c :
-	     {std::make_pair("CRC32C insert", &crc), std::make_pair("T10-DIF insert", &dif)}) {
+	/* named: gcc 14 and later see a dangling reference in a braced list's loop */
+	const std::pair<const char *, struct rte_blkint_format *> cases[] = {
+		{"CRC32C insert", &crc}, {"T10-DIF insert", &dif}};
+	for (const auto &c : cases) {
 		if (!o.pi.empty() && (o.pi == "crc32c") != (c.second == &crc))
 			continue;
 		for (uint32_t nb : {1u, 16u}) {

@@ -7,6 +7,7 @@
 
 #include "blkint_log.h"
 #include "blkint_priv.h"
+#include "lib_dpdk_compat.h"
 #include "lib_named_registry.h"
 
 namespace {
@@ -39,20 +40,20 @@ struct rte_tel_data *engine_dict(const struct rte_blkint_engine_stats *s)
 		return NULL;
 	}
 	rte_tel_data_start_dict(e);
-	rte_tel_data_add_dict_u64(e, "ops", s->ops);
-	rte_tel_data_add_dict_u64(e, "blocks", s->blocks);
-	rte_tel_data_add_dict_u64(e, "bytes", s->bytes);
-	rte_tel_data_add_dict_u64(e, "engine_errors", s->engine_errors);
-	rte_tel_data_add_dict_u64(e, "xcheck_run", s->xcheck_run);
-	rte_tel_data_add_dict_u64(e, "xcheck_failed", s->xcheck_failed);
+	lib_tel_dict_u64(e, "ops", s->ops);
+	lib_tel_dict_u64(e, "blocks", s->blocks);
+	lib_tel_dict_u64(e, "bytes", s->bytes);
+	lib_tel_dict_u64(e, "engine_errors", s->engine_errors);
+	lib_tel_dict_u64(e, "xcheck_run", s->xcheck_run);
+	lib_tel_dict_u64(e, "xcheck_failed", s->xcheck_failed);
 	rte_tel_data_start_dict(kinds);
 	for (int k = 0; k < RTE_BLKINT_OP_MAX; k++)
-		rte_tel_data_add_dict_u64(kinds, op_names[k], s->op_kind[k]);
+		lib_tel_dict_u64(kinds, op_names[k], s->op_kind[k]);
 	rte_tel_data_add_dict_container(e, "op_kind", kinds, 0);
 	rte_tel_data_start_dict(errs);
 	for (int f = RTE_BLKINT_FIELD_GUARD; f < RTE_BLKINT_FIELD_MAX; f++)
-		rte_tel_data_add_dict_u64(errs, rte_blkint_field_name((enum rte_blkint_field)f),
-					  s->pi_errors[f]);
+		lib_tel_dict_u64(errs, rte_blkint_field_name((enum rte_blkint_field)f),
+				 s->pi_errors[f]);
 	rte_tel_data_add_dict_container(e, "pi_errors", errs, 0);
 	return e;
 }
@@ -66,10 +67,10 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_blkint_stats_get(c, &s);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "engine", blkint_ctx_engine_kind(c));
-		rte_tel_data_add_dict_u64(d, "small_to_cpu", s.small_to_cpu);
-		rte_tel_data_add_dict_u64(d, "inplace_to_cpu", s.inplace_to_cpu);
-		rte_tel_data_add_dict_u64(d, "refused_to_cpu", s.refused_to_cpu);
-		rte_tel_data_add_dict_u64(d, "dev_busy", s.dev_busy);
+		lib_tel_dict_u64(d, "small_to_cpu", s.small_to_cpu);
+		lib_tel_dict_u64(d, "inplace_to_cpu", s.inplace_to_cpu);
+		lib_tel_dict_u64(d, "refused_to_cpu", s.refused_to_cpu);
+		lib_tel_dict_u64(d, "dev_busy", s.dev_busy);
 		for (int e = 0; e < RTE_BLKINT_ENGINE_MAX; e++) {
 			struct rte_tel_data *ed = engine_dict(&s.engine[e]);
 

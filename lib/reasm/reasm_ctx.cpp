@@ -544,7 +544,7 @@ void rte_reasm_free(struct rte_reasm_ctx *c)
 static inline void reasm_prefetch_mbuf(const struct rte_mbuf *m)
 {
 	rte_prefetch0(m);
-	rte_prefetch0(&m->cacheline1);
+	rte_prefetch0((const char *)m + RTE_CACHE_LINE_MIN_SIZE); /* the mbuf's second line */
 }
 
 uint16_t rte_reasm_enqueue(struct rte_reasm_ctx *c, struct rte_mbuf **pkts, uint16_t n,

@@ -5,6 +5,7 @@
 
 #include <rte_telemetry.h>
 
+#include "lib_dpdk_compat.h"
 #include "lib_named_registry.h"
 #include "reasm_log.h"
 #include "reasm_priv.h"
@@ -35,7 +36,7 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_reasm_stats_get(c, &s);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "engine", rte_reasm_engine_kind(c->engine));
-#define TEL_U64(f) rte_tel_data_add_dict_u64(d, #f, s.f)
+#define TEL_U64(f) lib_tel_dict_u64(d, #f, s.f)
 		TEL_U64(pkts_in);
 		TEL_U64(frags_in);
 		TEL_U64(passthrough);
@@ -62,9 +63,8 @@ int tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 				return -ENOMEM;
 			rte_tel_data_start_dict(drops);
 			for (int r = 0; r < RTE_REASM_DROP_MAX; r++)
-				rte_tel_data_add_dict_u64(
-					drops, rte_reasm_drop_name((enum rte_reasm_drop)r),
-					kind ? s.drop_dgrams[r] : s.drop_frags[r]);
+				lib_tel_dict_u64(drops, rte_reasm_drop_name((enum rte_reasm_drop)r),
+						 kind ? s.drop_dgrams[r] : s.drop_frags[r]);
 			rte_tel_data_add_dict_container(d, kind ? "drop_dgrams" : "drop_frags",
 							drops, 0);
 		}

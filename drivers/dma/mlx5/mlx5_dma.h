@@ -193,7 +193,23 @@ struct mlx5_dma_dev {
 	 * device never started takes them: remote channels need no configured vchan) */
 	bool stopped;
 	struct mlx5_dma_remote_state *remote; /**< DC targets and remote channels, or NULL */
+	struct rte_dma_fp_object *fp;         /**< the dmadev's fast-path entries */
+	bool enq_deq;                         /**< configured for rte_dma_enqueue_ops() */
+	/** per vchan (args.max_vchans): the rte_dma_op of each ring index (& sq_mask) in
+	 * flight; NULL until a vchan is set up for the enqueue/dequeue ops API */
+	void ***enq_ops;
 };
+
+/* mlx5_dma_enq_deq.cpp: the enqueue/dequeue ops API of DPDK 25.11 */
+/** RTE_DMA_CAPA_OPS_ENQ_DEQ where the DPDK built against has it, else 0. */
+uint64_t mlx5_dma_enq_deq_capa(void);
+/** After vchan @p vchan was (re)created: its op ring, if the device is configured for
+ * the ops API (released otherwise). 0 or -ENOMEM. */
+int mlx5_dma_enq_deq_setup(struct mlx5_dma_dev *p, uint16_t vchan);
+/** At close: every op ring. */
+void mlx5_dma_enq_deq_release(struct mlx5_dma_dev *p);
+/** The enqueue/dequeue entries of @p fp for the device's configuration. */
+void mlx5_dma_enq_deq_install(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p);
 
 /* mlx5_dma_ops.cpp */
 extern const struct rte_dma_dev_ops mlx5_dma_dev_ops;

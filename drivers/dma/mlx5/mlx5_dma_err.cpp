@@ -18,9 +18,8 @@
 
 #include <algorithm>
 
-#include <rte_dmadev_pmd.h>
-
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_sig.h"
 #include "mlx5_dma_umr.h"
 #include "mlx5_qp_state.h"

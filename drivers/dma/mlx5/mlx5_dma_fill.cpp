@@ -14,10 +14,10 @@
  */
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_umr.h"
 
 /* pattern buffers (and their mkeys) of a vchan */

@@ -12,9 +12,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
-
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_umr.h"
 
 /*
@@ -328,6 +327,7 @@ uint16_t stopped_burst_capacity(const void *, uint16_t)
 
 void mlx5_dma_fp_set(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p, bool started)
 {
+	mlx5_dma_enq_deq_install(fp, p); /* on top of the entries below (25.11) */
 	if (started) {
 		mlx5_dma_fp_install(fp, p->args.path);
 		mlx5_dma_sg_install(fp, p->args.path);

@@ -10,10 +10,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_umr.h"
 #include "rte_pmd_dma_mlx5.h"
 

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include <rte_cycles.h>
-#include <rte_dmadev_pmd.h>
 #include <rte_pause.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_sig.h"
 
 namespace {
@@ -30,6 +30,7 @@ int info_get(const struct rte_dma_dev *dev, struct rte_dma_info *info, uint32_t 
 		info->dev_capa |= RTE_DMA_CAPA_SVA;
 	if (p->has_mkey)
 		info->dev_capa |= RTE_DMA_CAPA_OPS_FILL;
+	info->dev_capa |= mlx5_dma_enq_deq_capa(); /* DPDK 25.11 on */
 	info->max_vchans = p->args.max_vchans;
 	info->min_desc = (uint16_t)p->args.min_desc;
 	info->max_desc = (uint16_t)RTE_MIN(p->args.max_desc, 32768u);
@@ -43,10 +44,25 @@ int configure(struct rte_dma_dev *dev, const struct rte_dma_conf *conf, uint32_t
 
 	if (conf_sz < sizeof(*conf))
 		return -EINVAL;
+	if (mlx5_dma_conf_silent(conf)) { /* not advertised: the library refuses it first */
+		MLX5_DMA_LOG(ERR, "%s: silent mode not supported", p->name);
+		return -EINVAL;
+	}
 	/* vchans beyond the new count are released; the others keep their set-up */
 	for (uint16_t i = conf->nb_vchans; i < p->args.max_vchans; i++)
 		mlx5_dma_vchan_destroy(&p->vchans[i]);
 	p->nb_vchans = conf->nb_vchans;
+	p->enq_deq = mlx5_dma_conf_enq_deq(conf);
+	for (uint16_t i = 0; i < p->nb_vchans; i++) {
+		/* vchans kept from before: their op rings follow the new mode */
+		int ret = p->vchans[i].configured ? mlx5_dma_enq_deq_setup(p, i) : 0;
+
+		if (ret) { /* back to the plain API: no vchan left without its op ring */
+			p->enq_deq = false;
+			mlx5_dma_enq_deq_release(p);
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -66,6 +82,11 @@ int vchan_setup(struct rte_dma_dev *dev, uint16_t vchan, const struct rte_dma_vc
 	mlx5_dma_vchan_destroy(&p->vchans[vchan]);
 	ret = mlx5_dma_vchan_create(p, &p->vchans[vchan], vchan, conf->nb_desc);
 	p->vchans[vchan].stopped = true; /* set up on a stopped device (rte_dma checks) */
+	if (!ret) {
+		ret = mlx5_dma_enq_deq_setup(p, vchan);
+		if (ret) /* not left set up without its op ring */
+			mlx5_dma_vchan_destroy(&p->vchans[vchan]);
+	}
 	return ret;
 }
 

@@ -3,9 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
-
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "rte_pmd_dma_mlx5.h"
 
 namespace {

@@ -6,13 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bus_vdev_driver.h>
-#include <rte_dmadev_pmd.h>
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 
 RTE_LOG_REGISTER(mlx5_dma_logtype, pmd.dma.mlx5, INFO);
 
@@ -207,6 +206,12 @@ int probe(struct rte_vdev_device *vdev)
 	}
 	p = (struct mlx5_dma_dev *)dev->data->dev_private;
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	if (!mlx5_dma_sdk_check(vdev, dev)) {
+		MLX5_DMA_LOG(ERR, "%s: DPDK %s lays out its devices unlike mlx5_dma_sdk.h", name,
+			     rte_version());
+		ret = -ENOTSUP;
+		goto fail;
+	}
 	ret = mlx5_dma_devargs_parse(rte_vdev_device_args(vdev), &p->args);
 	if (ret)
 		goto fail;
@@ -255,6 +260,7 @@ int probe(struct rte_vdev_device *vdev)
 	}
 	dev->device = &vdev->device;
 	dev->dev_ops = &mlx5_dma_dev_ops;
+	p->fp = dev->fp_obj;
 	dev->fp_obj->dev_private = p->vchans;   /* mlx5_dma_fp_vchan() */
 	mlx5_dma_fp_set(dev->fp_obj, p, false); /* refuses ops until rte_dma_start() */
 	dev->state = RTE_DMA_DEV_READY;
@@ -336,6 +342,7 @@ void mlx5_dma_dev_release(struct mlx5_dma_dev *p)
 		p->glue->dealloc_pd(p->pd);
 	p->pd = NULL;
 	close_device(p);
+	mlx5_dma_enq_deq_release(p);
 	rte_free(p->vchans);
 	p->vchans = NULL;
 }

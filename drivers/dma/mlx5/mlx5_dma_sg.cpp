@@ -10,10 +10,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
 #include <rte_malloc.h>
 
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_umr.h"
 
 /* list mkeys of a vchan: ops in flight on the UMR path */

@@ -9,9 +9,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
-
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_sig.h"
 #include "mlx5_dma_umr.h"
 

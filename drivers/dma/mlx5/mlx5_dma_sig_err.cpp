@@ -18,9 +18,8 @@
  */
 #include <string.h>
 
-#include <rte_dmadev_pmd.h>
-
 #include "mlx5_dma_fp.h"
+#include "mlx5_dma_sdk.h"
 #include "mlx5_dma_sig.h"
 
 /* SIG_ERR CQE syndrome: the reference tag, the application tag failed (else the guard) */
