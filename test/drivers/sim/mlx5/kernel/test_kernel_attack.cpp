@@ -235,8 +235,13 @@ void test_header_pointers()
 	CU_ASSERT_FATAL(fd >= 0);
 	uint8_t *p = bad_pages();
 	CU_ASSERT_FATAL(p != nullptr);
-	uint64_t bad[] = {0, 8, 4096, kKernelAddr, (uint64_t)(uintptr_t)(p + 4096),
-			  (uint64_t)(uintptr_t)(p + 2 * 4096), ~0ull - 8};
+	uint64_t bad[] = {0,
+			  8,
+			  4096,
+			  kKernelAddr,
+			  (uint64_t)(uintptr_t)(p + 4096),
+			  (uint64_t)(uintptr_t)(p + 2 * 4096),
+			  ~0ull - 8};
 	for (uint64_t a : bad) {
 		errno = 0;
 		CU_ASSERT_EQUAL(ioctl(fd, kRdmaVerbsIoctl, (void *)(uintptr_t)a), -1);
@@ -339,17 +344,15 @@ void test_handles()
 	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_UAR, M_UAR_DESTROY, A_UAR_HANDLE, pd), EINVAL);
 	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, 0xffffffffu), ENOENT);
 	/* a destroy handle with a 64-bit value whose low half names the PD */
-	CU_ASSERT_EQUAL(Req(OBJ_PD, M_PD_DESTROY)
-				.add(A_DESTROY_HANDLE, 0, (1ull << 32) | pd2)
-				.send(fd),
-			ENOENT);
+	CU_ASSERT_EQUAL(
+		Req(OBJ_PD, M_PD_DESTROY).add(A_DESTROY_HANDLE, 0, (1ull << 32) | pd2).send(fd),
+		ENOENT);
 	/* an MR on a PD handle that is an MR */
 	RegMrResp mr2;
 	CU_ASSERT_EQUAL(reg_mr(fd, mr.mr_handle, buf, 4096, 0, &mr2), EINVAL);
 	/* double destroy, and a destroyed handle reused */
 	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), 0);
-	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle),
-			ENOENT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), ENOENT);
 	DeregMrCmd dm = {mr.mr_handle};
 	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_DEREG_MR, &dm, sizeof(dm), nullptr, 0), ENOENT);
 	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
@@ -411,8 +414,7 @@ void test_invoke_write_lengths()
 	CU_ASSERT(r == EFAULT || r == EINVAL);
 	in.start = in.hca_va = kKernelAddr;
 	in.length = 4096;
-	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_REG_MR, &in, sizeof(in), &out, sizeof(out)),
-			EFAULT);
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_REG_MR, &in, sizeof(in), &out, sizeof(out)), EFAULT);
 	/* read-only memory registered for local write */
 	mprotect(p, 4096, PROT_READ);
 	CU_ASSERT_EQUAL(reg_mr(fd, pd, p, 4096, IBV_ACCESS_LOCAL_WRITE, &out), EFAULT);
@@ -683,15 +685,198 @@ void test_random_ioctls()
 	close(fd);
 }
 
+/** One ucma command: header {cmd, in, out} then @p body; write()'s result or -errno. */
+ssize_t ucma_cmd(int fd, uint32_t cmd, const void *body, uint16_t in, uint16_t out,
+		 size_t extra = 0)
+{
+	std::vector<uint8_t> b(8 + in + extra, 0);
+	memcpy(b.data(), &cmd, 4);
+	memcpy(b.data() + 4, &in, 2);
+	memcpy(b.data() + 6, &out, 2);
+	if (in)
+		memcpy(b.data() + 8, body, in);
+	ssize_t r = write(fd, b.data(), b.size());
+	return r < 0 ? -errno : r;
+}
+
+/** CREATE_ID (cmd 0) of an RC id in port space TCP: the id, or -errno. */
+int ucma_create(int fd, uint64_t response)
+{
+	struct {
+		uint64_t uid, response;
+		uint16_t ps;
+		uint8_t qp_type, reserved[5];
+	} c = {7, response, 0x106, IBV_QPT_RC, {}};
+	ssize_t r = ucma_cmd(fd, 0, &c, sizeof(c), 4);
+	return r < 0 ? (int)r : 0;
+}
+
+void test_ucma_writes()
+{
+	int fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	CU_ASSERT_FATAL(fd >= 0);
+	uint8_t *p = bad_pages();
+	CU_ASSERT_FATAL(p != nullptr);
+	/* short, header only with more in than written, unknown and past the table */
+	uint32_t zero[64] = {};
+	CU_ASSERT_EQUAL(write(fd, zero, 7), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(ucma_cmd(fd, 0, zero, 0, 4, 0) < 0, true);
+	{
+		uint32_t h[2] = {0, 0xffff | (4u << 16)}; /* in 0xffff, out 4, nothing more */
+		CU_ASSERT_EQUAL(write(fd, h, sizeof(h)), -1);
+		CU_ASSERT_EQUAL(errno, EINVAL);
+	}
+	CU_ASSERT_EQUAL(ucma_cmd(fd, 23, zero, 16, 0), -EINVAL);
+	CU_ASSERT_EQUAL(ucma_cmd(fd, 0xffffffffu, zero, 16, 0), -EINVAL);
+	CU_ASSERT_EQUAL(ucma_cmd(fd, 16, zero, 16, 0), -ENOSYS); /* a command not served */
+	/* the write buffer itself unreadable, or running into PROT_NONE */
+	CU_ASSERT_EQUAL(write(fd, p + 4096, 64), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	uint32_t *h = (uint32_t *)(p + 4096 - 8);
+	h[0] = 0;
+	h[1] = 40 | (4u << 16);
+	CU_ASSERT_EQUAL(write(fd, h, 48), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	/* a huge write: only the header's in is read */
+	std::vector<uint8_t> huge(1 << 20, 0);
+	uint32_t hh[2] = {23, 0};
+	memcpy(huge.data(), hh, sizeof(hh));
+	CU_ASSERT_EQUAL(write(fd, huge.data(), huge.size()), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* responses at addresses the process does not have */
+	uint64_t bad[] = {0, kKernelAddr, (uint64_t)(uintptr_t)(p + 4096),
+			  (uint64_t)(uintptr_t)(p + 2 * 4096)};
+	for (uint64_t a : bad)
+		CU_ASSERT_EQUAL(ucma_create(fd, a), -EFAULT);
+	/* ids of nothing: DESTROY_ID, and GET_EVENT on an empty non-blocking channel */
+	uint32_t id = 0;
+	CU_ASSERT_EQUAL_FATAL(ucma_create(fd, (uint64_t)(uintptr_t)&id), 0);
+	struct {
+		uint64_t response;
+		uint32_t id, reserved;
+	} d = {(uint64_t)(uintptr_t)zero, id + 1000, 0};
+	CU_ASSERT_EQUAL(ucma_cmd(fd, 1, &d, sizeof(d), 4), -ENOENT);
+	d.id = id;
+	d.response = (uint64_t)(uintptr_t)(p + 4096);
+	ssize_t r = ucma_cmd(fd, 1, &d, sizeof(d), 4);
+	CU_ASSERT(r == -EFAULT || r == 8 + (ssize_t)sizeof(d));
+	d.response = (uint64_t)(uintptr_t)zero;
+	r = ucma_cmd(fd, 1, &d, sizeof(d), 4);
+	CU_ASSERT(r == -ENOENT || r == 8 + (ssize_t)sizeof(d));
+	static uint8_t evbuf[1024];
+	uint64_t ev = (uint64_t)(uintptr_t)evbuf;
+	CU_ASSERT_EQUAL(ucma_cmd(fd, 12, &ev, 8, sizeof(evbuf)), -EAGAIN);
+	munmap(p, 2 * 4096);
+	close(fd);
+}
+
+/*
+ * Seeded random ucma commands: every command number with random bodies whose
+ * pointer-sized fields are good, bad or random; the channel non-blocking.
+ */
+void test_ucma_random()
+{
+	int fd = open("/dev/infiniband/rdma_cm", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	CU_ASSERT_FATAL(fd >= 0);
+	uint8_t *p = bad_pages();
+	CU_ASSERT_FATAL(p != nullptr);
+	static uint8_t scratch[4096] __attribute__((aligned(4096)));
+	uint64_t ptrs[] = {0, kKernelAddr, (uint64_t)(uintptr_t)(p + 4096),
+			   (uint64_t)(uintptr_t)scratch, (uint64_t)(uintptr_t)(scratch + 4000)};
+	srand(0xc0ffee);
+	uint32_t id = 0;
+	for (int it = 0; it < 3000; it++) {
+		if (it % 50 == 0)
+			(void)ucma_create(fd, (uint64_t)(uintptr_t)&id);
+		uint8_t body[600];
+		uint16_t in = (uint16_t)(rand() % 4 ? rand() % 320 : rand() % 600);
+		for (size_t i = 0; i < sizeof(body); i += 8) {
+			uint64_t v = rand() % 3 == 0 ? ptrs[(size_t)rand() % 5]
+						     : (rand() % 2 ? (uint64_t)(rand() % 4)
+								   : (uint64_t)rand() << 32 |
+									     (uint32_t)rand());
+			memcpy(body + i, &v, 8);
+		}
+		/* the id field where most commands have it */
+		if (rand() % 2)
+			memcpy(body + (rand() % 2 ? 8 : 16), &id, 4);
+		uint32_t cmd = (uint32_t)(rand() % 24);
+		if (cmd == 12) /* GET_EVENT would drain the channel: INIT_QP_ATTR */
+			cmd = 11;
+		(void)ucma_cmd(fd, cmd, body, in, (uint16_t)(rand() % 600));
+	}
+	/* the channel still serves */
+	CU_ASSERT_EQUAL(ucma_create(fd, (uint64_t)(uintptr_t)&id), 0);
+	munmap(p, 2 * 4096);
+	close(fd);
+}
+
+/*
+ * The interposed libc calls with the pointers the kernel answers with EFAULT: paths
+ * and stat buffers the process does not have. They read and write them through the
+ * kernel as the commands do; they used to dereference them and crash the process.
+ */
+void test_libc_pointers()
+{
+	uint8_t *p = bad_pages();
+	CU_ASSERT_FATAL(p != nullptr);
+	const char *bad[] = {(const char *)1, (const char *)(p + 4096),
+			     (const char *)(p + 2 * 4096), (const char *)kKernelAddr};
+	struct stat st;
+	for (const char *b : bad) {
+		errno = 0;
+		CU_ASSERT_EQUAL(open(b, O_RDWR), -1);
+		CU_ASSERT_EQUAL(errno, EFAULT);
+		errno = 0;
+		CU_ASSERT_EQUAL(stat(b, &st), -1);
+		CU_ASSERT_EQUAL(errno, EFAULT);
+		errno = 0;
+		CU_ASSERT_EQUAL(fstatat(AT_FDCWD, b, &st, 0), -1);
+		CU_ASSERT_EQUAL(errno, EFAULT);
+	}
+	/* a path running into the PROT_NONE page before its end */
+	char *edge = (char *)(p + 4096 - 5);
+	memcpy(edge, "/dev/", 5);
+	CU_ASSERT_EQUAL(open(edge, O_RDWR), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	/* the device node's stat into a buffer the process does not have */
+	struct stat *ust = (struct stat *)(p + 4096);
+	errno = 0;
+	CU_ASSERT_EQUAL(stat("/dev/infiniband/uverbs0", ust), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	CU_ASSERT_EQUAL(stat("/dev/infiniband/rdma_cm", ust), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	errno = 0;
+	CU_ASSERT_EQUAL(fstat(fd, ust), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
+	CU_ASSERT_TRUE(S_ISCHR(st.st_mode));
+	struct statx stx;
+	CU_ASSERT_EQUAL(statx(AT_FDCWD, "/dev/infiniband/uverbs0", 0, STATX_BASIC_STATS,
+			      (struct statx *)(p + 4096)),
+			-1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	CU_ASSERT_EQUAL(statx(AT_FDCWD, "/dev/infiniband/uverbs0", 0, STATX_BASIC_STATS, &stx), 0);
+	close(fd);
+	munmap(p, 2 * 4096);
+}
+
 const struct cunit_test tests[] = {
 	{"header at bad addresses, attributes unreadable, num_attrs huge", test_header_pointers},
 	{"attribute pointers: NULL, kernel, PROT_NONE, unmapped, read-only", test_attr_pointers},
 	{"handles: wrong type, destroyed, double destroy, other fd", test_handles},
-	{"INVOKE_WRITE lengths; MRs over unmapped / PROT_NONE / half-mapped", test_invoke_write_lengths},
+	{"INVOKE_WRITE lengths; MRs over unmapped / PROT_NONE / half-mapped",
+	 test_invoke_write_lengths},
 	{"DevX short and huge buffers", test_devx_lengths},
 	{"mmap of offsets that are no UAR", test_mmap_offsets},
 	{"CQ / QP rings and doorbell records outside the process", test_ring_addresses},
 	{"5000 seeded random ioctls", test_random_ioctls},
+	{"ucma writes: short, huge, unknown, bad ids and pointers", test_ucma_writes},
+	{"3000 seeded random ucma commands", test_ucma_random},
+	{"libc calls with paths and buffers the process does not have", test_libc_pointers},
 };
 
 } // namespace
