@@ -783,7 +783,7 @@ void test_ucma_random()
 	CU_ASSERT_FATAL(p != nullptr);
 	static uint8_t scratch[4096] __attribute__((aligned(4096)));
 	uint64_t ptrs[] = {0, kKernelAddr, (uint64_t)(uintptr_t)(p + 4096),
-			   (uint64_t)(uintptr_t)scratch, (uint64_t)(uintptr_t)(scratch + 4000)};
+			   (uint64_t)(uintptr_t)scratch, (uint64_t)(uintptr_t)(p + 4096 - 64)};
 	srand(0xc0ffee);
 	uint32_t id = 0;
 	for (int it = 0; it < 3000; it++) {
