@@ -145,9 +145,32 @@ void forget(int fd)
 }
 
 /** /dev/infiniband/uverbs<i> of an existing device: its index. */
-bool uverbs_path(const char *path, unsigned *index)
+/*
+ * The caller's path, read through the kernel (copy_from_user): a path pointer libc
+ * would answer with EFAULT must reach the real call, never fault in here. False if
+ * unreadable or longer than any path served (not ours either way).
+ */
+bool user_path(const char *upath, char *buf, size_t size)
 {
-	if (!path || strncmp(path, kUverbsPrefix, sizeof(kUverbsPrefix) - 1) || !active())
+	uint64_t a = (uint64_t)(uintptr_t)upath;
+	for (size_t n = 0; n < size;) {
+		size_t chunk = kPage - ((a + n) & (kPage - 1));
+		if (chunk > size - n)
+			chunk = size - n;
+		if (!copy_from_user(buf + n, a + n, chunk))
+			return false;
+		if (memchr(buf + n, 0, chunk))
+			return true;
+		n += chunk;
+	}
+	return false;
+}
+
+bool uverbs_path(const char *upath, unsigned *index)
+{
+	char path[64];
+	if (!upath || !active() || !user_path(upath, path, sizeof(path)) ||
+	    strncmp(path, kUverbsPrefix, sizeof(kUverbsPrefix) - 1))
 		return false;
 	const char *p = path + sizeof(kUverbsPrefix) - 1;
 	unsigned n = 0;
@@ -171,9 +194,24 @@ int fail(int err)
 }
 
 /** /dev/infiniband/rdma_cm, while the library serves devices. */
-bool ucma_path(const char *path)
+bool ucma_path(const char *upath)
 {
-	return path && active() && !strcmp(path, kUcmaPath);
+	char path[sizeof(kUcmaPath) + 1];
+	return upath && active() && user_path(upath, path, sizeof(path)) &&
+	       !strcmp(path, kUcmaPath);
+}
+
+/** The first byte of the caller's path, read as user_path does; false if unreadable. */
+bool path_head(const char *upath, char *c)
+{
+	return upath && active() && copy_from_user(c, (uint64_t)(uintptr_t)upath, 1);
+}
+
+/** Copy a stat answer built here to the caller's buffer: 0, or -1 with EFAULT. */
+template <typename St>
+int put_stat(St *ust, const St &st)
+{
+	return copy_to_user((uint64_t)(uintptr_t)ust, &st, sizeof(st)) ? 0 : fail(EFAULT);
 }
 
 int do_open_ucma(int flags)
@@ -193,17 +231,19 @@ int do_open(unsigned index, int flags)
 }
 
 template <typename St>
-void fill_stat(unsigned index, St *st)
+int fill_stat(unsigned index, St *ust)
 {
 	struct stat s;
+	St st;
 	fill_chardev_stat(index, &s);
-	memset(st, 0, sizeof(*st));
-	st->st_mode = s.st_mode;
-	st->st_rdev = s.st_rdev;
-	st->st_nlink = s.st_nlink;
-	st->st_blksize = s.st_blksize;
-	st->st_ino = s.st_ino;
-	st->st_dev = s.st_dev;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = s.st_mode;
+	st.st_rdev = s.st_rdev;
+	st.st_nlink = s.st_nlink;
+	st.st_blksize = s.st_blksize;
+	st.st_ino = s.st_ino;
+	st.st_dev = s.st_dev;
+	return put_stat(ust, st);
 }
 
 /** An rdma_cm fd. */
@@ -215,24 +255,28 @@ bool ucma_fd(int fd)
 
 bool ucma_stat_target(int dirfd, const char *path, int flags)
 {
-	if (path && path[0] == '/')
+	char c;
+	if (!path_head(path, &c))
+		return false;
+	if (c == '/')
 		return ucma_path(path);
-	return (flags & AT_EMPTY_PATH) && path && !path[0] && ucma_fd(dirfd);
+	return (flags & AT_EMPTY_PATH) && !c && ucma_fd(dirfd);
 }
 
 template <typename St>
-int ucma_stat(St *st)
+int ucma_stat(St *ust)
 {
 	struct stat s;
+	St st;
 	ucma_fill_stat(&s);
-	memset(st, 0, sizeof(*st));
-	st->st_mode = s.st_mode;
-	st->st_rdev = s.st_rdev;
-	st->st_nlink = s.st_nlink;
-	st->st_blksize = s.st_blksize;
-	st->st_ino = s.st_ino;
-	st->st_dev = s.st_dev;
-	return 0;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = s.st_mode;
+	st.st_rdev = s.st_rdev;
+	st.st_nlink = s.st_nlink;
+	st.st_blksize = s.st_blksize;
+	st.st_ino = s.st_ino;
+	st.st_dev = s.st_dev;
+	return put_stat(ust, st);
 }
 
 /** A command fd: the index of its device. */
@@ -245,28 +289,33 @@ bool cmd_fd(int fd, unsigned *index)
 	return true;
 }
 
-void fill_statx(unsigned index, struct statx *stx)
+int fill_statx(unsigned index, struct statx *ustx)
 {
 	struct stat s;
+	struct statx stx;
 	fill_chardev_stat(index, &s);
-	memset(stx, 0, sizeof(*stx));
-	stx->stx_mask = STATX_BASIC_STATS;
-	stx->stx_mode = (uint16_t)s.st_mode;
-	stx->stx_nlink = 1;
-	stx->stx_blksize = 4096;
-	stx->stx_ino = s.st_ino;
-	stx->stx_rdev_major = major(s.st_rdev);
-	stx->stx_rdev_minor = minor(s.st_rdev);
-	stx->stx_dev_major = major(s.st_dev);
-	stx->stx_dev_minor = minor(s.st_dev);
+	memset(&stx, 0, sizeof(stx));
+	stx.stx_mask = STATX_BASIC_STATS;
+	stx.stx_mode = (uint16_t)s.st_mode;
+	stx.stx_nlink = 1;
+	stx.stx_blksize = 4096;
+	stx.stx_ino = s.st_ino;
+	stx.stx_rdev_major = major(s.st_rdev);
+	stx.stx_rdev_minor = minor(s.st_rdev);
+	stx.stx_dev_major = major(s.st_dev);
+	stx.stx_dev_minor = minor(s.st_dev);
+	return put_stat(ustx, stx);
 }
 
 /** fstatat-like lookups: the node by absolute path, or one of our fds by AT_EMPTY_PATH. */
 bool stat_target(int dirfd, const char *path, int flags, unsigned *index)
 {
-	if (path && path[0] == '/')
+	char c;
+	if (!path_head(path, &c))
+		return false;
+	if (c == '/')
 		return uverbs_path(path, index);
-	if ((flags & AT_EMPTY_PATH) && path && !path[0])
+	if ((flags & AT_EMPTY_PATH) && !c)
 		return cmd_fd(dirfd, index);
 	return false;
 }
@@ -454,8 +503,7 @@ EXPORT int stat(const char *path, struct stat *st) noexcept
 {
 	unsigned idx;
 	if (uverbs_path(path, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_path(path))
 		return ucma_stat(st);
@@ -466,8 +514,7 @@ EXPORT int stat64(const char *path, struct stat64 *st) noexcept
 {
 	unsigned idx;
 	if (uverbs_path(path, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_path(path))
 		return ucma_stat(st);
@@ -478,8 +525,7 @@ EXPORT int lstat(const char *path, struct stat *st) noexcept
 {
 	unsigned idx;
 	if (uverbs_path(path, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_path(path))
 		return ucma_stat(st);
@@ -490,8 +536,7 @@ EXPORT int lstat64(const char *path, struct stat64 *st) noexcept
 {
 	unsigned idx;
 	if (uverbs_path(path, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_path(path))
 		return ucma_stat(st);
@@ -502,8 +547,7 @@ EXPORT int fstat(int fd, struct stat *st) noexcept
 {
 	unsigned idx;
 	if (cmd_fd(fd, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_fd(fd))
 		return ucma_stat(st);
@@ -514,8 +558,7 @@ EXPORT int fstat64(int fd, struct stat64 *st) noexcept
 {
 	unsigned idx;
 	if (cmd_fd(fd, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_fd(fd))
 		return ucma_stat(st);
@@ -526,8 +569,7 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noex
 {
 	unsigned idx;
 	if (stat_target(dirfd, path, flags, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_stat_target(dirfd, path, flags))
 		return ucma_stat(st);
@@ -538,8 +580,7 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) 
 {
 	unsigned idx;
 	if (stat_target(dirfd, path, flags, &idx)) {
-		fill_stat(idx, st);
-		return 0;
+		return fill_stat(idx, st);
 	}
 	if (ucma_stat_target(dirfd, path, flags))
 		return ucma_stat(st);
@@ -551,8 +592,7 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,
 {
 	unsigned idx;
 	if (stat_target(dirfd, path, flags, &idx)) {
-		fill_statx(idx, stx);
-		return 0;
+		return fill_statx(idx, stx);
 	}
 	return REAL(statx)(dirfd, path, flags, mask, stx);
 }

@@ -28,7 +28,9 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -36,6 +38,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -350,9 +353,26 @@ struct Id {
 	uint8_t retry = 7;
 	uint8_t rnr_retry = 7;
 	uint32_t events_reported = 0;
+	/* ReqSent / RepSent: when the peer's answer is given up (cm_timeout()) */
+	std::chrono::steady_clock::time_point deadline;
 };
 
 std::mutex g_cm;
+
+/*
+ * How long an id waits for the peer's REP or RTU: the kernel's CM gives up after
+ * its retries (rdma_cm's CMA_CM_RESPONSE_TIMEOUT 20, i.e. 4.3 s, and
+ * CMA_MAX_CM_RETRIES 15: about 70 s). MLX5_SIM_RDMA_CM_TIMEOUT_MS sets it.
+ */
+std::chrono::milliseconds cm_timeout()
+{
+	static const long ms = [] {
+		const char *e = getenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS");
+		long v = e ? strtol(e, nullptr, 10) : 0;
+		return v > 0 ? v : 70000L;
+	}();
+	return std::chrono::milliseconds(ms);
+}
 /* sockets the broker reads: listeners and connections, each for one id */
 std::map<int, std::shared_ptr<Id>> g_socks;
 /* listener sockets: the LID each listens on */
@@ -660,21 +680,54 @@ void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 	peer_lost(id);
 }
 
+/*
+ * Ids whose REP or RTU is overdue: the peer lives but does not answer (stopped,
+ * stuck); they get what the CM's timeout gives (peer_lost). The lock held. Returns
+ * the poll timeout until the next deadline, -1 if none.
+ */
+int expire_waits()
+{
+	using namespace std::chrono;
+	steady_clock::time_point now = steady_clock::now();
+	std::vector<std::shared_ptr<Id>> late;
+	long next = -1;
+	for (auto &s : g_socks) {
+		const std::shared_ptr<Id> &id = s.second;
+		if ((id->st != St::ReqSent && id->st != St::RepSent) || id->sock != s.first)
+			continue;
+		if (now >= id->deadline) {
+			late.push_back(id);
+			continue;
+		}
+		long ms = (long)duration_cast<milliseconds>(id->deadline - now).count() + 1;
+		if (next < 0 || ms < next)
+			next = ms;
+	}
+	for (auto &id : late) {
+		klog(1, "rdma_cm: id %u: no %s from the peer in %ld ms, given up", id->handle,
+		     id->st == St::ReqSent ? "REP" : "RTU", (long)cm_timeout().count());
+		peer_lost(id);
+	}
+	return (int)(next > INT32_MAX ? INT32_MAX : next);
+}
+
 void broker_loop()
 {
 	std::vector<struct pollfd> pf;
 	std::unique_ptr<Msg> m(new Msg);
 	for (;;) {
 		pf.clear();
+		int timeout;
 		{
 			std::lock_guard<std::mutex> g(g_cm);
+			timeout = expire_waits();
 			pf.push_back({g_wake, POLLIN, 0});
 			for (auto &s : g_socks)
 				pf.push_back({s.first, POLLIN, 0});
 			for (auto &s : g_pending)
 				pf.push_back({s.first, POLLIN, 0});
 		}
-		if (poll(pf.data(), pf.size(), -1) < 0)
+		if (poll(pf.data(), pf.size(), timeout) < 0)
 			continue;
 		std::lock_guard<std::mutex> g(g_cm);
 		if (pf[0].revents) {
@@ -1327,6 +1380,7 @@ int cmd_connect(const Cmd &c)
 	id->rnr_retry = r.conn.rnr_retry_count;
 	id->had_cm = true;
 	id->st = St::ReqSent;
+	id->deadline = std::chrono::steady_clock::now() + cm_timeout();
 	struct sockaddr_un a;
 	socklen_t len = cm_addr(fabric_of(id->dev), id->rlid, ntohs(id->dst.sin_port), &a);
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -1399,6 +1453,8 @@ int cmd_accept(const Cmd &c)
 	Msg m;
 	fill_msg(m, *id, r.conn, MSG_REP);
 	id->st = St::RepSent;
+	id->deadline = std::chrono::steady_clock::now() + cm_timeout();
+	broker_wake(); /* its poll now has a deadline */
 	if (!send_msg(id->sock, m))
 		peer_lost(id);
 	return 0;

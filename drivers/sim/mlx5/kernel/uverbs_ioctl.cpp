@@ -8,6 +8,7 @@
  * itself.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "uverbs_call.h"
@@ -212,10 +213,18 @@ int check_attr(const UverbsAttr &a, const AttrSpec &s)
 			return -EINVAL;
 		return a.len < s.min_len ? -EINVAL : 0;
 	case AttrKind::IdrIn:
-	case AttrKind::IdrNew:
 	case AttrKind::IdrDestroy:
-	case AttrKind::FdNew:
+		if (a.len || a.attr_data)
+			return -EINVAL;
+		/* handles are 32-bit (the kernel's xarray ids): a wider one names nothing,
+		 * where cutting it to 32 bits would name another object */
+		return a.data >> 32 ? -ENOENT : 0;
 	case AttrKind::FdIn:
+		if (a.len || a.attr_data)
+			return -EINVAL;
+		return (int64_t)a.data < 0 || a.data > INT32_MAX ? -EINVAL : 0;
+	case AttrKind::IdrNew:
+	case AttrKind::FdNew:
 		return a.len || a.attr_data ? -EINVAL : 0;
 	}
 	return -EINVAL;
@@ -359,8 +368,9 @@ int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr)
 		}
 		int ret = check_attr(a, m->attrs[s]);
 		if (ret) {
-			klog(1, "uverbs%u: %s: attribute 0x%x (len %u): %s", ctx.dev()->index,
-			     m->name, a.attr_id, a.len, strerror(-ret));
+			klog(1, "uverbs%u: %s: attribute 0x%x (len %u, data 0x%llx): %s",
+			     ctx.dev()->index, m->name, a.attr_id, a.len,
+			     (unsigned long long)a.data, strerror(-ret));
 			return ret;
 		}
 		c.by_spec[s] = (int)i;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -273,6 +274,10 @@ static int peer_main(uint16_t port, int accept)
 		return 3;
 	if (!accept)
 		_exit(0); /* the request unanswered: the requester must not wait forever */
+	if (accept == 2) {
+		raise(SIGSTOP); /* alive, connected, never answering */
+		_exit(0);
+	}
 	memset(&p, 0, sizeof(p));
 	p.qp_num = 0x789;
 	if (rdma_accept(ev->id, &p))
@@ -283,7 +288,8 @@ static int peer_main(uint16_t port, int accept)
 	_exit(0); /* no DISCONNECT, no DESTROY: as a crash */
 }
 
-/* Start the peer process (listening on @p port, accepting or not): its LID, or 0. */
+/* Start the peer process (listening on @p port; accepting 1, not 0, stopping 2): its
+ * LID, or 0. */
 static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
 {
 	int fds[2];
@@ -296,8 +302,11 @@ static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
 	*pid = fork();
 	if (*pid == 0) {
 		dup2(fds[1], 1);
-		execl("/proc/self/exe", "peer", accept ? "peer" : "peer-noaccept", arg,
-		      (char *)NULL);
+		execl("/proc/self/exe", "peer",
+		      accept == 2 ? "peer-stop"
+		      : accept    ? "peer"
+				  : "peer-noaccept",
+		      arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -330,6 +339,39 @@ static void test_peer_dies_connecting(void)
 	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_UNREACHABLE);
 	CU_ASSERT_EQUAL(ev->status, -ETIMEDOUT);
 	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+/*
+ * The peer lives but stops with our REQ unanswered (SIGSTOP): the CM's response
+ * timeout gives UNREACHABLE (-ETIMEDOUT). Without one the requester waited forever.
+ */
+static void test_peer_stops_connecting(void)
+{
+	uint16_t port = (uint16_t)(20000 + (getpid() + 2) % 20000);
+	pid_t pid;
+	int type, status = 0;
+	uint16_t lid = start_peer(port, 2, &pid);
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+	struct rdma_cm_id *id;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev = NULL;
+
+	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0xabc;
+	CU_ASSERT_EQUAL(rdma_connect(id, &p), 0);
+	type = next_event(g_ch, &ev);
+	if (ev) {
+		status = ev->status;
+		rdma_ack_cm_event(ev);
+	}
+	kill(pid, SIGKILL);
+	CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+	CU_ASSERT_EQUAL(type, RDMA_CM_EVENT_UNREACHABLE);
+	CU_ASSERT_EQUAL(status, -ETIMEDOUT);
 	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
 }
 
@@ -370,6 +412,8 @@ static const struct cunit_test tests[] = {
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 	{"the peer dies before its REP: UNREACHABLE", test_peer_dies_connecting},
+	{"the peer stops before its REP: UNREACHABLE at the CM timeout",
+	 test_peer_stops_connecting},
 };
 
 int main(int argc, char **argv)
@@ -382,5 +426,9 @@ int main(int argc, char **argv)
 		return peer_main((uint16_t)atoi(argv[2]), 1);
 	if (argc == 3 && !strcmp(argv[1], "peer-noaccept"))
 		return peer_main((uint16_t)atoi(argv[2]), 0);
+	if (argc == 3 && !strcmp(argv[1], "peer-stop"))
+		return peer_main((uint16_t)atoi(argv[2]), 2);
+	/* the CM response timeout, short enough for next_event's 5 s */
+	setenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS", "2000", 0);
 	return CUNIT_RUN_SUITES(suites);
 }
