@@ -830,6 +830,36 @@ int lookup_id(UcmaFile &f, uint32_t h, std::shared_ptr<Id> *out)
 	return 0;
 }
 
+template <typename T>
+uint32_t id_of(const T &r)
+{
+	return r.id;
+}
+
+uint32_t id_of(const uint32_t &h)
+{
+	return h;
+}
+
+/**
+ * The preamble of the commands on one id: @p r from the input (at least
+ * @p in_min bytes, the rest zero), a response of at least @p out_min bytes,
+ * then the id @p r names. Each refusal keeps the errno and log line the
+ * commands had before they shared this.
+ */
+template <typename T>
+int take_id(const Cmd &c, T *r, const char *cmd, std::shared_ptr<Id> *id, size_t out_min = 0,
+	    size_t in_min = sizeof(T))
+{
+	if (c.in_len < in_min)
+		return fail_log(EINVAL, "%s: %u bytes", cmd, c.in_len);
+	memset(r, 0, sizeof(*r));
+	memcpy(r, c.in, c.in_len < sizeof(*r) ? c.in_len : sizeof(*r));
+	if (out_min && c.out_len < out_min)
+		return fail_log(ENOSPC, "%s: response of %u bytes", cmd, c.out_len);
+	return lookup_id(c.f, id_of(*r), id);
+}
+
 void destroy_id(UcmaFile &f, const std::shared_ptr<Id> &id);
 
 /** Drop the queued events of @p id (and the children its CONNECT_REQUESTs created). */
@@ -921,12 +951,8 @@ int cmd_destroy_id(const Cmd &c)
 		uint32_t id;
 		uint32_t reserved;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "DESTROY_ID: %u bytes", c.in_len);
-	if (c.out_len < 4)
-		return fail_log(ENOSPC, "DESTROY_ID: response of %u bytes", c.out_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "DESTROY_ID", &id, 4);
 	if (ret)
 		return ret;
 	destroy_id(c.f, id);
@@ -974,10 +1000,8 @@ int cmd_bind_ip(const Cmd &c)
 		uint8_t addr[28];
 		uint32_t id;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "BIND_IP: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "BIND_IP", &id);
 	if (ret)
 		return ret;
 	struct sockaddr_in a;
@@ -993,10 +1017,8 @@ int cmd_bind(const Cmd &c)
 		uint16_t reserved;
 		uint8_t addr[128];
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "BIND: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "BIND", &id);
 	if (ret)
 		return ret;
 	struct sockaddr_in a;
@@ -1100,10 +1122,8 @@ int cmd_resolve_route(const Cmd &c)
 		uint32_t id;
 		uint32_t timeout_ms;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "RESOLVE_ROUTE: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "RESOLVE_ROUTE", &id);
 	if (ret)
 		return ret;
 	if (id->st != St::AddrResolved)
@@ -1151,12 +1171,8 @@ int cmd_query_route(const Cmd &c)
 		uint32_t id;
 		uint32_t reserved;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "QUERY_ROUTE: %u bytes", c.in_len);
-	if (c.out_len < sizeof(QueryRouteResp))
-		return fail_log(ENOSPC, "QUERY_ROUTE: response of %u bytes", c.out_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "QUERY_ROUTE", &id, sizeof(QueryRouteResp));
 	if (ret)
 		return ret;
 	QueryRouteResp q;
@@ -1198,10 +1214,8 @@ int cmd_query(const Cmd &c)
 		uint32_t id;
 		uint32_t option;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "QUERY: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "QUERY", &id);
 	if (ret)
 		return ret;
 	if (r.option == 1) { /* PATH: {num_paths, reserved} + ibv_path_data (72) each */
@@ -1255,10 +1269,8 @@ int cmd_listen(const Cmd &c)
 		uint32_t id;
 		uint32_t backlog;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "LISTEN: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "LISTEN", &id);
 	if (ret)
 		return ret;
 	if (id->st == St::Idle) {
@@ -1354,12 +1366,8 @@ int cmd_connect(const Cmd &c)
 		uint32_t reserved;
 		Ece ece;
 	} r;
-	if (c.in_len < offsetof(decltype(r), ece))
-		return fail_log(EINVAL, "CONNECT: %u bytes", c.in_len);
-	memset(&r, 0, sizeof(r));
-	memcpy(&r, c.in, c.in_len < sizeof(r) ? c.in_len : sizeof(r));
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "CONNECT", &id, 0, offsetof(decltype(r), ece));
 	if (ret)
 		return ret;
 	if (!r.conn.valid)
@@ -1420,12 +1428,8 @@ int cmd_accept(const Cmd &c)
 		uint32_t reserved;
 		Ece ece;
 	} r;
-	if (c.in_len < offsetof(decltype(r), ece))
-		return fail_log(EINVAL, "ACCEPT: %u bytes", c.in_len);
-	memset(&r, 0, sizeof(r));
-	memcpy(&r, c.in, c.in_len < sizeof(r) ? c.in_len : sizeof(r));
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "ACCEPT", &id, 0, offsetof(decltype(r), ece));
 	if (ret)
 		return ret;
 	if (id->st == St::RepRcvd) { /* the active side: the RTU */
@@ -1469,10 +1473,8 @@ int cmd_reject(const Cmd &c)
 		uint8_t reserved[2];
 		uint8_t private_data[256];
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "REJECT: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "REJECT", &id);
 	if (ret)
 		return ret;
 	int reason = r.reason ? r.reason : kRejConsumer;
@@ -1498,11 +1500,9 @@ int cmd_reject(const Cmd &c)
 
 int cmd_disconnect(const Cmd &c)
 {
-	uint32_t h;
-	if (take(c, &h))
-		return fail_log(EINVAL, "DISCONNECT: %u bytes", c.in_len);
+	uint32_t h = 0;
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, h, &id);
+	int ret = take_id(c, &h, "DISCONNECT", &id);
 	if (ret)
 		return ret;
 	if (!id->had_cm)
@@ -1524,12 +1524,8 @@ int cmd_init_qp_attr(const Cmd &c)
 		uint32_t id;
 		uint32_t qp_state;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "INIT_QP_ATTR: %u bytes", c.in_len);
-	if (c.out_len < sizeof(QpAttr))
-		return fail_log(ENOSPC, "INIT_QP_ATTR: response of %u bytes", c.out_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "INIT_QP_ATTR", &id, sizeof(QpAttr));
 	if (ret)
 		return ret;
 	if (!id->dev)
@@ -1588,10 +1584,8 @@ int cmd_set_option(const Cmd &c)
 		uint32_t optname;
 		uint32_t optlen;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "SET_OPTION: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "SET_OPTION", &id);
 	if (ret)
 		return ret;
 	/* level ID: TOS (u8), REUSEADDR, AFONLY (int), ACK_TIMEOUT (u8): accepted, no effect */
@@ -1611,10 +1605,8 @@ int cmd_notify(const Cmd &c)
 		uint32_t id;
 		uint32_t event;
 	} r;
-	if (take(c, &r))
-		return fail_log(EINVAL, "NOTIFY: %u bytes", c.in_len);
 	std::shared_ptr<Id> id;
-	int ret = lookup_id(c.f, r.id, &id);
+	int ret = take_id(c, &r, "NOTIFY", &id);
 	if (ret)
 		return ret;
 	return id->had_cm ? 0 : fail_log(EINVAL, "NOTIFY: id %u has no connection", r.id);
