@@ -230,12 +230,11 @@ int do_open(unsigned index, int flags)
 	return fd < 0 ? fail(-fd) : fd;
 }
 
+/** The fields of a node's stat @p s the caller sees, in its own layout (stat or stat64). */
 template <typename St>
-int fill_stat(unsigned index, St *ust)
+int put_node_stat(const struct stat &s, St *ust)
 {
-	struct stat s;
 	St st;
-	fill_chardev_stat(index, &s);
 	memset(&st, 0, sizeof(st));
 	st.st_mode = s.st_mode;
 	st.st_rdev = s.st_rdev;
@@ -244,6 +243,14 @@ int fill_stat(unsigned index, St *ust)
 	st.st_ino = s.st_ino;
 	st.st_dev = s.st_dev;
 	return put_stat(ust, st);
+}
+
+template <typename St>
+int fill_stat(unsigned index, St *ust)
+{
+	struct stat s;
+	fill_chardev_stat(index, &s);
+	return put_node_stat(s, ust);
 }
 
 /** An rdma_cm fd. */
@@ -267,16 +274,20 @@ template <typename St>
 int ucma_stat(St *ust)
 {
 	struct stat s;
-	St st;
 	ucma_fill_stat(&s);
-	memset(&st, 0, sizeof(st));
-	st.st_mode = s.st_mode;
-	st.st_rdev = s.st_rdev;
-	st.st_nlink = s.st_nlink;
-	st.st_blksize = s.st_blksize;
-	st.st_ino = s.st_ino;
-	st.st_dev = s.st_dev;
-	return put_stat(ust, st);
+	return put_node_stat(s, ust);
+}
+
+/**
+ * The stat family's one answer: a uverbs node (@p dev, its index @p idx), the
+ * rdma_cm node (@p ucma), else what libc says (@p real).
+ */
+template <typename St, typename Real>
+int stat_as(St *st, bool dev, unsigned idx, bool ucma, Real real)
+{
+	if (dev)
+		return fill_stat(idx, st);
+	return ucma ? ucma_stat(st) : real();
 }
 
 /** A command fd: the index of its device. */
@@ -501,90 +512,63 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 EXPORT int stat(const char *path, struct stat *st) noexcept
 {
-	unsigned idx;
-	if (uverbs_path(path, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_path(path))
-		return ucma_stat(st);
-	return REAL(stat)(path, st);
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path), [=] { return REAL(stat)(path, st); });
 }
 
 EXPORT int stat64(const char *path, struct stat64 *st) noexcept
 {
-	unsigned idx;
-	if (uverbs_path(path, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_path(path))
-		return ucma_stat(st);
-	return REAL(stat64)(path, st);
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(stat64)(path, st); });
 }
 
 EXPORT int lstat(const char *path, struct stat *st) noexcept
 {
-	unsigned idx;
-	if (uverbs_path(path, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_path(path))
-		return ucma_stat(st);
-	return REAL(lstat)(path, st);
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(lstat)(path, st); });
 }
 
 EXPORT int lstat64(const char *path, struct stat64 *st) noexcept
 {
-	unsigned idx;
-	if (uverbs_path(path, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_path(path))
-		return ucma_stat(st);
-	return REAL(lstat64)(path, st);
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(lstat64)(path, st); });
 }
 
 EXPORT int fstat(int fd, struct stat *st) noexcept
 {
-	unsigned idx;
-	if (cmd_fd(fd, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_fd(fd))
-		return ucma_stat(st);
-	return REAL(fstat)(fd, st);
+	unsigned idx = 0;
+	bool dev = cmd_fd(fd, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_fd(fd), [=] { return REAL(fstat)(fd, st); });
 }
 
 EXPORT int fstat64(int fd, struct stat64 *st) noexcept
 {
-	unsigned idx;
-	if (cmd_fd(fd, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_fd(fd))
-		return ucma_stat(st);
-	return REAL(fstat64)(fd, st);
+	unsigned idx = 0;
+	bool dev = cmd_fd(fd, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_fd(fd), [=] { return REAL(fstat64)(fd, st); });
 }
 
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noexcept
 {
-	unsigned idx;
-	if (stat_target(dirfd, path, flags, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_stat_target(dirfd, path, flags))
-		return ucma_stat(st);
-	return REAL(fstatat)(dirfd, path, st, flags);
+	unsigned idx = 0;
+	bool dev = stat_target(dirfd, path, flags, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
+		       [=] { return REAL(fstatat)(dirfd, path, st, flags); });
 }
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) noexcept
 {
-	unsigned idx;
-	if (stat_target(dirfd, path, flags, &idx)) {
-		return fill_stat(idx, st);
-	}
-	if (ucma_stat_target(dirfd, path, flags))
-		return ucma_stat(st);
-	return REAL(fstatat64)(dirfd, path, st, flags);
+	unsigned idx = 0;
+	bool dev = stat_target(dirfd, path, flags, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
+		       [=] { return REAL(fstatat64)(dirfd, path, st, flags); });
 }
 
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,
