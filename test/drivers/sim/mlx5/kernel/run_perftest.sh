@@ -8,17 +8,10 @@
 #   run_perftest.sh <devtools/sim-rdma>
 set -u
 sim_rdma=$1
-fabric=kside_pt_$$
-port=$((20000 + $$ % 20000))
-srv=$(mktemp) cli=$(mktemp)
-trap 'rm -f "$srv" "$cli"' EXIT
-failed=0
-# Sanitizer builds: perftest frees little of what it allocates before exit; leaks of
-# the kernel side are the CUnit suites' to find.
-if [ -n "${MLX5_SIM_RDMA_PRELOAD:-}" ]; then
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-	export ASAN_OPTIONS
-fi
+# shellcheck source=kside_run_lib.sh
+. "$(dirname "$0")/kside_run_lib.sh"
+two_hosts pt
+no_leak_check  # perftest frees little before exit
 
 # one run: <tool> <options>
 perf() {

@@ -14,12 +14,9 @@ if ! "$py" -c 'import pyverbs' 2>/dev/null || [ ! -f "$src/run_tests.py" ]; then
 	echo "FAIL: pyverbs or its tests missing: devtools/setup.sh installs python3-pyverbs"
 	exit 1
 fi
-# Sanitizer builds: the interpreter's own allocations live until exit (CPython frees
-# little at exit); leaks of the kernel side are the CUnit suites' to find.
-if [ -n "${MLX5_SIM_RDMA_PRELOAD:-}" ]; then
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-	export ASAN_OPTIONS
-fi
+# shellcheck source=kside_run_lib.sh
+. "$(dirname "$0")/kside_run_lib.sh"
+no_leak_check  # CPython frees little at exit
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$src" "$work/tests" && gunzip -f "$work"/tests/*.gz || exit 1

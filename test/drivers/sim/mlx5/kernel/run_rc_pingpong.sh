@@ -7,12 +7,10 @@
 #   run_rc_pingpong.sh <devtools/sim-rdma>
 set -u
 sim_rdma=$1
-fabric=kside_pp_$$
-port=$((20000 + $$ % 20000))
-srv=$(mktemp) cli=$(mktemp)
-trap 'rm -f "$srv" "$cli"' EXIT
-failed=0
-command -v ibv_rc_pingpong >/dev/null || { echo "FAIL: ibv_rc_pingpong missing (ibverbs-utils)"; exit 1; }
+# shellcheck source=kside_run_lib.sh
+. "$(dirname "$0")/kside_run_lib.sh"
+two_hosts pp
+need ibv_rc_pingpong ibverbs-utils
 
 # one exchange: <name> <extra sim-rdma options> -- <pingpong options>
 pingpong() {

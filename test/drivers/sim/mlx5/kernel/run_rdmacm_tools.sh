@@ -8,12 +8,10 @@
 #   run_rdmacm_tools.sh <devtools/sim-rdma>
 set -u
 sim_rdma=$1
-fabric=kside_cm_$$
-port=$((20000 + $$ % 20000))
-srv=$(mktemp) cli=$(mktemp)
-trap 'rm -f "$srv" "$cli"' EXIT
-failed=0
-command -v ucmatose >/dev/null || { echo "FAIL: ucmatose missing (rdmacm-utils)"; exit 1; }
+# shellcheck source=kside_run_lib.sh
+. "$(dirname "$0")/kside_run_lib.sh"
+two_hosts cm
+need ucmatose rdmacm-utils
 
 # The server's address: the LID its listener claimed on the fabric (ucma.cpp).
 server_addr() {
