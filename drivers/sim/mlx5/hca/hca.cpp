@@ -212,6 +212,22 @@ int HcaImpl::destroy_srq(uint32_t srqn)
 	return destroy_in(mu_, srqt_, srqn);
 }
 
+int HcaImpl::arm_srq(uint32_t srqn, uint32_t limit)
+{
+	DevLock lk(mu_);
+	return srqt_.arm(srqn, limit);
+}
+
+int HcaImpl::query_srq(uint32_t srqn, uint32_t *limit)
+{
+	DevLock lk(mu_);
+	SrqObj *srq = srqt_.find(srqn);
+	if (!srq)
+		return -EINVAL;
+	*limit = srq->limit;
+	return 0;
+}
+
 int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 {
 	return create_in(mu_, qpt_, cfg, qpn);

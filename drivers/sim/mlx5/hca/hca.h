@@ -224,8 +224,9 @@ struct QpInfo {
 /** An affiliated or unaffiliated asynchronous event, by object number. */
 struct AsyncEvent {
 	enum ibv_event_type type;
-	uint32_t qpn; /**< for QP events */
-	uint32_t cqn; /**< for CQ events */
+	uint32_t qpn;  /**< for QP events */
+	uint32_t cqn;  /**< for CQ events */
+	uint32_t srqn; /**< for SRQ events (IBV_EVENT_SRQ_LIMIT_REACHED) */
 };
 
 /** Counters of one device, for dumps and tests. */
@@ -297,6 +298,14 @@ public:
 	virtual int destroy_srq(uint32_t srqn) = 0;
 	/** The SRQ's counter moved: sends waiting for a receive WQE may proceed. */
 	virtual void srq_notify(uint32_t srqn) = 0;
+	/**
+	 * ARM_RQ of an SRQ: once fewer than @p limit WQEs are posted and not taken, the
+	 * device raises IBV_EVENT_SRQ_LIMIT_REACHED once and disarms (limit 0 again).
+	 * @p limit 0 disarms. -EINVAL: unknown SRQ, or @p limit not below its WQE count.
+	 */
+	virtual int arm_srq(uint32_t srqn, uint32_t limit) = 0;
+	/** QUERY_SRQ: the armed limit in *limit (0: not armed). -EINVAL: unknown SRQ. */
+	virtual int query_srq(uint32_t srqn, uint32_t *limit) = 0;
 
 	/* queue pairs: the state machine of the verbs spec */
 	virtual int create_qp(const QpConfig &cfg, uint32_t *qpn) = 0;

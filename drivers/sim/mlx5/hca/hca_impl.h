@@ -69,6 +69,8 @@ public:
 	int create_srq(const SrqConfig &cfg, uint32_t *srqn) override;
 	int destroy_srq(uint32_t srqn) override;
 	void srq_notify(uint32_t srqn) override;
+	int arm_srq(uint32_t srqn, uint32_t limit) override;
+	int query_srq(uint32_t srqn, uint32_t *limit) override;
 	int create_qp(const QpConfig &cfg, uint32_t *qpn) override;
 	int modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask) override;
 	int query_qp(uint32_t qpn, QpInfo *info) override;

@@ -39,6 +39,7 @@ struct SrqObj {
 	uint16_t head;     /**< WQE index the device takes next */
 	uint16_t consumed; /**< WQEs taken so far (compared with the counter) */
 	uint32_t refs;     /**< QPs using it */
+	uint32_t limit;    /**< armed limit (ARM_RQ), 0: not armed */
 };
 
 /** A queue pair. */
@@ -111,9 +112,9 @@ struct DeferredCqe {
 /** The device's asynchronous events (Hca::get_async_event), under the device lock. */
 class EventQueue {
 public:
-	void push(enum ibv_event_type type, uint32_t qpn, uint32_t cqn)
+	void push(enum ibv_event_type type, uint32_t qpn, uint32_t cqn, uint32_t srqn = 0)
 	{
-		q_.push_back(AsyncEvent{type, qpn, cqn});
+		q_.push_back(AsyncEvent{type, qpn, cqn, srqn});
 	}
 	/** The oldest event into *ev; false when there is none. */
 	bool pop(AsyncEvent *ev)

@@ -44,7 +44,9 @@ int SrqTable::create(const SrqConfig &cfg, uint32_t *srqn)
 	size_t slot = 0;
 	while (slot < srqs_.size() && srqs_[slot])
 		slot++;
-	SrqObj *srq = new (std::nothrow) SrqObj{cfg, (uint32_t)slot + 1, 0, 0, 0};
+	if (slot >= caps_.max_qp) /* as many SRQs as QPs (QUERY_DEVICE's max_srq) */
+		return -ENOMEM;
+	SrqObj *srq = new (std::nothrow) SrqObj{cfg, (uint32_t)slot + 1, 0, 0, 0, 0};
 	if (!srq)
 		return -ENOMEM;
 	if (slot == srqs_.size()) {
@@ -75,6 +77,15 @@ int SrqTable::destroy(uint32_t srqn)
 	return 0;
 }
 
+int SrqTable::arm(uint32_t srqn, uint32_t limit)
+{
+	SrqObj *srq = find(srqn);
+	if (!srq || limit >= srq->cfg.wqe_cnt)
+		return -EINVAL;
+	srq->limit = limit;
+	return 0;
+}
+
 SrqObj *SrqTable::find(uint32_t srqn) const
 {
 	if (srqn == 0 || srqn > srqs_.size())
@@ -94,6 +105,17 @@ const uint8_t *take_srq_wqe(SrqObj *srq, uint16_t *idx)
 	srq->head = (uint16_t)(mlx5_hw_ld_be16(wqe + 2) & (srq->cfg.wqe_cnt - 1));
 	srq->consumed++;
 	return wqe + kSrqNextBytes;
+}
+
+bool srq_limit_crossed(SrqObj *srq)
+{
+	if (!srq->limit)
+		return false;
+	uint32_t pi = be32toh(__atomic_load_n(&srq->cfg.dbrec[0], __ATOMIC_ACQUIRE));
+	if ((uint16_t)(pi - srq->consumed) >= srq->limit)
+		return false;
+	srq->limit = 0; /* one event per arming, as the PRM's SRQ limit event */
+	return true;
 }
 
 } // namespace mlx5sim

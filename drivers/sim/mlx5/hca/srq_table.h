@@ -31,6 +31,8 @@ public:
 	/** CREATE_SRQ of a checked @p cfg (its PD must be live). */
 	int create(const SrqConfig &cfg, uint32_t *srqn);
 	int destroy(uint32_t srqn);
+	/** ARM_RQ: arm @p limit (0 disarms); -EINVAL unless below the WQE count. */
+	int arm(uint32_t srqn, uint32_t limit);
 	SrqObj *find(uint32_t srqn) const;
 
 private:
@@ -44,6 +46,12 @@ private:
  * index in *idx; NULL when none is posted.
  */
 const uint8_t *take_srq_wqe(SrqObj *srq, uint16_t *idx);
+
+/**
+ * After take_srq_wqe(): true once the armed SRQ holds fewer WQEs than its limit; it
+ * is disarmed then (the caller raises IBV_EVENT_SRQ_LIMIT_REACHED).
+ */
+bool srq_limit_crossed(SrqObj *srq);
 
 } // namespace mlx5sim
 

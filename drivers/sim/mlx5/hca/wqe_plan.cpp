@@ -107,6 +107,8 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 		wqe = take_srq_wqe(resp->srq, &idx);
 		if (!wqe)
 			return PlanResult::Stall;
+		if (srq_limit_crossed(resp->srq))
+			host->events.push(IBV_EVENT_SRQ_LIMIT_REACHED, 0, 0, resp->srq->srqn);
 		stride = (1u << resp->srq->cfg.wqe_shift) - 16;
 		pl->resp_idx = idx;
 	} else {

@@ -546,6 +546,94 @@ static void test_raw_wqe_bytes(void)
 	CU_ASSERT_EQUAL(memcmp(dst2.p(), src.p(), 64), 0);
 }
 
+/*
+ * SENDs into an SRQ (libmlx5's linked list, srq.c): WQEs taken along the
+ * next_wqe_index links; ARM_RQ raises SRQ_LIMIT_REACHED once when fewer WQEs
+ * than the limit are left, then reads back 0; a limit not below the WQE count
+ * and an unknown SRQ are -EINVAL.
+ */
+static void test_srq_limit(void)
+{
+	Env e;
+	TestCq scq(e.h(), 64), rcq(e.h(), 64);
+	constexpr uint32_t kWqes = 8, kShift = 5;
+	uint8_t *ring = static_cast<uint8_t *>(page_alloc(kWqes << kShift));
+	memset(ring, 0, kWqes << kShift);
+	/* links 0 -> 2 -> 4 -> 6 -> 1 -> ...: the device must follow them, not count */
+	static const uint16_t next[kWqes] = {2, 3, 4, 5, 6, 7, 1, 0};
+	for (uint32_t i = 0; i < kWqes; i++)
+		*reinterpret_cast<uint16_t *>(ring + (i << kShift) + 2) = htobe16(next[i]);
+	uint32_t srq_db[1] = {0};
+	uint32_t srqn = 0;
+	CU_ASSERT_EQUAL_FATAL(
+		e.h().create_srq(SrqConfig{e.pdn, ring, kWqes, kShift, srq_db}, &srqn), 0);
+	TestQp a(e.h(), e.pdn, scq.cqn, scq.cqn, 8, 0);
+	QpConfig bc = a.cfg;
+	bc.send_cqn = rcq.cqn;
+	bc.recv_cqn = rcq.cqn;
+	bc.rq_wqe_cnt = 0;
+	bc.rq_buf = nullptr;
+	bc.srqn = srqn;
+	uint32_t bqpn = 0;
+	CU_ASSERT_EQUAL_FATAL(e.h().create_qp(bc, &bqpn), 0);
+	CU_ASSERT_EQUAL(e.h().destroy_srq(srqn), -EBUSY);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), a.qpn, bqpn, kAllAccess), 0);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), bqpn, a.qpn, kAllAccess), 0);
+
+	Buf src(64), dst(4 * 16);
+	for (int i = 0; i < 64; i++)
+		src.p()[i] = (uint8_t)(i + 1);
+	uint32_t sk = reg(e.h(), e.pdn, src.p(), 64, 0);
+	uint32_t dk = reg(e.h(), e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	/* four WQEs along the links: 0, 2, 4, 6; each scatters into its own 16 bytes */
+	uint16_t idx = 0;
+	for (uint32_t n = 0; n < 4; n++) {
+		struct mlx5_wqe_data_seg d = dseg(16, dk, dst.p() + 16 * n);
+		memcpy(ring + ((uint32_t)idx << kShift) + 16, &d, 16);
+		idx = next[idx];
+	}
+	__atomic_store_n(&srq_db[0], htobe32(4), __ATOMIC_RELEASE);
+	e.h().srq_notify(srqn);
+
+	uint32_t limit = 9;
+	CU_ASSERT_EQUAL(e.h().arm_srq(srqn, kWqes), -EINVAL);
+	CU_ASSERT_EQUAL(e.h().arm_srq(srqn + 7, 1), -EINVAL);
+	CU_ASSERT_EQUAL(e.h().query_srq(srqn + 7, &limit), -EINVAL);
+	CU_ASSERT_EQUAL(e.h().arm_srq(srqn, 3), 0);
+	CU_ASSERT_EQUAL(e.h().query_srq(srqn, &limit), 0);
+	CU_ASSERT_EQUAL(limit, 3u);
+
+	AsyncEvent ev;
+	static const uint16_t expect_idx[] = {0, 2, 4, 6};
+	for (uint32_t n = 0; n < 4; n++) {
+		Wqe w(a, MLX5_OPCODE_SEND);
+		w.data(16, sk, src.p() + 16 * n);
+		w.post(a);
+		a.ring(e.h());
+		struct mlx5_cqe64 r = {};
+		CU_ASSERT_TRUE(rcq.poll(&r));
+		CU_ASSERT_EQUAL(cqe_opcode(r), MLX5_CQE_RESP_SEND);
+		CU_ASSERT_EQUAL(cqe_counter(r), expect_idx[n]);
+		CU_ASSERT_EQUAL(scq.drain(), 1);
+		/* 4 - (n + 1) WQEs left: below 3 first after the second SEND */
+		int got = e.h().get_async_event(&ev);
+		if (n == 1) {
+			CU_ASSERT_EQUAL(got, 0);
+			CU_ASSERT_EQUAL(ev.type, IBV_EVENT_SRQ_LIMIT_REACHED);
+			CU_ASSERT_EQUAL(ev.srqn, srqn);
+		} else {
+			CU_ASSERT_EQUAL(got, -EAGAIN);
+		}
+	}
+	CU_ASSERT_EQUAL(memcmp(dst.p(), src.p(), 64), 0);
+	CU_ASSERT_EQUAL(e.h().query_srq(srqn, &limit), 0);
+	CU_ASSERT_EQUAL(limit, 0u); /* disarmed by the event */
+	CU_ASSERT_EQUAL(e.h().destroy_qp(bqpn), 0);
+	CU_ASSERT_EQUAL(e.h().destroy_srq(srqn), 0);
+	CU_ASSERT_EQUAL(e.h().arm_srq(srqn, 1), -EINVAL);
+	free(ring);
+}
+
 int main(void)
 {
 	static const struct cunit_test ok[] = {
@@ -557,6 +645,7 @@ int main(void)
 		{"WQEs straddling the ring end", test_straddle_ring_end},
 		{"raw WQE bytes: SEND and MMO", test_raw_wqe_bytes},
 		{"SEND waits for a receive WQE (RNR)", test_rnr_wait},
+		{"SENDs into an SRQ, its limit event", test_srq_limit},
 	};
 	static const struct cunit_test rnr[] = {
 		{"rnr_retry 0: RNR_RETRY_EXC at the first RNR NAK", test_rnr_retry_zero},
