@@ -142,10 +142,19 @@ struct Watch {
 	uint32_t rq, sq;       /**< last seen */
 };
 
+/** An SRQ's doorbell record: [0] the counter of posted WQEs (BE32). */
+struct SrqWatch {
+	Hca *hca;
+	uint32_t srqn;
+	const uint32_t *dbrec;
+	uint32_t seen;
+};
+
 /** One per device: a thread of the device reading the doorbell records of its QPs. */
 struct Watcher {
 	std::mutex lock;
 	std::vector<Watch> qps;
+	std::vector<SrqWatch> srqs;
 	bool running = false;
 };
 
@@ -190,6 +199,15 @@ void watch_loop(Watcher *w)
 					busy = true;
 				}
 			}
+			for (SrqWatch &s : w->srqs) {
+				uint32_t c = load_be32(&s.dbrec[0]);
+				if (c != s.seen) {
+					s.seen = c;
+					/* a send waiting for a receive WQE may go */
+					s.hca->srq_notify(s.srqn);
+					busy = true;
+				}
+			}
 		}
 		auto now = std::chrono::steady_clock::now();
 		if (busy)
@@ -221,6 +239,29 @@ void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
 	if (!w->running) {
 		std::thread(watch_loop, w).detach();
 		w->running = true;
+	}
+}
+
+void srq_doorbell_watch(Device *dev, Hca *hca, uint32_t srqn, const uint32_t *dbrec)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	w->srqs.push_back(SrqWatch{hca, srqn, dbrec, load_be32(&dbrec[0])});
+	if (!w->running) {
+		std::thread(watch_loop, w).detach();
+		w->running = true;
+	}
+}
+
+void srq_doorbell_unwatch(Device *dev, uint32_t srqn)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	for (size_t i = 0; i < w->srqs.size(); i++) {
+		if (w->srqs[i].srqn == srqn) {
+			w->srqs.erase(w->srqs.begin() + (long)i);
+			return;
+		}
 	}
 }
 
@@ -386,8 +427,9 @@ Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
 Context::~Context()
 {
 	/* as the kernel at the last close: every object of the file, users first */
-	static const Uobj::Type order[] = {Uobj::Type::Qp, Uobj::Type::Cq,  Uobj::Type::Mr,
-					   Uobj::Type::Pd, Uobj::Type::Uar, Uobj::Type::AsyncEvent};
+	static const Uobj::Type order[] = {Uobj::Type::Qp,        Uobj::Type::Srq, Uobj::Type::Cq,
+					   Uobj::Type::Mr,        Uobj::Type::Pd,  Uobj::Type::Uar,
+					   Uobj::Type::AsyncEvent};
 	for (Uobj::Type t : order)
 		for (auto it = objs.rbegin(); it != objs.rend(); ++it)
 			if (it->second.type == t)
@@ -431,6 +473,11 @@ int Context::destroy_obj(Uobj &o)
 		ret = hca->destroy_qp(o.qpn);
 		if (!ret)
 			doorbell_unwatch(dev_, o.qpn);
+		break;
+	case Uobj::Type::Srq:
+		ret = hca->destroy_srq(o.srqn);
+		if (!ret)
+			srq_doorbell_unwatch(dev_, o.srqn);
 		break;
 	case Uobj::Type::AsyncEvent:
 		break;

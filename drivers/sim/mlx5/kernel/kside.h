@@ -113,7 +113,8 @@ struct Uobj {
 		Uar,
 		AsyncEvent,
 		Cq,
-		Qp
+		Qp,
+		Srq
 	} type;
 	uint32_t pdn = 0;                 /**< Pd */
 	uint32_t key = 0;                 /**< Mr: lkey = rkey */
@@ -125,6 +126,9 @@ struct Uobj {
 	struct ibv_qp_attr attr = {};     /**< Qp: what modify_qp set, for query_qp */
 	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
 	bool mmo = false;                 /**< Qp: INIT2INIT set qpc_ext.mmo */
+	uint32_t srqn = 0;                /**< Srq; Qp: the SRQ it receives from (0: none) */
+	uint32_t srq_max_wr = 0;          /**< Srq: WQEs of its ring - 1 */
+	uint32_t srq_max_sge = 0;         /**< Srq: data segments per WQE */
 	uint32_t uar_page = 0;            /**< Uar: page index in the context's memfd = page_id */
 	void *uar_dev = nullptr;          /**< Uar: the device's own mapping of the page */
 	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
@@ -180,6 +184,9 @@ std::shared_ptr<AsyncFile> fd_async(int fd);
  */
 void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec);
 void doorbell_unwatch(Device *dev, uint32_t qpn);
+/** The same for an SRQ: its record's counter (dbrec[0]) moves on each post. */
+void srq_doorbell_watch(Device *dev, Hca *hca, uint32_t srqn, const uint32_t *dbrec);
+void srq_doorbell_unwatch(Device *dev, uint32_t srqn);
 /**
  * After a state change of QP @p qpn: the counters restart at RESET (libmlx5 zeroes
  * the record), so a change alone can miss a doorbell (16 before RESET, 16 again

@@ -179,6 +179,22 @@ struct Mlx5CreateQpResp {
 };
 static_assert(sizeof(Mlx5CreateQpResp) == 40, "mlx5_ib_create_qp_resp");
 
+struct Mlx5CreateSrq {
+	uint64_t buf_addr; /**< the WQE ring, a linked list (libmlx5's srq.c) */
+	uint64_t db_addr;  /**< [0] counter of posted WQEs */
+	uint32_t flags;    /**< bit 0: WQE signatures (not modelled) */
+	uint32_t reserved0;
+	uint32_t uidx; /**< user index (XRC SRQs' CQEs); 0 from a basic create */
+	uint32_t reserved1;
+};
+static_assert(sizeof(Mlx5CreateSrq) == 32, "mlx5_ib_create_srq");
+
+struct Mlx5CreateSrqResp {
+	uint32_t srqn;
+	uint32_t reserved;
+};
+static_assert(sizeof(Mlx5CreateSrqResp) == 8, "mlx5_ib_create_srq_resp");
+
 /* ---- mmap offsets ------------------------------------------------------------------ */
 
 /** pgoff = offset >> 12: bits 15..8 command, 7..0 and 23..16 index. */

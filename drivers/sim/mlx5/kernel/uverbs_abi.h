@@ -85,6 +85,8 @@ enum : uint16_t {
 	M_CQ_DESTROY = 1,
 	M_QP_CREATE = 0,
 	M_QP_DESTROY = 1,
+	M_SRQ_CREATE = 0,
+	M_SRQ_DESTROY = 1,
 	/* ASYNC_EVENT */
 	M_ASYNC_EVENT_ALLOC = 0,
 	/* mlx5 DEVX, UAR */
@@ -151,6 +153,21 @@ enum : uint16_t {
 	A_QP_EVENT_FD = 0xc,
 	A_QP_RESP_CAP = 0xd,
 	A_QP_RESP_QP_NUM = 0xe,
+	/* SRQ CREATE (DESTROY: A_DESTROY_HANDLE, A_DESTROY_RESP) */
+	A_SRQ_HANDLE = 0,
+	A_SRQ_PD = 1,
+	A_SRQ_XRCD = 2,
+	A_SRQ_CQ = 3,
+	A_SRQ_USER_HANDLE = 4,
+	A_SRQ_MAX_WR = 5,
+	A_SRQ_MAX_SGE = 6,
+	A_SRQ_LIMIT = 7,
+	A_SRQ_MAX_NUM_TAGS = 8,
+	A_SRQ_TYPE = 9,
+	A_SRQ_EVENT_FD = 0xa,
+	A_SRQ_RESP_MAX_WR = 0xb,
+	A_SRQ_RESP_MAX_SGE = 0xc,
+	A_SRQ_RESP_SRQ_NUM = 0xd,
 	A_ASYNC_EVENT_FD = 0,
 	/* DEVX OTHER */
 	A_DEVX_CMD_IN = 0x1000,
@@ -183,6 +200,8 @@ enum : uint32_t {
 	WCMD_DEREG_MR = 13,
 	WCMD_QUERY_QP = 25,
 	WCMD_MODIFY_QP = 26,
+	WCMD_MODIFY_SRQ = 33,
+	WCMD_QUERY_SRQ = 34,
 	WCMD_EX_QUERY_DEVICE = kWriteCmdExtended | 1,
 };
 
@@ -476,6 +495,32 @@ struct QueryQpResp {
 };
 static_assert(sizeof(QueryQpResp) == 128, "ib_uverbs_query_qp_resp");
 static_assert(offsetof(QueryQpResp, qp_state) == 108, "query_qp_resp.qp_state");
+
+/** SRQ/CREATE TYPE: basic SRQs (XRC 1 and tag matching 2 are not modelled). */
+constexpr uint32_t kUverbsSrqtBasic = 0;
+
+struct ModifySrqCmd {
+	uint32_t srq_handle;
+	uint32_t attr_mask; /**< IBV_SRQ_MAX_WR (resize), IBV_SRQ_LIMIT (arm) */
+	uint32_t max_wr;
+	uint32_t srq_limit;
+};
+static_assert(sizeof(ModifySrqCmd) == 16, "ib_uverbs_modify_srq");
+
+struct QuerySrqCmd {
+	uint64_t response;
+	uint32_t srq_handle;
+	uint32_t reserved;
+};
+static_assert(sizeof(QuerySrqCmd) == 16, "ib_uverbs_query_srq");
+
+struct QuerySrqResp {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+	uint32_t reserved;
+};
+static_assert(sizeof(QuerySrqResp) == 16, "ib_uverbs_query_srq_resp");
 
 /** DESTROY responses: the events the object raised (libibverbs waits for their acks). */
 struct DestroyCqResp {

@@ -75,6 +75,9 @@ void fill_query_device(const Context &ctx, QueryDeviceResp *r)
 	r->max_qp_init_rd_atom = 16;
 	r->max_res_rd_atom = caps.max_qp * 16;
 	r->atomic_cap = IBV_ATOMIC_HCA;
+	r->max_srq = caps.max_qp; /* the model's SRQ table (srq_table.cpp) */
+	r->max_srq_wr = caps.max_recv_wr - 1;
+	r->max_srq_sge = caps.max_sge;
 	r->max_pkeys = 1;
 	r->local_ca_ack_delay = 16;
 	r->phys_port_cnt = 1;
@@ -312,6 +315,8 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_EX_QUERY_DEVICE, "EX_QUERY_DEVICE", sizeof(ExQueryDevice), 0, w_ex_query_device},
 	{WCMD_QUERY_QP, "QUERY_QP", sizeof(QueryQpCmd), sizeof(QueryQpResp), w_query_qp},
 	{WCMD_MODIFY_QP, "MODIFY_QP", sizeof(ModifyQpCmd), 0, w_modify_qp},
+	{WCMD_MODIFY_SRQ, "MODIFY_SRQ", sizeof(ModifySrqCmd), 0, w_modify_srq},
+	{WCMD_QUERY_SRQ, "QUERY_SRQ", sizeof(QuerySrqCmd), sizeof(QuerySrqResp), w_query_srq},
 };
 
 /* ---- UAR pages --------------------------------------------------------------------- */

@@ -101,6 +101,28 @@ const AttrSpec kQpDestroy[] = {
 	{A_DESTROY_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
 	{A_DESTROY_RESP, AttrKind::PtrOut, true, 4, 0},
 };
+const AttrSpec kSrqCreate[] = {
+	{A_SRQ_HANDLE, AttrKind::IdrNew, true, 0, 0},
+	{A_SRQ_PD, AttrKind::IdrIn, true, 0, 0},
+	{A_SRQ_XRCD, AttrKind::IdrIn, false, 0, 0},
+	{A_SRQ_CQ, AttrKind::IdrIn, false, 0, 0},
+	{A_SRQ_USER_HANDLE, AttrKind::PtrIn, true, 8, 8},
+	{A_SRQ_MAX_WR, AttrKind::PtrIn, true, 4, 4},
+	{A_SRQ_MAX_SGE, AttrKind::PtrIn, true, 4, 4},
+	{A_SRQ_LIMIT, AttrKind::PtrIn, true, 4, 4},
+	{A_SRQ_MAX_NUM_TAGS, AttrKind::PtrIn, false, 4, 4},
+	{A_SRQ_TYPE, AttrKind::PtrIn, true, 1, 8},
+	{A_SRQ_EVENT_FD, AttrKind::FdIn, false, 0, 0},
+	{A_SRQ_RESP_MAX_WR, AttrKind::PtrOut, true, 4, 0},
+	{A_SRQ_RESP_MAX_SGE, AttrKind::PtrOut, true, 4, 0},
+	{A_SRQ_RESP_SRQ_NUM, AttrKind::PtrOut, false, 4, 0},
+	{kAttrUhwIn, AttrKind::PtrIn, false, 0, kAny},
+	{kAttrUhwOut, AttrKind::PtrOut, false, 0, 0},
+};
+const AttrSpec kSrqDestroy[] = {
+	{A_DESTROY_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
+	{A_DESTROY_RESP, AttrKind::PtrOut, true, 4, 0},
+};
 const AttrSpec kAsyncAlloc[] = {
 	{A_ASYNC_EVENT_FD, AttrKind::FdNew, true, 0, 0},
 };
@@ -153,6 +175,10 @@ const MethodSpec kMethods[] = {
 	  true, kQpCreate, h_qp_create),
 	M(OBJ_QP, M_QP_DESTROY, "QP/DESTROY",
 	  true, kQpDestroy, h_qp_destroy),
+	M(OBJ_SRQ, M_SRQ_CREATE, "SRQ/CREATE",
+	  true, kSrqCreate, h_srq_create),
+	M(OBJ_SRQ, M_SRQ_DESTROY, "SRQ/DESTROY",
+	  true, kSrqDestroy, h_srq_destroy),
 	M(OBJ_ASYNC_EVENT, M_ASYNC_EVENT_ALLOC, "ASYNC_EVENT/ALLOC",
 	  true, kAsyncAlloc, h_async_event_alloc),
 	M(OBJ_MLX5_DEVX, M_DEVX_OTHER, "MLX5_DEVX/OTHER",

@@ -155,11 +155,10 @@ int h_qp_create(Call &c)
 	/* SQ_SIG_ALL only matters to query_qp: libmlx5 sets the signal bit in WQEs */
 	bool sig_all = flags & kQpCreateSqSigAll;
 	flags &= ~kQpCreateSqSigAll;
-	if (type != kUverbsQptRc || flags || c.has(A_QP_SRQ) || c.has(A_QP_XRCD) ||
-	    c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
-		/* UD, UC, DC, raw packet, XRC, SRQs: later steps */
-		klog(1, "uverbs%u: QP/CREATE type %u flags 0x%x (SRQ %d): not served yet", idx,
-		     type, flags, c.has(A_QP_SRQ));
+	if (type != kUverbsQptRc || flags || c.has(A_QP_XRCD) || c.has(A_QP_IND_TABLE) ||
+	    c.has(A_QP_SOURCE_QPN)) {
+		/* UD, UC, DC, raw packet, XRC: later steps */
+		klog(1, "uverbs%u: QP/CREATE type %u flags 0x%x: not served yet", idx, type, flags);
 		return -EOPNOTSUPP;
 	}
 	if (c.len(kAttrUhwIn) < offsetof(Mlx5CreateQp, sq_buf_addr)) {
@@ -173,6 +172,15 @@ int h_qp_create(Call &c)
 	    (ret = lookup(c, A_QP_SEND_CQ, Uobj::Type::Cq, &scq, "CQ")) ||
 	    (ret = lookup(c, A_QP_RECV_CQ, Uobj::Type::Cq, &rcq, "CQ")))
 		return ret;
+	Uobj *srq = nullptr;
+	if (c.has(A_QP_SRQ) && (ret = lookup(c, A_QP_SRQ, Uobj::Type::Srq, &srq, "SRQ")))
+		return ret;
+	if (srq && req.rq_wqe_count) {
+		/* receives come from the SRQ: the QP has no receive queue of its own */
+		klog(1, "uverbs%u: QP/CREATE with an SRQ and a receive queue of %u WQEs", idx,
+		     req.rq_wqe_count);
+		return -EINVAL;
+	}
 	if (!fd_async((int)c.data(A_QP_EVENT_FD))) {
 		klog(1, "uverbs%u: QP/CREATE event fd %d is no async event fd", idx,
 		     (int)c.data(A_QP_EVENT_FD));
@@ -217,6 +225,7 @@ int h_qp_create(Call &c)
 	cfg.dbrec = reinterpret_cast<uint32_t *>(req.db_addr);
 	cfg.send_cqn = send_cqn;
 	cfg.recv_cqn = recv_cqn;
+	cfg.srqn = srq ? srq->srqn : 0;
 	cfg.dc = DcRole::None;
 	uint32_t qpn;
 	if ((ret = ctx.hca->create_qp(cfg, &qpn))) {
@@ -228,9 +237,12 @@ int h_qp_create(Call &c)
 	o.qpn = qpn;
 	o.pd_handle = (uint32_t)c.data(A_QP_PD);
 	o.user_handle = user_handle;
+	if (srq) /* no receive queue: the kernel answers 0 for it (mlx5's set_rq_size) */
+		cap.max_recv_wr = cap.max_recv_sge = 0;
 	o.cap = cap;
 	o.attr.qp_state = IBV_QPS_RESET;
 	o.sq_sig_all = sig_all;
+	o.srqn = cfg.srqn;
 	uint32_t handle = ctx.add(o);
 	doorbell_watch(ctx.dev(), ctx.hca.get(), qpn, cfg.dbrec);
 	Mlx5CreateQpResp m;

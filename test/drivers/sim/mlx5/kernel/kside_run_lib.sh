@@ -27,3 +27,35 @@ no_leak_check() {
 		export ASAN_OPTIONS
 	fi
 }
+
+# pingpong <program> <name> <extra sim-rdma options> <pingpong options>: one exchange of
+# an ibv_*_pingpong server and client (two_hosts first); counts a failure in $failed.
+pingpong() {
+	prog=$1 name=$2 opts=$3 pp=$4
+	# shellcheck disable=SC2086
+	timeout 120 "$sim_rdma" -a "sim_fabric=$fabric$opts" "$prog" -p "$port" $pp \
+		>"$srv" 2>&1 </dev/null &
+	spid=$!
+	st=1
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.5
+		# shellcheck disable=SC2086
+		timeout 120 "$sim_rdma" -a "sim_fabric=$fabric$opts" "$prog" -p "$port" \
+			$pp localhost >"$cli" 2>&1 </dev/null && { st=0; break; }
+		grep -q "Couldn't connect" "$cli" || break # a real failure, not a slow server
+	done
+	sst=0
+	wait "$spid" || sst=$?
+	if [ "$st" -eq 0 ] && [ "$sst" -eq 0 ] && grep -q ' iters in ' "$cli" &&
+		grep -q ' iters in ' "$srv" && ! grep -q 'mlx5-sim-kernel' "$srv" "$cli" &&
+		! grep -qiE 'fail|mismatch|error' "$srv" "$cli"; then
+		echo "ok: $name: $(grep ' iters in ' "$cli")"
+		grep 'address' "$cli" | head -n 2
+	else
+		echo "--- server (exit $sst)"; cat "$srv"
+		echo "--- client (exit $st)"; cat "$cli"
+		echo "FAIL: $name"
+		failed=$((failed + 1))
+	fi
+	port=$((port + 1))
+}

@@ -204,6 +204,61 @@ inline int create_qp(int fd, uint64_t pd, uint64_t cq, int efd, const Mlx5Create
 	return ret;
 }
 
+/** QP/CREATE of an RC QP receiving from SRQ handle @p srq. */
+inline int create_qp_srq(int fd, uint64_t pd, uint64_t cq, int efd, const Mlx5CreateQp &req,
+			 uint64_t srq, uint32_t *handle)
+{
+	uint64_t uh = 0x7272;
+	uint32_t type = kUverbsQptRc, qpn = 0;
+	QpCap cap = {8, 0, 1, 0, 0}, rcap;
+	Mlx5CreateQpResp m;
+	Req r(OBJ_QP, M_QP_CREATE);
+	r.add(A_QP_HANDLE, 0, 0)
+		.add(A_QP_PD, 0, pd)
+		.add(A_QP_SEND_CQ, 0, cq)
+		.add(A_QP_RECV_CQ, 0, cq)
+		.add(A_QP_SRQ, 0, srq)
+		.in(A_QP_USER_HANDLE, &uh, 8)
+		.in(A_QP_CAP, &cap, sizeof(cap))
+		.in(A_QP_TYPE, &type, 4)
+		.add(A_QP_EVENT_FD, 0, (uint64_t)efd)
+		.out(A_QP_RESP_CAP, &rcap, sizeof(rcap))
+		.out(A_QP_RESP_QP_NUM, &qpn, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+/** SRQ/CREATE as libmlx5 44 sends it for ibv_create_srq (basic SRQ). */
+inline int create_srq(int fd, uint64_t pd, int efd, const Mlx5CreateSrq &req, uint32_t max_wr,
+		      uint32_t max_sge, uint32_t *handle, uint32_t *srqn = nullptr,
+		      uint32_t type = kUverbsSrqtBasic)
+{
+	uint64_t uh = 0x5252;
+	uint32_t limit = 0, rwr = 0, rsge = 0;
+	Mlx5CreateSrqResp m = {};
+	Req r(OBJ_SRQ, M_SRQ_CREATE);
+	r.add(A_SRQ_HANDLE, 0, 0)
+		.in(A_SRQ_TYPE, &type, 4)
+		.in(A_SRQ_USER_HANDLE, &uh, 8)
+		.add(A_SRQ_PD, 0, pd)
+		.in(A_SRQ_MAX_WR, &max_wr, 4)
+		.in(A_SRQ_MAX_SGE, &max_sge, 4)
+		.in(A_SRQ_LIMIT, &limit, 4)
+		.add(A_SRQ_EVENT_FD, 0, (uint64_t)efd)
+		.out(A_SRQ_RESP_MAX_WR, &rwr, 4)
+		.out(A_SRQ_RESP_MAX_SGE, &rsge, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	if (srqn)
+		*srqn = m.srqn;
+	return ret;
+}
+
 } /* namespace kside_test */
 
 #endif /* MLX5_SIM_KSIDE_TEST_UTIL_H */

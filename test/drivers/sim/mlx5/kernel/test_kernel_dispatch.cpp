@@ -637,6 +637,148 @@ void test_watch_pause()
 		CU_ASSERT(watch_pause(microseconds(us)) * 16 <= microseconds(us));
 }
 
+/*
+ * SRQs: the ring and record must be the process's (EFAULT), the geometry the
+ * kernel's (EINVAL), XRC / tag matching / WQE signatures are not modelled
+ * (EOPNOTSUPP); MODIFY_SRQ arms a limit below the WQE count and never resizes
+ * (EINVAL), QUERY_SRQ reads it back; an RC QP receives from it and keeps it busy.
+ */
+void test_srq()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int efd = async_fd(fd);
+	CU_ASSERT_FATAL(efd >= 0);
+	uint32_t pd, cq, srq, qp, h, srqn = 0;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 32 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 192); /* CQ, QP, SRQ records */
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 32 * 4096);
+	memset(db, 0, 192);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, nullptr), 0);
+	/* 63 WQEs + 1 of 64 bytes (next segment + 3 data segments) = 4 KiB at page 4 */
+	Mlx5CreateSrq sreq = {};
+	sreq.buf_addr = (uint64_t)(uintptr_t)(ring + 4 * 4096);
+	sreq.db_addr = (uint64_t)(uintptr_t)(db + 32);
+	Mlx5CreateSrq bad = sreq;
+	bad.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), EFAULT);
+	/* 128 WQEs of 64 bytes run into a read-only page */
+	uint8_t *two = (uint8_t *)mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(two != MAP_FAILED);
+	CU_ASSERT_EQUAL(mprotect(two + 4096, 4096, PROT_READ), 0);
+	bad = sreq;
+	bad.buf_addr = (uint64_t)(uintptr_t)two;
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 127, 3, &h), EFAULT);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), 0); /* one page: fits */
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY).add(A_DESTROY_HANDLE, 0, h).send(fd), EINVAL);
+	uint32_t ev0 = 0;
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, h)
+				.out(A_DESTROY_RESP, &ev0, 4)
+				.send(fd),
+			0);
+	munmap(two, 2 * 4096);
+	bad = sreq;
+	bad.db_addr = 0x2000;
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), EFAULT);
+	bad = sreq;
+	bad.flags = 1; /* WQE signatures */
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), EOPNOTSUPP);
+	bad = sreq;
+	bad.flags = 2;
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), EINVAL);
+	bad = sreq;
+	bad.reserved1 = 1;
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 0, 3, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 1u << 20, 3, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 1000, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 3, &h, nullptr, 1 /* XRC */), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(create_srq(fd, cq, efd, sreq, 63, 3, &h), EINVAL); /* not a PD */
+	CU_ASSERT_EQUAL(create_srq(fd, 999, efd, sreq, 63, 3, &h), ENOENT);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, fd, sreq, 63, 3, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL_FATAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq, &srqn), 0);
+	CU_ASSERT_NOT_EQUAL(srqn, 0u);
+	/* query: 63 WQEs, 3 data segments, not armed */
+	QuerySrqCmd sq = {0, srq, 0};
+	QuerySrqResp sr = {};
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_SRQ, &sq, sizeof(sq), &sr, sizeof(sr)), 0);
+	CU_ASSERT_EQUAL(sr.max_wr, 63u);
+	CU_ASSERT_EQUAL(sr.max_sge, 3u);
+	CU_ASSERT_EQUAL(sr.srq_limit, 0u);
+	sq.srq_handle = cq;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_SRQ, &sq, sizeof(sq), &sr, sizeof(sr)), EINVAL);
+	/* modify: arm 10; a limit of 64 or more, resizing, unknown bits, not an SRQ */
+	ModifySrqCmd ms = {srq, IBV_SRQ_LIMIT, 0, 10};
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_SRQ, &ms, sizeof(ms), nullptr, 0), 0);
+	ms.srq_limit = 64;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_SRQ, &ms, sizeof(ms), nullptr, 0), EINVAL);
+	ms.attr_mask = IBV_SRQ_MAX_WR;
+	ms.max_wr = 127;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_SRQ, &ms, sizeof(ms), nullptr, 0), EINVAL);
+	ms.attr_mask = 4;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_SRQ, &ms, sizeof(ms), nullptr, 0), EINVAL);
+	ms.attr_mask = IBV_SRQ_LIMIT;
+	ms.srq_handle = pd;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_SRQ, &ms, sizeof(ms), nullptr, 0), EINVAL);
+	sq.srq_handle = srq;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_SRQ, &sq, sizeof(sq), &sr, sizeof(sr)), 0);
+	CU_ASSERT_EQUAL(sr.srq_limit, 10u); /* the refusals changed nothing */
+	/* an RC QP on the SRQ: no receive queue of its own */
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.uidx = 1;
+	Mlx5CreateQp badq = q;
+	badq.rq_wqe_count = 8;
+	badq.rq_wqe_shift = 6;
+	CU_ASSERT_EQUAL(create_qp_srq(fd, pd, cq, efd, badq, srq, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_qp_srq(fd, pd, cq, efd, q, cq, &h), EINVAL); /* not an SRQ */
+	CU_ASSERT_EQUAL(create_qp_srq(fd, pd, cq, efd, q, 999, &h), ENOENT);
+	CU_ASSERT_EQUAL_FATAL(create_qp_srq(fd, pd, cq, efd, q, srq, &qp), 0);
+	uint32_t events = 0;
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, srq)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			EBUSY);
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, cq)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			EINVAL);
+	CU_ASSERT_EQUAL(Req(OBJ_QP, M_QP_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, qp)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, srq)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, srq)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			ENOENT);
+	/* a second SRQ stays until the fd is closed, which destroys it (QP first) */
+	CU_ASSERT_EQUAL_FATAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq), 0);
+	CU_ASSERT_EQUAL_FATAL(create_qp_srq(fd, pd, cq, efd, q, srq, &qp), 0);
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	memset(db, 0xff, 192); /* a doorbell the device must no longer see */
+	free(ring);
+	free(db);
+	usleep(20000);
+}
+
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
@@ -650,6 +792,7 @@ const struct cunit_test tests[] = {
 	{"async event fd", test_async_fd},
 	{"close releases every object", test_close_releases},
 	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
+	{"SRQ: refusals, arm, query, QP on it, busy, close", test_srq},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 
