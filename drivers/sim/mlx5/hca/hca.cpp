@@ -306,6 +306,16 @@ int HcaImpl::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	return mrt_.reg_mr(pdn, addr, len, access, key);
 }
 
+int HcaImpl::rereg_mr(uint32_t key, uint32_t pdn, uint64_t addr, uint64_t len, int access)
+{
+	uint32_t unused;
+	int rc = mrt_.reg_mr_check(addr, len, access, &unused); /* pins: outside the lock */
+	if (rc)
+		return rc;
+	DevLock lk(mu_);
+	return mrt_.rereg_mr(key, pdn, addr, len, access);
+}
+
 int HcaImpl::dereg_mr(uint32_t key)
 {
 	DevLock lk(mu_);

@@ -271,6 +271,14 @@ public:
 			   uint32_t *key) = 0;
 	virtual int dereg_mr(uint32_t key) = 0; /**< -EINVAL for an indirect mkey's key */
 	/**
+	 * REREG_MR in place: MR @p key covers [addr, addr + len) of PD @p pdn with
+	 * @p access from now on, under the same key (the kernel's UMR rereg). The
+	 * checks of reg_mr; -EINVAL: @p key is no MR (or an indirect mkey's), bad PD.
+	 * On failure the MR is unchanged.
+	 */
+	virtual int rereg_mr(uint32_t key, uint32_t pdn, uint64_t addr, uint64_t len,
+			     int access) = 0;
+	/**
 	 * CREATE_MKEY of an indirect (KLM-mode, UMR-enabled) mkey with room for
 	 * @p num_desc translation octowords (0..65536). It shares the key index space
 	 * with MRs (and counts against caps.max_mr); its key is index << 8 (tag 0),

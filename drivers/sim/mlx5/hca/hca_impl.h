@@ -62,6 +62,7 @@ public:
 	int dealloc_pd(uint32_t pdn) override;
 	int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key) override;
 	int dereg_mr(uint32_t key) override;
+	int rereg_mr(uint32_t key, uint32_t pdn, uint64_t addr, uint64_t len, int access) override;
 	int create_mkey(uint32_t pdn, uint32_t num_desc, uint32_t flags, uint32_t *key) override;
 	int destroy_mkey(uint32_t key) override;
 	int create_cq(const CqConfig &cfg, uint32_t *cqn) override;

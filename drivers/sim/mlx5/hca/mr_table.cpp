@@ -240,6 +240,21 @@ int MrTable::dereg_mr(uint32_t key)
 	return 0;
 }
 
+int MrTable::rereg_mr(uint32_t key, uint32_t pdn, uint64_t addr, uint64_t len, int access)
+{
+	uint32_t idx = key >> 8;
+	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
+	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].indirect || !pd_live(pdn))
+		return -EINVAL;
+	MrEntry &mr = mrs_[idx];
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	pds_[mr.pdn].refs--;
+	pds_[pdn].refs++;
+	/* the key stays: WQEs already posted with it see the new MR (the kernel's UMR) */
+	mr = MrEntry{true, mr.variant, odp, false, pdn, addr, len, access, odp ? 0 : key};
+	return 0;
+}
+
 Verdict MrTable::check_key(uint32_t pdn, uint32_t key, uint64_t addr, uint64_t len, int need,
 			   Verdict bad, uint8_t **out, bool *odp) const
 {

@@ -104,6 +104,8 @@ public:
 	/** reg_mr after reg_mr_check() passed. */
 	int reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint32_t *key);
 	int dereg_mr(uint32_t key);
+	/** rereg_mr (hca.h) after reg_mr_check() passed for the new range and access. */
+	int rereg_mr(uint32_t key, uint32_t pdn, uint64_t addr, uint64_t len, int access);
 	/** A new, free indirect mkey (outside the lock: its only allocation); NULL: *rc. */
 	static MkeyObj *new_mkey(uint32_t num_desc, uint32_t flags, int *rc);
 	/** Enter @p mk (from new_mkey(); freed on failure) into the table. */

@@ -634,6 +634,73 @@ static void test_srq_limit(void)
 	free(ring);
 }
 
+/* One RDMA write of 64 bytes through self-connected @p q into @p dst / @p rkey. */
+static uint8_t rereg_write(Env &e, TestCq &cq, TestQp &q, Buf &src, uint32_t sk, void *dst,
+			   uint32_t rkey)
+{
+	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
+	w.raddr(dst, rkey).data(64, sk, src.p());
+	w.post(q);
+	q.ring(e.h());
+	struct mlx5_cqe64 x = one(cq);
+	uint8_t op = cqe_opcode(x);
+	if (op != MLX5_CQE_REQ) { /* the QP is in ERR now: back to RTS */
+		CU_ASSERT_EQUAL(set_state(e.h(), q.qpn, IBV_QPS_RESET), 0);
+		q.pi = 0;
+		__atomic_store_n(&q.dbrec[MLX5_SND_DBR], 0, __ATOMIC_RELEASE);
+		CU_ASSERT_EQUAL(connect_qp(e.h(), q.qpn, q.qpn, kAllAccess), 0);
+		return cqe_syndrome(x);
+	}
+	return 0;
+}
+
+/*
+ * REREG_MR in place: the key stays, WQEs with it see the new access, PD and
+ * range at once; refusals (bad key, PD, access, unmapped range) change nothing.
+ */
+static void test_rereg_mr(void)
+{
+	Env e;
+	TestCq cq(e.h(), 64);
+	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 8);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, kAllAccess), 0);
+	Buf src(64, 0x5a), a(64), b(128);
+	uint32_t sk = reg(e.h(), e.pdn, src.p(), 64, 0);
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	uint32_t k = reg(e.h(), e.pdn, a.p(), 64, rw);
+	CU_ASSERT_EQUAL(rereg_write(e, cq, q, src, sk, a.p(), k), 0);
+	CU_ASSERT_EQUAL(a.p()[63], 0x5a);
+	/* access without remote write: the same rkey is refused now */
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, e.pdn, (uintptr_t)a.p(), 64, IBV_ACCESS_LOCAL_WRITE), 0);
+	CU_ASSERT_EQUAL(rereg_write(e, cq, q, src, sk, a.p(), k),
+			MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	/* another PD: the QP's PD no longer matches */
+	uint32_t pd2 = 0;
+	CU_ASSERT_EQUAL_FATAL(e.h().alloc_pd(&pd2), 0);
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, pd2, (uintptr_t)a.p(), 64, rw), 0);
+	CU_ASSERT_EQUAL(e.h().dealloc_pd(pd2), -EBUSY);
+	CU_ASSERT_EQUAL(rereg_write(e, cq, q, src, sk, a.p(), k),
+			MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	/* a new range under the same key; the old one is no longer covered */
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, e.pdn, (uintptr_t)b.p(), 128, rw), 0);
+	CU_ASSERT_EQUAL(e.h().dealloc_pd(pd2), 0);
+	CU_ASSERT_EQUAL(rereg_write(e, cq, q, src, sk, b.p() + 64, k), 0);
+	CU_ASSERT_EQUAL(b.p()[127], 0x5a);
+	CU_ASSERT_EQUAL(rereg_write(e, cq, q, src, sk, a.p(), k),
+			MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	/* refusals leave the MR as it was */
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k ^ 1, e.pdn, (uintptr_t)b.p(), 128, rw), -EINVAL);
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, 77, (uintptr_t)b.p(), 128, rw), -EINVAL);
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, e.pdn, (uintptr_t)b.p(), 128, IBV_ACCESS_REMOTE_WRITE),
+			-EINVAL);
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, e.pdn, 0x1000, 4096, rw), -EFAULT);
+	CU_ASSERT_EQUAL(rereg_write(e, cq, q, src, sk, b.p(), k), 0);
+	CU_ASSERT_TRUE(a.guards_intact());
+	CU_ASSERT_TRUE(b.guards_intact());
+	CU_ASSERT_EQUAL(e.h().dereg_mr(k), 0);
+	CU_ASSERT_EQUAL(e.h().rereg_mr(k, e.pdn, (uintptr_t)b.p(), 128, rw), -EINVAL);
+}
+
 int main(void)
 {
 	static const struct cunit_test ok[] = {
@@ -646,6 +713,7 @@ int main(void)
 		{"raw WQE bytes: SEND and MMO", test_raw_wqe_bytes},
 		{"SEND waits for a receive WQE (RNR)", test_rnr_wait},
 		{"SENDs into an SRQ, its limit event", test_srq_limit},
+		{"REREG_MR: same key, new access, PD and range", test_rereg_mr},
 	};
 	static const struct cunit_test rnr[] = {
 		{"rnr_retry 0: RNR_RETRY_EXC at the first RNR NAK", test_rnr_retry_zero},
