@@ -118,6 +118,9 @@ struct Uobj {
 	} type;
 	uint32_t pdn = 0;                 /**< Pd */
 	uint32_t key = 0;                 /**< Mr: lkey = rkey */
+	uint64_t mr_addr = 0;             /**< Mr: the range in force (REREG_MR) */
+	uint64_t mr_len = 0;              /**< Mr */
+	uint32_t mr_access = 0;           /**< Mr: the access in force */
 	uint32_t pd_handle = 0;           /**< Mr, Qp */
 	uint32_t cqn = 0;                 /**< Cq */
 	uint32_t qpn = 0;                 /**< Qp */

@@ -197,6 +197,7 @@ enum : uint32_t {
 	WCMD_ALLOC_PD = 3,
 	WCMD_DEALLOC_PD = 4,
 	WCMD_REG_MR = 9,
+	WCMD_REREG_MR = 11,
 	WCMD_DEREG_MR = 13,
 	WCMD_QUERY_QP = 25,
 	WCMD_MODIFY_QP = 26,
@@ -390,6 +391,24 @@ struct RegMrResp {
 	uint32_t rkey;
 };
 static_assert(sizeof(RegMrResp) == 12, "ib_uverbs_reg_mr_resp");
+
+struct ReregMrCmd {
+	uint64_t response;
+	uint32_t mr_handle;
+	uint32_t flags; /**< IBV_REREG_MR_CHANGE_TRANSLATION / _PD / _ACCESS */
+	uint64_t start;
+	uint64_t length;
+	uint64_t hca_va;
+	uint32_t pd_handle;
+	uint32_t access_flags;
+};
+static_assert(sizeof(ReregMrCmd) == 48, "ib_uverbs_rereg_mr");
+
+struct ReregMrResp {
+	uint32_t lkey;
+	uint32_t rkey;
+};
+static_assert(sizeof(ReregMrResp) == 8, "ib_uverbs_rereg_mr_resp");
 
 struct DeregMrCmd {
 	uint32_t mr_handle;

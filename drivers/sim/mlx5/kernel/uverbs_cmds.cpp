@@ -288,6 +288,9 @@ int w_reg_mr(Call &c, const uint8_t *in, size_t)
 	o.type = Uobj::Type::Mr;
 	o.key = key;
 	o.pd_handle = q.pd_handle;
+	o.mr_addr = q.start;
+	o.mr_len = q.length;
+	o.mr_access = (uint32_t)access;
 	RegMrResp r = {c.ctx.add(o), key, key};
 	ret = c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
 	if (ret) {
@@ -295,6 +298,76 @@ int w_reg_mr(Call &c, const uint8_t *in, size_t)
 		c.ctx.objs.erase(r.mr_handle);
 	}
 	return ret;
+}
+
+/**
+ * REREG_MR: the kernel's checks (ib_uverbs_rereg_mr), then the device changes the MR
+ * in place and the keys stay, as mlx5's UMR rereg keeps them.
+ */
+int w_rereg_mr(Call &c, const uint8_t *in, size_t)
+{
+	ReregMrCmd q;
+	memcpy(&q, in, sizeof(q));
+	unsigned idx = c.ctx.dev()->index;
+	constexpr uint32_t kAll = IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_PD |
+				  IBV_REREG_MR_CHANGE_ACCESS;
+	bool trans = q.flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	if (!q.flags || (q.flags & ~kAll) ||
+	    (trans && (!q.start || !q.hca_va || !q.length ||
+		       (q.start & (kPage - 1)) != (q.hca_va & (kPage - 1))))) {
+		klog(1, "uverbs%u: REREG_MR flags 0x%x start 0x%llx iova 0x%llx length %llu", idx,
+		     q.flags, (unsigned long long)q.start, (unsigned long long)q.hca_va,
+		     (unsigned long long)q.length);
+		return -EINVAL;
+	}
+	auto it = c.ctx.objs.find(q.mr_handle);
+	if (it == c.ctx.objs.end() || it->second.type != Uobj::Type::Mr) {
+		klog(1, "uverbs%u: REREG_MR of handle %u: no such MR", idx, q.mr_handle);
+		return it == c.ctx.objs.end() ? -ENOENT : -EINVAL;
+	}
+	Uobj &mr = it->second;
+	uint32_t access = mr.mr_access;
+	if (q.flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		if ((q.access_flags & ~kAccessKnown) ||
+		    ((q.access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+		     !(q.access_flags & IBV_ACCESS_LOCAL_WRITE))) {
+			klog(1, "uverbs%u: REREG_MR access flags 0x%x", idx, q.access_flags);
+			return -EINVAL;
+		}
+		access = q.access_flags & ~(kAccessOptional & ~kAccessRelaxedOrdering) &
+			 ~IBV_ACCESS_HUGETLB;
+	}
+	Uobj *pd = c.ctx.find(q.flags & IBV_REREG_MR_CHANGE_PD ? q.pd_handle : mr.pd_handle,
+			      Uobj::Type::Pd);
+	if (!pd) {
+		klog(1, "uverbs%u: REREG_MR to PD handle %u: no such PD", idx, q.pd_handle);
+		return -EINVAL;
+	}
+	if ((trans && (q.hca_va != q.start || (access & IBV_ACCESS_ZERO_BASED))) ||
+	    ((access | mr.mr_access) & IBV_ACCESS_ON_DEMAND)) {
+		/* the device's MRs are addressed by virtual address; ODP MRs keep theirs */
+		klog(1,
+		     "uverbs%u: REREG_MR iova 0x%llx of 0x%llx, access 0x%x (was 0x%x): not "
+		     "modelled",
+		     idx, (unsigned long long)q.hca_va, (unsigned long long)q.start, access,
+		     mr.mr_access);
+		return -EOPNOTSUPP;
+	}
+	uint64_t addr = trans ? q.start : mr.mr_addr, len = trans ? q.length : mr.mr_len;
+	int ret = c.ctx.hca->rereg_mr(mr.key, pd->pdn, addr, len, (int)access);
+	if (ret) {
+		klog(1, "uverbs%u: REREG_MR [0x%llx, +%llu) access 0x%x of key 0x%x: %s", idx,
+		     (unsigned long long)addr, (unsigned long long)len, access, mr.key,
+		     strerror(-ret));
+		return ret;
+	}
+	mr.mr_addr = addr;
+	mr.mr_len = len;
+	mr.mr_access = access;
+	if (q.flags & IBV_REREG_MR_CHANGE_PD)
+		mr.pd_handle = q.pd_handle;
+	ReregMrResp r = {mr.key, mr.key};
+	return c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
 }
 
 int w_dereg_mr(Call &c, const uint8_t *in, size_t)
@@ -312,6 +385,7 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_DEALLOC_PD, "DEALLOC_PD", sizeof(DeallocPdCmd), 0, w_dealloc_pd},
 	{WCMD_REG_MR, "REG_MR", sizeof(RegMrCmd), sizeof(RegMrResp), w_reg_mr},
 	{WCMD_DEREG_MR, "DEREG_MR", sizeof(DeregMrCmd), 0, w_dereg_mr},
+	{WCMD_REREG_MR, "REREG_MR", sizeof(ReregMrCmd), sizeof(ReregMrResp), w_rereg_mr},
 	{WCMD_EX_QUERY_DEVICE, "EX_QUERY_DEVICE", sizeof(ExQueryDevice), 0, w_ex_query_device},
 	{WCMD_QUERY_QP, "QUERY_QP", sizeof(QueryQpCmd), sizeof(QueryQpResp), w_query_qp},
 	{WCMD_MODIFY_QP, "MODIFY_QP", sizeof(ModifyQpCmd), 0, w_modify_qp},

@@ -263,6 +263,82 @@ void test_mr_outside_process()
 	close(fd);
 }
 
+/* REREG_MR command @p f on @p mr; 0 or the errno, the keys in *r. */
+int rereg(int fd, uint32_t mr, uint32_t f, const void *addr, uint64_t len, uint32_t pd,
+	  uint32_t access, ReregMrResp *r, uint64_t iova = 0)
+{
+	ReregMrCmd c = {0,   mr,
+			f,   (uint64_t)(uintptr_t)addr,
+			len, iova ? iova : (uint64_t)(uintptr_t)addr,
+			pd,  access};
+	return invoke_write(fd, WCMD_REREG_MR, &c, sizeof(c), r, sizeof(*r));
+}
+
+/*
+ * REREG_MR: the keys stay; the kernel's EINVAL for flags, ranges, access and PDs,
+ * ENOENT for no object, EFAULT for memory the process lacks, EOPNOTSUPP for an
+ * iova that is not the address and for ODP; a refusal changes nothing (the PD the
+ * MR is on stays busy, the other one free).
+ */
+void test_rereg_mr()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t pd, pd2;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd2), 0);
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *area = (uint8_t *)mmap(nullptr, 4 * pg, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(area != MAP_FAILED);
+	CU_ASSERT_EQUAL(munmap(area + 3 * pg, pg), 0);
+	RegMrResp mr;
+	CU_ASSERT_EQUAL_FATAL(reg_mr(fd, pd, area, pg, 1, &mr), 0);
+	const uint32_t T = IBV_REREG_MR_CHANGE_TRANSLATION, P = IBV_REREG_MR_CHANGE_PD,
+		       A = IBV_REREG_MR_CHANGE_ACCESS;
+	ReregMrResp r = {};
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, 0, area, pg, pd, 1, &r), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, 8, area, pg, pd, 1, &r), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, area, 0, pd, 1, &r), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, nullptr, pg, pd, 1, &r), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, area, pg, pd, 1, &r, 0x10010), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, area, pg, pd, 1, &r, 0x10000), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(rereg(fd, 999, A, area, pg, pd, 1, &r), ENOENT);
+	CU_ASSERT_EQUAL(rereg(fd, pd, A, area, pg, pd, 1, &r), EINVAL); /* a PD, no MR */
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, A, area, pg, pd, IBV_ACCESS_REMOTE_WRITE, &r),
+			EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, A, area, pg, pd, 1u << 15, &r), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, A, area, pg, pd, 1 | IBV_ACCESS_ON_DEMAND, &r),
+			EOPNOTSUPP);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, P, area, pg, 999, 1, &r), EINVAL);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, P, area, pg, mr.mr_handle, 1, &r), EINVAL);
+	/* memory the process lacks, or read-only memory for a writable MR */
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, area, 4 * pg, pd, 1, &r), EFAULT);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, (void *)0x1000, pg, pd, 1, &r), EFAULT);
+	CU_ASSERT_EQUAL(mprotect(area + 2 * pg, pg, PROT_READ), 0);
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T, area + 2 * pg, pg, pd, 1, &r), EFAULT);
+	/* a read-only MR fits there */
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T | A, area + 2 * pg, pg, pd, 0, &r), 0);
+	/* nothing changed: pd2 is free, pd busy */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), EBUSY);
+	/* every change at once, keys kept */
+	CU_ASSERT_EQUAL(rereg(fd, mr.mr_handle, T | P | A, area + pg, pg, pd2,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &r),
+			0);
+	CU_ASSERT_EQUAL(r.lkey, mr.lkey);
+	CU_ASSERT_EQUAL(r.rkey, mr.rkey);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd2), EBUSY);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	/* a response the process lacks: EFAULT after the change, as the kernel's */
+	ReregMrCmd c = {0, mr.mr_handle, A, 0, 0, 0, 0, IBV_ACCESS_LOCAL_WRITE};
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_REREG_MR, &c, sizeof(c), area + 3 * pg, sizeof(r)),
+			EFAULT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), 0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd2), 0);
+	munmap(area, 3 * pg);
+	close(fd);
+}
+
 void test_queries()
 {
 	int fd = ready_fd();
@@ -786,6 +862,7 @@ const struct cunit_test tests[] = {
 	{"GET_CONTEXT: mlx5 driver data, refusals, once per fd", test_get_context},
 	{"PD and MR: handles, types, EBUSY, ENOENT", test_pd_mr},
 	{"MR outside the process: EFAULT; iova, access, length", test_mr_outside_process},
+	{"REREG_MR: keys kept, refusals change nothing", test_rereg_mr},
 	{"queries: device (ex), port, GID table", test_queries},
 	{"DevX QUERY_HCA_CAP and refusals", test_devx},
 	{"UAR objects and their mmaps", test_uar_mmap},
