@@ -81,6 +81,7 @@ enum : uint16_t {
 	/* PD, MR, CQ, QP */
 	M_PD_DESTROY = 0,
 	M_MR_DESTROY = 1,
+	M_MR_ADVISE = 2,
 	M_CQ_CREATE = 0,
 	M_CQ_DESTROY = 1,
 	M_QP_CREATE = 0,
@@ -128,6 +129,11 @@ enum : uint16_t {
 	/* PD / MR DESTROY, ASYNC_EVENT ALLOC */
 	A_DESTROY_HANDLE = 0,
 	A_DESTROY_RESP = 1, /**< CQ / QP: the events reported */
+	/* MR ADVISE_MR */
+	A_ADVISE_MR_PD = 0,
+	A_ADVISE_MR_ADVICE = 1,
+	A_ADVISE_MR_FLAGS = 2,
+	A_ADVISE_MR_SGE_LIST = 3,
 	/* CQ CREATE */
 	A_CQ_HANDLE = 0,
 	A_CQ_CQE = 1,
@@ -409,6 +415,16 @@ struct ReregMrResp {
 	uint32_t rkey;
 };
 static_assert(sizeof(ReregMrResp) == 8, "ib_uverbs_rereg_mr_resp");
+
+/** ADVISE_MR: one entry of the SGE list (ib_uverbs_sge). */
+struct UverbsSge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+static_assert(sizeof(UverbsSge) == 16, "ib_uverbs_sge");
+constexpr uint32_t kAdviseMrPrefetchNoFault = 2; /**< advices 0..2: PREFETCH(_WRITE, _NO_FAULT) */
+constexpr uint32_t kAdviseMrFlagFlush = 1u << 0;
 
 struct DeregMrCmd {
 	uint32_t mr_handle;

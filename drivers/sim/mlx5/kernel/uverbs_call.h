@@ -100,6 +100,7 @@ int h_query_gid_entry(Call &c);
 int h_query_gid_table(Call &c);
 int h_pd_destroy(Call &c);
 int h_mr_destroy(Call &c);
+int h_mr_advise(Call &c);
 int h_async_event_alloc(Call &c);
 int h_uar_alloc(Call &c);
 int h_uar_destroy(Call &c);

@@ -166,8 +166,11 @@ int w_ex_query_device(Call &c, const uint8_t *in, size_t)
 	const HcaCaps &caps = c.ctx.hca->caps();
 	if (caps.odp_implicit) {
 		r.odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
+		/* the device probes on-demand pages at every access: atomics and SRQ
+		 * receives included (wqe_plan.cpp) */
 		r.odp_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
-					 IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+					 IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+					 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 	}
 	r.device_cap_flags_ex = r.base.device_cap_flags;
 	int ret = c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
@@ -623,6 +626,71 @@ int h_pd_destroy(Call &c)
 int h_mr_destroy(Call &c)
 {
 	return destroy_handle(c, (uint32_t)c.data(A_DESTROY_HANDLE), Uobj::Type::Mr, "MR/DESTROY");
+}
+
+/**
+ * ADVISE_MR (ibv_advise_mr): prefetch hints for on-demand MRs. Each SGE must lie in
+ * an on-demand MR of the PD (writable for PREFETCH_WRITE), else ENOENT as mlx5's
+ * get_prefetchable_mr. The device probes on-demand pages at each access and keeps
+ * no page tables, so there is nothing to fault in ahead; with FLUSH (synchronous)
+ * the pages must be readable now, else EFAULT.
+ */
+int h_mr_advise(Call &c)
+{
+	unsigned idx = c.ctx.dev()->index;
+	uint32_t advice = 0, flags = 0;
+	int ret;
+	if ((ret = c.read_in(A_ADVISE_MR_ADVICE, &advice, sizeof(advice))) ||
+	    (ret = c.read_in(A_ADVISE_MR_FLAGS, &flags, sizeof(flags))))
+		return ret;
+	uint32_t pd = (uint32_t)c.data(A_ADVISE_MR_PD);
+	if (!c.ctx.find(pd, Uobj::Type::Pd)) {
+		klog(1, "uverbs%u: ADVISE_MR on handle %u: no such PD", idx, pd);
+		return c.ctx.objs.count(pd) ? -EINVAL : -ENOENT;
+	}
+	size_t len = c.len(A_ADVISE_MR_SGE_LIST);
+	if (len % sizeof(UverbsSge)) {
+		klog(1, "uverbs%u: ADVISE_MR SGE list of %zu bytes", idx, len);
+		return -EINVAL;
+	}
+	if (advice > kAdviseMrPrefetchNoFault || (flags & ~kAdviseMrFlagFlush)) {
+		klog(1, "uverbs%u: ADVISE_MR advice %u flags 0x%x", idx, advice, flags);
+		return -EOPNOTSUPP;
+	}
+	uint64_t list = c.data(A_ADVISE_MR_SGE_LIST);
+	for (size_t off = 0; off < len; off += sizeof(UverbsSge)) {
+		UverbsSge sge;
+		if (!copy_from_user(&sge, list + off, sizeof(sge)))
+			return -EFAULT;
+		const Uobj *mr = nullptr;
+		for (const auto &kv : c.ctx.objs)
+			if (kv.second.type == Uobj::Type::Mr && kv.second.key == sge.lkey)
+				mr = &kv.second;
+		bool implicit = mr && mr->mr_addr == 0 && mr->mr_len == UINT64_MAX;
+		if (!mr || mr->pd_handle != pd || !(mr->mr_access & IBV_ACCESS_ON_DEMAND) ||
+		    (advice == 1 && !(mr->mr_access & IBV_ACCESS_LOCAL_WRITE)) ||
+		    sge.addr + sge.length < sge.addr ||
+		    (!implicit && (sge.addr < mr->mr_addr ||
+				   sge.addr + sge.length > mr->mr_addr + mr->mr_len))) {
+			klog(1,
+			     "uverbs%u: ADVISE_MR lkey 0x%x [0x%llx, +%u): no on-demand MR of "
+			     "PD %u covers it",
+			     idx, sge.lkey, (unsigned long long)sge.addr, sge.length, pd);
+			return -ENOENT;
+		}
+		if (!(flags & kAdviseMrFlagFlush) || advice == kAdviseMrPrefetchNoFault)
+			continue;
+		uint8_t b;
+		for (uint64_t p = sge.addr; p < sge.addr + sge.length;
+		     p = (p & ~(kPage - 1)) + kPage) {
+			if (!copy_from_user(&b, p, 1)) {
+				klog(1, "uverbs%u: ADVISE_MR page 0x%llx not mapped", idx,
+				     (unsigned long long)p);
+				return -EFAULT;
+			}
+		}
+	}
+	return 0;
 }
 
 int h_async_event_alloc(Call &c)

@@ -62,6 +62,12 @@ const AttrSpec kGidTable[] = {
 const AttrSpec kDestroy[] = {
 	{A_DESTROY_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
 };
+const AttrSpec kMrAdvise[] = {
+	{A_ADVISE_MR_PD, AttrKind::IdrIn, true, 0, 0},
+	{A_ADVISE_MR_ADVICE, AttrKind::PtrIn, true, 1, 8},
+	{A_ADVISE_MR_FLAGS, AttrKind::PtrIn, true, 4, 4},
+	{A_ADVISE_MR_SGE_LIST, AttrKind::PtrIn, true, sizeof(UverbsSge), kAny},
+};
 const AttrSpec kCqCreate[] = {
 	{A_CQ_HANDLE, AttrKind::IdrNew, true, 0, 0},
 	{A_CQ_CQE, AttrKind::PtrIn, true, 4, 4},
@@ -167,6 +173,8 @@ const MethodSpec kMethods[] = {
 	  true, kDestroy, h_pd_destroy),
 	M(OBJ_MR, M_MR_DESTROY, "MR/DESTROY",
 	  true, kDestroy, h_mr_destroy),
+	M(OBJ_MR, M_MR_ADVISE, "MR/ADVISE_MR",
+	  true, kMrAdvise, h_mr_advise),
 	M(OBJ_CQ, M_CQ_CREATE, "CQ/CREATE",
 	  true, kCqCreate, h_cq_create),
 	M(OBJ_CQ, M_CQ_DESTROY, "CQ/DESTROY",

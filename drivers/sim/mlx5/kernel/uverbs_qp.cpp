@@ -344,7 +344,11 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 	a.rq_psn = q.rq_psn;
 	a.sq_psn = q.sq_psn;
 	a.dest_qp_num = q.dest_qp_num;
-	a.qp_access_flags = (int)q.qp_access_flags;
+	/* the kernel passes on the bits a QP has and ignores the rest (MR-only bits such
+	 * as ON_DEMAND, which pyverbs' ODP tests give their QPs too) */
+	a.qp_access_flags = (int)(q.qp_access_flags &
+				  (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC));
 	dest_to_ah(q.dest, &a.ah_attr);
 	dest_to_ah(q.alt_dest, &a.alt_ah_attr);
 	a.pkey_index = q.pkey_index;
