@@ -26,6 +26,7 @@ constexpr uint32_t kSrqMaxShift = 10; /* the model's largest receive WQE (hca_li
 constexpr uint32_t kSrqFlagSignature = 1u << 0;
 constexpr uint32_t kUidxMask = 0xffffff;
 
+/** The power of two at or above @p v (at most 2^31: callers bound @p v). */
 uint32_t round_pow2(uint64_t v)
 {
 	uint32_t l = 0;
@@ -95,9 +96,12 @@ int h_srq_create(Call &c)
 	const HcaCaps &caps = ctx.hca->caps();
 	/* the kernel's geometry (mlx5_ib_create_srq): a power of two of WQEs above max_wr,
 	 * each the next segment and max_sge data segments, at least 32 bytes */
-	uint32_t wqe_bytes = round_pow2(kSrqNextSeg + (uint64_t)kDataSeg * max_sge);
-	if (wqe_bytes < 32)
-		wqe_bytes = 32;
+	uint32_t wqe_bytes = 0;
+	if (max_sge <= caps.max_sge) { /* bounded: no shift beyond 32 bits below */
+		wqe_bytes = round_pow2(kSrqNextSeg + (uint64_t)kDataSeg * max_sge);
+		if (wqe_bytes < 32)
+			wqe_bytes = 32;
+	}
 	if (max_wr == 0 || max_wr >= caps.max_recv_wr || max_sge > caps.max_sge ||
 	    wqe_bytes > (1u << kSrqMaxShift)) {
 		klog(1, "uverbs%u: SRQ/CREATE max_wr %u max_sge %u (limits %u, %u)", idx, max_wr,

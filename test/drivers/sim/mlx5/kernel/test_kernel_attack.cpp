@@ -438,6 +438,51 @@ void test_ring_addresses()
 					.send(r.fd),
 				EINVAL);
 	}
+	/* SRQ rings: read-only, PROT_NONE, past the mapping, kernel, wrapping; records
+	 * read-only and unmapped; a PD handle wider than 32 bits (p is read-only now) */
+	Mlx5CreateSrq sq = {};
+	sq.buf_addr = (uint64_t)(uintptr_t)(r.ring + 32 * 4096);
+	sq.db_addr = (uint64_t)(uintptr_t)(r.db + 48);
+	Mlx5CreateSrq bs = sq;
+	bs.buf_addr = (uint64_t)(uintptr_t)p;
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 63, 3, &h), EFAULT);
+	bs.buf_addr = (uint64_t)(uintptr_t)(p + 4096);
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 63, 3, &h), EFAULT);
+	bs.buf_addr = (uint64_t)(uintptr_t)(r.ring + 62 * 4096); /* 2 pages, 1 mapped */
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 127, 3, &h), EFAULT);
+	bs.buf_addr = kKernelAddr;
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 63, 3, &h), EFAULT);
+	bs.buf_addr = ~0ull - 4095;
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 127, 3, &h), EFAULT);
+	bs = sq;
+	bs.db_addr = (uint64_t)(uintptr_t)p;
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 63, 3, &h), EFAULT);
+	bs.db_addr = (uint64_t)(uintptr_t)(p + 2 * 4096);
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, bs, 63, 3, &h), EFAULT);
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd, r.efd, sq, 0xffffffffu, 0xffffffffu, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_srq(r.fd, r.pd | (1ull << 32), r.efd, sq, 63, 3, &h), ENOENT);
+	/* REREG_MR onto memory the process lacks: the MR stays as it was */
+	RegMrResp mr;
+	CU_ASSERT_EQUAL_FATAL(reg_mr(r.fd, r.pd, r.ring, 4096, 1, &mr), 0);
+	ReregMrCmd rr = {0,
+			 mr.mr_handle,
+			 IBV_REREG_MR_CHANGE_TRANSLATION,
+			 (uint64_t)(uintptr_t)(p + 4096),
+			 4096,
+			 (uint64_t)(uintptr_t)(p + 4096),
+			 0,
+			 0};
+	ReregMrResp rresp;
+	CU_ASSERT_EQUAL(invoke_write(r.fd, WCMD_REREG_MR, &rr, sizeof(rr), &rresp, sizeof(rresp)),
+			EFAULT);
+	rr.start = rr.hca_va = kKernelAddr;
+	CU_ASSERT_EQUAL(invoke_write(r.fd, WCMD_REREG_MR, &rr, sizeof(rr), &rresp, sizeof(rresp)),
+			EFAULT);
+	rr.start = rr.hca_va = ~0ull - 4095;
+	rr.length = 8192;
+	CU_ASSERT_NOT_EQUAL(
+		invoke_write(r.fd, WCMD_REREG_MR, &rr, sizeof(rr), &rresp, sizeof(rresp)), 0);
+	CU_ASSERT_EQUAL(destroy(r.fd, OBJ_MR, M_MR_DESTROY, A_DESTROY_HANDLE, mr.mr_handle), 0);
 	DestroyCqResp dr;
 	CU_ASSERT_EQUAL(Req(OBJ_CQ, M_CQ_DESTROY)
 				.add(A_DESTROY_HANDLE, 0, r.cq | (1ull << 32))
