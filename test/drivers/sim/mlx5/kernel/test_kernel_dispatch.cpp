@@ -504,6 +504,153 @@ int init2init(int fd, uint32_t h, uint32_t qpn, uint32_t mask, uint8_t *status)
 	return ret;
 }
 
+/** DEVX_OBJ/CREATE of @p in: 0 or the errno; the new handle, the output box. */
+int devx_create(int fd, const uint8_t *in, uint16_t inlen, uint8_t *out, uint16_t outlen,
+		uint32_t *h)
+{
+	Req r(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_CREATE);
+	r.add(A_DEVX_OBJ_HANDLE, 0, 0)
+		.in(A_DEVX_OBJ_CMD_IN, in, inlen)
+		.out(A_DEVX_OBJ_CMD_OUT, out, outlen);
+	int ret = r.send(fd);
+	*h = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+/** CREATE_MKEY as mlx5dv_create_mkey sends it: KLM, free, UMR, local read, PD @p pdn. */
+void mkey_in(uint8_t *in, uint32_t pdn, uint32_t octowords, bool sig)
+{
+	using namespace create_mkey;
+	memset(in, 0, kPrmCreateMkeyIn);
+	prm_set(in, kPrmInOpcode, kPrmOpCreateMkey);
+	prm_set(in, access_mode_1_0, kAccessModeKlms);
+	prm_set(in, is_free, 1);
+	prm_set(in, umr_en, 1);
+	prm_set(in, lr, 1);
+	prm_set(in, pd, pdn);
+	prm_set(in, qpn, 0xffffff);
+	prm_set(in, translations_octword_size, octowords);
+	if (sig) {
+		prm_set(in, bsf_en, 1);
+		prm_set(in, bsf_octword_size, kSigBsfOctowords);
+	}
+}
+
+void test_devx_objects()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t pd, pdn, h, mkey, psv, rq;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd, &pdn), 0);
+	uint8_t in[kPrmCreateMkeyIn + 16], out[64];
+	/* an indirect signature mkey: its index comes back, the key is index << 8 */
+	mkey_in(in, pdn, 4, true);
+	CU_ASSERT_EQUAL_FATAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &mkey), 0);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), 0u);
+	CU_ASSERT_NOT_EQUAL(prm_get(out, create_mkey::out_mkey_index), 0u);
+	/* the PD is busy while the mkey lives */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), EBUSY);
+	/* refusals, each the device's status in the box and EREMOTEIO, nothing created */
+	struct {
+		PrmField f;
+		uint32_t v;
+		uint8_t status;
+	} bad[] = {
+		{create_mkey::pd, 0x7777, kPrmStatusBadParam},         /* not the context's PD */
+		{create_mkey::access_mode_1_0, 1, kPrmStatusBadParam}, /* MTT: REG_MR's */
+		{create_mkey::is_free, 0, kPrmStatusBadParam},
+		{create_mkey::umr_en, 0, kPrmStatusBadParam},
+		{create_mkey::lr, 0, kPrmStatusBadParam},
+		{create_mkey::a_rw_rr_lw, 2, kPrmStatusBadParam}, /* remote read at create */
+		{create_mkey::qpn, 5, kPrmStatusBadParam},
+		{create_mkey::mkey_7_0, 0x11, kPrmStatusBadParam},
+		{create_mkey::bsf_octword_size, 2, kPrmStatusBadParam},
+		{create_mkey::crypto_en, 1, kPrmStatusBadParam},
+		{create_mkey::len_lo, 4096, kPrmStatusBadParam},
+		{create_mkey::translations_octword_size, 1u << 20, kPrmStatusBadParam},
+	};
+	for (const auto &b : bad) {
+		mkey_in(in, pdn, 4, true);
+		prm_set(in, b.f, b.v);
+		memset(out, 0, sizeof(out));
+		CU_ASSERT_EQUAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &h), EREMOTEIO);
+		CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), b.status);
+	}
+	/* a BSF size without bsf_en; initial KLM entries past the box; a short box */
+	mkey_in(in, pdn, 4, false);
+	prm_set(in, create_mkey::bsf_octword_size, 4);
+	CU_ASSERT_EQUAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &h), EREMOTEIO);
+	mkey_in(in, pdn, 4, false);
+	memset(in + kPrmCreateMkeyIn, 0, 16);
+	in[kPrmCreateMkeyIn + 3] = 1;
+	CU_ASSERT_EQUAL(devx_create(fd, in, sizeof(in), out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(devx_create(fd, in, 64, out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadInpLen);
+	/* PSVs: one per command, on an own PD */
+	uint8_t pin[kPrmCreatePsvIn] = {};
+	prm_set(pin, kPrmInOpcode, kPrmOpCreatePsv);
+	prm_set(pin, create_psv::pd, pdn);
+	prm_set(pin, create_psv::num_psv, 2);
+	CU_ASSERT_EQUAL(devx_create(fd, pin, sizeof(pin), out, 32, &h), EREMOTEIO);
+	prm_set(pin, create_psv::num_psv, 1);
+	CU_ASSERT_EQUAL(devx_create(fd, pin, sizeof(pin), out, 16, &h), EREMOTEIO); /* short out */
+	CU_ASSERT_EQUAL_FATAL(devx_create(fd, pin, sizeof(pin), out, 32, &psv), 0);
+	CU_ASSERT_NOT_EQUAL(prm_get(out, create_psv::out_psv0_index), 0u);
+	/* a RESERVED_QPN block of 2^granularity QPNs */
+	uint8_t gin[kPrmCreateReservedQpnIn] = {};
+	prm_set(gin, kPrmInOpcode, kPrmOpCreateGeneralObject);
+	prm_set(gin, general_obj::obj_type, hca_cap::kObjTypeReservedQpn);
+	prm_set(gin, general_obj::log_obj_range, 4);
+	CU_ASSERT_EQUAL_FATAL(devx_create(fd, gin, sizeof(gin), out, 16, &rq), 0);
+	CU_ASSERT_EQUAL(prm_get(out, general_obj::out_obj_id) % 16, 0u);
+	/* another general object type, another create command: BAD_OP; no command: EINVAL */
+	prm_set(gin, general_obj::obj_type, 0x1d);
+	CU_ASSERT_EQUAL(devx_create(fd, gin, sizeof(gin), out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadOp);
+	prm_set(gin, kPrmInOpcode, 0x500); /* CREATE_QP */
+	CU_ASSERT_EQUAL(devx_create(fd, gin, sizeof(gin), out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadOp);
+	prm_set(gin, kPrmInOpcode, 0x123);
+	CU_ASSERT_EQUAL(devx_create(fd, gin, sizeof(gin), out, 16, &h), EINVAL);
+	/* a general command the device lacks: BAD_OP */
+	uint8_t qin[16] = {};
+	prm_set(qin, kPrmInOpcode, 0x10a); /* QUERY_ISSI */
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_CMD_OUT, out, 16)
+				.send(fd),
+			EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadOp);
+	/* QUERY on an mkey: no QUERY_MKEY in the device */
+	uint8_t qo[kPrmQueryQpOut];
+	prm_set(qin, kPrmInOpcode, 0x201);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, mkey)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qo, sizeof(qo))
+				.send(fd),
+			EREMOTEIO);
+	/* destroy: a DevX object only; once */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, pd),
+			EINVAL);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, psv),
+			0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, psv),
+			ENOENT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, rq),
+			0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, mkey),
+			0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	/* objects left at close go with the file, before their PD */
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd, &pdn), 0);
+	mkey_in(in, pdn, 8, false);
+	CU_ASSERT_EQUAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &mkey), 0);
+	prm_set(pin, create_psv::pd, pdn);
+	CU_ASSERT_EQUAL(devx_create(fd, pin, sizeof(pin), out, 32, &psv), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+}
+
 void test_cq_qp()
 {
 	int fd = ready_fd();
@@ -594,6 +741,49 @@ void test_cq_qp()
 	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, 1u << 4, &status), EREMOTEIO);
 	CU_ASSERT_EQUAL(status, kPrmStatusBadParam);
 	CU_ASSERT_EQUAL(init2init(fd, cq, qpn, init2init::kOptMaskMmo, nullptr), EINVAL);
+	/* INIT2INIT with qpc.drain_sigerr (signature pipelining), then QUERY_QP shows it */
+	uint8_t din[kPrmInit2InitIn] = {}, dout[16] = {};
+	prm_set(din, kPrmInOpcode, kPrmOpInit2InitQp);
+	prm_set(din, init2init::qpn, qpn);
+	prm_set(din, init2init::opt_param_mask, init2init::kOptMaskDrainSigerr);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+				.add(A_DEVX_MODIFY_HANDLE, 0, qp)
+				.in(A_DEVX_MODIFY_CMD_IN, din, sizeof(din))
+				.out(A_DEVX_MODIFY_CMD_OUT, dout, sizeof(dout))
+				.send(fd),
+			EREMOTEIO); /* the mask without the bit */
+	prm_set(din, init2init::qpc_drain_sigerr, 1);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+				.add(A_DEVX_MODIFY_HANDLE, 0, qp)
+				.in(A_DEVX_MODIFY_CMD_IN, din, sizeof(din))
+				.out(A_DEVX_MODIFY_CMD_OUT, dout, sizeof(dout))
+				.send(fd),
+			0);
+	uint8_t qin[kPrmQueryQpIn] = {}, qout[kPrmQueryQpOut];
+	prm_set(qin, kPrmInOpcode, kPrmOpQueryQp);
+	prm_set(qin, query_qp::qpn, qpn + 1);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, qp)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qout, sizeof(qout))
+				.send(fd),
+			EINVAL); /* another QP's number */
+	prm_set(qin, query_qp::qpn, qpn);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, qp)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qout, 64)
+				.send(fd),
+			EREMOTEIO); /* too short for the QP context */
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, qp)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qout, sizeof(qout))
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(prm_get(qout, query_qp::state), kQpcStateInit);
+	CU_ASSERT_EQUAL(prm_get(qout, query_qp::drain_sigerr), 1u);
+	CU_ASSERT_EQUAL(prm_get(qout, query_qp::hw_sq_wqebb_counter), 0u);
 	CU_ASSERT_EQUAL(init2init(fd, 999, qpn, init2init::kOptMaskMmo, nullptr), ENOENT);
 	CU_ASSERT_EQUAL(qr.port_num, 1);
 	CU_ASSERT_EQUAL(qr.cap.max_send_wr, 8u);
@@ -650,6 +840,7 @@ const struct cunit_test tests[] = {
 	{"async event fd", test_async_fd},
 	{"close releases every object", test_close_releases},
 	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
+	{"DevX objects: mkeys, PSVs, reserved QPNs, BAD_OP, refusals", test_devx_objects},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 
