@@ -165,6 +165,12 @@ struct Mlx5CreateQp {
 static_assert(sizeof(Mlx5CreateQp) == 56, "mlx5_ib_create_qp");
 constexpr uint32_t kQpFlagScatterCqe = 1u << 1;
 constexpr uint32_t kQpFlagUarPageIndex = 1u << 10;
+/** DC (QP/CREATE of type IBV_QPT_DRIVER, mlx5dv_create_qp's dc_init_attr) */
+constexpr uint32_t kQpFlagTypeDct = 1u << 4;
+constexpr uint32_t kQpFlagTypeDci = 1u << 5;
+constexpr uint32_t kQpFlagDciStream = 1u << 11;
+/** QP/CREATE TYPE of mlx5dv's DC QPs (IB_UVERBS_QPT_DRIVER) */
+constexpr uint32_t kUverbsQptDriver = 0xff;
 
 struct Mlx5CreateQpResp {
 	uint32_t bfreg_index;

@@ -651,6 +651,86 @@ void test_devx_objects()
 	CU_ASSERT_EQUAL(close(fd), 0);
 }
 
+/* mlx5dv_create_qp's DCI (with streams): QP/CREATE of TYPE driver, flags TYPE_DCI */
+void test_dci()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int efd = async_fd(fd);
+	CU_ASSERT_FATAL(efd >= 0);
+	uint32_t pd, cq, cqn, qp, h, qpn = 0;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 16 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 128);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 16 * 4096);
+	memset(db, 0, 128);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, &cqn), 0);
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.uidx = 2;
+	q.flags = kQpFlagTypeDci | kQpFlagDciStream;
+	q.dci_log_num_concurent = 2;
+	q.dci_log_num_errored = 1;
+	Mlx5CreateQp bad = q;
+	bad.dci_log_num_concurent = 5; /* the device has 2^4 streams */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	bad = q;
+	bad.dci_log_num_errored = 4; /* the device tracks 2^3 errored streams */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	bad = q;
+	bad.flags = kQpFlagTypeDci; /* stream sizes without DCI_STREAM */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	bad = q;
+	bad.rq_wqe_count = 8; /* a DCI has no RQ */
+	bad.rq_wqe_shift = 6;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &h), EOPNOTSUPP);
+	bad = q;
+	bad.flags = 0; /* TYPE driver without a DC role */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EOPNOTSUPP);
+	bad.flags = kQpFlagTypeDct; /* DCTs need SRQs: not yet */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EOPNOTSUPP);
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptDriver, &qp, &qpn), 0);
+	/* the DCI table of the state machine: RTR takes no destination */
+	ModifyQpCmd m = {};
+	m.qp_handle = qp;
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	m.qp_state = IBV_QPS_INIT;
+	m.port_num = 1;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN;
+	m.qp_state = IBV_QPS_RTR;
+	m.path_mtu = IBV_MTU_4096;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PATH_MTU;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	m.qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	QueryQpCmd qq = {0, qp, IBV_QP_STATE};
+	QueryQpResp qr;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
+	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_RTS);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_QP, M_QP_DESTROY, A_DESTROY_HANDLE, qp), EINVAL);
+	uint32_t events = 1;
+	CU_ASSERT_EQUAL(Req(OBJ_QP, M_QP_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, qp)
+				.out(A_DESTROY_RESP, &events, sizeof(events))
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(events, 0u);
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	free(ring);
+	free(db);
+}
+
 void test_cq_qp()
 {
 	int fd = ready_fd();
@@ -841,6 +921,7 @@ const struct cunit_test tests[] = {
 	{"close releases every object", test_close_releases},
 	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
 	{"DevX objects: mkeys, PSVs, reserved QPNs, BAD_OP, refusals", test_devx_objects},
+	{"DCI with streams: driver data, limits, state machine", test_dci},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 
