@@ -347,6 +347,16 @@ int h_devx_other(Call &c)
 	case kCapOdp:    /* no DC ODP capabilities */
 	case kCapAtomic: /* no PCIe atomics: the device's atomics are its own */
 		break;
+	case kCapEthOffloads: /* an InfiniBand port */
+	case kCapRoce:
+	case kCapNicFlowTable: /* no flow steering */
+	case kCapEswFlowTable:
+	case kCapEsw:
+	case kCapQos:    /* no scheduling elements */
+	case kCapDevMem: /* no device memory */
+	case kCapCrypto:
+		/* capability pages of features the model lacks: every bit 0 */
+		break;
 	default:
 		klog(1, "uverbs%u: QUERY_HCA_CAP op_mod 0x%x: no such capability", idx, op_mod);
 		return prm_fail(c, out, kPrmStatusBadParam, 0x100);

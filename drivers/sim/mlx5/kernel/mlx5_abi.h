@@ -211,6 +211,15 @@ constexpr uint16_t kCapGeneral = 0x1;
 constexpr uint16_t kCapOdp = 0x5;
 constexpr uint16_t kCapAtomic = 0x7;
 constexpr uint16_t kCapGeneral2 = 0x41;
+/** Capability types of features the model lacks: answered with every bit 0. */
+constexpr uint16_t kCapEthOffloads = 0x3;
+constexpr uint16_t kCapRoce = 0x9;
+constexpr uint16_t kCapNicFlowTable = 0xf;
+constexpr uint16_t kCapEswFlowTable = 0x11;
+constexpr uint16_t kCapEsw = 0x13;
+constexpr uint16_t kCapQos = 0x19;
+constexpr uint16_t kCapDevMem = 0x1f;
+constexpr uint16_t kCapCrypto = 0x35;
 /** PRM command status BAD_PARAM, BAD_OP: libmlx5 maps both to EINVAL. */
 constexpr uint8_t kPrmStatusBadOp = 0x2;
 constexpr uint8_t kPrmStatusBadParam = 0x3;

@@ -353,8 +353,20 @@ void test_devx()
 				.send(fd),
 			0);
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap_2::log_reserved_qpn_granularity), 4u);
-	/* a capability type the device lacks: EREMOTEIO, status BAD_PARAM in the box */
-	prm_set(in, kPrmInOpMod, 0x19);
+	/* the page of a feature the model lacks (device memory): every bit 0 */
+	prm_set(in, kPrmInOpMod, kCapDevMem);
+	memset(out, 0xa5, sizeof(out));
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			0);
+	size_t nonzero = 0;
+	for (size_t i = 0; i < sizeof(out); i++)
+		nonzero += out[i] != 0;
+	CU_ASSERT_EQUAL(nonzero, 0u);
+	/* a capability type no device has: EREMOTEIO, status BAD_PARAM in the box */
+	prm_set(in, kPrmInOpMod, 0x7d);
 	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
 				.in(A_DEVX_CMD_IN, in, sizeof(in))
 				.out(A_DEVX_CMD_OUT, out, sizeof(out))
