@@ -250,6 +250,12 @@ int HcaImpl::query_qp(uint32_t qpn, QpInfo *info)
 	return qpt_.query(qpn, info);
 }
 
+int HcaImpl::set_drain_sigerr(uint32_t qpn)
+{
+	DevLock lk(mu_);
+	return qpt_.set_drain_sigerr(qpn);
+}
+
 int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask)
 {
 	DevLock lk(mu_);

@@ -320,6 +320,12 @@ public:
 	/** ibv_modify_qp semantics: illegal transitions give -EINVAL and change nothing. */
 	virtual int modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask) = 0;
 	virtual int query_qp(uint32_t qpn, QpInfo *info) = 0;
+	/**
+	 * INIT2INIT setting qpc.drain_sigerr (the kernel side's DevX path; the imitation
+	 * provider gives QpConfig::drain_sigerr at creation). -EINVAL unless QP @p qpn
+	 * exists and is in INIT.
+	 */
+	virtual int set_drain_sigerr(uint32_t qpn) = 0;
 	virtual int destroy_qp(uint32_t qpn) = 0;
 
 	/**

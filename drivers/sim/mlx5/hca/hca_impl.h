@@ -75,6 +75,7 @@ public:
 	int create_qp(const QpConfig &cfg, uint32_t *qpn) override;
 	int modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask) override;
 	int query_qp(uint32_t qpn, QpInfo *info) override;
+	int set_drain_sigerr(uint32_t qpn) override;
 	int destroy_qp(uint32_t qpn) override;
 	void sq_doorbell(uint32_t qpn, uint64_t ctrl8) override;
 	void rq_notify(uint32_t qpn) override;

@@ -260,6 +260,16 @@ int QpTable::query(uint32_t qpn, QpInfo *info) const
 	return 0;
 }
 
+int QpTable::set_drain_sigerr(uint32_t qpn)
+{
+	QpObj *qp = find(qpn);
+	if (!qp || qp->state != IBV_QPS_INIT)
+		return -EINVAL;
+	/* nothing executes before RTS: the SQ engine sees the flag from its first WQE */
+	qp->cfg.drain_sigerr = true;
+	return 0;
+}
+
 void QpTable::drain_overruns()
 {
 	while (QpObj *qp = cqs_.take_overrun())

@@ -55,6 +55,8 @@ public:
 	/** DESTROY_QP; the device then re-evaluates sends stalled on it. */
 	int destroy(uint32_t qpn);
 	int query(uint32_t qpn, QpInfo *info) const;
+	/** INIT2INIT with qpc.drain_sigerr: -EINVAL unless the QP exists and is in INIT. */
+	int set_drain_sigerr(uint32_t qpn);
 	/** What a transition leaves the device to do. */
 	enum class Next : uint8_t {
 		None,

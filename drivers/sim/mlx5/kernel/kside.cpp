@@ -426,6 +426,10 @@ Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
 
 Context::~Context()
 {
+	/* DevX objects first: mkeys and PSVs hold their PDs (devx_cmds.cpp) */
+	for (auto it = objs.rbegin(); it != objs.rend(); ++it)
+		if (it->second.type == Uobj::Type::DevxObj)
+			destroy_obj(it->second);
 	/* as the kernel at the last close: every object of the file, users first */
 	static const Uobj::Type order[] = {Uobj::Type::Qp,        Uobj::Type::Srq, Uobj::Type::Cq,
 					   Uobj::Type::Mr,        Uobj::Type::Pd,  Uobj::Type::Uar,
@@ -480,6 +484,9 @@ int Context::destroy_obj(Uobj &o)
 			srq_doorbell_unwatch(dev_, o.srqn);
 		break;
 	case Uobj::Type::AsyncEvent:
+		break;
+	case Uobj::Type::DevxObj:
+		ret = devx_obj_destroy(*hca, o);
 		break;
 	}
 	return ret;

@@ -114,7 +114,8 @@ struct Uobj {
 		AsyncEvent,
 		Cq,
 		Qp,
-		Srq
+		Srq,
+		DevxObj /**< an object DEVX_OBJ/CREATE made (devx_cmds.cpp) */
 	} type;
 	uint32_t pdn = 0;                 /**< Pd */
 	uint32_t key = 0;                 /**< Mr: lkey = rkey */
@@ -135,6 +136,8 @@ struct Uobj {
 	uint32_t uar_page = 0;            /**< Uar: page index in the context's memfd = page_id */
 	void *uar_dev = nullptr;          /**< Uar: the device's own mapping of the page */
 	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
+	uint16_t devx_op = 0;             /**< DevxObj: the PRM create opcode */
+	uint32_t devx_id = 0;             /**< DevxObj: mkey key, PSV index, first QPN */
 };
 
 /** One open of /dev/infiniband/uverbs<i>. */
@@ -172,6 +175,12 @@ private:
 	Device *dev_;
 	int fd_;
 };
+
+/**
+ * Undo DevX object @p o on @p hca as the kernel's destroy command for its create
+ * opcode would (devx_cmds.cpp): 0 or the device's errno.
+ */
+int devx_obj_destroy(Hca &hca, const Uobj &o);
 
 /** Register the fake fd @p fd of @p ctx / of an async file (libc_intercept.cpp). */
 void fd_register_context(int fd, const std::shared_ptr<Context> &ctx);

@@ -165,6 +165,12 @@ struct Mlx5CreateQp {
 static_assert(sizeof(Mlx5CreateQp) == 56, "mlx5_ib_create_qp");
 constexpr uint32_t kQpFlagScatterCqe = 1u << 1;
 constexpr uint32_t kQpFlagUarPageIndex = 1u << 10;
+/** DC (QP/CREATE of type IBV_QPT_DRIVER, mlx5dv_create_qp's dc_init_attr) */
+constexpr uint32_t kQpFlagTypeDct = 1u << 4;
+constexpr uint32_t kQpFlagTypeDci = 1u << 5;
+constexpr uint32_t kQpFlagDciStream = 1u << 11;
+/** QP/CREATE TYPE of mlx5dv's DC QPs (IB_UVERBS_QPT_DRIVER) */
+constexpr uint32_t kUverbsQptDriver = 0xff;
 
 struct Mlx5CreateQpResp {
 	uint32_t bfreg_index;
@@ -221,6 +227,15 @@ constexpr uint16_t kCapGeneral = 0x1;
 constexpr uint16_t kCapOdp = 0x5;
 constexpr uint16_t kCapAtomic = 0x7;
 constexpr uint16_t kCapGeneral2 = 0x41;
+/** Capability types of features the model lacks: answered with every bit 0. */
+constexpr uint16_t kCapEthOffloads = 0x3;
+constexpr uint16_t kCapRoce = 0x9;
+constexpr uint16_t kCapNicFlowTable = 0xf;
+constexpr uint16_t kCapEswFlowTable = 0x11;
+constexpr uint16_t kCapEsw = 0x13;
+constexpr uint16_t kCapQos = 0x19;
+constexpr uint16_t kCapDevMem = 0x1f;
+constexpr uint16_t kCapCrypto = 0x35;
 /** PRM command status BAD_PARAM, BAD_OP: libmlx5 maps both to EINVAL. */
 constexpr uint8_t kPrmStatusBadOp = 0x2;
 constexpr uint8_t kPrmStatusBadParam = 0x3;
@@ -320,6 +335,121 @@ constexpr uint8_t kPrmStatusBadResState = 0x9;
 /** Output header: status (byte 0), syndrome (dword 1). */
 constexpr PrmField kPrmOutStatus{0x00, 8};
 constexpr PrmField kPrmOutSyndrome{0x20, 32};
+
+/* ---- PRM: DevX objects (DEVX_OBJ CREATE / DESTROY / QUERY) ------------------------- */
+
+/**
+ * INIT2INIT's qpc.drain_sigerr (libmlx5's mlx5_modify_qp_drain_sigerr, mlx5.c): the QP
+ * context starts at bit 0xc0 of the input, drain_sigerr is its bit 0x25; the 32-bit
+ * optional parameter mask names it with bit 11.
+ */
+namespace init2init {
+constexpr PrmField qpc_drain_sigerr{0xc0 + 0x25, 1};
+constexpr uint32_t kOptMaskDrainSigerr = 1u << 11;
+} // namespace init2init
+
+/** CREATE_MKEY (0x200): 272 bytes in, 16 out; the mkey context (mkc) at bit 0x80. */
+constexpr uint16_t kPrmOpCreateMkey = 0x200;
+constexpr size_t kPrmCreateMkeyIn = 272;
+constexpr size_t kPrmCreateMkeyOut = 16;
+namespace create_mkey {
+constexpr uint32_t kMkc = 0x80;
+constexpr PrmField pg_access{0x60, 1};
+constexpr PrmField mkey_umem_valid{0x61, 1};
+constexpr PrmField is_free{kMkc + 0x01, 1}; /**< mkc.free */
+constexpr PrmField access_mode_4_2{kMkc + 0x03, 3};
+constexpr PrmField relaxed_ordering_write{kMkc + 0x0d, 1};
+constexpr PrmField umr_en{kMkc + 0x10, 1};
+/** a, rw, rr, lw: the rights beyond local read (bits 0x11..0x14) */
+constexpr PrmField a_rw_rr_lw{kMkc + 0x11, 4};
+constexpr PrmField lr{kMkc + 0x15, 1};
+constexpr PrmField access_mode_1_0{kMkc + 0x16, 2};
+constexpr PrmField qpn{kMkc + 0x20, 24};
+constexpr PrmField mkey_7_0{kMkc + 0x38, 8};
+constexpr PrmField length64{kMkc + 0x60, 1};
+constexpr PrmField bsf_en{kMkc + 0x61, 1};
+constexpr PrmField sync_umr{kMkc + 0x62, 1};
+constexpr PrmField expected_sigerr_count{kMkc + 0x65, 1};
+constexpr PrmField en_rinval{kMkc + 0x67, 1};
+constexpr PrmField pd{kMkc + 0x68, 24};
+constexpr PrmField start_addr_hi{kMkc + 0x80, 32};
+constexpr PrmField start_addr_lo{kMkc + 0xa0, 32};
+constexpr PrmField len_hi{kMkc + 0xc0, 32};
+constexpr PrmField len_lo{kMkc + 0xe0, 32};
+constexpr PrmField bsf_octword_size{kMkc + 0x100, 32};
+constexpr PrmField translations_octword_size{kMkc + 0x1a0, 32};
+constexpr PrmField relaxed_ordering_read{kMkc + 0x1d9, 1};
+constexpr PrmField crypto_en{kMkc + 0x1e3, 2};
+constexpr PrmField translations_octword_actual_size{0x300, 32};
+/** out: the new mkey's index (its key is index << 8, tag 0) */
+constexpr PrmField out_mkey_index{0x48, 24};
+/** access mode KLMs: an indirect mkey a UMR fills */
+constexpr uint32_t kAccessModeKlms = 2;
+/** the signature BSF: 4 octowords (64 bytes) */
+constexpr uint32_t kSigBsfOctowords = 4;
+} // namespace create_mkey
+static_assert(create_mkey::crypto_en.bit + 2 <= create_mkey::kMkc + 0x200, "mkc is 0x200 bits");
+static_assert(create_mkey::translations_octword_actual_size.bit + 32 <= kPrmCreateMkeyIn * 8,
+	      "create_mkey_in size");
+
+/** CREATE_PSV (0x600): 16 bytes in, 32 out. */
+constexpr uint16_t kPrmOpCreatePsv = 0x600;
+constexpr size_t kPrmCreatePsvIn = 16;
+constexpr size_t kPrmCreatePsvOut = 32;
+namespace create_psv {
+constexpr PrmField num_psv{0x40, 4};
+constexpr PrmField pd{0x48, 24};
+constexpr PrmField out_psv0_index{0x88, 24};
+} // namespace create_psv
+static_assert(create_psv::out_psv0_index.bit + 24 <= kPrmCreatePsvOut * 8, "create_psv_out");
+
+/**
+ * CREATE_GENERAL_OBJECT (0xa00): the general object header (16 bytes: obj_type in the
+ * op_mod position, log_obj_range), then the object's fields; out: obj_id.
+ * RESERVED_QPN (0x2c) has no fields of its own that libmlx5 sets: 32 bytes in.
+ */
+constexpr uint16_t kPrmOpCreateGeneralObject = 0xa00;
+constexpr size_t kPrmGeneralObjHdr = 16;
+constexpr size_t kPrmCreateReservedQpnIn = 32;
+namespace general_obj {
+constexpr PrmField obj_type{0x30, 16};
+constexpr PrmField log_obj_range{0x63, 5};
+constexpr PrmField out_obj_id{0x40, 32};
+} // namespace general_obj
+static_assert(general_obj::log_obj_range.bit + 5 <= kPrmGeneralObjHdr * 8, "obj hdr");
+
+/**
+ * QUERY_QP (0x50b): 16 bytes in (qpn), 272 out; the QP context at bit 0xc0. Served:
+ * state (PRM numbering, kQpcState*), pd, data_in_order, drain_sigerr and
+ * hw_sq_wqebb_counter (libmlx5's cancel_posted_send_wrs, ibv_query_qp_data_in_order).
+ */
+constexpr uint16_t kPrmOpQueryQp = 0x50b;
+constexpr size_t kPrmQueryQpIn = 16;
+constexpr size_t kPrmQueryQpOut = 272;
+namespace query_qp {
+constexpr uint32_t kQpc = 0xc0;
+constexpr PrmField qpn{0x48, 24};
+constexpr PrmField state{kQpc + 0x00, 4};
+constexpr PrmField drain_sigerr{kQpc + 0x25, 1};
+constexpr PrmField pd{kQpc + 0x28, 24};
+constexpr PrmField data_in_order{kQpc + 0x5a, 1};
+constexpr PrmField hw_sq_wqebb_counter{kQpc + 0x5a0, 16};
+} // namespace query_qp
+static_assert(query_qp::hw_sq_wqebb_counter.bit + 16 <= kPrmQueryQpOut * 8, "query_qp_out");
+/** qpc.state values */
+constexpr uint32_t kQpcStateRst = 0, kQpcStateInit = 1, kQpcStateRtr = 2, kQpcStateRts = 3,
+		   kQpcStateSqer = 4, kQpcStateSqd = 5, kQpcStateErr = 6;
+
+/**
+ * What a device answers a command it does not implement: status BAD_OP. The
+ * syndrome is the software HCA's own (no device's value is documented here).
+ */
+constexpr uint32_t kPrmSyndromeBadOp = 0x0badc0de;
+/** PRM status BAD_RES (no such resource), RES_BUSY, LIM (a limit reached: ENOMEM), BAD_INP_LEN. */
+constexpr uint8_t kPrmStatusBadRes = 0x5;
+constexpr uint8_t kPrmStatusResBusy = 0x6;
+constexpr uint8_t kPrmStatusLim = 0x8;
+constexpr uint8_t kPrmStatusBadInpLen = 0x50;
 
 } // namespace kernel
 } // namespace mlx5sim

@@ -119,6 +119,9 @@ int w_query_srq(Call &c, const uint8_t *in, size_t inlen);
 /* devx_cmds.cpp */
 int h_devx_other(Call &c);
 int h_devx_obj_modify(Call &c);
+int h_devx_obj_create(Call &c);
+int h_devx_obj_destroy(Call &c);
+int h_devx_obj_query(Call &c);
 
 /** The method table, for tests and the guide's list. */
 const MethodSpec *method_table(size_t *n);

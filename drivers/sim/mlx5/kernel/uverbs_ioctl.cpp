@@ -141,6 +141,19 @@ const AttrSpec kDevxObjModify[] = {
 	{A_DEVX_MODIFY_CMD_IN, AttrKind::PtrIn, true, 16, kAny},
 	{A_DEVX_MODIFY_CMD_OUT, AttrKind::PtrOut, true, 16, 0},
 };
+const AttrSpec kDevxObjCreate[] = {
+	{A_DEVX_OBJ_HANDLE, AttrKind::IdrNew, true, 0, 0},
+	{A_DEVX_OBJ_CMD_IN, AttrKind::PtrIn, true, 16, kAny},
+	{A_DEVX_OBJ_CMD_OUT, AttrKind::PtrOut, true, 16, 0},
+};
+const AttrSpec kDevxObjDestroy[] = {
+	{A_DEVX_OBJ_HANDLE, AttrKind::IdrDestroy, true, 0, 0},
+};
+const AttrSpec kDevxObjQuery[] = {
+	{A_DEVX_OBJ_HANDLE, AttrKind::IdrIn, true, 0, 0},
+	{A_DEVX_OBJ_CMD_IN, AttrKind::PtrIn, true, 16, kAny},
+	{A_DEVX_OBJ_CMD_OUT, AttrKind::PtrOut, true, 16, 0},
+};
 const AttrSpec kUarAlloc[] = {
 	{A_UAR_HANDLE, AttrKind::IdrNew, true, 0, 0},
 	{A_UAR_TYPE, AttrKind::PtrIn, true, 1, 8},
@@ -193,6 +206,12 @@ const MethodSpec kMethods[] = {
 	  true, kDevxOther, h_devx_other),
 	M(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY, "MLX5_DEVX_OBJ/MODIFY",
 	  true, kDevxObjModify, h_devx_obj_modify),
+	M(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_CREATE, "MLX5_DEVX_OBJ/CREATE",
+	  true, kDevxObjCreate, h_devx_obj_create),
+	M(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, "MLX5_DEVX_OBJ/DESTROY",
+	  true, kDevxObjDestroy, h_devx_obj_destroy),
+	M(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY, "MLX5_DEVX_OBJ/QUERY",
+	  true, kDevxObjQuery, h_devx_obj_query),
 	M(OBJ_MLX5_UAR, M_UAR_ALLOC, "MLX5_UAR/ALLOC",
 	  true, kUarAlloc, h_uar_alloc),
 	M(OBJ_MLX5_UAR, M_UAR_DESTROY, "MLX5_UAR/DESTROY",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Kernel side: CQs and RC QPs on the provider's own buffers and doorbell records
+ * Kernel side: CQs, RC QPs and DCIs on the provider's own buffers and doorbell records
  * (CREATE with mlx5's driver data, DESTROY), MODIFY_QP and QUERY_QP. The device
  * gets the rings through hca.h; its doorbell watcher (kside.cpp) notices new work.
  * The Context lock is held (Context::ioctl).
@@ -44,6 +44,46 @@ bool uar_page_live(const Context &ctx, uint32_t page)
 	return false;
 }
 
+/* ---- DC: the driver data of mlx5dv_create_qp's DC QPs ------------------------------ */
+
+constexpr uint32_t kDcFlags = kQpFlagTypeDci | kQpFlagTypeDct | kQpFlagDciStream;
+
+/**
+ * Type and DC role of a QP/CREATE into @p cfg: RC, or (TYPE driver) a DCI with
+ * DCI_STREAM's log_num_concurent / log_num_errored, no RQ. DCTs take an SRQ, not
+ * served yet (EOPNOTSUPP). Stream limits are the device's (HcaCaps, EINVAL).
+ */
+int dc_config(Call &c, uint32_t type, const Mlx5CreateQp &req, QpConfig *cfg)
+{
+	unsigned idx = c.ctx.dev()->index;
+	uint32_t dc = req.flags & kDcFlags;
+	bool streams = req.flags & kQpFlagDciStream;
+	cfg->type = IBV_QPT_RC;
+	cfg->dc = DcRole::None;
+	if (type == kUverbsQptRc && !dc)
+		return 0;
+	if (type != kUverbsQptDriver || (dc & ~kQpFlagDciStream) != kQpFlagTypeDci) {
+		/* DCT: its SRQ and EX_MODIFY_QP's dctn are not served yet */
+		klog(1, "uverbs%u: QP/CREATE type %u DC flags 0x%x: only DCIs are served", idx,
+		     type, dc);
+		return -EOPNOTSUPP;
+	}
+	const HcaCaps &caps = c.ctx.hca->caps();
+	if (!caps.dc || req.rq_wqe_count ||
+	    (!streams && (req.dci_log_num_concurent || req.dci_log_num_errored)) ||
+	    req.dci_log_num_concurent > caps.dci_max_log_streams ||
+	    req.dci_log_num_errored > caps.dci_max_log_errored) {
+		klog(1, "uverbs%u: QP/CREATE DCI: rq %u, streams %u/%u (flag %d; device %u/%u)",
+		     idx, req.rq_wqe_count, req.dci_log_num_concurent, req.dci_log_num_errored,
+		     streams, caps.dci_max_log_streams, caps.dci_max_log_errored);
+		return -EINVAL;
+	}
+	cfg->type = IBV_QPT_DRIVER;
+	cfg->dc = DcRole::Dci;
+	cfg->dci_log_streams = req.dci_log_num_concurent;
+	cfg->dci_log_errored = req.dci_log_num_errored;
+	return 0;
+}
 } // namespace
 
 int h_cq_create(Call &c)
@@ -155,9 +195,9 @@ int h_qp_create(Call &c)
 	/* SQ_SIG_ALL only matters to query_qp: libmlx5 sets the signal bit in WQEs */
 	bool sig_all = flags & kQpCreateSqSigAll;
 	flags &= ~kQpCreateSqSigAll;
-	if (type != kUverbsQptRc || flags || c.has(A_QP_XRCD) || c.has(A_QP_IND_TABLE) ||
-	    c.has(A_QP_SOURCE_QPN)) {
-		/* UD, UC, DC, raw packet, XRC: later steps */
+	if ((type != kUverbsQptRc && type != kUverbsQptDriver) || flags || c.has(A_QP_XRCD) ||
+	    c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
+		/* UD, UC, raw packet, XRC: later steps */
 		klog(1, "uverbs%u: QP/CREATE type %u flags 0x%x: not served yet", idx, type, flags);
 		return -EOPNOTSUPP;
 	}
@@ -188,10 +228,13 @@ int h_qp_create(Call &c)
 	}
 	const HcaCaps &caps = ctx.hca->caps();
 	uint32_t pdn = pd->pdn, send_cqn = scq->cqn, recv_cqn = rcq->cqn;
-	if (req.flags & ~(kQpFlagScatterCqe | kQpFlagUarPageIndex)) {
+	if (req.flags & ~(kQpFlagScatterCqe | kQpFlagUarPageIndex | kDcFlags)) {
 		klog(1, "uverbs%u: QP/CREATE driver flags 0x%x: not modelled", idx, req.flags);
 		return -EOPNOTSUPP;
 	}
+	QpConfig cfg{};
+	if ((ret = dc_config(c, type, req, &cfg)))
+		return ret;
 	if (!is_pow2(req.sq_wqe_count) || req.sq_wqe_count > caps.max_send_wqebb ||
 	    (req.rq_wqe_count &&
 	     (!is_pow2(req.rq_wqe_count) || req.rq_wqe_count > caps.max_recv_wr ||
@@ -213,8 +256,6 @@ int h_qp_create(Call &c)
 		     (unsigned long long)req.db_addr);
 		return -EFAULT;
 	}
-	QpConfig cfg{};
-	cfg.type = IBV_QPT_RC;
 	cfg.pdn = pdn;
 	cfg.uidx = req.uidx;
 	cfg.rq_buf = req.rq_wqe_count ? reinterpret_cast<void *>(req.buf_addr) : nullptr;
@@ -226,7 +267,6 @@ int h_qp_create(Call &c)
 	cfg.send_cqn = send_cqn;
 	cfg.recv_cqn = recv_cqn;
 	cfg.srqn = srq ? srq->srqn : 0;
-	cfg.dc = DcRole::None;
 	uint32_t qpn;
 	if ((ret = ctx.hca->create_qp(cfg, &qpn))) {
 		klog(1, "uverbs%u: QP/CREATE: %s", idx, strerror(-ret));

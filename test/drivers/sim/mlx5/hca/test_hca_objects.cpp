@@ -338,6 +338,25 @@ static void test_transition_masks(void)
 	CU_ASSERT_EQUAL(e.h().modify_qp(0xdead, a, IBV_QP_STATE), -EINVAL);
 }
 
+/* INIT2INIT's qpc.drain_sigerr (the kernel side's DevX path): in INIT only */
+static void test_set_drain_sigerr(void)
+{
+	Env e;
+	TestCq cq(e.h(), 64);
+	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 8);
+	QpInfo info{};
+	CU_ASSERT_EQUAL(e.h().set_drain_sigerr(q.qpn), -EINVAL); /* RESET */
+	CU_ASSERT_EQUAL(e.h().set_drain_sigerr(0xdead), -EINVAL);
+	CU_ASSERT_EQUAL(qp_to_init(e.h(), q.qpn, 0), 0);
+	CU_ASSERT_EQUAL(e.h().query_qp(q.qpn, &info), 0);
+	CU_ASSERT_FALSE(info.drain_sigerr);
+	CU_ASSERT_EQUAL(e.h().set_drain_sigerr(q.qpn), 0);
+	CU_ASSERT_EQUAL(e.h().query_qp(q.qpn, &info), 0);
+	CU_ASSERT_TRUE(info.drain_sigerr);
+	CU_ASSERT_EQUAL(connect_qp(e.h(), q.qpn, q.qpn, 0), 0);
+	CU_ASSERT_EQUAL(e.h().set_drain_sigerr(q.qpn), -EINVAL); /* RTS */
+}
+
 static void test_reset_clears_counters(void)
 {
 	Env e;
@@ -434,6 +453,7 @@ int main(void)
 		{"full transition table", test_transition_table},
 		{"required/optional masks, values, CUR_STATE", test_transition_masks},
 		{"RESET clears device counters", test_reset_clears_counters},
+		{"INIT2INIT drain_sigerr: INIT only", test_set_drain_sigerr},
 		{"doorbells before RTS are ignored", test_doorbell_before_rts_ignored},
 		{"SQD: no fetch, SQ_DRAINED event", test_sqd_drained_event},
 	};

@@ -494,8 +494,20 @@ void test_devx()
 				.send(fd),
 			0);
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap_2::log_reserved_qpn_granularity), 4u);
-	/* a capability type the device lacks: EREMOTEIO, status BAD_PARAM in the box */
-	prm_set(in, kPrmInOpMod, 0x19);
+	/* the page of a feature the model lacks (device memory): every bit 0 */
+	prm_set(in, kPrmInOpMod, kCapDevMem);
+	memset(out, 0xa5, sizeof(out));
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, in, sizeof(in))
+				.out(A_DEVX_CMD_OUT, out, sizeof(out))
+				.send(fd),
+			0);
+	size_t nonzero = 0;
+	for (size_t i = 0; i < sizeof(out); i++)
+		nonzero += out[i] != 0;
+	CU_ASSERT_EQUAL(nonzero, 0u);
+	/* a capability type no device has: EREMOTEIO, status BAD_PARAM in the box */
+	prm_set(in, kPrmInOpMod, 0x7d);
 	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
 				.in(A_DEVX_CMD_IN, in, sizeof(in))
 				.out(A_DEVX_CMD_OUT, out, sizeof(out))
@@ -645,6 +657,233 @@ int init2init(int fd, uint32_t h, uint32_t qpn, uint32_t mask, uint8_t *status)
 	return ret;
 }
 
+/** DEVX_OBJ/CREATE of @p in: 0 or the errno; the new handle, the output box. */
+int devx_create(int fd, const uint8_t *in, uint16_t inlen, uint8_t *out, uint16_t outlen,
+		uint32_t *h)
+{
+	Req r(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_CREATE);
+	r.add(A_DEVX_OBJ_HANDLE, 0, 0)
+		.in(A_DEVX_OBJ_CMD_IN, in, inlen)
+		.out(A_DEVX_OBJ_CMD_OUT, out, outlen);
+	int ret = r.send(fd);
+	*h = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+/** CREATE_MKEY as mlx5dv_create_mkey sends it: KLM, free, UMR, local read, PD @p pdn. */
+void mkey_in(uint8_t *in, uint32_t pdn, uint32_t octowords, bool sig)
+{
+	using namespace create_mkey;
+	memset(in, 0, kPrmCreateMkeyIn);
+	prm_set(in, kPrmInOpcode, kPrmOpCreateMkey);
+	prm_set(in, access_mode_1_0, kAccessModeKlms);
+	prm_set(in, is_free, 1);
+	prm_set(in, umr_en, 1);
+	prm_set(in, lr, 1);
+	prm_set(in, pd, pdn);
+	prm_set(in, qpn, 0xffffff);
+	prm_set(in, translations_octword_size, octowords);
+	if (sig) {
+		prm_set(in, bsf_en, 1);
+		prm_set(in, bsf_octword_size, kSigBsfOctowords);
+	}
+}
+
+void test_devx_objects()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t pd, pdn, h, mkey, psv, rq;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd, &pdn), 0);
+	uint8_t in[kPrmCreateMkeyIn + 16], out[64];
+	/* an indirect signature mkey: its index comes back, the key is index << 8 */
+	mkey_in(in, pdn, 4, true);
+	CU_ASSERT_EQUAL_FATAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &mkey), 0);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), 0u);
+	CU_ASSERT_NOT_EQUAL(prm_get(out, create_mkey::out_mkey_index), 0u);
+	/* the PD is busy while the mkey lives */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), EBUSY);
+	/* refusals, each the device's status in the box and EREMOTEIO, nothing created */
+	struct {
+		PrmField f;
+		uint32_t v;
+		uint8_t status;
+	} bad[] = {
+		{create_mkey::pd, 0x7777, kPrmStatusBadParam},         /* not the context's PD */
+		{create_mkey::access_mode_1_0, 1, kPrmStatusBadParam}, /* MTT: REG_MR's */
+		{create_mkey::is_free, 0, kPrmStatusBadParam},
+		{create_mkey::umr_en, 0, kPrmStatusBadParam},
+		{create_mkey::lr, 0, kPrmStatusBadParam},
+		{create_mkey::a_rw_rr_lw, 2, kPrmStatusBadParam}, /* remote read at create */
+		{create_mkey::qpn, 5, kPrmStatusBadParam},
+		{create_mkey::mkey_7_0, 0x11, kPrmStatusBadParam},
+		{create_mkey::bsf_octword_size, 2, kPrmStatusBadParam},
+		{create_mkey::crypto_en, 1, kPrmStatusBadParam},
+		{create_mkey::len_lo, 4096, kPrmStatusBadParam},
+		{create_mkey::translations_octword_size, 1u << 20, kPrmStatusBadParam},
+	};
+	for (const auto &b : bad) {
+		mkey_in(in, pdn, 4, true);
+		prm_set(in, b.f, b.v);
+		memset(out, 0, sizeof(out));
+		CU_ASSERT_EQUAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &h), EREMOTEIO);
+		CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), b.status);
+	}
+	/* a BSF size without bsf_en; initial KLM entries past the box; a short box */
+	mkey_in(in, pdn, 4, false);
+	prm_set(in, create_mkey::bsf_octword_size, 4);
+	CU_ASSERT_EQUAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &h), EREMOTEIO);
+	mkey_in(in, pdn, 4, false);
+	memset(in + kPrmCreateMkeyIn, 0, 16);
+	in[kPrmCreateMkeyIn + 3] = 1;
+	CU_ASSERT_EQUAL(devx_create(fd, in, sizeof(in), out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(devx_create(fd, in, 64, out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadInpLen);
+	/* PSVs: one per command, on an own PD */
+	uint8_t pin[kPrmCreatePsvIn] = {};
+	prm_set(pin, kPrmInOpcode, kPrmOpCreatePsv);
+	prm_set(pin, create_psv::pd, pdn);
+	prm_set(pin, create_psv::num_psv, 2);
+	CU_ASSERT_EQUAL(devx_create(fd, pin, sizeof(pin), out, 32, &h), EREMOTEIO);
+	prm_set(pin, create_psv::num_psv, 1);
+	CU_ASSERT_EQUAL(devx_create(fd, pin, sizeof(pin), out, 16, &h), EREMOTEIO); /* short out */
+	CU_ASSERT_EQUAL_FATAL(devx_create(fd, pin, sizeof(pin), out, 32, &psv), 0);
+	CU_ASSERT_NOT_EQUAL(prm_get(out, create_psv::out_psv0_index), 0u);
+	/* a RESERVED_QPN block of 2^granularity QPNs */
+	uint8_t gin[kPrmCreateReservedQpnIn] = {};
+	prm_set(gin, kPrmInOpcode, kPrmOpCreateGeneralObject);
+	prm_set(gin, general_obj::obj_type, hca_cap::kObjTypeReservedQpn);
+	prm_set(gin, general_obj::log_obj_range, 4);
+	CU_ASSERT_EQUAL_FATAL(devx_create(fd, gin, sizeof(gin), out, 16, &rq), 0);
+	CU_ASSERT_EQUAL(prm_get(out, general_obj::out_obj_id) % 16, 0u);
+	/* another general object type, another create command: BAD_OP; no command: EINVAL */
+	prm_set(gin, general_obj::obj_type, 0x1d);
+	CU_ASSERT_EQUAL(devx_create(fd, gin, sizeof(gin), out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadOp);
+	prm_set(gin, kPrmInOpcode, 0x500); /* CREATE_QP */
+	CU_ASSERT_EQUAL(devx_create(fd, gin, sizeof(gin), out, 16, &h), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadOp);
+	prm_set(gin, kPrmInOpcode, 0x123);
+	CU_ASSERT_EQUAL(devx_create(fd, gin, sizeof(gin), out, 16, &h), EINVAL);
+	/* a general command the device lacks: BAD_OP */
+	uint8_t qin[16] = {};
+	prm_set(qin, kPrmInOpcode, 0x10a); /* QUERY_ISSI */
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
+				.in(A_DEVX_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_CMD_OUT, out, 16)
+				.send(fd),
+			EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadOp);
+	/* QUERY on an mkey: no QUERY_MKEY in the device */
+	uint8_t qo[kPrmQueryQpOut];
+	prm_set(qin, kPrmInOpcode, 0x201);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, mkey)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qo, sizeof(qo))
+				.send(fd),
+			EREMOTEIO);
+	/* destroy: a DevX object only; once */
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, pd),
+			EINVAL);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, psv),
+			0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, psv),
+			ENOENT);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, rq),
+			0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_DESTROY, A_DEVX_OBJ_HANDLE, mkey),
+			0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	/* objects left at close go with the file, before their PD */
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd, &pdn), 0);
+	mkey_in(in, pdn, 8, false);
+	CU_ASSERT_EQUAL(devx_create(fd, in, kPrmCreateMkeyIn, out, 16, &mkey), 0);
+	prm_set(pin, create_psv::pd, pdn);
+	CU_ASSERT_EQUAL(devx_create(fd, pin, sizeof(pin), out, 32, &psv), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+}
+
+/* mlx5dv_create_qp's DCI (with streams): QP/CREATE of TYPE driver, flags TYPE_DCI */
+void test_dci()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int efd = async_fd(fd);
+	CU_ASSERT_FATAL(efd >= 0);
+	uint32_t pd, cq, cqn, qp, h, qpn = 0;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 16 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 128);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 16 * 4096);
+	memset(db, 0, 128);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, &cqn), 0);
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.uidx = 2;
+	q.flags = kQpFlagTypeDci | kQpFlagDciStream;
+	q.dci_log_num_concurent = 2;
+	q.dci_log_num_errored = 1;
+	Mlx5CreateQp bad = q;
+	bad.dci_log_num_concurent = 5; /* the device has 2^4 streams */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	bad = q;
+	bad.dci_log_num_errored = 4; /* the device tracks 2^3 errored streams */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	bad = q;
+	bad.flags = kQpFlagTypeDci; /* stream sizes without DCI_STREAM */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	bad = q;
+	bad.rq_wqe_count = 8; /* a DCI has no RQ */
+	bad.rq_wqe_shift = 6;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &h), EOPNOTSUPP);
+	bad = q;
+	bad.flags = 0; /* TYPE driver without a DC role */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EOPNOTSUPP);
+	bad.flags = kQpFlagTypeDct; /* DCTs need SRQs: not yet */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EOPNOTSUPP);
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptDriver, &qp, &qpn), 0);
+	/* the DCI table of the state machine: RTR takes no destination */
+	ModifyQpCmd m = {};
+	m.qp_handle = qp;
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	m.qp_state = IBV_QPS_INIT;
+	m.port_num = 1;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN;
+	m.qp_state = IBV_QPS_RTR;
+	m.path_mtu = IBV_MTU_4096;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PATH_MTU;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	m.attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		      IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	m.qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), 0);
+	QueryQpCmd qq = {0, qp, IBV_QP_STATE};
+	QueryQpResp qr;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
+	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_RTS);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_QP, M_QP_DESTROY, A_DESTROY_HANDLE, qp), EINVAL);
+	uint32_t events = 1;
+	CU_ASSERT_EQUAL(Req(OBJ_QP, M_QP_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, qp)
+				.out(A_DESTROY_RESP, &events, sizeof(events))
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(events, 0u);
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	free(ring);
+	free(db);
+}
+
 void test_cq_qp()
 {
 	int fd = ready_fd();
@@ -737,6 +976,49 @@ void test_cq_qp()
 	CU_ASSERT_EQUAL(init2init(fd, qp, qpn, 1u << 4, &status), EREMOTEIO);
 	CU_ASSERT_EQUAL(status, kPrmStatusBadParam);
 	CU_ASSERT_EQUAL(init2init(fd, cq, qpn, init2init::kOptMaskMmo, nullptr), EINVAL);
+	/* INIT2INIT with qpc.drain_sigerr (signature pipelining), then QUERY_QP shows it */
+	uint8_t din[kPrmInit2InitIn] = {}, dout[16] = {};
+	prm_set(din, kPrmInOpcode, kPrmOpInit2InitQp);
+	prm_set(din, init2init::qpn, qpn);
+	prm_set(din, init2init::opt_param_mask, init2init::kOptMaskDrainSigerr);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+				.add(A_DEVX_MODIFY_HANDLE, 0, qp)
+				.in(A_DEVX_MODIFY_CMD_IN, din, sizeof(din))
+				.out(A_DEVX_MODIFY_CMD_OUT, dout, sizeof(dout))
+				.send(fd),
+			EREMOTEIO); /* the mask without the bit */
+	prm_set(din, init2init::qpc_drain_sigerr, 1);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+				.add(A_DEVX_MODIFY_HANDLE, 0, qp)
+				.in(A_DEVX_MODIFY_CMD_IN, din, sizeof(din))
+				.out(A_DEVX_MODIFY_CMD_OUT, dout, sizeof(dout))
+				.send(fd),
+			0);
+	uint8_t qin[kPrmQueryQpIn] = {}, qout[kPrmQueryQpOut];
+	prm_set(qin, kPrmInOpcode, kPrmOpQueryQp);
+	prm_set(qin, query_qp::qpn, qpn + 1);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, qp)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qout, sizeof(qout))
+				.send(fd),
+			EINVAL); /* another QP's number */
+	prm_set(qin, query_qp::qpn, qpn);
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, qp)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qout, 64)
+				.send(fd),
+			EREMOTEIO); /* too short for the QP context */
+	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_QUERY)
+				.add(A_DEVX_OBJ_HANDLE, 0, qp)
+				.in(A_DEVX_OBJ_CMD_IN, qin, sizeof(qin))
+				.out(A_DEVX_OBJ_CMD_OUT, qout, sizeof(qout))
+				.send(fd),
+			0);
+	CU_ASSERT_EQUAL(prm_get(qout, query_qp::state), kQpcStateInit);
+	CU_ASSERT_EQUAL(prm_get(qout, query_qp::drain_sigerr), 1u);
+	CU_ASSERT_EQUAL(prm_get(qout, query_qp::hw_sq_wqebb_counter), 0u);
 	CU_ASSERT_EQUAL(init2init(fd, 999, qpn, init2init::kOptMaskMmo, nullptr), ENOENT);
 	CU_ASSERT_EQUAL(qr.port_num, 1);
 	CU_ASSERT_EQUAL(qr.cap.max_send_wr, 8u);
@@ -938,6 +1220,8 @@ const struct cunit_test tests[] = {
 	{"close releases every object", test_close_releases},
 	{"CQ and QP: refusals, modify, query, busy, close", test_cq_qp},
 	{"SRQ: refusals, arm, query, QP on it, busy, close", test_srq},
+	{"DevX objects: mkeys, PSVs, reserved QPNs, BAD_OP, refusals", test_devx_objects},
+	{"DCI with streams: driver data, limits, state machine", test_dci},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 

@@ -371,6 +371,166 @@ static void test_rc_loopback(void)
 	free(dst);
 }
 
+/** An RC QP of @p pd with the ibv_wr_* API, RDMA write and mlx5dv's MR list. */
+static struct ibv_qp *mkey_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr_ex ia;
+	struct mlx5dv_qp_init_attr dv;
+
+	memset(&ia, 0, sizeof(ia));
+	memset(&dv, 0, sizeof(dv));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 2;
+	ia.cap.max_recv_sge = 1;
+	ia.pd = pd;
+	ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+	dv.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+	dv.send_ops_flags = MLX5DV_QP_EX_WITH_MR_LIST;
+	return mlx5dv_create_qp(g_ctx, &ia, &dv);
+}
+
+/**
+ * Fill @p mkey with the one entry @p sge by a UMR on @p qp (connected to itself),
+ * then RDMA write @p len bytes from offset 0 of the mkey to @p dst: the write's
+ * completion status.
+ */
+static int write_through_mkey(struct ibv_qp *qp, struct ibv_cq *cq, struct mlx5dv_mkey *mkey,
+			      struct ibv_sge *sge, struct ibv_mr *dst, uint32_t len)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	struct mlx5dv_qp_ex *dvqp = mlx5dv_qp_ex_from_ibv_qp_ex(qpx);
+	struct ibv_wc wc;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE; /* libmlx5: KLMs inline */
+	mlx5dv_wr_mr_list(dvqp, mkey, IBV_ACCESS_LOCAL_WRITE, 1, sge);
+	if (ibv_wr_complete(qpx) || poll_one(cq, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+		return -1;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 2;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, dst->rkey, (uintptr_t)dst->addr);
+	ibv_wr_set_sge(qpx, mkey->lkey, 0, len);
+	if (ibv_wr_complete(qpx) || poll_one(cq, &wc) != 1)
+		return -1;
+	return wc.status;
+}
+
+/*
+ * Indirect mkeys through Debian's libmlx5 (DevX CREATE_MKEY + UMR WQEs): one grants
+ * what its entries' keys grant, never more. An entry naming a key of another PD or
+ * longer than its MR makes every access through the mkey a LOC_PROT error before a
+ * byte moves; CREATE_MKEY on another context's PD is the device's BAD_PARAM.
+ */
+static void test_mkey_refused(void)
+{
+	struct ibv_port_attr port;
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx), *other = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 16, NULL, NULL, 0);
+	size_t len = 4096;
+	uint8_t *src = aligned_alloc(4096, len), *dst = aligned_alloc(4096, 2 * len);
+	struct mlx5dv_mkey_init_attr ma;
+	struct mlx5dv_mkey *mkey;
+	struct ibv_mr *smr, *fmr, *dmr;
+	struct ibv_qp *qp;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(src, 0x5a, len);
+	smr = ibv_reg_mr(pd, src, len, IBV_ACCESS_LOCAL_WRITE);
+	fmr = ibv_reg_mr(other, src, len, IBV_ACCESS_LOCAL_WRITE); /* another PD's key */
+	/* twice as long: the too-long entry must fail on the mkey's side, not here */
+	dmr = ibv_reg_mr(pd, dst, 2 * len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(smr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fmr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dmr);
+	memset(&ma, 0, sizeof(ma));
+	ma.pd = pd;
+	ma.create_flags = MLX5DV_MKEY_INIT_ATTR_FLAGS_INDIRECT;
+	ma.max_entries = 1;
+	mkey = mlx5dv_create_mkey(&ma);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkey);
+	CU_ASSERT_EQUAL(mkey->lkey & 0xff, 0);
+
+	struct ibv_sge good = {(uintptr_t)src, (uint32_t)len, smr->lkey};
+	struct ibv_sge foreign = {(uintptr_t)src, (uint32_t)len, fmr->lkey};
+	struct ibv_sge too_long = {(uintptr_t)src, (uint32_t)len + 4096, smr->lkey};
+	struct {
+		struct ibv_sge *sge;
+		int status;
+	} cases[] = {
+		{&good, IBV_WC_SUCCESS},
+		{&foreign, IBV_WC_LOC_PROT_ERR},
+		{&too_long, IBV_WC_LOC_PROT_ERR},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		qp = mkey_qp(pd, cq);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+		CU_ASSERT_EQUAL_FATAL(modify_to_rts(qp, qp->qp_num, port.lid), 0);
+		memset(dst, 0, 2 * len);
+		/* the too-long entry: 64 bytes past the end of its MR */
+		uint32_t n = cases[i].sge == &too_long ? (uint32_t)len + 64 : (uint32_t)len;
+		CU_ASSERT_EQUAL(write_through_mkey(qp, cq, mkey, cases[i].sge, dmr, n),
+				cases[i].status);
+		if (cases[i].status == IBV_WC_SUCCESS) {
+			CU_ASSERT_EQUAL(memcmp(src, dst, len), 0);
+		} else {
+			CU_ASSERT_EQUAL(dst[0], 0); /* nothing moved */
+		}
+		CU_ASSERT_EQUAL(ibv_destroy_qp(qp), 0);
+	}
+
+	/* CREATE_MKEY naming a PD of another context: the device's BAD_PARAM */
+	struct ibv_context *ctx2 = ibv_open_device(g_list[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx2);
+	struct ibv_pd *pd2 = ibv_alloc_pd(ctx2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd2);
+	struct mlx5dv_pd dvpd;
+	struct mlx5dv_obj obj;
+	memset(&obj, 0, sizeof(obj));
+	obj.pd.in = pd2;
+	obj.pd.out = &dvpd;
+	CU_ASSERT_EQUAL_FATAL(mlx5dv_init_obj(&obj, MLX5DV_OBJ_PD), 0);
+	uint32_t in[68] = {0}, out[4] = {0}; /* create_mkey_in: 272 bytes */
+	in[0] = htobe32(0x200u << 16);
+	in[4] = htobe32(1u << 30 | 1u << 15 | 1u << 10 | 2u << 8); /* free umr_en lr KLMs */
+	in[5] = htobe32(0xffffffu << 8);                           /* qpn, tag 0 */
+	in[7] = htobe32(dvpd.pdn);
+	in[17] = htobe32(4); /* translations_octword_size: mkc bit 0x1a0 */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(mlx5dv_devx_obj_create(g_ctx, in, sizeof(in), out, sizeof(out)));
+	CU_ASSERT_EQUAL(errno, EREMOTEIO);
+	CU_ASSERT_EQUAL(be32toh(out[0]) >> 24, 0x3); /* BAD_PARAM */
+	/* the same on the context's own PD is an mkey */
+	struct mlx5dv_devx_obj *o = mlx5dv_devx_obj_create(ctx2, in, sizeof(in), out, sizeof(out));
+	CU_ASSERT_PTR_NOT_NULL(o);
+	if (o) {
+		CU_ASSERT_EQUAL(mlx5dv_devx_obj_destroy(o), 0);
+	}
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd2), 0);
+	CU_ASSERT_EQUAL(ibv_close_device(ctx2), 0);
+
+	CU_ASSERT_EQUAL(mlx5dv_destroy_mkey(mkey), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(smr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(fmr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(dmr), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(other), 0);
+	free(src);
+	free(dst);
+}
+
 static void test_qp_refused(void)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
@@ -409,6 +569,7 @@ static const struct cunit_test tests[] = {
 	{"second context", test_second_context},
 	{"RC loopback: RDMA write, send/recv, bad rkey, teardown", test_rc_loopback},
 	{"QP and CQ refusals", test_qp_refused},
+	{"indirect mkeys: foreign and too-short entries, foreign PD", test_mkey_refused},
 };
 
 int main(void)
