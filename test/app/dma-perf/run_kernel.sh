@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # dma-perf's kernel.ini under devtools/sim-rdma: dma_mlx5 over Debian's libmlx5
 # (dev=mlx5_0, the rdma-core backend) against dma_mlx5 over the imitation provider,
-# in one run. It must exit 0 with the 4 scenarios verified, the first device really on
+# in one run, each with one device thread (the kernel side's doorbell watcher executes
+# inline; the imitation's engine thread). It must exit 0 with the 4 scenarios verified, the first device really on
 # the rdma-core backend, the ratio line printed, and the data path must not trap: the
 # kernel side serves a bounded number of commands (control path only) however many
 # ops ran.
@@ -12,7 +13,7 @@ simrdma=$1 tool=$2 cfg=$3 csv=$4
 rm -f "$csv"
 log=$csv.log
 st=0
-MLX5_SIM_RDMA_LOG=2 "$simrdma" "$tool" --config "$cfg" --result "$csv" >"$log" 2>&1 || st=$?
+MLX5_SIM_RDMA_LOG=2 "$simrdma" -a sim_exec=inline "$tool" --config "$cfg" --result "$csv" >"$log" 2>&1 || st=$?
 grep -v 'sim-kernel: uverbs' "$log"
 [ "$st" -eq 0 ] || { echo "dma-perf exited $st"; exit 1; }
 grep -q 'dma_mlx5_k: ready on mlx5_0 (rdma-core backend)' "$log" ||
