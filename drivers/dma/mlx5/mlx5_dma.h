@@ -225,6 +225,12 @@ int mlx5_dma_domain_vchan_setup(struct mlx5_dma_dev *p, int16_t dev_id, uint16_t
 void mlx5_dma_domain_vchan_release(struct mlx5_dma_dev *p, uint16_t vchan);
 /** At close: the domain vchans, and the groups the device created or joined. */
 void mlx5_dma_domain_release(struct mlx5_dma_dev *p, int16_t dev_id);
+/** A domain vchan's counters (its remote channel's) added to @p s; false: not one. */
+bool mlx5_dma_domain_vchan_stats(const struct mlx5_dma_dev *p, uint16_t vchan,
+				 struct rte_dma_stats *s);
+/** A domain vchan's status (its remote channel's); false: not one. */
+bool mlx5_dma_domain_vchan_status(const struct mlx5_dma_dev *p, uint16_t vchan,
+				  enum rte_dma_vchan_status *st);
 /** On top of the entries of @p fp: those of the domain vchans, if the device has any. */
 void mlx5_dma_domain_install(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p);
 

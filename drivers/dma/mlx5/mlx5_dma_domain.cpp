@@ -1015,6 +1015,32 @@ void mlx5_dma_domain_release(struct mlx5_dma_dev *p, int16_t dev_id)
 	}
 }
 
+bool mlx5_dma_domain_vchan_stats(const struct mlx5_dma_dev *p, uint16_t vchan,
+				 struct rte_dma_stats *s)
+{
+	struct rte_pmd_dma_mlx5_remote_stats rs;
+	const struct mlx5_dma_domain_vchan *d = p->domain ? p->domain->vc[vchan] : NULL;
+
+	if (!d || rte_pmd_dma_mlx5_remote_stats_get(d->ch, &rs))
+		return false;
+	s->submitted += rs.submitted;
+	s->completed += rs.completed;
+	s->errors += rs.errors;
+	return true;
+}
+
+bool mlx5_dma_domain_vchan_status(const struct mlx5_dma_dev *p, uint16_t vchan,
+				  enum rte_dma_vchan_status *st)
+{
+	struct mlx5_dma_domain_vchan *d = p->domain ? p->domain->vc[vchan] : NULL;
+
+	if (!d)
+		return false;
+	harvest(d); /* IDLE: every op the channel took has completed */
+	*st = d->tail == d->next ? RTE_DMA_VCHAN_IDLE : RTE_DMA_VCHAN_ACTIVE;
+	return true;
+}
+
 uint64_t mlx5_dma_domain_capa(const struct mlx5_dma_dev *p)
 {
 	(void)p;

@@ -236,12 +236,11 @@ int stats_get(const struct rte_dma_dev *dev, uint16_t vchan, struct rte_dma_stat
 	if (stats_sz < sizeof(*stats))
 		return -EINVAL;
 	memset(stats, 0, sizeof(*stats));
-	if (vchan == RTE_DMA_ALL_VCHAN) {
-		for (uint16_t i = 0; i < p->nb_vchans; i++)
+	/* a peer's domain: its remote channel counts, not the vchan's idle QP */
+	for (uint16_t i = 0; i < p->nb_vchans; i++)
+		if ((vchan == RTE_DMA_ALL_VCHAN || vchan == i) &&
+		    !mlx5_dma_domain_vchan_stats(p, i, stats))
 			add_stats(stats, &p->vchans[i]);
-	} else {
-		add_stats(stats, &p->vchans[vchan]);
-	}
 	return 0;
 }
 
@@ -260,6 +259,8 @@ int vchan_status(const struct rte_dma_dev *dev, uint16_t vchan, enum rte_dma_vch
 {
 	struct mlx5_dma_vchan *vc = &priv_of(dev)->vchans[vchan];
 
+	if (mlx5_dma_domain_vchan_status(priv_of(dev), vchan, st))
+		return 0;
 	if (vc->done_upto != vc->submitted_idx) {
 		if (vc->path == MLX5_DMA_PATH_DIRECT)
 			mlx5_dma_poll_cq_direct(vc);

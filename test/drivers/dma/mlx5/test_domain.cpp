@@ -328,6 +328,14 @@ void test_copy_into_peer(void)
 	st = wait_ops(id, 2, 1);
 	CU_ASSERT_TRUE(st.size() == 1 && st[0] == RTE_DMA_STATUS_SUCCESSFUL);
 	CU_ASSERT_EQUAL(memcmp(src, back, kLen), 0);
+	/* a domain vchan's counters and status are its remote channel's */
+	struct rte_dma_stats ds;
+	enum rte_dma_vchan_status vs;
+	CU_ASSERT_EQUAL(rte_dma_stats_get((int16_t)id, 0, &ds), 0);
+	CU_ASSERT_TRUE(ds.submitted == kWin / 2 / kLen + 2 && ds.completed == ds.submitted &&
+		       ds.errors == 1);
+	CU_ASSERT_EQUAL(rte_dma_vchan_status((int16_t)id, 0, &vs), 0);
+	CU_ASSERT_EQUAL(vs, RTE_DMA_VCHAN_IDLE);
 	/* members joined: not destroyed; the peer leaves: the creator hears it */
 	CU_ASSERT_EQUAL(rte_dma_access_pair_group_destroy((int16_t)id, gid), -EBUSY);
 	int left = __atomic_load_n(&g_left, __ATOMIC_SEQ_CST);
