@@ -198,6 +198,8 @@ struct mlx5_dma_dev {
 	/** per vchan (args.max_vchans): the rte_dma_op of each ring index (& sq_mask) in
 	 * flight; NULL until a vchan is set up for the enqueue/dequeue ops API */
 	void ***enq_ops;
+	/** vchans of the inter-process domain (mlx5_dma_domain.cpp), or NULL */
+	struct mlx5_dma_domain *domain;
 };
 
 /* mlx5_dma_enq_deq.cpp: the enqueue/dequeue ops API of DPDK 25.11 */
@@ -210,6 +212,27 @@ int mlx5_dma_enq_deq_setup(struct mlx5_dma_dev *p, uint16_t vchan);
 void mlx5_dma_enq_deq_release(struct mlx5_dma_dev *p);
 /** The enqueue/dequeue entries of @p fp for the device's configuration. */
 void mlx5_dma_enq_deq_install(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p);
+
+/* mlx5_dma_domain.cpp: the inter-process domain of DPDK 25.11 (access pair groups) */
+struct mlx5_dma_domain;
+struct mlx5_dma_vchan_domain;
+/** RTE_DMA_CAPA_INTER_PROCESS_DOMAIN where the DPDK built against has it, else 0. */
+uint64_t mlx5_dma_domain_capa(const struct mlx5_dma_dev *p);
+/** Vchan @p vchan's domain (after its queues were created): NONE, or a remote channel
+ * to the peer its handlers name. 0, or -EINVAL / -ENOTSUP / -ENOMEM with one log line. */
+int mlx5_dma_domain_vchan_setup(struct mlx5_dma_dev *p, int16_t dev_id, uint16_t vchan,
+				const struct mlx5_dma_vchan_domain *dom, uint16_t nb_desc);
+void mlx5_dma_domain_vchan_release(struct mlx5_dma_dev *p, uint16_t vchan);
+/** At close: the domain vchans, and the groups the device created or joined. */
+void mlx5_dma_domain_release(struct mlx5_dma_dev *p, int16_t dev_id);
+/** A domain vchan's counters (its remote channel's) added to @p s; false: not one. */
+bool mlx5_dma_domain_vchan_stats(const struct mlx5_dma_dev *p, uint16_t vchan,
+				 struct rte_dma_stats *s);
+/** A domain vchan's status (its remote channel's); false: not one. */
+bool mlx5_dma_domain_vchan_status(const struct mlx5_dma_dev *p, uint16_t vchan,
+				  enum rte_dma_vchan_status *st);
+/** On top of the entries of @p fp: those of the domain vchans, if the device has any. */
+void mlx5_dma_domain_install(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p);
 
 /* mlx5_dma_ops.cpp */
 extern const struct rte_dma_dev_ops mlx5_dma_dev_ops;

@@ -333,16 +333,19 @@ void mlx5_dma_fp_set(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p,
 		mlx5_dma_sg_install(fp, p->args.path);
 		if (p->has_mkey)
 			mlx5_dma_fill_install(fp, p->args.path);
-		return;
+	} else {
+		fp->copy = stopped_copy;
+		fp->copy_sg = stopped_copy_sg;
+		if (p->has_mkey)
+			fp->fill = stopped_fill; /* without mkeys: DPDK's "not supported" */
+		fp->submit = stopped_submit;
+		fp->completed = stopped_completed;
+		fp->completed_status = stopped_completed_status;
+		fp->burst_capacity = stopped_burst_capacity;
 	}
-	fp->copy = stopped_copy;
-	fp->copy_sg = stopped_copy_sg;
-	if (p->has_mkey)
-		fp->fill = stopped_fill; /* without mkeys it stays DPDK's "not supported" */
-	fp->submit = stopped_submit;
-	fp->completed = stopped_completed;
-	fp->completed_status = stopped_completed_status;
-	fp->burst_capacity = stopped_burst_capacity;
+	/* vchans of a peer's domain (25.11) in front of both: their remote channels
+	 * refuse ops themselves while the device is stopped */
+	mlx5_dma_domain_install(fp, p);
 }
 
 void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)

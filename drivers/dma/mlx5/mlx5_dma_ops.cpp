@@ -31,6 +31,7 @@ int info_get(const struct rte_dma_dev *dev, struct rte_dma_info *info, uint32_t 
 	if (p->has_mkey)
 		info->dev_capa |= RTE_DMA_CAPA_OPS_FILL;
 	info->dev_capa |= mlx5_dma_enq_deq_capa(); /* DPDK 25.11 on */
+	info->dev_capa |= mlx5_dma_domain_capa(p); /* DPDK 25.11 on */
 	info->max_vchans = p->args.max_vchans;
 	info->min_desc = (uint16_t)p->args.min_desc;
 	info->max_desc = (uint16_t)RTE_MIN(p->args.max_desc, 32768u);
@@ -49,8 +50,10 @@ int configure(struct rte_dma_dev *dev, const struct rte_dma_conf *conf, uint32_t
 		return -EINVAL;
 	}
 	/* vchans beyond the new count are released; the others keep their set-up */
-	for (uint16_t i = conf->nb_vchans; i < p->args.max_vchans; i++)
+	for (uint16_t i = conf->nb_vchans; i < p->args.max_vchans; i++) {
+		mlx5_dma_domain_vchan_release(p, i);
 		mlx5_dma_vchan_destroy(&p->vchans[i]);
+	}
 	p->nb_vchans = conf->nb_vchans;
 	p->enq_deq = mlx5_dma_conf_enq_deq(conf);
 	for (uint16_t i = 0; i < p->nb_vchans; i++) {
@@ -70,6 +73,7 @@ int vchan_setup(struct rte_dma_dev *dev, uint16_t vchan, const struct rte_dma_vc
 		uint32_t conf_sz)
 {
 	struct mlx5_dma_dev *p = priv_of(dev);
+	struct mlx5_dma_vchan_domain dom = mlx5_dma_conf_domain(conf);
 	int ret;
 
 	if (conf_sz < sizeof(*conf))
@@ -85,6 +89,13 @@ int vchan_setup(struct rte_dma_dev *dev, uint16_t vchan, const struct rte_dma_vc
 	if (!ret) {
 		ret = mlx5_dma_enq_deq_setup(p, vchan);
 		if (ret) /* not left set up without its op ring */
+			mlx5_dma_vchan_destroy(&p->vchans[vchan]);
+	}
+	/* a peer process's domain: its ops go to a remote channel (the vchan's queues
+	 * stay, idle, for what start and stop expect of every vchan) */
+	if (!ret) {
+		ret = mlx5_dma_domain_vchan_setup(p, dev->data->dev_id, vchan, &dom, conf->nb_desc);
+		if (ret)
 			mlx5_dma_vchan_destroy(&p->vchans[vchan]);
 	}
 	return ret;
@@ -203,6 +214,7 @@ int close_dev(struct rte_dma_dev *dev)
 	struct mlx5_dma_dev *p = priv_of(dev);
 
 	mlx5_dma_progress_teardown(p); /* no pass may run over QPs being destroyed */
+	mlx5_dma_domain_release(p, dev->data->dev_id); /* before the remote state goes */
 	for (uint16_t i = 0; i < p->args.max_vchans; i++)
 		mlx5_dma_vchan_destroy(&p->vchans[i]);
 	mlx5_dma_dev_release(p);
@@ -224,12 +236,11 @@ int stats_get(const struct rte_dma_dev *dev, uint16_t vchan, struct rte_dma_stat
 	if (stats_sz < sizeof(*stats))
 		return -EINVAL;
 	memset(stats, 0, sizeof(*stats));
-	if (vchan == RTE_DMA_ALL_VCHAN) {
-		for (uint16_t i = 0; i < p->nb_vchans; i++)
+	/* a peer's domain: its remote channel counts, not the vchan's idle QP */
+	for (uint16_t i = 0; i < p->nb_vchans; i++)
+		if ((vchan == RTE_DMA_ALL_VCHAN || vchan == i) &&
+		    !mlx5_dma_domain_vchan_stats(p, i, stats))
 			add_stats(stats, &p->vchans[i]);
-	} else {
-		add_stats(stats, &p->vchans[vchan]);
-	}
 	return 0;
 }
 
@@ -248,6 +259,8 @@ int vchan_status(const struct rte_dma_dev *dev, uint16_t vchan, enum rte_dma_vch
 {
 	struct mlx5_dma_vchan *vc = &priv_of(dev)->vchans[vchan];
 
+	if (mlx5_dma_domain_vchan_status(priv_of(dev), vchan, st))
+		return 0;
 	if (vc->done_upto != vc->submitted_idx) {
 		if (vc->path == MLX5_DMA_PATH_DIRECT)
 			mlx5_dma_poll_cq_direct(vc);
@@ -308,7 +321,12 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 
 } // namespace
 
+/* one entry list, DPDK 25.11's access pair group entries appended */
+/* clang-format off */
 const struct rte_dma_dev_ops mlx5_dma_dev_ops = {
 	info_get,    configure, start,       stop,         close_dev,
-	vchan_setup, stats_get, stats_reset, vchan_status, dump,
+	vchan_setup, stats_get, stats_reset, vchan_status, dump
+	MLX5_DMA_SDK_GROUP_OPS(mlx5_dma_group_create, mlx5_dma_group_destroy, mlx5_dma_group_join,
+			       mlx5_dma_group_leave, mlx5_dma_group_handler_get)
 };
+/* clang-format on */

@@ -27,6 +27,7 @@
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_dmadev.h>
+#include <rte_uuid.h>
 #include <rte_version.h>
 
 #if RTE_VERSION < RTE_VERSION_NUM(22, 11, 0, 0) || RTE_VERSION >= RTE_VERSION_NUM(26, 0, 0, 0)
@@ -251,5 +252,71 @@ static inline bool mlx5_dma_conf_enq_deq(const struct rte_dma_conf *conf)
 	return false;
 #endif
 }
+
+/*
+ * The inter-process domain of 25.11 (rte_dmadev.h): the capability bit, a vchan's
+ * domain (rte_dma_vchan_conf.domain) and the event callback of access pair groups, as
+ * the driver sees them on every release; before 25.11 the bit is 0, every vchan's
+ * domain is NONE and the callback type is the driver's own (never called).
+ */
+enum mlx5_dma_domain_type { /* rte_dma_inter_domain_type's values */
+	MLX5_DMA_DOMAIN_NONE = 0,
+	MLX5_DMA_DOMAIN_PROCESS = 1,
+	MLX5_DMA_DOMAIN_OS = 2,
+};
+
+/** rte_dma_vchan_conf.domain, or NONE. */
+struct mlx5_dma_vchan_domain {
+	int type; /**< as the application set it: any value */
+	uint16_t src_handler;
+	uint16_t dst_handler;
+};
+
+#if MLX5_DMA_SDK_HAS_ACCESS_GROUPS
+#define MLX5_DMA_CAPA_INTER_PROCESS RTE_DMA_CAPA_INTER_PROCESS_DOMAIN
+typedef rte_dma_access_pair_group_event_cb_t mlx5_dma_group_cb_t;
+#define MLX5_DMA_GROUP_EVENT_MEMBER_LEFT RTE_DMA_GROUP_EVENT_MEMBER_LEFT
+#define MLX5_DMA_GROUP_EVENT_GROUP_DESTROYED RTE_DMA_GROUP_EVENT_GROUP_DESTROYED
+static_assert(RTE_DMA_INTER_PROCESS_DOMAIN == (int)MLX5_DMA_DOMAIN_PROCESS &&
+		      RTE_DMA_INTER_OS_DOMAIN == (int)MLX5_DMA_DOMAIN_OS,
+	      "rte_dma_inter_domain_type values");
+
+static inline struct mlx5_dma_vchan_domain
+mlx5_dma_conf_domain(const struct rte_dma_vchan_conf *conf)
+{
+	return {(int)conf->domain.type, conf->domain.src_handler, conf->domain.dst_handler};
+}
+
+/* the operations' entries, after dev_dump in the table (mlx5_dma_ops.cpp) */
+#define MLX5_DMA_SDK_GROUP_OPS(create, destroy, join, leave, handler_get) \
+	, create, destroy, join, leave, handler_get
+#else
+#define MLX5_DMA_CAPA_INTER_PROCESS 0
+enum mlx5_dma_group_event {
+	MLX5_DMA_GROUP_EVENT_MEMBER_LEFT,
+	MLX5_DMA_GROUP_EVENT_GROUP_DESTROYED,
+};
+typedef void (*mlx5_dma_group_cb_t)(int16_t dev_id, int16_t group_id, rte_uuid_t domain_id,
+				    enum mlx5_dma_group_event event);
+
+static inline struct mlx5_dma_vchan_domain
+mlx5_dma_conf_domain(const struct rte_dma_vchan_conf *conf)
+{
+	(void)conf;
+	return {MLX5_DMA_DOMAIN_NONE, 0, 0};
+}
+
+#define MLX5_DMA_SDK_GROUP_OPS(create, destroy, join, leave, handler_get)
+#endif
+
+/* the driver's access pair group operations (mlx5_dma_domain.cpp) */
+int mlx5_dma_group_create(const struct rte_dma_dev *dev, rte_uuid_t domain_id, rte_uuid_t token,
+			  int16_t *group_id, mlx5_dma_group_cb_t cb);
+int mlx5_dma_group_destroy(const struct rte_dma_dev *dev, int16_t group_id);
+int mlx5_dma_group_join(const struct rte_dma_dev *dev, rte_uuid_t domain_id, rte_uuid_t token,
+			int16_t group_id, mlx5_dma_group_cb_t cb);
+int mlx5_dma_group_leave(const struct rte_dma_dev *dev, int16_t group_id);
+int mlx5_dma_group_handler_get(const struct rte_dma_dev *dev, int16_t group_id,
+			       rte_uuid_t domain_id, uint16_t *handler);
 
 #endif /* MLX5_DMA_SDK_H */

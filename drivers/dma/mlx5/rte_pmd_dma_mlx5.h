@@ -894,6 +894,44 @@ __rte_experimental static inline int rte_pmd_dma_mlx5_remote_arrived(const void 
 
 /** @} */
 
+/**
+ * @defgroup rte_pmd_dma_mlx5_domain Inter-process domain (DPDK 25.11)
+ *
+ * Built against DPDK 25.11 or later, dma_mlx5 reports RTE_DMA_CAPA_INTER_PROCESS_DOMAIN
+ * and takes DPDK's access pair groups (rte_dma_access_pair_group_create() and the
+ * others): a vchan whose rte_dma_vchan_conf.domain names, through two handlers, this
+ * process and a peer process of the same group copies with plain rte_dma_copy() into
+ * the peer's memory (destination handler the peer's) or out of it (source handler the
+ * peer's), as remote copies over DC transport. What a member grants its group is one
+ * window of its memory, given here; a member that gave none is reached by nobody.
+ * @{
+ */
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Expose [@p addr, @p addr + @p len) of this process to the other members of access
+ * pair group @p group_id of device @p dev_id (created or joined by it), with the rights
+ * @p access (RTE_PMD_DMA_MLX5_REMOTE_ACCESS_READ and/or _WRITE): a remote key over
+ * exactly that range behind a DC target of its own with a random DC key. Members that
+ * take a handler of this process's domain afterwards (rte_dma_access_pair_group_handler_get())
+ * may copy into or out of the window, nothing else; an access outside it, or one the
+ * rights do not grant, completes with RTE_DMA_STATUS_INVALID_ADDR at the peer and
+ * touches nothing. The window stays exposed until the device leaves or destroys the
+ * group, or is closed; keep the memory until then.
+ *
+ * @return
+ *   0; -EINVAL for a device that is not dma_mlx5, a group the device is not in, or a
+ *   bad range or access (one log line names the value); -EBUSY when the device exposes
+ *   a window to the group already; -EFAULT, -ENOMEM, -ENOTSUP (no DC transport), or the
+ *   group creator's refusal.
+ */
+__rte_experimental int rte_pmd_dma_mlx5_group_expose(int16_t dev_id, int16_t group_id,
+						     const void *addr, size_t len, uint32_t access);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

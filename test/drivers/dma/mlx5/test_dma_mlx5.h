@@ -37,7 +37,11 @@ struct t_mode {
 
 /** inline-direct, inline-verbs, thread-direct, thread-verbs. */
 extern const struct t_mode t_modes[4];
-#define T_FOREACH_MODE(m) for (const struct t_mode *m = t_modes; m != t_modes + 4; m++)
+/** The modes T_FOREACH_MODE runs: t_modes, or with --kernel DEV only DEV's verbs path. */
+extern const struct t_mode *t_modes_first, *t_modes_end;
+/** --kernel DEV: DEV (a device of Debian's libmlx5, under devtools/sim-rdma), or NULL. */
+extern const char *t_kernel_dev;
+#define T_FOREACH_MODE(m) for (const struct t_mode *m = t_modes_first; m != t_modes_end; m++)
 
 /** Milliseconds of the monotonic clock. */
 uint64_t t_now_ms(void);

@@ -17,6 +17,8 @@ const struct t_mode t_modes[4] = {
 	{T_SIM_THREAD, "direct", true},
 	{T_SIM_THREAD, "verbs", true},
 };
+const struct t_mode *t_modes_first = t_modes, *t_modes_end = t_modes + 4;
+const char *t_kernel_dev;
 
 uint64_t t_now_ms(void)
 {
@@ -101,8 +103,13 @@ const char *t_args(const struct t_mode *m, const char *extra)
 	static unsigned turn;
 	char *b = buf[turn++ % 4];
 
-	snprintf(b, sizeof(buf[0]), "dev=%s,sim_exec=%s,path=%s%s%s", m->sim,
-		 m->thread ? "thread" : "inline", m->path, extra ? "," : "", extra ? extra : "");
+	if (m->sim == t_kernel_dev) /* the rdma-core backend takes no sim_* devarg */
+		snprintf(b, sizeof(buf[0]), "dev=%s,path=%s%s%s", m->sim, m->path, extra ? "," : "",
+			 extra ? extra : "");
+	else
+		snprintf(b, sizeof(buf[0]), "dev=%s,sim_exec=%s,path=%s%s%s", m->sim,
+			 m->thread ? "thread" : "inline", m->path, extra ? "," : "",
+			 extra ? extra : "");
 	return b;
 }
 

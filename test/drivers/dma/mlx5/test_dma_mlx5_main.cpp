@@ -5,8 +5,16 @@
  * One EAL (IOVA as VA, no hugepages), the PMD linked in statically, software HCA
  * instances in inline and thread mode; every data-path test runs for both posting
  * paths on both.
+ *
+ * With --kernel DEV (run under devtools/sim-rdma): the path=verbs suites on DEV, a
+ * device of Debian's libibverbs + libmlx5 reached through the glue library (the
+ * software HCA's kernel side); the cases that cannot run there are listed as skipped,
+ * each with its reason.
  */
 #include <stdio.h>
+#include <string.h>
+
+#include <vector>
 
 #include <rte_eal.h>
 
@@ -33,9 +41,63 @@ int add_sims(void)
 	return 0;
 }
 
+/* What --kernel leaves out, by suite (NULL: every case) or case, and why. */
+struct t_skip {
+	const char *suite;
+	const char *test; /* NULL: the whole suite */
+	const char *why;
+};
+
+const char *const kNoSimApi = "needs the imitation provider's own API (fault injection, "
+			      "instances of other caps), which the kernel side does not offer";
+const char *const kNoMkeys = "needs indirect mkeys (UMR, fill): the kernel side has no "
+			     "DevX mkeys yet";
+/* when the device has them: these cases still index the imitation's instances */
+const char *const kMkeysNotAdapted = "UMR / fill case not adapted to --kernel yet (it "
+				     "uses the imitation's instances)";
+const struct t_skip t_kernel_skips[] = {
+	{"probe", NULL, "probes and recycles the imitation provider's instances"},
+	{"raw_wqe", NULL, "raw WQEs are the direct posting path"},
+	{"wqe_bytes", NULL, "compares WQE bytes of the direct path"},
+	{"sva", NULL, "sva=1 needs the imitation provider's on-demand MR"},
+	{"fill", NULL, kNoMkeys},
+	{"mkey_api", NULL, kNoMkeys},
+	{"copy_sg", "all_shapes_umr_entries_16", kNoMkeys},
+	{"copy_sg", "umr_path", kNoMkeys},
+	{"copy_sg", "umr_direct_equals_verbs", kNoMkeys},
+	{"copy_sg", "faults_in_chain", kNoSimApi},
+	{"errors", "bad_length", kNoSimApi},
+	{"errors", "injected_faults", kNoSimApi},
+	{"errors", "unknown_syndrome", kNoSimApi},
+	{"status", "vchan_status", kNoSimApi},
+	{"stop", "stop: submitted work past the bound is aborted", kNoSimApi},
+};
+
+const char *skip_reason(const char *suite, const char *test, bool has_mkeys)
+{
+	for (const struct t_skip &k : t_kernel_skips)
+		if (strcmp(k.suite, suite) == 0 && (!k.test || strcmp(k.test, test) == 0))
+			return k.why == kNoMkeys && has_mkeys ? kMkeysNotAdapted : k.why;
+	return NULL;
+}
+
+/* Whether @p dev offers fill (indirect mkeys), as dma_mlx5 reports it. */
+bool kernel_has_mkeys(const char *dev)
+{
+	static const struct t_mode m = {dev, "verbs", false};
+	struct rte_dma_info info = {};
+	int id = t_probe("dma_mlx5_kprobe", t_args(&m, NULL));
+	bool fill = id >= 0 && rte_dma_info_get(id, &info) == 0 &&
+		    (info.dev_capa & RTE_DMA_CAPA_OPS_FILL);
+
+	if (id >= 0)
+		t_remove("dma_mlx5_kprobe");
+	return fill;
+}
+
 } // namespace
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *eal_argv[] = {
 		(char *)"test_pmd_dma_mlx5", (char *)"--no-huge",   (char *)"-m", (char *)"512",
@@ -57,6 +119,34 @@ int main(void)
 	}
 	if (add_sims())
 		return 1;
+	if (argc == 3 && strcmp(argv[1], "--kernel") == 0) {
+		static struct t_mode kernel_mode = {NULL, "verbs", false};
+		/* the cases that run there, suite by suite; the others said skipped, and why */
+		static std::vector<std::vector<struct cunit_test>> kept(CUNIT_NELEM(suites));
+		std::vector<struct cunit_suite> run;
+
+		t_kernel_dev = kernel_mode.sim = argv[2];
+		bool has_mkeys = kernel_has_mkeys(argv[2]);
+		t_modes_first = &kernel_mode;
+		t_modes_end = &kernel_mode + 1;
+		for (size_t i = 0; i < CUNIT_NELEM(suites); i++) {
+			for (size_t j = 0; j < suites[i].n; j++) {
+				const char *why = skip_reason(suites[i].name,
+							      suites[i].tests[j].name, has_mkeys);
+				if (why)
+					printf("skipped on %s: %s/%s: %s\n", argv[2],
+					       suites[i].name, suites[i].tests[j].name, why);
+				else
+					kept[i].push_back(suites[i].tests[j]);
+			}
+			if (!kept[i].empty())
+				run.push_back({suites[i].name, kept[i].data(), kept[i].size(),
+					       suites[i].init, suites[i].clean});
+		}
+		ret = cunit_run_suites(run.data(), run.size());
+		rte_eal_cleanup();
+		return ret;
+	}
 	ret = CUNIT_RUN_SUITES(suites);
 	rte_eal_cleanup();
 	return ret;

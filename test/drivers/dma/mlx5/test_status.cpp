@@ -51,7 +51,8 @@ void test_dump(void)
 		d = dump_of(id);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 		snprintf(expect, sizeof(expect),
-			 "dma_mlx5: device %s (sim backend), posting path %s", m->sim, m->path);
+			 "dma_mlx5: device %s (%s backend), posting path %s", m->sim,
+			 m->sim == t_kernel_dev ? "rdma-core" : "sim", m->path);
 		CU_ASSERT_PTR_NOT_NULL(strstr(d, expect));
 		CU_ASSERT_PTR_NOT_NULL(strstr(d, "vchan 1: not set up"));
 		free(d);
