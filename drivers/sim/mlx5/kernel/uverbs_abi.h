@@ -181,6 +181,7 @@ enum : uint32_t {
 	WCMD_DEALLOC_PD = 4,
 	WCMD_REG_MR = 9,
 	WCMD_DEREG_MR = 13,
+	WCMD_CREATE_COMP_CHANNEL = 17, /**< response {u32 fd}: the kernel makes the fd */
 	WCMD_QUERY_QP = 25,
 	WCMD_MODIFY_QP = 26,
 	WCMD_EX_QUERY_DEVICE = kWriteCmdExtended | 1,

@@ -312,6 +312,8 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_EX_QUERY_DEVICE, "EX_QUERY_DEVICE", sizeof(ExQueryDevice), 0, w_ex_query_device},
 	{WCMD_QUERY_QP, "QUERY_QP", sizeof(QueryQpCmd), sizeof(QueryQpResp), w_query_qp},
 	{WCMD_MODIFY_QP, "MODIFY_QP", sizeof(ModifyQpCmd), 0, w_modify_qp},
+	{WCMD_CREATE_COMP_CHANNEL, "CREATE_COMP_CHANNEL", sizeof(CmdResponsePtr), sizeof(uint32_t),
+	 w_create_comp_channel},
 };
 
 /* ---- UAR pages --------------------------------------------------------------------- */
