@@ -658,15 +658,19 @@ void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 		return;
 	case MSG_DREQ: {
 		if (id->st != St::Connected && id->st != St::RepRcvd && id->st != St::RepSent &&
-		    id->st != St::Disconnecting)
+		    id->st != St::Disconnecting && id->st != St::Disconnected)
 			break;
 		Msg r = {};
 		r.type = MSG_DREP;
 		send_msg(id->sock, r);
-		give_disconnected(id);
+		/* DREQs that crossed: the second is answered, DISCONNECTED was given once */
+		if (id->st != St::Disconnected)
+			give_disconnected(id);
 		return;
 	}
 	case MSG_DREP:
+		if (id->st == St::Disconnected)
+			return; /* the answer to our DREQ after the peer's DREQ crossed it */
 		if (id->st != St::Disconnecting)
 			break;
 		give_disconnected(id);

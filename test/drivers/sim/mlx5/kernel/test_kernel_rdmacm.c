@@ -8,8 +8,12 @@
  * which must end in DISCONNECTED, never a hang. Plain C, linked with
  * -lrdmacm -libverbs only. "peer <port>" as arguments: the listening peer.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -404,6 +408,100 @@ static void test_peer_dies(void)
 	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
 }
 
+/*
+ * Both ends disconnect at once: the DREQs cross, each answered with a DREP that
+ * reaches an id already disconnected. That is the CM's normal case: one
+ * DISCONNECTED each, and nothing logged as a broken peer.
+ */
+static void test_disconnect_crossing(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id, *srv;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	char log[4096];
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	int rt = 0;
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x321;
+	p.responder_resources = 1;
+	p.initiator_depth = 1;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	srv = ev->id;
+	rdma_ack_cm_event(ev);
+	p.qp_num = 0x654;
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(srv, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_ESTABLISHED);
+	rdma_ack_cm_event(ev);
+
+	/* stderr into a file while the DREQs cross */
+	fflush(stderr);
+	CU_ASSERT_EQUAL_FATAL(dup2(fileno(tmp), 2), 2);
+	/*
+	 * Both DREQs sent before the CM thread reads either: every thread of the process
+	 * on one CPU, this one above the others until it waits for the first event (a
+	 * real-time priority; where it is not permitted the DREQs may not cross).
+	 */
+	{
+		cpu_set_t one;
+		struct sched_param sp = {.sched_priority = 1};
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				sched_setaffinity(atoi(e->d_name), sizeof(one), &one);
+		if (d)
+			closedir(d);
+		rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	}
+	CU_ASSERT_EQUAL(rdma_disconnect(id), 0);
+	CU_ASSERT_EQUAL(rdma_disconnect(srv), 0);
+	if (rt) {
+		struct sched_param sp = {.sched_priority = 0};
+
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	}
+	CU_ASSERT_EQUAL(next_event(g_ch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(next_event(lch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	usleep(100000); /* the DREPs arrive */
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(log, 1, sizeof(log) - 1, tmp);
+	log[n] = 0;
+	fclose(tmp);
+	CU_ASSERT_PTR_NULL(strstr(log, "dropped"));
+	if (n)
+		fprintf(stderr, "%s", log);
+	CU_ASSERT_EQUAL(rdma_destroy_id(srv), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
+}
+
 static const struct cunit_test tests[] = {
 	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
@@ -411,6 +509,8 @@ static const struct cunit_test tests[] = {
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
+	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
+	 test_disconnect_crossing},
 	{"the peer dies before its REP: UNREACHABLE", test_peer_dies_connecting},
 	{"the peer stops before its REP: UNREACHABLE at the CM timeout",
 	 test_peer_stops_connecting},
