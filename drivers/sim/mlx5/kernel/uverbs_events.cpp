@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
 
@@ -50,12 +51,24 @@ void EventFile::push(const void *desc, const std::shared_ptr<ObjEvents> &owner)
 	(void)r;
 }
 
+namespace {
+
+/** No thread cancellation in here: the queue and the eventfd's count stay equal. */
+struct NoCancel {
+	int old = 0;
+	NoCancel() { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old); }
+	~NoCancel() { pthread_setcancelstate(old, nullptr); }
+};
+
+} // namespace
+
 ssize_t EventFile::read(void *buf, size_t n)
 {
 	size_t size = desc_size();
 	for (;;) {
 		int now_fd;
 		{
+			NoCancel nc; /* rping cancels its CQ thread blocked here (in poll) */
 			std::lock_guard<std::mutex> g(lock);
 			now_fd = fd;
 			if (n < size)
