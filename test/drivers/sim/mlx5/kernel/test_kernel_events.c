@@ -376,6 +376,15 @@ static void test_async_qp_access_error(void)
 	CU_ASSERT_EQUAL_FATAL(ibv_post_send(p.a, &wr, &bad), 0);
 	CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
 	CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR);
+	/* read into memory the process lacks: EFAULT (a checked copy), the event stays */
+	CU_ASSERT_TRUE_FATAL(readable(g_ctx->async_fd, 5000));
+	{
+		void *volatile nowhere = (void *)8;
+
+		errno = 0;
+		CU_ASSERT_EQUAL(read(g_ctx->async_fd, nowhere, 16), -1);
+		CU_ASSERT_EQUAL(errno, EFAULT);
+	}
 	CU_ASSERT_EQUAL_FATAL(next_async(&ev), 0);
 	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
 	CU_ASSERT_PTR_EQUAL(ev.element.qp, p.b);
