@@ -241,6 +241,30 @@ static void test_one_event_per_arm(void)
 	pair_close(&p);
 }
 
+static void test_stale_arm(void)
+{
+	struct pair p;
+	struct ibv_wc wc;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	/* armed again before the event was taken: its old sequence number, ignored */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	usleep(20000);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 300));
+	/* taken: the next arm counts, and the completion not yet polled raises it */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	pair_close(&p);
+}
+
 static void test_solicited_only(void)
 {
 	struct pair p;
@@ -429,6 +453,7 @@ static void test_async_cq_overrun(void)
 static const struct cunit_test tests[] = {
 	{"completion channel: one event per arm, armed behind the producer",
 	 test_one_event_per_arm},
+	{"an arm before the last event was taken is stale", test_stale_arm},
 	{"solicited-only arms", test_solicited_only},
 	{"an unread completion event is dropped at destroy", test_unread_event_dropped},
 	{"channel refusals: EAGAIN, short read, bad fds, comp vector", test_channel_refusals},
