@@ -435,6 +435,24 @@ static void test_async_qp_access_error(void)
 	CU_ASSERT_TRUE(readable(g_ctx->async_fd, 5000));
 	pair_close(&p);
 	CU_ASSERT_FALSE(readable(g_ctx->async_fd, 0));
+
+	/* an atomic to a QP that does not allow atomics: b raises QP_REQ_ERR */
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	sge.addr = (uintptr_t)p.buf;
+	sge.length = 8;
+	sge.lkey = p.mr->lkey;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)p.buf + 64;
+	wr.wr.atomic.rkey = p.mr->rkey;
+	wr.wr.atomic.compare_add = 1;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_EQUAL_FATAL(next_async(&ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_QP_REQ_ERR);
+	CU_ASSERT_PTR_EQUAL(ev.element.qp, p.b);
+	ibv_ack_async_event(&ev);
+	pair_close(&p);
 }
 
 static void test_async_cq_overrun(void)
@@ -466,7 +484,7 @@ static const struct cunit_test tests[] = {
 	{"an unread completion event is dropped at destroy", test_unread_event_dropped},
 	{"channel refusals: EAGAIN, short read, bad fds, comp vector", test_channel_refusals},
 	{"read into a bad buffer: EFAULT, the event stays", test_bad_read_buffer},
-	{"async: responder access error, read and unread", test_async_qp_access_error},
+	{"async: responder access error (read, unread), request error", test_async_qp_access_error},
 	{"async: CQ overrun", test_async_cq_overrun},
 };
 
