@@ -28,6 +28,7 @@
 #include "cunit_run.h"
 
 static struct rdma_event_channel *g_ch;
+static int g_peer_fd = -1;
 
 /** Wait at most 5 s for the next event of @p ch: its type, or -1 (timeout / error). */
 static int next_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
@@ -292,6 +293,50 @@ static int peer_main(uint16_t port, int accept)
 	_exit(0); /* no DISCONNECT, no DESTROY: as a crash */
 }
 
+/*
+ * The peer of test_exit_connected: accepts kExitConns connections, says so on
+ * stdout, and exits (exit(), static destructors and all) at the first DISCONNECTED,
+ * while the other DREQs are still arriving.
+ */
+enum {
+	kExitConns = 16
+};
+
+static int peer_exit_main(uint16_t port)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL;
+	struct sockaddr_in a = addr_of_lid(0, port);
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param p;
+	uint16_t lid;
+	int established = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (!ch || rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lis, (struct sockaddr *)&a) || rdma_listen(lis, kExitConns))
+		return 2;
+	lid = my_lid();
+	if (write(1, &lid, sizeof(lid)) != sizeof(lid))
+		return 2;
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x135;
+	for (;;) {
+		int type = next_event(ch, &ev);
+
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST && rdma_accept(ev->id, &p))
+			return 4;
+		if (type == RDMA_CM_EVENT_ESTABLISHED && ++established == kExitConns &&
+		    write(1, &lid, sizeof(lid)) != sizeof(lid))
+			return 5;
+		if (type == RDMA_CM_EVENT_DISCONNECTED)
+			exit(0);
+		if (type < 0)
+			return 6;
+		rdma_ack_cm_event(ev);
+	}
+}
+
 /* Start the peer process (listening on @p port; accepting 1, not 0, stopping 2): its
  * LID, or 0. */
 static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
@@ -307,16 +352,20 @@ static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
 	if (*pid == 0) {
 		dup2(fds[1], 1);
 		execl("/proc/self/exe", "peer",
-		      accept == 2 ? "peer-stop"
-		      : accept    ? "peer"
-				  : "peer-noaccept",
+		      accept == 3   ? "peer-exit"
+		      : accept == 2 ? "peer-stop"
+		      : accept      ? "peer"
+				    : "peer-noaccept",
 		      arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
 	if (*pid < 0 || read(fds[0], &lid, sizeof(lid)) != (ssize_t)sizeof(lid))
 		lid = 0;
-	close(fds[0]);
+	if (accept == 3)
+		g_peer_fd = fds[0]; /* "all established" comes later */
+	else
+		close(fds[0]);
 	return lid;
 }
 
@@ -502,6 +551,49 @@ static void test_disconnect_crossing(void)
 	rdma_destroy_event_channel(lch);
 }
 
+/*
+ * A process that exits (exit(), not _exit()) with connections open while DREQs
+ * arrive: its CM thread runs on through the static destructors, and must find
+ * its state still there (it did not: the program crashed at exit).
+ */
+static void test_exit_connected(void)
+{
+	uint16_t port = (uint16_t)(20000 + (getpid() + 3) % 20000);
+	struct rdma_cm_id *ids[kExitConns];
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	pid_t pid;
+	int st = -1;
+	uint16_t lid = start_peer(port, 3, &pid), done;
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+
+	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x246;
+	for (int i = 0; i < kExitConns; i++) {
+		ids[i] = resolved_id(g_ch, &dst);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ids[i]);
+		CU_ASSERT_EQUAL_FATAL(rdma_connect(ids[i], &p), 0);
+		CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+		rdma_ack_cm_event(ev);
+		CU_ASSERT_EQUAL_FATAL(rdma_accept(ids[i], &p), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(read(g_peer_fd, &done, sizeof(done)), (ssize_t)sizeof(done));
+	close(g_peer_fd);
+	g_peer_fd = -1;
+	for (int i = 0; i < kExitConns; i++)
+		CU_ASSERT_EQUAL(rdma_disconnect(ids[i]), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "the peer died of signal %d at exit\n", WTERMSIG(st));
+	/* one DISCONNECTED per id, from a DREP or the peer's end: drained */
+	for (int i = 0; i < kExitConns && next_event(g_ch, &ev) == RDMA_CM_EVENT_DISCONNECTED; i++)
+		rdma_ack_cm_event(ev);
+	for (int i = 0; i < kExitConns; i++)
+		CU_ASSERT_EQUAL(rdma_destroy_id(ids[i]), 0);
+}
+
 static const struct cunit_test tests[] = {
 	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
@@ -511,6 +603,7 @@ static const struct cunit_test tests[] = {
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
 	 test_disconnect_crossing},
+	{"a peer exits with connections open while DREQs arrive", test_exit_connected},
 	{"the peer dies before its REP: UNREACHABLE", test_peer_dies_connecting},
 	{"the peer stops before its REP: UNREACHABLE at the CM timeout",
 	 test_peer_stops_connecting},
@@ -526,6 +619,8 @@ int main(int argc, char **argv)
 		return peer_main((uint16_t)atoi(argv[2]), 1);
 	if (argc == 3 && !strcmp(argv[1], "peer-noaccept"))
 		return peer_main((uint16_t)atoi(argv[2]), 0);
+	if (argc == 3 && !strcmp(argv[1], "peer-exit"))
+		return peer_exit_main((uint16_t)atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "peer-stop"))
 		return peer_main((uint16_t)atoi(argv[2]), 2);
 	/* the CM response timeout, short enough for next_event's 5 s */
