@@ -6,7 +6,9 @@
  * writer: builds 64-byte CQEs (mlx5_cqe64 / mlx5_err_cqe), checks for CQ overrun
  * against the consumer index in the CQ doorbell record, and stores them body
  * first, op_own last with release ordering, so a poller never sees half a CQE.
- * CQEs of a QP under DelayCompletions are held back here.
+ * CQEs of a QP under DelayCompletions are held back here. An armed CQ raises one
+ * completion event for the next CQE past its arm's consumer index (solicited
+ * arms: the next solicited or error CQE), as the CQ doorbell of the PRM asks.
  */
 #include <errno.h>
 #include <string.h>
@@ -78,6 +80,33 @@ CqObj *CqTable::find(uint32_t cqn) const
 		return nullptr;
 	return cqs_[cqn - HCA_CQN_BASE];
 }
+
+int CqTable::arm(uint32_t cqn, uint32_t arm_word)
+{
+	CqObj *cq = find(cqn);
+	if (!cq)
+		return -EINVAL;
+	/* an arm written before the last event was taken carries the old sn: stale */
+	if ((arm_word >> 28 & 3) != cq->arm_sn)
+		return 0;
+	cq->armed = true;
+	cq->arm_solicited = arm_word >> 24 & 1;
+	cq->arm_ci = arm_word & 0xffffff;
+	/* CQEs already at or past ci (the consumer armed behind the producer): now */
+	uint32_t ahead = (cq->pi - cq->arm_ci) & 0xffffff;
+	uint32_t sol = (cq->solicit_pi - cq->arm_ci) & 0xffffff;
+	if (ahead && ahead <= cq->cfg.ncqe && (!cq->arm_solicited || (sol && sol <= ahead)))
+		comp_event(cq);
+	return 0;
+}
+
+void CqTable::comp_event(CqObj *cq)
+{
+	cq->armed = false;
+	cq->arm_sn = (cq->arm_sn + 1) & 3;
+	if (cq->cfg.comp_event)
+		cq->cfg.comp_event(cq->cfg.comp_arg);
+}
 namespace {
 
 uint32_t uidx_field(const HcaCaps &caps, const QpObj *qp)
@@ -95,7 +124,7 @@ uint32_t resp_rsn_field(const HcaCaps &caps, const QpObj *qp)
 
 } // namespace
 
-bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
+bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited)
 {
 	if (cq->error) {
 		/* a CQ in error takes no CQEs; its writers go to ERR */
@@ -121,10 +150,15 @@ bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe)
 			 __ATOMIC_RELEASE);
 	cq->pi++;
 	st_.cqes.fetch_add(1, std::memory_order_relaxed);
+	uint8_t op = cqe[63] >> MLX5_HW_CQE_OPCODE_SHIFT;
+	if (solicited || op == MLX5_CQE_REQ_ERR || op == MLX5_CQE_RESP_ERR)
+		cq->solicit_pi = cq->pi;
+	if (cq->armed && (!cq->arm_solicited || cq->solicit_pi == cq->pi))
+		comp_event(cq);
 	return true;
 }
 
-void CqTable::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us)
+void CqTable::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us, bool solicited)
 {
 	/* held back: a delayed QP, a slow link, or behind a CQE of its QP held back */
 	if (qp->delay_us || qp->deferred || delay_us) {
@@ -134,11 +168,12 @@ void CqTable::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_u
 		d.cq = cq;
 		d.qp = qp;
 		memcpy(d.cqe, cqe, sizeof(d.cqe));
+		d.solicited = solicited;
 		deferred_.push_back(d);
 		qp->deferred++;
 		return;
 	}
-	store_cqe(cq, qp, cqe);
+	store_cqe(cq, qp, cqe, solicited);
 }
 
 void CqTable::release_due(bool all)
@@ -152,7 +187,7 @@ void CqTable::release_due(bool all)
 			std::this_thread::sleep_until(d.due);
 		}
 		d.qp->deferred--;
-		store_cqe(d.cq, d.qp, d.cqe);
+		store_cqe(d.cq, d.qp, d.cqe, d.solicited);
 		deferred_.pop_front();
 	}
 }
@@ -190,7 +225,7 @@ void CqTable::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn), resp->qpn);
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->resp_idx);
 	cqe[63] = (uint8_t)(pl->resp_opcode << MLX5_HW_CQE_OPCODE_SHIFT);
-	put_cqe(resp->rcq, resp, cqe);
+	put_cqe(resp->rcq, resp, cqe, 0, pl->solicited);
 }
 
 void CqTable::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v,

@@ -5,7 +5,7 @@
  * writes every CQE: builds it, checks the CQ for overrun, holds it back under
  * DelayCompletions or a link delay, and stores it. QPs whose CQ overran are
  * collected here; the QP table moves them to ERR (QpTable::drain_overruns).
- * Everything under the device lock.
+ * An armed CQ raises its completion event here. Everything under the device lock.
  */
 #ifndef MLX5_SIM_CQ_TABLE_H
 #define MLX5_SIM_CQ_TABLE_H
@@ -41,6 +41,8 @@ public:
 	int create(const CqConfig &cfg, uint32_t *cqn);
 	int destroy(uint32_t cqn);
 	CqObj *find(uint32_t cqn) const;
+	/** The CQ doorbell: arm @p cqn for one completion event (Hca::arm_cq). */
+	int arm(uint32_t cqn, uint32_t arm_word);
 
 	/* ---- the CQE writer ---- */
 	/** Requester CQE of a successful WQE. */
@@ -50,8 +52,12 @@ public:
 	/** Error CQE (REQ_ERR or RESP_ERR). */
 	void write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, Verdict v,
 			   uint32_t delay_us = 0);
-	/** A built 64-byte CQE of @p qp into @p cq, now or held back. */
-	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us = 0);
+	/**
+	 * A built 64-byte CQE of @p qp into @p cq, now or held back; @p solicited: a
+	 * received message with the SE bit.
+	 */
+	void put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_us = 0,
+		     bool solicited = false);
 
 	/* ---- held-back CQEs ---- */
 	/** Write the held-back CQEs that are due (all if @p all). */
@@ -85,7 +91,8 @@ public:
 	}
 
 private:
-	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe);
+	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited);
+	void comp_event(CqObj *cq);
 	void release_due(bool all);
 
 	const HcaCaps &caps_;

@@ -202,6 +202,12 @@ int HcaImpl::destroy_cq(uint32_t cqn)
 	return destroy_in(mu_, cqt_, cqn);
 }
 
+int HcaImpl::arm_cq(uint32_t cqn, uint32_t arm_word)
+{
+	DevLock lk(mu_);
+	return cqt_.arm(cqn, arm_word);
+}
+
 int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
 {
 	return create_in(mu_, srqt_, cfg, srqn);

@@ -169,6 +169,12 @@ struct CqConfig {
 	uint32_t ncqe;     /**< power of two */
 	uint32_t cqe_size; /**< 64 or 128 (then the CQE is the second half) */
 	uint32_t *dbrec;   /**< [0] consumer index (BE32, low 24 bits), [1] arm */
+	/**
+	 * The completion event of an armed CQ (the kernel's comp_handler), called
+	 * under the device lock once per arm; must not call into the device.
+	 */
+	void (*comp_event)(void *arg) = nullptr;
+	void *comp_arg = nullptr;
 };
 
 /**
@@ -298,6 +304,13 @@ public:
 	/* completion queues */
 	virtual int create_cq(const CqConfig &cfg, uint32_t *cqn) = 0;
 	virtual int destroy_cq(uint32_t cqn) = 0; /**< -EBUSY while QPs use it */
+	/**
+	 * The CQ doorbell (UAR offset 0x20): arm @p cqn with @p arm_word as libmlx5
+	 * writes it (sn << 28 | solicited << 24 | ci). The next CQE at index >= ci
+	 * (with solicited: the next solicited or error CQE) raises one comp_event; an
+	 * arm whose sn is not the CQ's current one (stale) is ignored. -EINVAL: no CQ.
+	 */
+	virtual int arm_cq(uint32_t cqn, uint32_t arm_word) = 0;
 
 	/* shared receive queues */
 	/** CREATE_SRQ. -EINVAL: bad PD or geometry; -ENOMEM. */

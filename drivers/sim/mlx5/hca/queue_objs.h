@@ -30,6 +30,12 @@ struct CqObj {
 	uint32_t refs;      /**< QPs using it */
 	bool error;         /**< overrun happened: CQEs are dropped */
 	bool overrun_fault; /**< injected: the next write overruns */
+	/* completion events (CqTable::arm) */
+	uint8_t arm_sn = 0;         /**< sn the next arm must carry (+1 per event) */
+	bool armed = false;         /**< an event is requested */
+	bool arm_solicited = false; /**< ... for a solicited or error CQE only */
+	uint32_t arm_ci = 0;        /**< ... at this index or later (24 bits) */
+	uint32_t solicit_pi = 0;    /**< pi after the last solicited or error CQE */
 };
 
 /** A shared receive queue. */
@@ -107,6 +113,7 @@ struct DeferredCqe {
 	CqObj *cq;
 	QpObj *qp;
 	uint8_t cqe[64];
+	bool solicited; /**< a received message with the SE bit */
 };
 
 /** The device's asynchronous events (Hca::get_async_event), under the device lock. */

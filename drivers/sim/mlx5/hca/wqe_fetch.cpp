@@ -41,6 +41,7 @@ Verdict WqePlanner::fetch_wqe(QpObj *qp, uint16_t pi, Plan *pl, uint32_t *wqebbs
 	pl->idx = (uint16_t)qp->sq_ci;
 	pl->opcode = mlx5_hw_ctrl_opcode(&ctrl);
 	pl->signaled = ctrl.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
+	pl->solicited = ctrl.fm_ce_se & MLX5_WQE_CTRL_SOLICITED;
 	pl->fenced = ctrl.fm_ce_se & MLX5_HW_FM_MASK;
 	pl->stream = be16toh(ctrl.dci_stream_channel_id);
 	*wqebbs = 1;

@@ -100,6 +100,7 @@ struct Plan {
 	uint16_t idx; /**< WQE index (counter & 0xffff) */
 	uint8_t opcode;
 	bool signaled;
+	bool solicited; /**< SE: the responder's CQE may raise a solicited event */
 	bool fenced;
 	bool atomic;
 	bool safe;       /**< a span is on-demand: moved by mem::safe_move() */

@@ -562,7 +562,7 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		uint64_t len = pl->total - off < XF_CHUNK ? pl->total - off : XF_CHUNK;
 		rq.off = off;
 		rq.len = atomic ? 0 : (uint32_t)len;
-		rq.flags = (uint8_t)((rq.flags & XF_REQ_DC) |
+		rq.flags = (uint8_t)((rq.flags & XF_REQ_DC) | (pl->solicited ? XF_REQ_SE : 0) |
 				     (off + len == pl->total ? XF_REQ_LAST : 0));
 		memcpy(x.req.get(), &rq, sizeof(rq));
 		size_t out = 0;
@@ -664,6 +664,7 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 	pl->opcode = op;
 	pl->total = rq.total;
 	pl->imm_raw = rq.imm;
+	pl->solicited = rq.flags & XF_REQ_SE;
 	mlx5_hw_st_be64(pl->wqe, rq.raddr);
 	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);
 	bool write = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM;

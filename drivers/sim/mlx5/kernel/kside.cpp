@@ -150,11 +150,22 @@ struct SrqWatch {
 	uint32_t seen;
 };
 
+/** A CQ with a completion channel: its arm word (dbrec[1]) as last seen. */
+struct ArmWatch {
+	Hca *hca;
+	uint32_t cqn;
+	const uint32_t *dbrec;
+	uint32_t arm; /**< raw (BE) */
+};
+
 /** One per device: a thread of the device reading the doorbell records of its QPs. */
 struct Watcher {
 	std::mutex lock;
 	std::vector<Watch> qps;
 	std::vector<SrqWatch> srqs;
+	std::vector<ArmWatch> cqs;
+	Device *dev = nullptr;
+	Hca *hca = nullptr; /**< the device's (one per device) */
 	bool running = false;
 };
 
@@ -181,10 +192,20 @@ void watch_loop(Watcher *w)
 	/* sleeps of a few microseconds end when asked, not 50 us later (the default slack) */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	auto last_work = std::chrono::steady_clock::now();
+	unsigned rounds = 0;
 	for (;;) {
 		bool busy = false;
 		{
 			std::lock_guard<std::mutex> g(w->lock);
+			for (ArmWatch &c : w->cqs) {
+				/* the CQ doorbell: libmlx5 writes the record, then the UAR */
+				uint32_t arm = __atomic_load_n(&c.dbrec[1], __ATOMIC_ACQUIRE);
+				if (arm != c.arm) {
+					c.arm = arm;
+					c.hca->arm_cq(c.cqn, be32toh(arm));
+					busy = true;
+				}
+			}
 			for (Watch &q : w->qps) {
 				uint32_t sq = load_be32(&q.dbrec[1]), rq = load_be32(&q.dbrec[0]);
 				if (rq != q.rq) {
@@ -213,6 +234,9 @@ void watch_loop(Watcher *w)
 		if (busy)
 			last_work = now;
 		auto pause = watch_pause(now - last_work);
+		/* async events: at each pause, and every 1024 rounds while spinning */
+		if ((pause.count() != 0 || !(++rounds & 1023)) && w->hca)
+			deliver_async_events(w->dev, w->hca);
 		if (pause.count() == 0)
 			cpu_relax();
 		else
@@ -231,15 +255,49 @@ std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet)
 	return quiet / 16 < kMax ? quiet / 16 : kMax;
 }
 
+namespace {
+
+/** The device's watcher thread runs (w->lock held). */
+void watcher_start(Watcher *w, Device *dev, Hca *hca)
+{
+	if (!w->running) { /* dev and hca never change: the thread reads them unlocked */
+		w->dev = dev;
+		w->hca = hca;
+		std::thread(watch_loop, w).detach();
+		w->running = true;
+	}
+}
+
+} // namespace
+
 void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec)
 {
 	Watcher *w = watcher(dev);
 	std::lock_guard<std::mutex> g(w->lock);
 	w->qps.push_back(Watch{hca, qpn, dbrec, load_be32(&dbrec[0]), load_be32(&dbrec[1])});
-	if (!w->running) {
-		std::thread(watch_loop, w).detach();
-		w->running = true;
+	watcher_start(w, dev, hca);
+}
+
+void cq_arm_watch(Device *dev, Hca *hca, uint32_t cqn, const uint32_t *dbrec, uint32_t seen)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	w->cqs.push_back(ArmWatch{hca, cqn, dbrec, seen});
+	watcher_start(w, dev, hca);
+}
+
+uint32_t cq_arm_unwatch(Device *dev, uint32_t cqn)
+{
+	Watcher *w = watcher(dev);
+	std::lock_guard<std::mutex> g(w->lock);
+	for (size_t i = 0; i < w->cqs.size(); i++) {
+		if (w->cqs[i].cqn == cqn) {
+			uint32_t seen = w->cqs[i].arm;
+			w->cqs.erase(w->cqs.begin() + (long)i);
+			return seen;
+		}
 	}
+	return 0;
 }
 
 void srq_doorbell_watch(Device *dev, Hca *hca, uint32_t srqn, const uint32_t *dbrec)
@@ -409,17 +467,6 @@ void fill_chardev_stat(unsigned index, struct stat *st)
 
 /* ---- contexts ----------------------------------------------------------------------- */
 
-void AsyncFile::push(const AsyncEventDesc &ev)
-{
-	std::lock_guard<std::mutex> g(lock);
-	if (fd < 0)
-		return; /* closed */
-	events.push_back(ev);
-	uint64_t one = 1;
-	ssize_t r = sys::write(fd, &one, sizeof(one));
-	(void)r;
-}
-
 Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
 {
 }
@@ -471,12 +518,19 @@ int Context::destroy_obj(Uobj &o)
 		o.uar_dev = nullptr;
 		break;
 	case Uobj::Type::Cq:
+		obj_events_destroying(*this, o);
 		ret = hca->destroy_cq(o.cqn);
+		if (ret)
+			obj_events_undo(*this, o);
+		else
+			obj_events_destroyed(*this, o);
 		break;
 	case Uobj::Type::Qp:
 		ret = hca->destroy_qp(o.qpn);
 		if (!ret)
 			doorbell_unwatch(dev_, o.qpn);
+		if (!ret)
+			obj_events_destroyed(*this, o);
 		break;
 	case Uobj::Type::Srq:
 		ret = hca->destroy_srq(o.srqn);

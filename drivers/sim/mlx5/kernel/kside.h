@@ -93,13 +93,50 @@ std::shared_ptr<Hca> device_hca(Device *dev);
 
 class Context;
 
-/** An async event fd: an eventfd (semaphore) counting queued descriptors. */
-struct AsyncFile {
+struct ObjEvents;
+
+/**
+ * An event fd (uverbs_events.cpp): the async event fd (16-byte descriptors) or a
+ * completion channel (8-byte ones). An eventfd (semaphore) counting the queued
+ * descriptors, so poll/epoll work; its count changes only under @ref lock.
+ */
+struct EventFile {
+	enum class Kind : uint8_t {
+		Async,
+		Comp
+	};
+	Kind kind = Kind::Async;
 	int fd = -1;
 	std::mutex lock;
-	std::deque<AsyncEventDesc> events;
-	/** Queue one event and make the fd readable. */
-	void push(const AsyncEventDesc &ev);
+	struct Entry {
+		uint8_t desc[16];
+		std::shared_ptr<ObjEvents> owner; /**< counts it when read; NULL: unaffiliated */
+	};
+	std::deque<Entry> events;
+	size_t desc_size() const { return kind == Kind::Async ? 16 : 8; }
+	/** Queue one descriptor and make the fd readable (nothing once closed). */
+	void push(const void *desc, const std::shared_ptr<ObjEvents> &owner);
+	void push(const AsyncEventDesc &ev) { push(&ev, nullptr); }
+	/** read(): one descriptor to @p buf (checked copy): its size or -errno. */
+	ssize_t read(void *buf, size_t n);
+	/** Forget the queued events of @p owner (its object is destroyed). */
+	void drop(const ObjEvents *owner);
+};
+using AsyncFile = EventFile;
+
+/**
+ * The events of one CQ or QP (the kernel's ib_uevent_object / ib_ucq_object):
+ * where they go and how many of them the process has read, which is what the
+ * destroy response reports and libibverbs then waits to see acknowledged.
+ */
+struct ObjEvents : std::enable_shared_from_this<ObjEvents> {
+	uint64_t user_handle = 0;
+	std::shared_ptr<EventFile> async; /**< its async events (may be NULL) */
+	std::shared_ptr<EventFile> comp;  /**< CQ: its completion channel, or NULL */
+	std::atomic<uint32_t> async_reported{0};
+	std::atomic<uint32_t> comp_reported{0};
+	const uint32_t *dbrec = nullptr; /**< CQ with a channel: its doorbell record */
+	uint32_t arm_seen = 0;           /**< ... its arm word last seen (raw) */
 };
 
 /**
@@ -138,6 +175,7 @@ struct Uobj {
 	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
 	uint16_t devx_op = 0;             /**< DevxObj: the PRM create opcode */
 	uint32_t devx_id = 0;             /**< DevxObj: mkey key, PSV index, first QPN */
+	std::shared_ptr<ObjEvents> ev;    /**< Cq, Qp: their events (uverbs_events.cpp) */
 };
 
 /** One open of /dev/infiniband/uverbs<i>. */
@@ -187,6 +225,37 @@ void fd_register_context(int fd, const std::shared_ptr<Context> &ctx);
 void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file);
 /** The async file behind fd @p fd, or NULL. */
 std::shared_ptr<AsyncFile> fd_async(int fd);
+/** The event file (async fd or completion channel) behind fd @p fd, or NULL. */
+std::shared_ptr<EventFile> fd_event_file(int fd);
+
+/* ---- events (uverbs_events.cpp) ------------------------------------------------------ */
+/**
+ * A CQ being created: its channel and async fd from the call, into @p o.ev and
+ * @p cfg. 0, or EBADF for an fd that is no channel / async fd.
+ */
+int cq_events_prepare(Context &ctx, bool has_channel, int channel_fd, bool has_event_fd,
+		      int event_fd, uint64_t user_handle, Uobj &o, CqConfig &cfg);
+/** CQ @p o exists now: its async events route to it, its arm word is watched. */
+void cq_events_created(Context &ctx, Uobj &o, uint32_t *dbrec);
+/** A QP being created with async fd @p file: into @p o.ev; after creation, routed. */
+void qp_events_prepare(const std::shared_ptr<AsyncFile> &file, uint64_t user_handle, Uobj &o);
+void qp_events_created(Context &ctx, const Uobj &o);
+/**
+ * Before destroying CQ / QP @p o: stop watching it (false: the device refused, undo
+ * with obj_events_undo). After: route no more, drop its unread events.
+ */
+void obj_events_destroying(Context &ctx, const Uobj &o);
+void obj_events_undo(Context &ctx, const Uobj &o);
+void obj_events_destroyed(Context &ctx, const Uobj &o);
+/** Hand the device's pending async events to their objects' event files. */
+void deliver_async_events(Device *dev, Hca *hca);
+/**
+ * Completion channels: CQ @p cqn's arm word (dbrec[1]) is watched by the doorbell
+ * thread, each change is the CQ doorbell (Hca::arm_cq).
+ */
+void cq_arm_watch(Device *dev, Hca *hca, uint32_t cqn, const uint32_t *dbrec, uint32_t seen);
+/** Stop watching; the arm word last seen (raw), for a later cq_arm_watch. */
+uint32_t cq_arm_unwatch(Device *dev, uint32_t cqn);
 
 /**
  * Doorbells: the device notices a QP's new work as hardware does, by watching its

@@ -331,25 +331,11 @@ bool stat_target(int dirfd, const char *path, int flags, unsigned *index)
 	return false;
 }
 
-/** read() of an async event fd: one 16-byte descriptor, blocking as the fd says. */
+/** read() of an event fd: one descriptor, blocking as the fd says (uverbs_events.cpp). */
 ssize_t async_read(AsyncFile &file, void *buf, size_t n)
 {
-	if (n < sizeof(AsyncEventDesc))
-		return fail(EINVAL);
-	uint64_t one;
-	ssize_t r = REAL(read)(file.fd, &one, sizeof(one)); /* blocks unless O_NONBLOCK */
-	if (r < 0)
-		return -1;
-	AsyncEventDesc ev;
-	{
-		std::lock_guard<std::mutex> g(file.lock);
-		if (file.events.empty())
-			return fail(EAGAIN);
-		ev = file.events.front();
-		file.events.pop_front();
-	}
-	memcpy(buf, &ev, sizeof(ev));
-	return sizeof(ev);
+	ssize_t r = file.read(buf, n);
+	return r < 0 ? fail((int)-r) : r;
 }
 
 } // namespace
@@ -370,6 +356,13 @@ void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file)
 }
 
 std::shared_ptr<AsyncFile> fd_async(int fd)
+{
+	FakeFd f;
+	return lookup(fd, &f) && f.async && f.async->kind == EventFile::Kind::Async ? f.async
+										    : nullptr;
+}
+
+std::shared_ptr<EventFile> fd_event_file(int fd)
 {
 	FakeFd f;
 	return lookup(fd, &f) ? f.async : nullptr;

@@ -357,7 +357,12 @@ struct Id {
 	std::chrono::steady_clock::time_point deadline;
 };
 
-std::mutex g_cm;
+/*
+ * The CM state lives to the end of the process, never destroyed: the broker thread
+ * runs until exit, and static destructors at exit() would pull the lock and maps
+ * from under it (a program that exits with connections open crashed).
+ */
+std::mutex &g_cm = *new std::mutex;
 
 /*
  * How long an id waits for the peer's REP or RTU: the kernel's CM gives up after
@@ -374,15 +379,15 @@ std::chrono::milliseconds cm_timeout()
 	return std::chrono::milliseconds(ms);
 }
 /* sockets the broker reads: listeners and connections, each for one id */
-std::map<int, std::shared_ptr<Id>> g_socks;
+std::map<int, std::shared_ptr<Id>> &g_socks = *new std::map<int, std::shared_ptr<Id>>;
 /* listener sockets: the LID each listens on */
-std::map<int, uint16_t> g_listen_lid;
+std::map<int, uint16_t> &g_listen_lid = *new std::map<int, uint16_t>;
 /* accepted, no REQ yet: the listener they came to and its LID */
 struct Pending {
 	std::shared_ptr<Id> lis;
 	uint16_t lid;
 };
-std::map<int, Pending> g_pending;
+std::map<int, Pending> &g_pending = *new std::map<int, Pending>;
 int g_wake = -1;
 /* ids are numbered process-wide, as the kernel's ctx table: MIGRATE_ID keeps them */
 uint32_t g_next_id = 0;
@@ -658,15 +663,19 @@ void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 		return;
 	case MSG_DREQ: {
 		if (id->st != St::Connected && id->st != St::RepRcvd && id->st != St::RepSent &&
-		    id->st != St::Disconnecting)
+		    id->st != St::Disconnecting && id->st != St::Disconnected)
 			break;
 		Msg r = {};
 		r.type = MSG_DREP;
 		send_msg(id->sock, r);
-		give_disconnected(id);
+		/* DREQs that crossed: the second is answered, DISCONNECTED was given once */
+		if (id->st != St::Disconnected)
+			give_disconnected(id);
 		return;
 	}
 	case MSG_DREP:
+		if (id->st == St::Disconnected)
+			return; /* the answer to our DREQ after the peer's DREQ crossed it */
 		if (id->st != St::Disconnecting)
 			break;
 		give_disconnected(id);
@@ -1394,10 +1403,11 @@ int cmd_connect(const Cmd &c)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail_log(errno, "CONNECT: socket");
-	if (connect(fd, (struct sockaddr *)&a, len) != 0) {
+	int cerr = connect(fd, (struct sockaddr *)&a, len) ? errno : 0;
+	if (cerr) {
 		/* nobody listens there: the remote CM's REJ "invalid service ID" */
-		klog(1, "rdma_cm: CONNECT: id %u: no listener at LID %u port %u", r.id,
-		     (unsigned)id->rlid, (unsigned)ntohs(id->dst.sin_port));
+		klog(1, "rdma_cm: CONNECT: id %u: no listener at LID %u port %u (%s)", r.id,
+		     (unsigned)id->rlid, (unsigned)ntohs(id->dst.sin_port), strerror(cerr));
 		sys::close(fd);
 		id->st = St::Failed;
 		queue_event(id, EV_REJECTED, kRejInvalidServiceId, nullptr);

@@ -212,6 +212,7 @@ enum : uint32_t {
 	WCMD_REG_MR = 9,
 	WCMD_REREG_MR = 11,
 	WCMD_DEREG_MR = 13,
+	WCMD_CREATE_COMP_CHANNEL = 17, /**< response {u32 fd}: the kernel makes the fd */
 	WCMD_QUERY_QP = 25,
 	WCMD_MODIFY_QP = 26,
 	WCMD_MODIFY_SRQ = 33,

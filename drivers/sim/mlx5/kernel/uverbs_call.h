@@ -116,6 +116,8 @@ int h_srq_create(Call &c);
 int h_srq_destroy(Call &c);
 int w_modify_srq(Call &c, const uint8_t *in, size_t inlen);
 int w_query_srq(Call &c, const uint8_t *in, size_t inlen);
+/* uverbs_events.cpp */
+int w_create_comp_channel(Call &c, const uint8_t *in, size_t inlen);
 /* devx_cmds.cpp */
 int h_devx_other(Call &c);
 int h_devx_obj_modify(Call &c);

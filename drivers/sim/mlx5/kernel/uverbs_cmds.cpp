@@ -394,6 +394,8 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_MODIFY_QP, "MODIFY_QP", sizeof(ModifyQpCmd), 0, w_modify_qp},
 	{WCMD_MODIFY_SRQ, "MODIFY_SRQ", sizeof(ModifySrqCmd), 0, w_modify_srq},
 	{WCMD_QUERY_SRQ, "QUERY_SRQ", sizeof(QuerySrqCmd), sizeof(QuerySrqResp), w_query_srq},
+	{WCMD_CREATE_COMP_CHANNEL, "CREATE_COMP_CHANNEL", sizeof(CmdResponsePtr), sizeof(uint32_t),
+	 w_create_comp_channel},
 };
 
 /* ---- UAR pages --------------------------------------------------------------------- */

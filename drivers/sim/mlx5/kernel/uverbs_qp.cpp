@@ -106,13 +106,12 @@ int h_cq_create(Call &c)
 	}
 	if ((ret = c.read_in(kAttrUhwIn, &req, sizeof(req))))
 		return ret;
-	if (c.has(A_CQ_COMP_CHANNEL) || flags || req.cqe_comp_en ||
-	    (req.flags & ~kCqFlagUarPageIndex)) {
-		/* completion channels, timestamps, CQE compression, 128-byte padding */
+	if (flags || req.cqe_comp_en || (req.flags & ~kCqFlagUarPageIndex)) {
+		/* timestamps, CQE compression, 128-byte padding */
 		klog(1,
-		     "uverbs%u: CQ/CREATE channel %d flags 0x%x compression %u driver flags "
-		     "0x%x: not modelled",
-		     idx, c.has(A_CQ_COMP_CHANNEL), flags, req.cqe_comp_en, req.flags);
+		     "uverbs%u: CQ/CREATE flags 0x%x compression %u driver flags 0x%x: not "
+		     "modelled",
+		     idx, flags, req.cqe_comp_en, req.flags);
 		return -EOPNOTSUPP;
 	}
 	const HcaCaps &caps = ctx.hca->caps();
@@ -139,16 +138,21 @@ int h_cq_create(Call &c)
 	cfg.ncqe = (uint32_t)entries;
 	cfg.cqe_size = req.cqe_size;
 	cfg.dbrec = reinterpret_cast<uint32_t *>(req.db_addr);
+	Uobj o;
+	if ((ret = cq_events_prepare(ctx, c.has(A_CQ_COMP_CHANNEL), (int)c.data(A_CQ_COMP_CHANNEL),
+				     c.has(A_CQ_EVENT_FD), (int)c.data(A_CQ_EVENT_FD), user_handle,
+				     o, cfg)))
+		return ret;
 	uint32_t cqn;
 	if ((ret = ctx.hca->create_cq(cfg, &cqn))) {
 		klog(1, "uverbs%u: CQ/CREATE of %llu entries: %s", idx, (unsigned long long)entries,
 		     strerror(-ret));
 		return ret;
 	}
-	Uobj o;
 	o.type = Uobj::Type::Cq;
 	o.cqn = cqn;
 	o.user_handle = user_handle;
+	cq_events_created(ctx, o, cfg.dbrec);
 	uint32_t handle = ctx.add(o);
 	uint32_t resp_cqe = (uint32_t)entries - 1;
 	Mlx5CreateCqResp m = {cqn, 0};
@@ -172,8 +176,10 @@ int h_cq_destroy(Call &c)
 		     strerror(-ret));
 		return ret;
 	}
+	/* the events the process read (uverbs_events.cpp): libibverbs waits for their acks */
+	DestroyCqResp r = {cq->ev ? cq->ev->comp_reported.load() : 0,
+			   cq->ev ? cq->ev->async_reported.load() : 0};
 	c.ctx.objs.erase((uint32_t)c.data(A_DESTROY_HANDLE));
-	DestroyCqResp r = {0, 0}; /* no events were ever raised for it */
 	return c.write_out(A_DESTROY_RESP, &r, sizeof(r));
 }
 
@@ -221,7 +227,8 @@ int h_qp_create(Call &c)
 		     req.rq_wqe_count);
 		return -EINVAL;
 	}
-	if (!fd_async((int)c.data(A_QP_EVENT_FD))) {
+	std::shared_ptr<AsyncFile> event_file = fd_async((int)c.data(A_QP_EVENT_FD));
+	if (!event_file) {
 		klog(1, "uverbs%u: QP/CREATE event fd %d is no async event fd", idx,
 		     (int)c.data(A_QP_EVENT_FD));
 		return -EINVAL;
@@ -283,6 +290,8 @@ int h_qp_create(Call &c)
 	o.attr.qp_state = IBV_QPS_RESET;
 	o.sq_sig_all = sig_all;
 	o.srqn = cfg.srqn;
+	qp_events_prepare(event_file, user_handle, o);
+	qp_events_created(ctx, o);
 	uint32_t handle = ctx.add(o);
 	doorbell_watch(ctx.dev(), ctx.hca.get(), qpn, cfg.dbrec);
 	Mlx5CreateQpResp m;
@@ -309,8 +318,8 @@ int h_qp_destroy(Call &c)
 		     strerror(-ret));
 		return ret;
 	}
+	uint32_t events = qp->ev ? qp->ev->async_reported.load() : 0; /* read ones */
 	c.ctx.objs.erase((uint32_t)c.data(A_DESTROY_HANDLE));
-	uint32_t events = 0; /* no async event was ever raised for it */
 	return c.write_out(A_DESTROY_RESP, &events, sizeof(events));
 }
 

@@ -14,5 +14,6 @@ need ibv_rc_pingpong ibverbs-utils
 
 pingpong ibv_rc_pingpong "200 x 4 KiB, engine thread, data checked" "" "-n 200 -c"
 pingpong ibv_rc_pingpong "100 x 64 KiB, inline execution, data checked" ",sim_exec=inline" "-n 100 -s 65536 -m 4096 -c"
+pingpong ibv_rc_pingpong "200 x 4 KiB, completion events (-e), data checked" "" "-n 200 -c -e"
 echo "$failed failed"
 exit "$failed"

@@ -4,7 +4,7 @@
 # devtools/sim-rdma, each on its own software HCA, both hosts of one machine-wide
 # fabric: Debian's librdmacm connects them through the kernel side's rdma_cm
 # device (the server's port is 127.0.x.y for its LID x << 8 | y), then Debian's
-# libmlx5 moves the data.
+# libmlx5 moves the data: ucmatose, rping (data verified), perftest -R.
 #   run_rdmacm_tools.sh <devtools/sim-rdma>
 set -u
 sim_rdma=$1
@@ -46,8 +46,8 @@ run() {
 	if [ "$st" -eq 0 ] && [ "$sst" -eq 0 ] && grep -q "$ok" "$cli" && grep -q "$ok" "$srv" &&
 		! grep -q 'mlx5-sim-kernel' "$srv" "$cli"; then
 		echo "ok: $name (server $addr)"
-		sed 's/^/  client: /' "$cli"
-		sed 's/^/  server: /' "$srv"
+		tail -n 4 "$cli" | cut -c 1-100 | sed 's/^/  client: /'
+		tail -n 4 "$srv" | cut -c 1-100 | sed 's/^/  server: /'
 	else
 		echo "--- server (exit $sst)"; cat "$srv"
 		echo "--- client (exit $st)"; cat "$cli"
@@ -61,5 +61,93 @@ run "ucmatose: 1 connection, 10 messages of 100 bytes" ucmatose "-p $port" "-p $
 	"test complete"
 run "ucmatose: 4 connections, 50 messages of 4 KiB" ucmatose "-p $port -c 4 -C 50 -S 4096" \
 	"-p $port -c 4 -C 50 -S 4096 -s" "test complete"
+# rping: the client's pings are RDMA read by the server and written back, each
+# compared (-V); completions arrive through completion channels (CQ events).
+need rping rdmacm-utils
+run "rping: 50 pings of 100 bytes, verified" rping "-s -v -V -C 50 -p $port" \
+	"-c -v -V -C 50 -p $port -a" "ping data: rdma-ping-49:"
+run "rping: 20 pings of 16 KiB, verified" rping "-s -v -V -C 20 -S 16384 -p $port" \
+	"-c -v -V -C 20 -S 16384 -p $port -a" "ping data: rdma-ping-19:"
+
+# A client that dies in the middle of its pings: the server ends by itself, never
+# waits forever (its QP's flushed completions or DISCONNECTED, whichever rping sees
+# first; test_sim_kernel_rdmacm checks DISCONNECTED itself).
+rping_peer_dies() {
+	timeout 60 "$sim_rdma" -a "sim_fabric=$fabric" rping -s -v -V -p "$port" \
+		>"$srv" 2>&1 </dev/null &
+	spid=$!
+	if addr=$(server_addr "$port"); then
+		"$sim_rdma" -a "sim_fabric=$fabric" rping -c -V -p "$port" -a "$addr" \
+			>"$cli" 2>&1 </dev/null &
+		wpid=$!
+		for _ in $(seq 1 100); do
+			grep -q "server ping data" "$srv" && break
+			sleep 0.1
+		done
+		# the client program itself (the wrapper's child), not the wrapper
+		kill -KILL "$(pgrep -P "$wpid" rping)" 2>/dev/null
+		wait "$wpid"
+	fi
+	sst=0
+	wait "$spid" || sst=$?
+	if [ "$sst" -ne 124 ] && grep -q "server ping data" "$srv" &&
+		grep -q "DISCONNECT EVENT\|rping server failed" "$srv"; then
+		echo "ok: rping: the client dies, the server ends (exit $sst):" \
+			"$(grep -v 'ping data' "$srv" | tr '\n' ' ')"
+	else
+		echo "--- server (exit $sst)"; tail -n 20 "$srv"
+		echo "--- client"; tail -n 20 "$cli"
+		echo "FAIL: rping: a client that dies"
+		failed=$((failed + 1))
+	fi
+	port=$((port + 1))
+}
+rping_peer_dies
+
+# perftest over rdma-cm (-R): the QPs connected by librdmacm. perftest connects
+# twice and its server destroys its listener after the first connection and makes
+# a new one: a client's second REQ in between is rejected (8, no listener), as on
+# a real fabric, and perftest gives up. That run is repeated, at most twice.
+no_leak_check # perftest frees little before exit
+need ib_write_bw perftest
+perf_cm() {
+	name=$1 tool=$2 opts=$3
+	for try in 1 2 3; do
+		# shellcheck disable=SC2086
+		timeout 60 "$sim_rdma" -a "sim_fabric=$fabric" "$tool" -R -d mlx5_0 -p "$port" \
+			$opts >"$srv" 2>&1 </dev/null &
+		spid=$!
+		st=1
+		if addr=$(server_addr "$port"); then
+			# shellcheck disable=SC2086
+			timeout 60 "$sim_rdma" -a "sim_fabric=$fabric" "$tool" -R -d mlx5_0 \
+				-p "$port" $opts "$addr" >"$cli" 2>&1 </dev/null && st=0
+		fi
+		if [ "$st" -ne 0 ] && [ "$try" -lt 3 ] &&
+			grep -q "RDMA_CM_EVENT_REJECTED; error: 8" "$cli"; then
+			kill "$spid" 2>/dev/null # waits for a second connection that never comes
+			wait "$spid"
+			echo "  ($name: perftest's second REQ found no listener, again)"
+			port=$((port + 1))
+			continue
+		fi
+		break
+	done
+	sst=0
+	wait "$spid" || sst=$?
+	if [ "$st" -eq 0 ] && [ "$sst" -eq 0 ] && grep -q "#bytes" "$cli" &&
+		! grep -q 'mlx5-sim-kernel' "$srv" "$cli" &&
+		! grep -qiE 'completion with error|failed|error' "$srv" "$cli"; then
+		echo "ok: $name (server $addr): $(grep -A1 '#bytes' "$cli" | tail -1)"
+	else
+		echo "--- server (exit $sst)"; cat "$srv"
+		echo "--- client (exit $st)"; cat "$cli"
+		echo "FAIL: $name"
+		failed=$((failed + 1))
+	fi
+	port=$((port + 1))
+}
+# (ib_send_lat -R hits that window too often to be a test: see kernel_side.rst)
+perf_cm "ib_write_bw -R: 200 x 64 KiB" ib_write_bw "-n 200 -s 65536"
 echo "$failed failed"
 exit "$failed"

@@ -8,8 +8,12 @@
  * which must end in DISCONNECTED, never a hang. Plain C, linked with
  * -lrdmacm -libverbs only. "peer <port>" as arguments: the listening peer.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +28,7 @@
 #include "cunit_run.h"
 
 static struct rdma_event_channel *g_ch;
+static int g_peer_fd = -1;
 
 /** Wait at most 5 s for the next event of @p ch: its type, or -1 (timeout / error). */
 static int next_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
@@ -288,6 +293,50 @@ static int peer_main(uint16_t port, int accept)
 	_exit(0); /* no DISCONNECT, no DESTROY: as a crash */
 }
 
+/*
+ * The peer of test_exit_connected: accepts kExitConns connections, says so on
+ * stdout, and exits (exit(), static destructors and all) at the first DISCONNECTED,
+ * while the other DREQs are still arriving.
+ */
+enum {
+	kExitConns = 16
+};
+
+static int peer_exit_main(uint16_t port)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL;
+	struct sockaddr_in a = addr_of_lid(0, port);
+	struct rdma_cm_event *ev;
+	struct rdma_conn_param p;
+	uint16_t lid;
+	int established = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (!ch || rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lis, (struct sockaddr *)&a) || rdma_listen(lis, kExitConns))
+		return 2;
+	lid = my_lid();
+	if (write(1, &lid, sizeof(lid)) != sizeof(lid))
+		return 2;
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x135;
+	for (;;) {
+		int type = next_event(ch, &ev);
+
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST && rdma_accept(ev->id, &p))
+			return 4;
+		if (type == RDMA_CM_EVENT_ESTABLISHED && ++established == kExitConns &&
+		    write(1, &lid, sizeof(lid)) != sizeof(lid))
+			return 5;
+		if (type == RDMA_CM_EVENT_DISCONNECTED)
+			exit(0);
+		if (type < 0)
+			return 6;
+		rdma_ack_cm_event(ev);
+	}
+}
+
 /* Start the peer process (listening on @p port; accepting 1, not 0, stopping 2): its
  * LID, or 0. */
 static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
@@ -303,16 +352,20 @@ static uint16_t start_peer(uint16_t port, int accept, pid_t *pid)
 	if (*pid == 0) {
 		dup2(fds[1], 1);
 		execl("/proc/self/exe", "peer",
-		      accept == 2 ? "peer-stop"
-		      : accept    ? "peer"
-				  : "peer-noaccept",
+		      accept == 3   ? "peer-exit"
+		      : accept == 2 ? "peer-stop"
+		      : accept      ? "peer"
+				    : "peer-noaccept",
 		      arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
 	if (*pid < 0 || read(fds[0], &lid, sizeof(lid)) != (ssize_t)sizeof(lid))
 		lid = 0;
-	close(fds[0]);
+	if (accept == 3)
+		g_peer_fd = fds[0]; /* "all established" comes later */
+	else
+		close(fds[0]);
 	return lid;
 }
 
@@ -404,6 +457,143 @@ static void test_peer_dies(void)
 	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
 }
 
+/*
+ * Both ends disconnect at once: the DREQs cross, each answered with a DREP that
+ * reaches an id already disconnected. That is the CM's normal case: one
+ * DISCONNECTED each, and nothing logged as a broken peer.
+ */
+static void test_disconnect_crossing(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id, *srv;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	char log[4096];
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	int rt = 0;
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x321;
+	p.responder_resources = 1;
+	p.initiator_depth = 1;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	srv = ev->id;
+	rdma_ack_cm_event(ev);
+	p.qp_num = 0x654;
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(srv, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_ESTABLISHED);
+	rdma_ack_cm_event(ev);
+
+	/* stderr into a file while the DREQs cross */
+	fflush(stderr);
+	CU_ASSERT_EQUAL_FATAL(dup2(fileno(tmp), 2), 2);
+	/*
+	 * Both DREQs sent before the CM thread reads either: every thread of the process
+	 * on one CPU, this one above the others until it waits for the first event (a
+	 * real-time priority; where it is not permitted the DREQs may not cross).
+	 */
+	{
+		cpu_set_t one;
+		struct sched_param sp = {.sched_priority = 1};
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu(), &one);
+		while (d && (e = readdir(d)))
+			if (e->d_name[0] != '.')
+				sched_setaffinity(atoi(e->d_name), sizeof(one), &one);
+		if (d)
+			closedir(d);
+		rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+	}
+	CU_ASSERT_EQUAL(rdma_disconnect(id), 0);
+	CU_ASSERT_EQUAL(rdma_disconnect(srv), 0);
+	if (rt) {
+		struct sched_param sp = {.sched_priority = 0};
+
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	}
+	CU_ASSERT_EQUAL(next_event(g_ch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(next_event(lch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	usleep(100000); /* the DREPs arrive */
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(log, 1, sizeof(log) - 1, tmp);
+	log[n] = 0;
+	fclose(tmp);
+	CU_ASSERT_PTR_NULL(strstr(log, "dropped"));
+	if (n)
+		fprintf(stderr, "%s", log);
+	CU_ASSERT_EQUAL(rdma_destroy_id(srv), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
+}
+
+/*
+ * A process that exits (exit(), not _exit()) with connections open while DREQs
+ * arrive: its CM thread runs on through the static destructors, and must find
+ * its state still there (it did not: the program crashed at exit).
+ */
+static void test_exit_connected(void)
+{
+	uint16_t port = (uint16_t)(20000 + (getpid() + 3) % 20000);
+	struct rdma_cm_id *ids[kExitConns];
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	pid_t pid;
+	int st = -1;
+	uint16_t lid = start_peer(port, 3, &pid), done;
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+
+	CU_ASSERT_NOT_EQUAL_FATAL(lid, 0);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x246;
+	for (int i = 0; i < kExitConns; i++) {
+		ids[i] = resolved_id(g_ch, &dst);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ids[i]);
+		CU_ASSERT_EQUAL_FATAL(rdma_connect(ids[i], &p), 0);
+		CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+		rdma_ack_cm_event(ev);
+		CU_ASSERT_EQUAL_FATAL(rdma_accept(ids[i], &p), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(read(g_peer_fd, &done, sizeof(done)), (ssize_t)sizeof(done));
+	close(g_peer_fd);
+	g_peer_fd = -1;
+	for (int i = 0; i < kExitConns; i++)
+		CU_ASSERT_EQUAL(rdma_disconnect(ids[i]), 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "the peer died of signal %d at exit\n", WTERMSIG(st));
+	/* one DISCONNECTED per id, from a DREP or the peer's end: drained */
+	for (int i = 0; i < kExitConns && next_event(g_ch, &ev) == RDMA_CM_EVENT_DISCONNECTED; i++)
+		rdma_ack_cm_event(ev);
+	for (int i = 0; i < kExitConns; i++)
+		CU_ASSERT_EQUAL(rdma_destroy_id(ids[i]), 0);
+}
+
 static const struct cunit_test tests[] = {
 	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
@@ -411,6 +601,9 @@ static const struct cunit_test tests[] = {
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
+	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
+	 test_disconnect_crossing},
+	{"a peer exits with connections open while DREQs arrive", test_exit_connected},
 	{"the peer dies before its REP: UNREACHABLE", test_peer_dies_connecting},
 	{"the peer stops before its REP: UNREACHABLE at the CM timeout",
 	 test_peer_stops_connecting},
@@ -426,6 +619,8 @@ int main(int argc, char **argv)
 		return peer_main((uint16_t)atoi(argv[2]), 1);
 	if (argc == 3 && !strcmp(argv[1], "peer-noaccept"))
 		return peer_main((uint16_t)atoi(argv[2]), 0);
+	if (argc == 3 && !strcmp(argv[1], "peer-exit"))
+		return peer_exit_main((uint16_t)atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "peer-stop"))
 		return peer_main((uint16_t)atoi(argv[2]), 2);
 	/* the CM response timeout, short enough for next_event's 5 s */

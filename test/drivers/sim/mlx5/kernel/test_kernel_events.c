@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Completion channels, CQ arm events and async events of the kernel side through
+ * Debian's own libibverbs and libmlx5 (run under devtools/sim-rdma): one event
+ * per arm, solicited-only arms, arming behind the producer, the destroy counts
+ * libibverbs waits on (a wrong count hangs ibv_destroy_*, which the test's
+ * timeout turns into a failure), unread events dropped at destroy, a responder
+ * access error and a CQ overrun on the async fd, and the kernel's errnos for
+ * bad channel fds and reads. Plain C, linked with -libverbs -lmlx5 only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "cunit_run.h"
+
+static struct ibv_device **g_list;
+static struct ibv_context *g_ctx;
+
+static int suite_init(void)
+{
+	int n = 0;
+
+	g_list = ibv_get_device_list(&n);
+	if (!g_list || n < 1) {
+		fprintf(stderr, "no RDMA device: run this under devtools/sim-rdma\n");
+		return 1;
+	}
+	g_ctx = ibv_open_device(g_list[0]);
+	return g_ctx ? 0 : 1;
+}
+
+static int suite_clean(void)
+{
+	int ret = g_ctx ? ibv_close_device(g_ctx) : 0;
+
+	ibv_free_device_list(g_list);
+	return ret;
+}
+
+/** @p fd becomes readable within @p ms. */
+static int readable(int fd, int ms)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+}
+
+static int modify_to_rts(struct ibv_qp *qp, uint32_t dest_qpn, uint16_t dlid)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	ret = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_4096;
+	a.dest_qp_num = dest_qpn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = dlid;
+	a.ah_attr.port_num = 1;
+	ret = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/** Poll @p cq until one completion arrives (5 s at most). */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	for (long i = 0; i < 5000000; i++) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n)
+			return n;
+		if (i > 1000)
+			usleep(1);
+	}
+	return 0;
+}
+
+/* A loopback pair: a sends, b receives into rcq (on the channel), the rest on scq. */
+struct pair {
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static int pair_open(struct pair *p, int rcq_entries)
+{
+	struct ibv_port_attr port;
+	struct ibv_qp_init_attr ia;
+
+	memset(p, 0, sizeof(*p));
+	p->pd = ibv_alloc_pd(g_ctx);
+	p->ch = ibv_create_comp_channel(g_ctx);
+	p->scq = ibv_create_cq(g_ctx, 64, NULL, NULL, 0);
+	p->rcq = ibv_create_cq(g_ctx, rcq_entries, (void *)0x5eed, p->ch, 0);
+	p->buf = calloc(1, 4096);
+	if (!p->pd || !p->ch || !p->scq || !p->rcq || !p->buf || ibv_query_port(g_ctx, 1, &port))
+		return -1;
+	p->mr = ibv_reg_mr(p->pd, p->buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = p->scq;
+	ia.recv_cq = p->scq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	p->a = ibv_create_qp(p->pd, &ia);
+	ia.recv_cq = p->rcq;
+	p->b = ibv_create_qp(p->pd, &ia);
+	if (!p->mr || !p->a || !p->b)
+		return -1;
+	if (modify_to_rts(p->a, p->b->qp_num, port.lid) ||
+	    modify_to_rts(p->b, p->a->qp_num, port.lid))
+		return -1;
+	return 0;
+}
+
+/** A SEND a -> b into a receive posted now; @p flags: IBV_SEND_SOLICITED or 0. */
+static int pair_send(struct pair *p, int flags)
+{
+	struct ibv_sge sge = {(uintptr_t)p->buf, 64, p->mr->lkey};
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED | flags;
+	if (ibv_post_recv(p->b, &rwr, &rbad) || ibv_post_send(p->a, &wr, &bad))
+		return -1;
+	return poll_one(p->scq, &wc) == 1 && wc.status == IBV_WC_SUCCESS ? 0 : -1;
+}
+
+/** Take one completion event of the channel: 0 when it names rcq. */
+static int take_event(struct pair *p)
+{
+	struct ibv_cq *cq = NULL;
+	void *cq_ctx = NULL;
+
+	if (ibv_get_cq_event(p->ch, &cq, &cq_ctx))
+		return -1;
+	ibv_ack_cq_events(cq, 1);
+	return cq == p->rcq && cq_ctx == (void *)0x5eed ? 0 : -1;
+}
+
+static void pair_close(struct pair *p)
+{
+	CU_ASSERT_EQUAL(ibv_destroy_qp(p->a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(p->b), 0);
+	/* returns once the acks match the events the destroy response reports */
+	CU_ASSERT_EQUAL(ibv_destroy_cq(p->rcq), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(p->scq), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_comp_channel(p->ch), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(p->mr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(p->pd), 0);
+	free(p->buf);
+}
+
+static void test_one_event_per_arm(void)
+{
+	struct pair p;
+	struct ibv_wc wc;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	/* not armed: a completion raises nothing */
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 300));
+
+	/* armed: the next completion raises one event, the fd is readable once (epoll) */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	{
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+		struct epoll_event ee = {.events = EPOLLIN};
+
+		CU_ASSERT_EQUAL_FATAL(epoll_ctl(ep, EPOLL_CTL_ADD, p.ch->fd, &ee), 0);
+		CU_ASSERT_EQUAL_FATAL(epoll_wait(ep, &ee, 1, 5000), 1);
+		close(ep);
+	}
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 0));
+
+	/* no re-arm: the next completions raise nothing */
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 300));
+
+	/* armed twice before a completion: still one event */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	usleep(20000);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 300));
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+
+	/* armed behind the producer (a completion not yet polled): an event at once */
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	usleep(20000);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	pair_close(&p);
+}
+
+static void test_stale_arm(void)
+{
+	struct pair p;
+	struct ibv_wc wc;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	/* armed again before the event was taken: its old sequence number, ignored */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	usleep(20000);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 300));
+	/* taken: the next arm counts, and the completion not yet polled raises it */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	pair_close(&p);
+}
+
+static void test_solicited_only(void)
+{
+	struct pair p;
+	struct ibv_wc wc;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 1), 0);
+	usleep(20000);
+	/* a message without the SE bit: its completion does not raise the event */
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_FALSE(readable(p.ch->fd, 300));
+	/* one with it does */
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, IBV_SEND_SOLICITED), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	/* a solicited arm behind a solicited completion not yet polled: at once */
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, IBV_SEND_SOLICITED), 0);
+	usleep(20000);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 1), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	pair_close(&p);
+}
+
+static void test_unread_event_dropped(void)
+{
+	struct pair p;
+	struct ibv_comp_channel *ch;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	/* never read: destroying the CQ drops it and does not wait for it */
+	ch = p.ch;
+	CU_ASSERT_EQUAL(ibv_destroy_qp(p.a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(p.b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(p.rcq), 0);
+	CU_ASSERT_FALSE(readable(ch->fd, 0));
+	CU_ASSERT_EQUAL(ibv_destroy_cq(p.scq), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(p.mr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(p.pd), 0);
+	free(p.buf);
+}
+
+static void test_channel_refusals(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(g_ctx);
+	struct ibv_comp_channel fake;
+	struct ibv_cq *cq = NULL;
+	void *cq_ctx;
+	int fds[2], fl;
+	uint8_t small[4];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	/* nothing raised: a non-blocking read finds nothing; a short read is EINVAL */
+	fl = fcntl(ch->fd, F_GETFL);
+	CU_ASSERT_EQUAL_FATAL(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK), 0);
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(ibv_get_cq_event(ch, &cq, &cq_ctx), 0);
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	errno = 0;
+	CU_ASSERT_EQUAL(read(ch->fd, small, sizeof(small)), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* a channel fd that is another file, or the async fd: EBADF as the kernel */
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	memcpy(&fake, ch, sizeof(fake));
+	fake.fd = fds[0];
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_create_cq(g_ctx, 4, NULL, &fake, 0));
+	CU_ASSERT_EQUAL(errno, EBADF);
+	fake.fd = g_ctx->async_fd;
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_create_cq(g_ctx, 4, NULL, &fake, 0));
+	CU_ASSERT_EQUAL(errno, EBADF);
+	/* comp vectors: the device has one */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_create_cq(g_ctx, 4, NULL, ch, 1));
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	close(fds[0]);
+	close(fds[1]);
+	CU_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0);
+}
+
+static void test_bad_read_buffer(void)
+{
+	struct pair p;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(p.ch->fd, 5000));
+	/* a buffer the process does not have: EFAULT, never a crash; the event stays */
+	void *volatile nowhere = (void *)8;
+	errno = 0;
+	CU_ASSERT_EQUAL(read(p.ch->fd, nowhere, 8), -1);
+	CU_ASSERT_EQUAL(errno, EFAULT);
+	CU_ASSERT_TRUE(readable(p.ch->fd, 0));
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	pair_close(&p);
+}
+
+/** The next async event within 5 s. */
+static int next_async(struct ibv_async_event *ev)
+{
+	return readable(g_ctx->async_fd, 5000) ? ibv_get_async_event(g_ctx, ev) : -1;
+}
+
+static void test_async_qp_access_error(void)
+{
+	struct pair p;
+	struct ibv_async_event ev;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	/* an RDMA write with a bad rkey: b, the responder, raises QP_ACCESS_ERR */
+	sge.addr = (uintptr_t)p.buf;
+	sge.length = 64;
+	sge.lkey = p.mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)p.buf;
+	wr.wr.rdma.rkey = p.mr->rkey ^ 0x80;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_ACCESS_ERR);
+	/* read into memory the process lacks: EFAULT (a checked copy), the event stays */
+	CU_ASSERT_TRUE_FATAL(readable(g_ctx->async_fd, 5000));
+	{
+		void *volatile nowhere = (void *)8;
+
+		errno = 0;
+		CU_ASSERT_EQUAL(read(g_ctx->async_fd, nowhere, 16), -1);
+		CU_ASSERT_EQUAL(errno, EFAULT);
+	}
+	CU_ASSERT_EQUAL_FATAL(next_async(&ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
+	CU_ASSERT_PTR_EQUAL(ev.element.qp, p.b);
+	/* destroying b waits for exactly this ack (it reports 1) */
+	ibv_ack_async_event(&ev);
+	pair_close(&p);
+
+	/* the same, never read (as pyverbs does): the destroy does not wait for it */
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	sge.addr = (uintptr_t)p.buf;
+	sge.lkey = p.mr->lkey;
+	wr.wr.rdma.remote_addr = (uintptr_t)p.buf;
+	wr.wr.rdma.rkey = p.mr->rkey ^ 0x80;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+	CU_ASSERT_TRUE(readable(g_ctx->async_fd, 5000));
+	pair_close(&p);
+	CU_ASSERT_FALSE(readable(g_ctx->async_fd, 0));
+
+	/* an atomic to a QP that does not allow atomics: b raises QP_REQ_ERR */
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	sge.addr = (uintptr_t)p.buf;
+	sge.length = 8;
+	sge.lkey = p.mr->lkey;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uintptr_t)p.buf + 64;
+	wr.wr.atomic.rkey = p.mr->rkey;
+	wr.wr.atomic.compare_add = 1;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(p.a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_REM_INV_REQ_ERR);
+	CU_ASSERT_EQUAL_FATAL(next_async(&ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_QP_REQ_ERR);
+	CU_ASSERT_PTR_EQUAL(ev.element.qp, p.b);
+	ibv_ack_async_event(&ev);
+	pair_close(&p);
+}
+
+static void test_async_cq_overrun(void)
+{
+	struct pair p;
+	struct ibv_async_event ev;
+	int got_cq_err = 0;
+
+	/* b's receive CQ of 2 entries, never polled: the third completion overruns it */
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 1), 0);
+	for (int i = 0; i < 3; i++)
+		pair_send(&p, 0);
+	while (next_async(&ev) == 0) {
+		if (ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == p.rcq)
+			got_cq_err = 1;
+		ibv_ack_async_event(&ev);
+		if (got_cq_err)
+			break;
+	}
+	CU_ASSERT_TRUE(got_cq_err);
+	pair_close(&p);
+}
+
+static const struct cunit_test tests[] = {
+	{"completion channel: one event per arm, armed behind the producer",
+	 test_one_event_per_arm},
+	{"an arm before the last event was taken is stale", test_stale_arm},
+	{"solicited-only arms", test_solicited_only},
+	{"an unread completion event is dropped at destroy", test_unread_event_dropped},
+	{"channel refusals: EAGAIN, short read, bad fds, comp vector", test_channel_refusals},
+	{"read into a bad buffer: EFAULT, the event stays", test_bad_read_buffer},
+	{"async: responder access error (read, unread), request error", test_async_qp_access_error},
+	{"async: CQ overrun", test_async_cq_overrun},
+};
+
+int main(void)
+{
+	static const struct cunit_suite suites[] = {
+		CUNIT_SUITE_INIT("kernel side: completion channels and events", tests, suite_init,
+				 suite_clean),
+	};
+
+	return CUNIT_RUN_SUITES(suites);
+}
