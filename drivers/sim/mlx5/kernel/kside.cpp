@@ -536,6 +536,8 @@ int Context::destroy_obj(Uobj &o)
 		ret = hca->destroy_srq(o.srqn);
 		if (!ret)
 			srq_doorbell_unwatch(dev_, o.srqn);
+		if (!ret)
+			obj_events_destroyed(*this, o);
 		break;
 	case Uobj::Type::AsyncEvent:
 		break;

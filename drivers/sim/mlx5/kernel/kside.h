@@ -175,7 +175,7 @@ struct Uobj {
 	std::shared_ptr<AsyncFile> async; /**< AsyncEvent */
 	uint16_t devx_op = 0;             /**< DevxObj: the PRM create opcode */
 	uint32_t devx_id = 0;             /**< DevxObj: mkey key, PSV index, first QPN */
-	std::shared_ptr<ObjEvents> ev;    /**< Cq, Qp: their events (uverbs_events.cpp) */
+	std::shared_ptr<ObjEvents> ev;    /**< Cq, Qp, Srq: their events (uverbs_events.cpp) */
 };
 
 /** One open of /dev/infiniband/uverbs<i>. */
@@ -240,6 +240,7 @@ void cq_events_created(Context &ctx, Uobj &o, uint32_t *dbrec);
 /** A QP being created with async fd @p file: into @p o.ev; after creation, routed. */
 void qp_events_prepare(const std::shared_ptr<AsyncFile> &file, uint64_t user_handle, Uobj &o);
 void qp_events_created(Context &ctx, const Uobj &o);
+void srq_events_created(Context &ctx, const Uobj &o);
 /**
  * Before destroying CQ / QP @p o: stop watching it (false: the device refused, undo
  * with obj_events_undo). After: route no more, drop its unread events.

@@ -128,7 +128,7 @@ namespace {
 /** Live CQs and QPs by (device, number): whose events the device raises. */
 struct Sinks {
 	std::mutex lock;
-	std::map<std::pair<unsigned, uint32_t>, std::weak_ptr<ObjEvents>> cqs, qps;
+	std::map<std::pair<unsigned, uint32_t>, std::weak_ptr<ObjEvents>> cqs, qps, srqs;
 	std::mutex deliver; /**< one drain at a time: events keep their order */
 };
 
@@ -178,11 +178,13 @@ void deliver_async_events(Device *dev, Hca *hca)
 	AsyncEvent ev;
 	while (hca->get_async_event(&ev) == 0) {
 		bool cq = ev.type == IBV_EVENT_CQ_ERR;
+		bool srq = ev.type == IBV_EVENT_SRQ_LIMIT_REACHED || ev.type == IBV_EVENT_SRQ_ERR;
+		uint32_t num = cq ? ev.cqn : srq ? ev.srqn : ev.qpn;
 		std::shared_ptr<ObjEvents> o;
 		{
 			std::lock_guard<std::mutex> g(s.lock);
-			auto &m = cq ? s.cqs : s.qps;
-			auto it = m.find({dev->index, cq ? ev.cqn : ev.qpn});
+			auto &m = cq ? s.cqs : srq ? s.srqs : s.qps;
+			auto it = m.find({dev->index, num});
 			if (it != m.end())
 				o = it->second.lock();
 		}
@@ -191,7 +193,10 @@ void deliver_async_events(Device *dev, Hca *hca)
 		AsyncEventDesc desc = {o->user_handle, (uint32_t)ev.type, 0};
 		o->async->push(&desc, o);
 		klog(2, "uverbs%u: async event %u of %s 0x%x", dev->index, (unsigned)ev.type,
-		     cq ? "CQ" : "QP", cq ? ev.cqn : ev.qpn);
+		     cq    ? "CQ"
+		     : srq ? "SRQ"
+			   : "QP",
+		     num);
 	}
 }
 
@@ -254,6 +259,12 @@ void qp_events_created(Context &ctx, const Uobj &o)
 	sinks().qps[key(ctx, o.qpn)] = o.ev;
 }
 
+void srq_events_created(Context &ctx, const Uobj &o)
+{
+	std::lock_guard<std::mutex> g(sinks().lock);
+	sinks().srqs[key(ctx, o.srqn)] = o.ev;
+}
+
 void obj_events_destroying(Context &ctx, const Uobj &o)
 {
 	if (o.type == Uobj::Type::Cq && o.ev && o.ev->comp)
@@ -275,8 +286,9 @@ void obj_events_destroyed(Context &ctx, const Uobj &o)
 	deliver_async_events(ctx.dev(), ctx.hca.get());
 	{
 		std::lock_guard<std::mutex> g(sinks().lock);
-		auto &m = o.type == Uobj::Type::Cq ? sinks().cqs : sinks().qps;
-		m.erase(key(ctx, o.type == Uobj::Type::Cq ? o.cqn : o.qpn));
+		bool cq = o.type == Uobj::Type::Cq, srq = o.type == Uobj::Type::Srq;
+		auto &m = cq ? sinks().cqs : srq ? sinks().srqs : sinks().qps;
+		m.erase(key(ctx, cq ? o.cqn : srq ? o.srqn : o.qpn));
 	}
 	if (o.ev->async)
 		o.ev->async->drop(o.ev.get());

@@ -88,7 +88,9 @@ int h_srq_create(Call &c)
 		     (uint32_t)c.data(A_SRQ_PD));
 		return ctx.objs.count((uint32_t)c.data(A_SRQ_PD)) ? -EINVAL : -ENOENT;
 	}
-	if (c.has(A_SRQ_EVENT_FD) && !fd_async((int)c.data(A_SRQ_EVENT_FD))) {
+	/* the SRQ's async events go to its event fd, else the file's first (as the kernel) */
+	std::shared_ptr<AsyncFile> event_file = ctx.default_async;
+	if (c.has(A_SRQ_EVENT_FD) && !(event_file = fd_async((int)c.data(A_SRQ_EVENT_FD)))) {
 		klog(1, "uverbs%u: SRQ/CREATE event fd %d is no async event fd", idx,
 		     (int)c.data(A_SRQ_EVENT_FD));
 		return -EINVAL;
@@ -137,6 +139,8 @@ int h_srq_create(Call &c)
 	o.user_handle = user_handle;
 	o.srq_max_wr = wqe_cnt - 1;
 	o.srq_max_sge = (wqe_bytes - kSrqNextSeg) / kDataSeg;
+	qp_events_prepare(event_file, user_handle, o);
+	srq_events_created(ctx, o);
 	uint32_t handle = ctx.add(o);
 	srq_doorbell_watch(ctx.dev(), ctx.hca.get(), srqn, cfg.dbrec);
 	Mlx5CreateSrqResp m = {srqn, 0};
@@ -166,8 +170,8 @@ int h_srq_destroy(Call &c)
 		     it->second.srqn, strerror(-ret));
 		return ret;
 	}
+	uint32_t events = it->second.ev ? it->second.ev->async_reported.load() : 0; /* read ones */
 	c.ctx.objs.erase(it);
-	uint32_t events = 0; /* no async event was ever reported for it */
 	return c.write_out(A_DESTROY_RESP, &events, sizeof(events));
 }
 

@@ -476,6 +476,85 @@ static void test_async_cq_overrun(void)
 	pair_close(&p);
 }
 
+static void test_async_srq_limit(void)
+{
+	struct pair p;
+	struct ibv_async_event ev;
+	struct ibv_srq_init_attr sa;
+	struct ibv_srq_attr lim;
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr port;
+	struct ibv_srq *srq;
+	struct ibv_qp *a, *b;
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.srq_context = (void *)0x5e9;
+	sa.attr.max_wr = 16;
+	sa.attr.max_sge = 1;
+	srq = ibv_create_srq(p.pd, &sa);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(srq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = p.scq;
+	ia.recv_cq = p.scq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	a = ibv_create_qp(p.pd, &ia);
+	ia.srq = srq;
+	ia.cap.max_recv_wr = 0;
+	ia.cap.max_recv_sge = 0;
+	b = ibv_create_qp(p.pd, &ia);
+	CU_ASSERT_FATAL(a && b);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(a, b->qp_num, port.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(b, a->qp_num, port.lid), 0);
+	sge.addr = (uintptr_t)p.buf;
+	sge.length = 64;
+	sge.lkey = p.mr->lkey;
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL_FATAL(ibv_post_srq_recv(srq, &rwr, &rbad), 0);
+	/* armed at 3 with 4 posted: the second receive taken brings it below */
+	memset(&lim, 0, sizeof(lim));
+	lim.srq_limit = 3;
+	CU_ASSERT_EQUAL_FATAL(ibv_modify_srq(srq, &lim, IBV_SRQ_LIMIT), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+		/* a's send and b's receive, both on scq */
+		CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+		CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	}
+	CU_ASSERT_EQUAL_FATAL(next_async(&ev), 0);
+	CU_ASSERT_EQUAL(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
+	CU_ASSERT_PTR_EQUAL(ev.element.srq, srq);
+	CU_ASSERT_PTR_EQUAL(ev.element.srq->srq_context, (void *)0x5e9);
+	/* destroying the SRQ waits for exactly this ack (its response reports 1) */
+	ibv_ack_async_event(&ev);
+	/* disarmed: no second event */
+	CU_ASSERT_FALSE(readable(g_ctx->async_fd, 50));
+	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_srq(srq), 0);
+	pair_close(&p);
+}
+
 static const struct cunit_test tests[] = {
 	{"completion channel: one event per arm, armed behind the producer",
 	 test_one_event_per_arm},
@@ -486,6 +565,7 @@ static const struct cunit_test tests[] = {
 	{"read into a bad buffer: EFAULT, the event stays", test_bad_read_buffer},
 	{"async: responder access error (read, unread), request error", test_async_qp_access_error},
 	{"async: CQ overrun", test_async_cq_overrun},
+	{"async: SRQ limit reached, once per arm", test_async_srq_limit},
 };
 
 int main(void)
