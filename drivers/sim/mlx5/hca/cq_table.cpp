@@ -222,6 +222,14 @@ void CqTable::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)
 	else /* immediate or invalidated rkey, bytes as the requester wrote them */
 		memcpy(cqe + offsetof(struct mlx5_cqe64, imm_inval_pkey), &pl->imm_raw, 4);
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), (uint32_t)pl->total);
+	if (resp->cfg.type == IBV_QPT_UD) {
+		/* the datagram's SL and sender LID; no GRH; the count includes its space */
+		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, flags_rqpn),
+				(uint32_t)(pl->ud_sl & 0xf) << 24 | (src_qpn & 0xffffff));
+		mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, slid), pl->ud_slid);
+		mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt),
+				(uint32_t)pl->total + HCA_UD_GRH_BYTES);
+	}
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn), resp->qpn);
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->resp_idx);
 	cqe[63] = (uint8_t)(pl->resp_opcode << MLX5_HW_CQE_OPCODE_SHIFT);

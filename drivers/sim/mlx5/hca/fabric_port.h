@@ -79,6 +79,8 @@ public:
 	/** Responder side: execute request @p rq on this host into *rep (and @p out). */
 	void xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
 			   Plan *pl);
+	/** Responder side of a UD datagram (rq.flags XF_REQ_UD): delivered or dropped. */
+	void xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl);
 	/** The listening socket of this host's LID on the machine-wide fabric, or -1. */
 	int xport_fd = -1;
 

@@ -193,7 +193,7 @@ struct SrqConfig {
 
 /** QP as created by the kernel. */
 struct QpConfig {
-	enum ibv_qp_type type; /**< IBV_QPT_RC, or IBV_QPT_DRIVER with @ref dc set */
+	enum ibv_qp_type type; /**< IBV_QPT_RC, IBV_QPT_UD, or IBV_QPT_DRIVER with @ref dc set */
 	uint32_t pdn;
 	uint32_t uidx;         /**< user index, written into CQEs (CQE version 1) */
 	void *sq_buf;          /**< SQ ring, sq_wqe_cnt * 64 bytes */
@@ -225,6 +225,7 @@ struct QpInfo {
 	uint16_t hw_sq_wqebb_counter; /**< first WQEBB the device has not executed */
 	uint32_t access_flags;
 	bool drain_sigerr; /**< qpc.drain_sigerr */
+	uint32_t qkey;     /**< UD: the Q_Key */
 };
 
 /** An affiliated or unaffiliated asynchronous event, by object number. */

@@ -32,6 +32,8 @@ enum {
 	HCA_MAX_PAT_ENT = 64,         /**< entries of one repeat block (a WQE holds at most 55) */
 	HCA_MAX_MKEY_DESC = 1u << 16, /**< largest num_desc of create_mkey */
 	HCA_DC_AV_BYTES = 48,         /**< DC address vector after a DCI WQE's ctrl */
+	HCA_UD_MTU = 4096,            /**< port MTU (query_port's active_mtu): largest datagram */
+	HCA_UD_GRH_BYTES = 40,        /**< GRH space at the start of a UD receive buffer */
 };
 
 /**

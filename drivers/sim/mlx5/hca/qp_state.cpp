@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * QP commands and the QP state machine of the verbs specification (RC):
+ * QP commands and the QP state machine of the verbs specification (RC, UD):
  * legal transitions, required and optional attribute masks, attribute values.
  * Anything else gives -EINVAL and changes nothing.
  */
@@ -88,14 +88,36 @@ const Transition kDctTable[] = {
 	{-2, 0, 0, 0},
 };
 
+/*
+ * UD: no remote end in the context (each WQE carries its address vector); the
+ * Q_Key instead (the kernel's ib_modify_qp_is_ok rules for UD).
+ */
+const Transition kUdTable[] = {
+	{IBV_QPS_RESET, IBV_QPS_RESET, 0, 0},
+	{IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY, 0},
+	{IBV_QPS_INIT, IBV_QPS_INIT, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY},
+	{IBV_QPS_INIT, IBV_QPS_RTR, 0, IBV_QP_PKEY_INDEX | IBV_QP_QKEY},
+	{IBV_QPS_RTR, IBV_QPS_RTS, IBV_QP_SQ_PSN, IBV_QP_QKEY},
+	{IBV_QPS_RTS, IBV_QPS_RTS, 0, IBV_QP_QKEY},
+	{IBV_QPS_RTS, IBV_QPS_SQD, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY},
+	{IBV_QPS_SQD, IBV_QPS_RTS, 0, IBV_QP_QKEY},
+	{IBV_QPS_SQD, IBV_QPS_SQD, 0, IBV_QP_PKEY_INDEX | IBV_QP_QKEY},
+	{IBV_QPS_SQE, IBV_QPS_RTS, 0, IBV_QP_QKEY},
+	{kAny, IBV_QPS_RESET, 0, 0},
+	{kAny, IBV_QPS_ERR, 0, 0},
+	{-2, 0, 0, 0},
+};
+
 constexpr int kQpAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
-const Transition *find_transition(DcRole role, int from, int to)
+const Transition *find_transition(const QpConfig &cfg, int from, int to)
 {
-	const Transition *t = role == DcRole::Dci   ? kDciTable
-			      : role == DcRole::Dct ? kDctTable
-						    : kTable;
+	DcRole role = cfg.dc;
+	const Transition *t = role == DcRole::Dci      ? kDciTable
+			      : role == DcRole::Dct    ? kDctTable
+			      : cfg.type == IBV_QPT_UD ? kUdTable
+						       : kTable;
 	for (; t->from != -2; t++)
 		if (t->to == to && (t->from == from || t->from == kAny))
 			return t;
@@ -170,7 +192,8 @@ int QpTable::check(const QpConfig &cfg, const uint32_t *qpn) const
 	if (!qpn || !cfg.dbrec || cfg.uidx > 0xffffff)
 		return -EINVAL;
 	bool dc_ok = cfg.type == IBV_QPT_DRIVER && cfg.dc != DcRole::None && caps_.dc;
-	if ((cfg.type != IBV_QPT_RC || cfg.dc != DcRole::None) && !dc_ok)
+	bool rc_ud = cfg.type == IBV_QPT_RC || cfg.type == IBV_QPT_UD;
+	if ((!rc_ud || cfg.dc != DcRole::None) && !dc_ok)
 		return -EOPNOTSUPP;
 	if (cfg.dc == DcRole::Dct && (cfg.sq_wqe_cnt || cfg.rq_wqe_cnt))
 		return -EINVAL; /* receives come from its SRQ */
@@ -257,6 +280,7 @@ int QpTable::query(uint32_t qpn, QpInfo *info) const
 	info->hw_sq_wqebb_counter = (uint16_t)qp->sq_ci;
 	info->access_flags = qp->access_flags;
 	info->drain_sigerr = qp->cfg.drain_sigerr;
+	info->qkey = qp->qkey;
 	return 0;
 }
 
@@ -366,7 +390,7 @@ int QpTable::modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask,
 	memcpy(&req_next, &attr.qp_state, sizeof(req_next));
 	if ((attr_mask & IBV_QP_CUR_STATE) && req_cur != (int)cur)
 		return -EINVAL;
-	const Transition *t = find_transition(qp->cfg.dc, cur,
+	const Transition *t = find_transition(qp->cfg, cur,
 					      (attr_mask & IBV_QP_STATE) ? req_next : (int)cur);
 	if (!t)
 		return -EINVAL;
@@ -389,6 +413,8 @@ int QpTable::modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask,
 		qp->port_num = attr.port_num;
 	if (given & IBV_QP_PKEY_INDEX)
 		qp->pkey_index = attr.pkey_index;
+	if (given & IBV_QP_QKEY)
+		qp->qkey = attr.qkey;
 	if (given & IBV_QP_RNR_RETRY)
 		qp->rnr_retry = attr.rnr_retry;
 	if (given & IBV_QP_RETRY_CNT)
@@ -408,6 +434,7 @@ int QpTable::modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask,
 		qp->access_flags = 0;
 		qp->dest_qpn = 0;
 		qp->dest_lid = 0;
+		qp->qkey = 0;
 		qp->fail_armed = false;
 		qp->corrupt_sig_armed = false;
 		cqs_.forget(qp);

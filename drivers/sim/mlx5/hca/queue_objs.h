@@ -62,6 +62,7 @@ struct QpObj {
 	uint32_t access_flags;
 	uint8_t port_num;
 	uint16_t pkey_index;
+	uint32_t qkey;         /**< UD: datagrams must carry it (ud.cpp) */
 	bool sqd_notify;       /**< raise IBV_EVENT_SQ_DRAINED once drained */
 	bool sig_stop;         /**< drain_sigerr: a signature error just completed */
 	bool sig_draining;     /**< drain_sigerr: run up to the next FENCE, then SQD */

@@ -33,9 +33,8 @@ void responder_fault(PlanError *err, QpObj *resp, uint8_t req, enum ibv_event_ty
 
 } // namespace
 
-/** Parse data/inline segments of [off, end) of the WQE into local spans. */
-static Verdict parse_local(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t off,
-			   uint32_t end, bool scatter)
+Verdict parse_local(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t off, uint32_t end,
+		    bool scatter)
 {
 	Span *spans = scatter ? pl->dst : pl->src;
 	uint32_t *n = scatter ? &pl->ndst : &pl->nsrc;
@@ -95,7 +94,7 @@ Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need,
  * Consume the responder's next receive WQE. With @p scatter its data segments
  * become pl->dst. Returns Stall when the RQ is empty.
  */
-PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
+PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err, uint32_t skip)
 {
 	Host *host = resp->owner; /* the responder's host owns its receive queues and MRs */
 	const uint8_t *wqe;
@@ -138,8 +137,15 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
 		uint64_t len = hca_seg_len(mlx5_hw_ld_be32(seg));
-		Verdict v = host->mrt.xlat_local(resp, lkey, mlx5_hw_ld_be64(seg + 8), len, true,
-						 pl);
+		uint64_t addr = mlx5_hw_ld_be64(seg + 8);
+		/* skipped bytes are neither checked nor written: the segment starts later */
+		uint64_t k = skip < len ? skip : len;
+		skip -= (uint32_t)k;
+		addr += k;
+		len -= k;
+		if (len == 0)
+			continue;
+		Verdict v = host->mrt.xlat_local(resp, lkey, addr, len, true, pl);
 		if (v.syndrome) {
 			/* responder local error: its CQE, requester sees a remote op error */
 			responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
@@ -151,7 +157,7 @@ PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err)
 		}
 		room += len;
 	}
-	if (room < pl->total) {
+	if (room < pl->total || skip) {
 		responder_fault(err, resp, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 				IBV_EVENT_COMM_EST);
 		err->resp_cqe = true;
@@ -306,6 +312,8 @@ PlanResult WqePlanner::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		return PlanResult::Error;
 	}
 
+	if (qp->cfg.type == IBV_QPT_UD)
+		return plan_ud(qp, pl, end, err);
 	bool remote = hca_remote_opcode(op);
 	bool rdma = remote && op != MLX5_OPCODE_SEND && op != MLX5_OPCODE_SEND_IMM &&
 		    op != MLX5_OPCODE_SEND_INVAL;

@@ -140,6 +140,9 @@ struct Plan {
 	uint32_t psv;      /**< XF_PSV: the PSV index */
 	uint64_t psv_ts;   /**< XF_PSV: transient signature */
 	PsvEntry *psv_ent; /**< XF_PSV: its entry */
+	/* UD: the responder CQE's fields (after wqe[], which must stay aligned) */
+	uint16_t ud_slid; /**< the sender's LID */
+	uint8_t ud_sl;    /**< the address vector's SL */
 };
 
 /**
@@ -174,8 +177,22 @@ struct PlanError {
 /* ---- wqe_plan.cpp: responder checks, also for requests from other processes ---- */
 /** The RETH-like remote segment at pl->wqe + @p at, checked on @p resp's host. */
 Verdict parse_remote(QpObj *resp, Plan *pl, uint32_t at, uint64_t len, int need, PlanError *err);
-/** Consume @p resp's next receive WQE (its segments as pl->dst with @p scatter). */
-PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err);
+/**
+ * Consume @p resp's next receive WQE (its segments as pl->dst with @p scatter);
+ * the first @p skip bytes of its buffer are left alone (UD: the GRH space).
+ */
+PlanResult take_recv(QpObj *resp, Plan *pl, bool scatter, PlanError *err, uint32_t skip = 0);
+/** Data/inline segments of [off, end) of the WQE as local spans of @p qp. */
+Verdict parse_local(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t off, uint32_t end,
+		    bool scatter);
+/* ---- ud.cpp ---- */
+/**
+ * UD: the Q_Key of the datagram WQE in @p pl (its address vector's; with the high
+ * bit set, the QP's own: the IB spec's controlled Q_Key rule).
+ */
+uint32_t ud_wqe_qkey(const QpObj *qp, const Plan *pl);
+/** UD QP @p resp takes a datagram with Q_Key @p qkey (else it is dropped). */
+bool ud_accepts(const QpObj *resp, uint32_t qkey);
 /** Atomic WQE, the requester's half: size and the local result (pl->atomic_result). */
 Verdict atomic_result(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds);
 /**

@@ -484,8 +484,8 @@ bool FabricPort::leaves_process(const QpObj *qp, const Plan *pl)
 		return false;
 	if (!hca_remote_opcode(pl->opcode))
 		return false;
-	uint16_t dlid = qp->cfg.dc == DcRole::Dci ? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14)
-						  : qp->dest_lid;
+	bool av = qp->cfg.dc == DcRole::Dci || qp->cfg.type == IBV_QPT_UD;
+	uint16_t dlid = av ? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14) : qp->dest_lid;
 	return host_of(dlid) == nullptr;
 }
 
@@ -511,6 +511,13 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		rq.dc_key = mlx5_hw_ld_be64(av);
 		rq.dqpn = dqp_dct & 0xffffff;
 		rq.dlid = mlx5_hw_ld_be16(av + 14);
+	} else if (qp->cfg.type == IBV_QPT_UD) {
+		const uint8_t *av = pl->wqe + MLX5_HW_DS_BYTES;
+		rq.flags |= XF_REQ_UD;
+		rq.dc_key = ud_wqe_qkey(qp, pl);
+		rq.dqpn = mlx5_hw_ld_be32(av + 8) & 0xffffff;
+		rq.dlid = mlx5_hw_ld_be16(av + 14);
+		rq.rsvd = pl->ud_sl;
 	} else {
 		rq.dlid = qp->dest_lid;
 		rq.dqpn = qp->dest_qpn;
@@ -554,7 +561,8 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 	rq.total = pl->total;
 	/* nothing leaves a host whose link is down */
 	err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
-	if (link_down_)
+	bool ud = rq.flags & XF_REQ_UD;
+	if (link_down_ && !ud)
 		return PlanResult::Error;
 
 	uint64_t off = 0;
@@ -562,7 +570,8 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		uint64_t len = pl->total - off < XF_CHUNK ? pl->total - off : XF_CHUNK;
 		rq.off = off;
 		rq.len = atomic ? 0 : (uint32_t)len;
-		rq.flags = (uint8_t)((rq.flags & XF_REQ_DC) | (pl->solicited ? XF_REQ_SE : 0) |
+		rq.flags = (uint8_t)((rq.flags & (XF_REQ_DC | XF_REQ_UD)) |
+				     (pl->solicited ? XF_REQ_SE : 0) |
 				     (off + len == pl->total ? XF_REQ_LAST : 0));
 		memcpy(x.req.get(), &rq, sizeof(rq));
 		size_t out = 0;
@@ -576,7 +585,10 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 			}
 		}
 		size_t got;
-		if (!exchange(rq.slid, rq.dlid, out, rq.retry_cnt, &got))
+		/* a datagram nobody takes is gone: no ACK tells the sender (UD) */
+		if (ud && (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, &got)))
+			break;
+		if (!ud && !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, &got))
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));
@@ -630,6 +642,10 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
 			       Plan *pl)
 {
+	if (rq.flags & XF_REQ_UD) {
+		xfabric_serve_ud(rq, data, rep, pl);
+		return;
+	}
 	uint8_t op = rq.opcode;
 	PlanError err{};
 	err.resp_event = IBV_EVENT_COMM_EST;
@@ -759,6 +775,56 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 	} else {
 		return;
 	}
+	host_.cqs.write_resp_cqe(resp, pl, rq.sqpn);
+}
+
+void FabricPort::xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl)
+{
+	/* the sender learns nothing: its WQE completes whatever happens here */
+	rep->status = XF_REP_DONE;
+	rep->syndrome = 0;
+	rep->len = 0;
+	rep->delay_us = link_delay_us_;
+	QpObj *resp = host_.qps.find(rq.dqpn);
+	if (link_down_ || !request_survives(0) || !ud_accepts(resp, (uint32_t)rq.dc_key) ||
+	    (rq.opcode != MLX5_OPCODE_SEND && rq.opcode != MLX5_OPCODE_SEND_IMM) ||
+	    rq.total > HCA_UD_MTU || rq.len != rq.total)
+		return;
+	pl->nsrc = pl->ndst = 0;
+	pl->safe = false;
+	pl->atomic = false;
+	pl->fault = 0;
+	pl->xflags = 0;
+	pl->npat = pl->nsig = 0;
+	pl->resp_qp = nullptr;
+	pl->opcode = rq.opcode;
+	pl->total = rq.total;
+	pl->imm_raw = rq.imm;
+	PlanError err{};
+	err.resp_event = IBV_EVENT_COMM_EST;
+	PlanResult r = take_recv(resp, pl, true, &err, HCA_UD_GRH_BYTES);
+	if (r == PlanResult::Stall)
+		return; /* no receive posted: dropped */
+	Verdict bad = err.resp;
+	if (r == PlanResult::Ok && any_span(pl->dst, pl->ndst, HCA_SPAN_PATTERN | HCA_SPAN_SIG))
+		bad = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0}; /* not moved across processes */
+	else if (r == PlanResult::Ok &&
+		 span_io(pl->dst, pl->ndst, 0, const_cast<uint8_t *>(data), rq.len, true, true))
+		bad = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			      MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	else if (r == PlanResult::Ok)
+		bad = Verdict{0, 0};
+	if (r == PlanResult::Error && !err.resp_cqe)
+		return; /* no receive queue: dropped */
+	if (bad.syndrome) {
+		/* the receive WQE completes in error; the QP goes on (ud.cpp) */
+		host_.cqs.write_err_cqe(resp, true, 0, pl->resp_idx, bad);
+		return;
+	}
+	pl->resp_opcode = rq.opcode == MLX5_OPCODE_SEND ? MLX5_CQE_RESP_SEND
+							: MLX5_CQE_RESP_SEND_IMM;
+	pl->ud_sl = rq.rsvd;
+	pl->ud_slid = rq.slid;
 	host_.cqs.write_resp_cqe(resp, pl, rq.sqpn);
 }
 

@@ -171,6 +171,8 @@ int w_ex_query_device(Call &c, const uint8_t *in, size_t)
 		r.odp_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
 					 IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
 					 IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
+		/* UD datagrams move through the same probed spans (ud.cpp) */
+		r.odp_caps.ud_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
 	}
 	r.device_cap_flags_ex = r.base.device_cap_flags;
 	int ret = c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * Kernel side: CQs, RC QPs and DCIs on the provider's own buffers and doorbell records
+ * Kernel side: CQs, RC and UD QPs and DCIs on the provider's own buffers and doorbell records
  * (CREATE with mlx5's driver data, DESTROY), MODIFY_QP and QUERY_QP. The device
  * gets the rings through hca.h; its doorbell watcher (kside.cpp) notices new work.
  * The Context lock is held (Context::ioctl).
@@ -201,9 +201,11 @@ int h_qp_create(Call &c)
 	/* SQ_SIG_ALL only matters to query_qp: libmlx5 sets the signal bit in WQEs */
 	bool sig_all = flags & kQpCreateSqSigAll;
 	flags &= ~kQpCreateSqSigAll;
-	if ((type != kUverbsQptRc && type != kUverbsQptDriver) || flags || c.has(A_QP_XRCD) ||
-	    c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
-		/* UD, UC, raw packet, XRC: later steps */
+	if (type == kUverbsQptUd)
+		flags &= ~kQpCreateBlockMcastLb;
+	if ((type != kUverbsQptRc && type != kUverbsQptDriver && type != kUverbsQptUd) || flags ||
+	    c.has(A_QP_XRCD) || c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
+		/* UC, raw packet, XRC: later steps */
 		klog(1, "uverbs%u: QP/CREATE type %u flags 0x%x: not served yet", idx, type, flags);
 		return -EOPNOTSUPP;
 	}
@@ -240,8 +242,16 @@ int h_qp_create(Call &c)
 		return -EOPNOTSUPP;
 	}
 	QpConfig cfg{};
-	if ((ret = dc_config(c, type, req, &cfg)))
+	if (type == kUverbsQptUd && (req.flags & kDcFlags)) {
+		klog(1, "uverbs%u: QP/CREATE UD with DC flags 0x%x", idx, req.flags & kDcFlags);
+		return -EINVAL;
+	}
+	if (type == kUverbsQptUd) {
+		cfg.type = IBV_QPT_UD;
+		cfg.dc = DcRole::None;
+	} else if ((ret = dc_config(c, type, req, &cfg))) {
 		return ret;
+	}
 	if (!is_pow2(req.sq_wqe_count) || req.sq_wqe_count > caps.max_send_wqebb ||
 	    (req.rq_wqe_count &&
 	     (!is_pow2(req.rq_wqe_count) || req.rq_wqe_count > caps.max_recv_wr ||
@@ -287,6 +297,12 @@ int h_qp_create(Call &c)
 	if (srq) /* no receive queue: the kernel answers 0 for it (mlx5's set_rq_size) */
 		cap.max_recv_wr = cap.max_recv_sge = 0;
 	o.cap = cap;
+	if (!srq) {
+		/* QUERY_QP reports the receive queue as built (mlx5_ib_query_qp): its WQEs,
+		 * the segments one holds; posting beyond them fails in libmlx5 */
+		o.cap.max_recv_wr = req.rq_wqe_count;
+		o.cap.max_recv_sge = req.rq_wqe_count ? (1u << req.rq_wqe_shift) / 16 : 0;
+	}
 	o.attr.qp_state = IBV_QPS_RESET;
 	o.sq_sig_all = sig_all;
 	o.srqn = cfg.srqn;
@@ -493,6 +509,7 @@ int w_query_qp(Call &c, const uint8_t *in, size_t)
 	r.retry_cnt = s.retry_cnt;
 	r.rnr_retry = s.rnr_retry;
 	r.sq_sig_all = qp->sq_sig_all;
+	r.qkey = info.qkey;
 	return c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
 }
 

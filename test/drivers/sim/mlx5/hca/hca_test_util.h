@@ -128,13 +128,14 @@ struct TestQp {
 	uint32_t last_ctrl_off = 0;
 
 	TestQp(Hca &hca, uint32_t pdn, uint32_t scqn, uint32_t rcqn, uint32_t sq_cnt,
-	       uint32_t rq_cnt = 16, uint32_t rq_shift = 6, uint32_t uidx = 0x77)
+	       uint32_t rq_cnt = 16, uint32_t rq_shift = 6, uint32_t uidx = 0x77,
+	       enum ibv_qp_type type = IBV_QPT_RC)
 	{
 		sq = static_cast<uint8_t *>(page_alloc((size_t)sq_cnt * 64));
 		rq = static_cast<uint8_t *>(page_alloc(((size_t)rq_cnt << rq_shift) + 64));
 		memset(sq, 0, (size_t)sq_cnt * 64);
 		memset(rq, 0, (size_t)rq_cnt << rq_shift);
-		cfg.type = IBV_QPT_RC;
+		cfg.type = type;
 		cfg.pdn = pdn;
 		cfg.uidx = uidx;
 		cfg.sq_buf = sq;

@@ -478,6 +478,92 @@ void test_rc_peer_only(void)
 }
 
 /*
+ * UD datagrams from another process (XF_REQ_UD): only a UD QP with that Q_Key
+ * takes one, into a receive its owner posted, after the 40 bytes of GRH space
+ * and never past its end; anything else is dropped, the sender told nothing.
+ */
+void test_ud_datagrams(void)
+{
+	Target t("fsec9");
+	Hca &h = *t.hca;
+	TestCq rcq(h, 16);
+	TestQp ud(h, t.pdn, t.cqn, rcq.cqn, 8, 8, 6, 0x55, IBV_QPT_UD);
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x77;
+	CU_ASSERT_EQUAL_FATAL(
+		h.modify_qp(ud.qpn, a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY),
+		0);
+	CU_ASSERT_EQUAL_FATAL(set_state(h, ud.qpn, IBV_QPS_RTR), 0);
+	Buf dst(256, 0xaa);
+	uint32_t dk = 0;
+	CU_ASSERT_EQUAL_FATAL(h.reg_mr(t.pdn, (uintptr_t)dst.p(), 256, IBV_ACCESS_LOCAL_WRITE, &dk),
+			      0);
+	ud.post_recv(h, {dseg(140, dk, dst.p())});
+	static Answer ans;
+	static uint8_t junk[5000]; /* the longest request below carries 5000 bytes */
+	memset(junk, 'U', sizeof(junk));
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	XfReq d = request(MLX5_OPCODE_SEND, t.lid, ud.qpn, 0, 0, 100);
+	d.flags |= XF_REQ_UD;
+	d.dc_key = 0x77;
+	d.rsvd = 4; /* SL */
+	/* wrong Q_Key, not a UD request, longer than the MTU, a partial chunk: dropped */
+	XfReq bad[4] = {d, d, d, d};
+	bad[0].dc_key = 0x78;
+	bad[1].flags &= (uint8_t)~XF_REQ_UD;
+	bad[2].total = 5000;
+	bad[2].len = 5000 > XF_CHUNK ? XF_CHUNK : 5000;
+	bad[3].total = 200;
+	bad[3].flags &= (uint8_t)~XF_REQ_LAST;
+	for (const XfReq &b : bad) {
+		ask(fd, b, junk, &ans);
+		CU_ASSERT_EQUAL(ans.got, 1);
+		CU_ASSERT_EQUAL(ans.rep.len, 0u);
+	}
+	t.sync();
+	CU_ASSERT_EQUAL(rcq.drain(), 0);
+	CU_ASSERT_EQUAL(dst.p()[40], 0xaa);
+	/* the right one: after the GRH space, the CQE names the sender */
+	ask(fd, d, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 1);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0);
+	t.sync();
+	struct mlx5_cqe64 c = {};
+	CU_ASSERT_TRUE_FATAL(rcq.poll(&c));
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_SEND);
+	CU_ASSERT_EQUAL(cqe_bytes(c), 140u);
+	CU_ASSERT_EQUAL(be32toh(c.flags_rqpn), 4u << 24 | kPeerQpn);
+	CU_ASSERT_EQUAL(be16toh(c.slid), kPeerLid);
+	CU_ASSERT_EQUAL(dst.p()[39], 0xaa);
+	CU_ASSERT_EQUAL(memcmp(dst.p() + 40, junk, 100), 0);
+	CU_ASSERT_EQUAL(dst.p()[140], 0xaa);
+	/* no receive left: dropped; then one too small: its LOC_LENGTH, nothing written */
+	ask(fd, d, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0);
+	memset(dst.p(), 0xaa, 256);
+	ud.post_recv(h, {dseg(139, dk, dst.p())});
+	ask(fd, d, junk, &ans);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0);
+	t.sync();
+	CU_ASSERT_TRUE_FATAL(rcq.poll(&c));
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+	CU_ASSERT_EQUAL(rcq.drain(), 0);
+	for (int i = 0; i < 256; i++)
+		CU_ASSERT_EQUAL(dst.p()[i], 0xaa);
+	CU_ASSERT_TRUE(dst.guards_intact());
+	CU_ASSERT_EQUAL(t.state(ud.qpn), IBV_QPS_RTR);
+	close(fd);
+	CU_ASSERT_EQUAL(h.destroy_qp(ud.qpn), 0);
+	CU_ASSERT_EQUAL(h.dereg_mr(dk), 0);
+	CU_ASSERT_TRUE(t.untouched());
+}
+
+/*
  * Chunks outside their message: an offset at or past the total, a chunk that
  * runs past it, one longer than a message carries, an empty chunk of a
  * non-empty message: REM_INV_REQ with no data, never bytes of an earlier reply.
@@ -668,6 +754,7 @@ int main(void)
 		{"a LID squatted by another uid", test_squatted_lid},
 		{"RC answers its connected peer only", test_rc_peer_only},
 		{"chunk ranges inside their message", test_chunk_range},
+		{"UD datagrams: Q_Key, drops, GRH space, too long", test_ud_datagrams},
 		{"RC peer in one process", test_rc_peer_in_process},
 		{"QPNs and keys not predictable", test_ids_not_predictable},
 		{"memory unmapped under a live key", test_unmapped_under_key},

@@ -531,6 +531,148 @@ static void test_mkey_refused(void)
 	free(dst);
 }
 
+/** RESET -> INIT -> RTR -> RTS of a UD QP with Q_Key @p qkey. */
+static int ud_to_rts(struct ibv_qp *qp, uint32_t qkey)
+{
+	struct ibv_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = qkey;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static void test_ud_loopback(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *scq = ibv_create_cq(g_ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *rcq = ibv_create_cq(g_ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr port;
+	struct ibv_qp_attr qa;
+	struct ibv_wc wc;
+	uint8_t *src = aligned_alloc(4096, 4096), *dst = aligned_alloc(4096, 4096);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(scq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rcq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dst);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = scq;
+	ia.recv_cq = rcq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 5;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	struct ibv_qp *a = ibv_create_qp(pd, &ia), *b = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* UD masks: RESET->INIT without the Q_Key, or with access flags, is EINVAL */
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	CU_ASSERT_EQUAL(ibv_modify_qp(a, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT),
+			EINVAL);
+	CU_ASSERT_EQUAL(ibv_modify_qp(a, &qa,
+				      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY |
+					      IBV_QP_ACCESS_FLAGS),
+			EINVAL);
+	CU_ASSERT_EQUAL_FATAL(ud_to_rts(a, 0x1111), 0);
+	CU_ASSERT_EQUAL_FATAL(ud_to_rts(b, 0x2222), 0);
+	memset(&qa, 0, sizeof(qa));
+	CU_ASSERT_EQUAL(ibv_query_qp(b, &qa, IBV_QP_STATE | IBV_QP_QKEY | IBV_QP_CAP, &ia), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_RTS);
+	CU_ASSERT_EQUAL(qa.qkey, 0x2222);
+	CU_ASSERT_EQUAL(qa.cap.max_recv_wr, 8); /* the ring libmlx5 built for 5 */
+
+	/* an IB address handle: no kernel command, libmlx5 builds the vector */
+	struct ibv_ah_attr aa;
+	memset(&aa, 0, sizeof(aa));
+	aa.dlid = port.lid;
+	aa.sl = 2;
+	aa.port_num = 1;
+	struct ibv_ah *ah = ibv_create_ah(pd, &aa);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ah);
+
+	struct ibv_mr *smr = ibv_reg_mr(pd, src, 4096, 0);
+	struct ibv_mr *dmr = ibv_reg_mr(pd, dst, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(smr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dmr);
+	memset(dst, 0xaa, 4096);
+	struct ibv_sge rsge = {(uintptr_t)dst, 300, dmr->lkey};
+	struct ibv_recv_wr rwr, *rbad;
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.wr_id = 0x77;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	CU_ASSERT_EQUAL_FATAL(ibv_post_recv(b, &rwr, &rbad), 0);
+
+	struct ibv_sge sge = {(uintptr_t)src, 100, smr->lkey};
+	struct ibv_send_wr wr, *bad;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b->qp_num;
+	/* A's own Q_Key is not B's: dropped, and the sender cannot tell */
+	wr.wr.ud.remote_qkey = 0x1111;
+	memset(src, 1, 100);
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(scq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	/* the right one takes the receive that is still posted */
+	wr.wr_id = 2;
+	wr.wr.ud.remote_qkey = 0x2222;
+	sge.length = 200;
+	memset(src, 2, 200);
+	CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
+	CU_ASSERT_EQUAL_FATAL(poll_one(scq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL_FATAL(poll_one(rcq, &wc), 1);
+	CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
+	CU_ASSERT_EQUAL(wc.wr_id, 0x77);
+	CU_ASSERT_EQUAL(wc.opcode, IBV_WC_RECV);
+	CU_ASSERT_EQUAL(wc.byte_len, 240); /* the GRH space counts */
+	CU_ASSERT_EQUAL(wc.src_qp, a->qp_num);
+	CU_ASSERT_EQUAL(wc.slid, port.lid);
+	CU_ASSERT_EQUAL(wc.sl, 2);
+	CU_ASSERT_FALSE(wc.wc_flags & IBV_WC_GRH);
+	CU_ASSERT_EQUAL(dst[0], 0xaa);
+	CU_ASSERT_EQUAL(dst[39], 0xaa);
+	CU_ASSERT_EQUAL(memcmp(dst + 40, src, 200), 0);
+	CU_ASSERT_EQUAL(dst[240], 0xaa);
+	CU_ASSERT_EQUAL(ibv_poll_cq(rcq, 1, &wc), 0);
+
+	CU_ASSERT_EQUAL(ibv_destroy_ah(ah), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(scq), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(rcq), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(smr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(dmr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(src);
+	free(dst);
+}
+
 static void test_qp_refused(void)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
@@ -543,7 +685,7 @@ static void test_qp_refused(void)
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = cq;
 	ia.recv_cq = cq;
-	ia.qp_type = IBV_QPT_UD;
+	ia.qp_type = IBV_QPT_UC;
 	ia.cap.max_send_wr = 1;
 	ia.cap.max_recv_wr = 1;
 	ia.cap.max_send_sge = 1;
@@ -567,6 +709,7 @@ static const struct cunit_test tests[] = {
 	{"async event fd", test_async_fd},
 	{"second context", test_second_context},
 	{"RC loopback: RDMA write, send/recv, bad rkey, teardown", test_rc_loopback},
+	{"UD loopback: masks, Q_Key, address handle, drop, GRH space", test_ud_loopback},
 	{"QP and CQ refusals", test_qp_refused},
 	{"indirect mkeys: foreign and too-short entries, foreign PD", test_mkey_refused},
 };
