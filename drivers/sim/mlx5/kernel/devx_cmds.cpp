@@ -50,6 +50,7 @@ void fill_general_caps(const HcaCaps &caps, uint8_t *cap)
 	prm_set(cap, port_type, 0); /* InfiniBand */
 	prm_set(cap, cqe_version, caps.cqe_version);
 	prm_set(cap, dct, caps.dc);
+	prm_set(cap, qpc_extension, caps.dc && caps.dci_max_log_errored);
 	bool sig = caps.sig_sho && caps.sig_domain_and_sig_type;
 	prm_set(cap, sho, caps.sig_sho);
 	prm_set(cap, sigerr_domain_and_sig_type, caps.sig_domain_and_sig_type);
@@ -307,6 +308,34 @@ int init2init_drain_sigerr(Call &c, Uobj &qp, const uint8_t *in, std::vector<uin
 	}
 	return c.write_out(A_DEVX_MODIFY_CMD_OUT, out.data(), out.size());
 }
+
+/**
+ * RTS2RTS with qpc_ext.dci_stream_channel_id only (mlx5dv_dci_stream_id_reset): the
+ * errored stream of a DCI in RTS runs again. Anything else, or a stream not in error,
+ * is BAD_PARAM (the model's dci_stream_reset: EINVAL).
+ */
+int rts2rts_stream_reset(Call &c, Uobj &qp, const uint8_t *in, std::vector<uint8_t> &out)
+{
+	unsigned idx = c.ctx.dev()->index;
+	uint32_t mask = prm_get(in, init2init::opt_param_mask);
+	uint32_t mask_hi = prm_get(in, init2init::opt_mask_95_64);
+	uint32_t mask_lo = prm_get(in, init2init::opt_mask_63_32);
+	uint16_t stream = (uint16_t)prm_get(in, rts2rts::dci_stream_channel_id);
+	if (mask || mask_hi || mask_lo != rts2rts::kOptMaskDciStreamChannelId ||
+	    !prm_get(in, init2init::qpc_ext)) {
+		klog(1,
+		     "uverbs%u: RTS2RTS of QP 0x%x: optional parameters 0x%x/0x%x%08x (only "
+		     "qpc_ext.dci_stream_channel_id is modelled)",
+		     idx, qp.qpn, mask, mask_hi, mask_lo);
+		return prm_fail(c, out, kPrmStatusBadParam, 0x204, A_DEVX_MODIFY_CMD_OUT);
+	}
+	if (c.ctx.hca->dci_stream_reset(qp.qpn, stream)) {
+		klog(1, "uverbs%u: RTS2RTS of QP 0x%x: stream %u of no DCI in RTS, or not in error",
+		     idx, qp.qpn, stream);
+		return prm_fail(c, out, kPrmStatusBadParam, 0x205, A_DEVX_MODIFY_CMD_OUT);
+	}
+	return c.write_out(A_DEVX_MODIFY_CMD_OUT, out.data(), out.size());
+}
 } // namespace
 
 int h_devx_other(Call &c)
@@ -391,12 +420,14 @@ int h_devx_obj_modify(Call &c)
 	uint32_t opcode = prm_get(in, kPrmInOpcode);
 	uint32_t qpn = prm_get(in, init2init::qpn);
 	/* mlx5_ib checks that the command modifies the object named (devx_is_valid_obj_id) */
-	if (opcode != kPrmOpInit2InitQp || qpn != qp.qpn) {
+	if ((opcode != kPrmOpInit2InitQp && opcode != kPrmOpRts2RtsQp) || qpn != qp.qpn) {
 		klog(1, "uverbs%u: DEVX_OBJ/MODIFY of QP 0x%x: opcode 0x%x qpn 0x%x not served",
 		     idx, qp.qpn, opcode, qpn);
 		return -EINVAL;
 	}
 	std::vector<uint8_t> out(kPrmOutHeader, 0);
+	if (opcode == kPrmOpRts2RtsQp)
+		return rts2rts_stream_reset(c, qp, in, out);
 	uint32_t mask = prm_get(in, init2init::opt_param_mask);
 	uint32_t mask_hi = prm_get(in, init2init::opt_mask_95_64);
 	uint32_t mask_lo = prm_get(in, init2init::opt_mask_63_32);

@@ -167,6 +167,7 @@ struct Uobj {
 	struct ibv_qp_attr attr = {};     /**< Qp: what modify_qp set, for query_qp */
 	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
 	bool mmo = false;                 /**< Qp: INIT2INIT set qpc_ext.mmo */
+	bool dct = false;                 /**< Qp: a DC target (EX_MODIFY_QP's dctn) */
 	uint32_t srqn = 0;                /**< Srq; Qp: the SRQ it receives from (0: none) */
 	uint32_t srq_max_wr = 0;          /**< Srq: WQEs of its ring - 1 */
 	uint32_t srq_max_sge = 0;         /**< Srq: data segments per WQE */

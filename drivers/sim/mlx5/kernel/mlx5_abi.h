@@ -185,6 +185,26 @@ struct Mlx5CreateQpResp {
 };
 static_assert(sizeof(Mlx5CreateQpResp) == 40, "mlx5_ib_create_qp_resp");
 
+/** EX_MODIFY_QP's driver request: burst control and ECE (neither modelled). */
+struct Mlx5ModifyQp {
+	uint32_t comp_mask;
+	uint32_t max_burst_sz; /**< mlx5_ib_burst_info */
+	uint16_t typical_pkt_sz;
+	uint16_t reserved;
+	uint32_t ece_options;
+};
+static_assert(sizeof(Mlx5ModifyQp) == 16, "mlx5_ib_modify_qp");
+
+/** EX_MODIFY_QP's driver response: a DCT's number, given at its modify to RTR. */
+struct Mlx5ModifyQpResp {
+	uint32_t response_length; /**< bytes of this struct written, from the start */
+	uint32_t dctn;
+	uint32_t ece_options;
+	uint32_t reserved;
+};
+static_assert(sizeof(Mlx5ModifyQpResp) == 16, "mlx5_ib_modify_qp_resp");
+static_assert(offsetof(Mlx5ModifyQpResp, dctn) == 4, "mlx5_ib_modify_qp_resp.dctn");
+
 struct Mlx5CreateSrq {
 	uint64_t buf_addr; /**< the WQE ring, a linked list (libmlx5's srq.c) */
 	uint64_t db_addr;  /**< [0] counter of posted WQEs */
@@ -261,6 +281,8 @@ constexpr PrmField sig_block_4048{0x1f0, 1};
 constexpr PrmField cqe_version{0x1fc, 4};
 constexpr PrmField sho{0x217, 1};
 constexpr PrmField dct{0x21a, 1};
+/** qpc_ext in QP modify commands (libmlx5 needs it for mlx5dv_dci_stream_id_reset) */
+constexpr PrmField qpc_extension{0x122, 1};
 constexpr PrmField log_max_pd{0x32b, 5};
 constexpr PrmField general_obj_types{0x400, 64};
 constexpr PrmField sigerr_domain_and_sig_type{0x480, 1};
@@ -329,6 +351,16 @@ constexpr PrmField qpc_ext_mmo{0x882, 1};
 /** opt_param_mask_95_32: the MMO bit (the only one served) */
 constexpr uint32_t kOptMaskMmo = 1u << 3;
 } // namespace init2init
+/**
+ * RTS2RTS_QP (0x505): INIT2INIT's layout. libmlx5's mlx5dv_dci_stream_id_reset sets
+ * qpc_ext and qpc_data_ext.dci_stream_channel_id (bit 0x10 of it), named by bit 0 of
+ * opt_param_mask_95_32's low dword.
+ */
+constexpr uint16_t kPrmOpRts2RtsQp = 0x505;
+namespace rts2rts {
+constexpr PrmField dci_stream_channel_id{0x880 + 0x10, 16};
+constexpr uint32_t kOptMaskDciStreamChannelId = 1u << 0;
+} // namespace rts2rts
 /** PRM status BAD_RES_STATE: the object is not in a state the command allows. */
 constexpr uint8_t kPrmStatusBadResState = 0x9;
 

@@ -218,6 +218,7 @@ enum : uint32_t {
 	WCMD_MODIFY_SRQ = 33,
 	WCMD_QUERY_SRQ = 34,
 	WCMD_EX_QUERY_DEVICE = kWriteCmdExtended | 1,
+	WCMD_EX_MODIFY_QP = kWriteCmdExtended | 26,
 };
 
 /* ---- core request / response layouts --------------------------------------------- */
@@ -503,6 +504,20 @@ struct ModifyQpCmd {
 };
 static_assert(sizeof(ModifyQpCmd) == 112, "ib_uverbs_modify_qp");
 static_assert(offsetof(ModifyQpCmd, qp_handle) == 64, "modify_qp.qp_handle");
+
+/** EX_MODIFY_QP request (without headers): MODIFY_QP's and a rate limit. */
+struct ExModifyQp {
+	ModifyQpCmd base;
+	uint32_t rate_limit;
+	uint32_t reserved;
+};
+static_assert(sizeof(ExModifyQp) == 120, "ib_uverbs_ex_modify_qp");
+
+struct ExModifyQpResp {
+	uint32_t comp_mask;
+	uint32_t response_length;
+};
+static_assert(sizeof(ExModifyQpResp) == 8, "ib_uverbs_ex_modify_qp_resp");
 
 struct QueryQpCmd {
 	uint64_t response;

@@ -110,6 +110,7 @@ int h_cq_destroy(Call &c);
 int h_qp_create(Call &c);
 int h_qp_destroy(Call &c);
 int w_modify_qp(Call &c, const uint8_t *in, size_t inlen);
+int w_ex_modify_qp(Call &c, const uint8_t *in, size_t inlen);
 int w_query_qp(Call &c, const uint8_t *in, size_t inlen);
 /* uverbs_srq.cpp */
 int h_srq_create(Call &c);

@@ -394,6 +394,7 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_EX_QUERY_DEVICE, "EX_QUERY_DEVICE", sizeof(ExQueryDevice), 0, w_ex_query_device},
 	{WCMD_QUERY_QP, "QUERY_QP", sizeof(QueryQpCmd), sizeof(QueryQpResp), w_query_qp},
 	{WCMD_MODIFY_QP, "MODIFY_QP", sizeof(ModifyQpCmd), 0, w_modify_qp},
+	{WCMD_EX_MODIFY_QP, "EX_MODIFY_QP", sizeof(ExModifyQp), 0, w_ex_modify_qp},
 	{WCMD_MODIFY_SRQ, "MODIFY_SRQ", sizeof(ModifySrqCmd), 0, w_modify_srq},
 	{WCMD_QUERY_SRQ, "QUERY_SRQ", sizeof(QuerySrqCmd), sizeof(QuerySrqResp), w_query_srq},
 	{WCMD_CREATE_COMP_CHANNEL, "CREATE_COMP_CHANNEL", sizeof(CmdResponsePtr), sizeof(uint32_t),

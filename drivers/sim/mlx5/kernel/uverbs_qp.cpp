@@ -50,8 +50,8 @@ constexpr uint32_t kDcFlags = kQpFlagTypeDci | kQpFlagTypeDct | kQpFlagDciStream
 
 /**
  * Type and DC role of a QP/CREATE into @p cfg: RC, or (TYPE driver) a DCI with
- * DCI_STREAM's log_num_concurent / log_num_errored, no RQ. DCTs take an SRQ, not
- * served yet (EOPNOTSUPP). Stream limits are the device's (HcaCaps, EINVAL).
+ * DCI_STREAM's log_num_concurent / log_num_errored, no RQ, or a DCT (its access key,
+ * no queues of its own: dct_config). Stream limits are the device's (HcaCaps, EINVAL).
  */
 int dc_config(Call &c, uint32_t type, const Mlx5CreateQp &req, QpConfig *cfg)
 {
@@ -62,13 +62,18 @@ int dc_config(Call &c, uint32_t type, const Mlx5CreateQp &req, QpConfig *cfg)
 	cfg->dc = DcRole::None;
 	if (type == kUverbsQptRc && !dc)
 		return 0;
+	const HcaCaps &caps = c.ctx.hca->caps();
+	if (type == kUverbsQptDriver && dc == kQpFlagTypeDct && caps.dc) {
+		cfg->type = IBV_QPT_DRIVER;
+		cfg->dc = DcRole::Dct;
+		cfg->dct_key = req.sq_buf_addr; /* the union's access_key */
+		return 0;
+	}
 	if (type != kUverbsQptDriver || (dc & ~kQpFlagDciStream) != kQpFlagTypeDci) {
-		/* DCT: its SRQ and EX_MODIFY_QP's dctn are not served yet */
-		klog(1, "uverbs%u: QP/CREATE type %u DC flags 0x%x: only DCIs are served", idx,
-		     type, dc);
+		/* the kernel's create_qp: a driver QP is a DCI or a DCT, and only that */
+		klog(1, "uverbs%u: QP/CREATE type %u DC flags 0x%x: no DCI or DCT", idx, type, dc);
 		return -EOPNOTSUPP;
 	}
-	const HcaCaps &caps = c.ctx.hca->caps();
 	if (!caps.dc || req.rq_wqe_count ||
 	    (!streams && (req.dci_log_num_concurent || req.dci_log_num_errored)) ||
 	    req.dci_log_num_concurent > caps.dci_max_log_streams ||
@@ -83,6 +88,62 @@ int dc_config(Call &c, uint32_t type, const Mlx5CreateQp &req, QpConfig *cfg)
 	cfg->dci_log_streams = req.dci_log_num_concurent;
 	cfg->dci_log_errored = req.dci_log_num_errored;
 	return 0;
+}
+
+/**
+ * The doorbell record of every DCT: a DCT has no queues (its receives come from its
+ * SRQ), so the device never reads it; QpConfig wants one all the same.
+ */
+uint32_t g_dct_dbrec[2];
+
+/**
+ * QP/CREATE of a DCT (libmlx5's create_dct; the kernel's mlx5_ib create_dct): an SRQ
+ * and a receive CQ of this context, no buffers. Its number is made public at the
+ * modify to RTR (w_ex_modify_qp), as the kernel does: QP/CREATE answers 0.
+ */
+int dct_create(Call &c, const Mlx5CreateQp &req, Uobj *pd, Uobj *rcq, Uobj *srq, QpCap cap,
+	       uint64_t user_handle, QpConfig *cfg)
+{
+	Context &ctx = c.ctx;
+	unsigned idx = ctx.dev()->index;
+	int ret;
+	if (!srq || req.sq_wqe_count || req.rq_wqe_count || req.uidx >= (1u << 24) ||
+	    (req.flags & ~(kQpFlagScatterCqe | kQpFlagTypeDct))) {
+		klog(1, "uverbs%u: QP/CREATE DCT: SRQ %d, sq %u rq %u, uidx 0x%x, flags 0x%x", idx,
+		     srq != nullptr, req.sq_wqe_count, req.rq_wqe_count, req.uidx, req.flags);
+		return -EINVAL;
+	}
+	cfg->pdn = pd->pdn;
+	cfg->uidx = req.uidx;
+	cfg->dbrec = g_dct_dbrec;
+	cfg->send_cqn = cfg->recv_cqn = rcq->cqn;
+	cfg->srqn = srq->srqn;
+	uint32_t qpn;
+	if ((ret = ctx.hca->create_qp(*cfg, &qpn))) {
+		klog(1, "uverbs%u: QP/CREATE DCT: %s", idx, strerror(-ret));
+		return ret;
+	}
+	Uobj o;
+	o.type = Uobj::Type::Qp;
+	o.qpn = qpn;
+	o.dct = true;
+	o.pd_handle = (uint32_t)c.data(A_QP_PD);
+	o.user_handle = user_handle;
+	o.cap = cap;
+	o.attr.qp_state = IBV_QPS_RESET;
+	o.srqn = cfg->srqn;
+	uint32_t handle = ctx.add(o);
+	uint32_t none = 0;
+	Mlx5CreateQpResp m;
+	memset(&m, 0, sizeof(m));
+	if ((ret = c.write_out(A_QP_RESP_CAP, &cap, sizeof(cap))) ||
+	    (ret = c.write_out(A_QP_RESP_QP_NUM, &none, sizeof(none))) ||
+	    (ret = c.write_out(kAttrUhwOut, &m, sizeof(m))) ||
+	    (ret = c.set_new(A_QP_HANDLE, handle))) {
+		ctx.destroy_obj(ctx.objs[handle]);
+		ctx.objs.erase(handle);
+	}
+	return ret;
 }
 } // namespace
 
@@ -252,6 +313,8 @@ int h_qp_create(Call &c)
 	} else if ((ret = dc_config(c, type, req, &cfg))) {
 		return ret;
 	}
+	if (cfg.dc == DcRole::Dct)
+		return dct_create(c, req, pd, rcq, srq, cap, user_handle, &cfg);
 	if (!is_pow2(req.sq_wqe_count) || req.sq_wqe_count > caps.max_send_wqebb ||
 	    (req.rq_wqe_count &&
 	     (!is_pow2(req.rq_wqe_count) || req.rq_wqe_count > caps.max_recv_wr ||
@@ -392,6 +455,11 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 		klog(1, "uverbs%u: MODIFY_QP attr_mask 0x%x", idx, q.attr_mask);
 		return -EOPNOTSUPP;
 	}
+	if (qp->dct && c.data(A_WRITE_CMD) != WCMD_EX_MODIFY_QP) {
+		/* its number comes back in EX_MODIFY_QP's driver response only */
+		klog(1, "uverbs%u: MODIFY_QP of a DCT: EX_MODIFY_QP only", idx);
+		return -EINVAL;
+	}
 	if (((q.attr_mask & IBV_QP_PORT) && q.port_num != 1) ||
 	    ((q.attr_mask & IBV_QP_AV) && q.dest.port_num > 1) ||
 	    ((q.attr_mask & IBV_QP_ALT_PATH) && q.alt_port_num != 1)) {
@@ -472,6 +540,61 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 	if (m & IBV_QP_RNR_RETRY)
 		s.rnr_retry = a.rnr_retry;
 	return 0;
+}
+
+/**
+ * EX_MODIFY_QP: MODIFY_QP's request and a rate limit, with mlx5's driver data; how
+ * libmlx5 moves a DCT (modify_dct). A DCT takes exactly the kernel's masks
+ * (mlx5_ib_modify_dct): RESET->INIT with PKEY_INDEX, PORT, ACCESS_FLAGS; INIT->RTR
+ * with AV, PATH_MTU, MIN_RNR_TIMER, which answers the DCT's number.
+ */
+int w_ex_modify_qp(Call &c, const uint8_t *in, size_t)
+{
+	ExModifyQp q;
+	memcpy(&q, in, sizeof(q));
+	unsigned idx = c.ctx.dev()->index;
+	Mlx5ModifyQp m;
+	memset(&m, 0, sizeof(m));
+	size_t uhw_in = c.len(kAttrUhwIn);
+	int ret;
+	if (uhw_in && (ret = c.read_in(kAttrUhwIn, &m, sizeof(m))))
+		return ret;
+	if ((q.base.attr_mask & IBV_QP_RATE_LIMIT) || q.reserved || m.comp_mask || m.max_burst_sz ||
+	    m.typical_pkt_sz || m.reserved || m.ece_options) {
+		klog(1,
+		     "uverbs%u: EX_MODIFY_QP rate limit %u, burst %u/%u, comp_mask 0x%x, ECE "
+		     "0x%x: not modelled",
+		     idx, q.rate_limit, m.max_burst_sz, m.typical_pkt_sz, m.comp_mask,
+		     m.ece_options);
+		return -EOPNOTSUPP;
+	}
+	Uobj *qp = c.ctx.find(q.base.qp_handle, Uobj::Type::Qp);
+	if (qp && qp->dct) {
+		uint32_t mask = q.base.attr_mask, cur = qp->attr.qp_state, want;
+		if (cur == IBV_QPS_RESET && q.base.qp_state == IBV_QPS_INIT)
+			want = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+		else if (cur == IBV_QPS_INIT && q.base.qp_state == IBV_QPS_RTR)
+			want = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER;
+		else
+			want = 0;
+		if (!want || mask != want) {
+			klog(1, "uverbs%u: EX_MODIFY_QP of a DCT from state %u to %u, mask 0x%x",
+			     idx, cur, q.base.qp_state, mask);
+			return -EINVAL;
+		}
+	}
+	if ((ret = w_modify_qp(c, in, sizeof(q.base))))
+		return ret;
+	ExModifyQpResp r = {0, (uint32_t)sizeof(r)};
+	if ((ret = c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r))))
+		return ret;
+	if (!qp->dct || q.base.qp_state != IBV_QPS_RTR)
+		return 0;
+	Mlx5ModifyQpResp d;
+	memset(&d, 0, sizeof(d));
+	d.response_length = (uint32_t)(offsetof(Mlx5ModifyQpResp, dctn) + sizeof(d.dctn));
+	d.dctn = qp->qpn;
+	return c.write_out(kAttrUhwOut, &d, d.response_length, d.response_length);
 }
 
 int w_query_qp(Call &c, const uint8_t *in, size_t)

@@ -486,6 +486,8 @@ void test_devx()
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::log_dma_mmo_max_size), 31u);
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::sho), 1u);
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::cqe_version), 1u);
+	/* RTS2RTS with qpc_ext (mlx5dv_dci_stream_id_reset) is served */
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::qpc_extension), 1u);
 	CU_ASSERT_EQUAL(out[kPrmCapOffset + 0x400 / 8 + 2] & 0x10, 0x10); /* obj type 0x2c */
 	prm_set(in, kPrmInOpMod, kCapGeneral2);
 	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
@@ -846,8 +848,8 @@ void test_dci()
 	bad = q;
 	bad.flags = 0; /* TYPE driver without a DC role */
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EOPNOTSUPP);
-	bad.flags = kQpFlagTypeDct; /* DCTs need SRQs: not yet */
-	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EOPNOTSUPP);
+	bad.flags = kQpFlagTypeDct; /* a DCT without an SRQ (the kernel's create_dct) */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, bad, kUverbsQptDriver, &h), EINVAL);
 	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptDriver, &qp, &qpn), 0);
 	/* the DCI table of the state machine: RTR takes no destination */
 	ModifyQpCmd m = {};
@@ -1204,6 +1206,188 @@ void test_srq()
 	usleep(20000);
 }
 
+/** QP/CREATE of a DCT as libmlx5's create_dct sends it: no buffers, an SRQ, the key. */
+int create_dct(int fd, uint64_t pd, uint64_t cq, int efd, uint64_t srq, uint64_t key,
+	       uint32_t *handle, uint32_t *qpn_out, uint32_t flags = kQpFlagTypeDct)
+{
+	uint64_t uh = 0x7373;
+	uint32_t type = kUverbsQptDriver, qpn = 0xdead;
+	QpCap cap = {0, 0, 0, 0, 0}, rcap;
+	Mlx5CreateQp req = {};
+	req.flags = flags;
+	req.uidx = 5;
+	req.sq_buf_addr = key; /* access_key */
+	Mlx5CreateQpResp m;
+	Req r(OBJ_QP, M_QP_CREATE);
+	r.add(A_QP_HANDLE, 0, 0)
+		.add(A_QP_PD, 0, pd)
+		.add(A_QP_SEND_CQ, 0, cq)
+		.add(A_QP_RECV_CQ, 0, cq)
+		.in(A_QP_USER_HANDLE, &uh, 8)
+		.in(A_QP_CAP, &cap, sizeof(cap))
+		.in(A_QP_TYPE, &type, 4)
+		.add(A_QP_EVENT_FD, 0, (uint64_t)efd)
+		.out(A_QP_RESP_CAP, &rcap, sizeof(rcap))
+		.out(A_QP_RESP_QP_NUM, &qpn, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	if (srq)
+		r.add(A_QP_SRQ, 0, srq);
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	if (qpn_out)
+		*qpn_out = qpn;
+	return ret;
+}
+
+/** EX_MODIFY_QP as libmlx5's modify_dct sends it (driver request @p m). */
+int ex_modify(int fd, const ModifyQpCmd &base, const Mlx5ModifyQp &m, Mlx5ModifyQpResp *d)
+{
+	uint32_t cmd = WCMD_EX_MODIFY_QP;
+	ExModifyQp q = {};
+	q.base = base;
+	ExModifyQpResp r = {};
+	memset(d, 0, sizeof(*d));
+	int ret = Req(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE)
+			  .in(A_WRITE_CMD, &cmd, 4)
+			  .in(A_WRITE_CORE_IN, &q, sizeof(q))
+			  .out(A_WRITE_CORE_OUT, &r, sizeof(r))
+			  .in(kAttrUhwIn, &m, sizeof(m))
+			  .out(kAttrUhwOut, d, sizeof(*d))
+			  .send(fd);
+	if (!ret)
+		CU_ASSERT_EQUAL(r.response_length, sizeof(r));
+	return ret;
+}
+
+/* mlx5dv_create_qp's DCT: its SRQ and key, EX_MODIFY_QP's masks and dctn; stream reset */
+void test_dct()
+{
+	int fd = ready_fd(), fd2 = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0 && fd2 >= 0);
+	int efd = async_fd(fd), efd2 = async_fd(fd2);
+	CU_ASSERT_FATAL(efd >= 0 && efd2 >= 0);
+	uint32_t pd, cq, srq, dct, h, qpn = 0, pd2, srq2, x;
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 32 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 256);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 32 * 4096);
+	memset(db, 0, 256);
+	/* the other context's SRQ gets a handle this context never hands out */
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd2, &pd2), 0);
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT_EQUAL_FATAL(alloc_pd(fd2, &x), 0);
+	Mlx5CreateSrq sreq = {};
+	sreq.buf_addr = (uint64_t)(uintptr_t)(ring + 4 * 4096);
+	sreq.db_addr = (uint64_t)(uintptr_t)(db + 32);
+	CU_ASSERT_EQUAL_FATAL(create_srq(fd2, pd2, efd2, sreq, 63, 3, &srq2), 0);
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, nullptr), 0);
+	sreq.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	sreq.db_addr = (uint64_t)(uintptr_t)(db + 48);
+	CU_ASSERT_EQUAL_FATAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq), 0);
+	/* refusals: no SRQ, another context's SRQ, not an SRQ, queues, other flags */
+	CU_ASSERT_EQUAL(create_dct(fd, pd, cq, efd, 0, 0x1234, &h, nullptr), EINVAL);
+	CU_ASSERT(srq2 > srq);
+	CU_ASSERT_EQUAL(create_dct(fd, pd, cq, efd, srq2, 0x1234, &h, nullptr), ENOENT);
+	CU_ASSERT_EQUAL(create_dct(fd, pd, cq, efd, cq, 0x1234, &h, nullptr), EINVAL);
+	CU_ASSERT_EQUAL(create_dct(fd, pd, cq, efd, srq, 0x1234, &h, nullptr,
+				   kQpFlagTypeDct | kQpFlagUarPageIndex),
+			EINVAL);
+	CU_ASSERT_EQUAL(create_dct(fd, pd, cq, efd, srq, 0x1234, &h, nullptr,
+				   kQpFlagTypeDct | kQpFlagTypeDci),
+			EOPNOTSUPP);
+	/* created: number 0 until RTR, as the kernel answers */
+	CU_ASSERT_EQUAL_FATAL(create_dct(fd, pd, cq, efd, srq, 0x1234, &dct, &qpn), 0);
+	CU_ASSERT_EQUAL(qpn, 0u);
+	/* the legacy MODIFY_QP cannot answer the number: refused */
+	ModifyQpCmd m = {};
+	m.qp_handle = dct;
+	m.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	m.qp_state = IBV_QPS_INIT;
+	m.port_num = 1;
+	m.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_MODIFY_QP, &m, sizeof(m), nullptr, 0), EINVAL);
+	Mlx5ModifyQp dm = {};
+	Mlx5ModifyQpResp dr;
+	/* the kernel's masks exactly: one bit short, one bit more */
+	ModifyQpCmd b = m;
+	b.attr_mask &= ~IBV_QP_ACCESS_FLAGS;
+	CU_ASSERT_EQUAL(ex_modify(fd, b, dm, &dr), EINVAL);
+	b.attr_mask = m.attr_mask | IBV_QP_QKEY;
+	CU_ASSERT_EQUAL(ex_modify(fd, b, dm, &dr), EINVAL);
+	/* burst control, ECE: not modelled */
+	dm.ece_options = 0x10000000;
+	CU_ASSERT_EQUAL(ex_modify(fd, m, dm, &dr), EOPNOTSUPP);
+	dm = {};
+	CU_ASSERT_EQUAL(ex_modify(fd, m, dm, &dr), 0);
+	CU_ASSERT_EQUAL(dr.response_length, 0u); /* INIT: no number yet */
+	m.attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER;
+	m.qp_state = IBV_QPS_RTR;
+	m.path_mtu = IBV_MTU_4096;
+	m.min_rnr_timer = 12;
+	m.dest.port_num = 1;
+	b = m;
+	b.attr_mask |= IBV_QP_DEST_QPN; /* RC's RTR mask: not a DCT's */
+	CU_ASSERT_EQUAL(ex_modify(fd, b, dm, &dr), EINVAL);
+	CU_ASSERT_EQUAL(ex_modify(fd, m, dm, &dr), 0);
+	CU_ASSERT_EQUAL(dr.response_length, 8u);
+	uint32_t dctn = dr.dctn;
+	CU_ASSERT_NOT_EQUAL(dctn, 0u);
+	/* a DCT stays in RTR */
+	m.attr_mask = IBV_QP_STATE;
+	m.qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(ex_modify(fd, m, dm, &dr), EINVAL);
+	QueryQpCmd qq = {0, dct, IBV_QP_STATE};
+	QueryQpResp qr;
+	CU_ASSERT_EQUAL(invoke_write(fd, WCMD_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr)), 0);
+	CU_ASSERT_EQUAL(qr.qp_state, IBV_QPS_RTR);
+	/* the SRQ is busy while the DCT lives */
+	uint32_t events = 0;
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, srq)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			EBUSY);
+	/* RTS2RTS stream reset: on a DCT (no DCI) and with other parameters, BAD_PARAM */
+	uint8_t in[kPrmInit2InitIn] = {}, out[16];
+	prm_set(in, kPrmInOpcode, kPrmOpRts2RtsQp);
+	prm_set(in, init2init::qpn, dctn);
+	prm_set(in, init2init::qpc_ext, 1);
+	prm_set(in, init2init::opt_mask_63_32, rts2rts::kOptMaskDciStreamChannelId);
+	prm_set(in, rts2rts::dci_stream_channel_id, 1);
+	auto devx_modify = [&](uint32_t handle) {
+		memset(out, 0, sizeof(out));
+		return Req(OBJ_MLX5_DEVX_OBJ, M_DEVX_OBJ_MODIFY)
+			.add(A_DEVX_MODIFY_HANDLE, 0, handle)
+			.in(A_DEVX_MODIFY_CMD_IN, in, sizeof(in))
+			.out(A_DEVX_MODIFY_CMD_OUT, out, sizeof(out))
+			.send(fd);
+	};
+	CU_ASSERT_EQUAL(devx_modify(dct), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadParam);
+	prm_set(in, init2init::opt_mask_63_32, 1u << 2); /* UDP sport */
+	CU_ASSERT_EQUAL(devx_modify(dct), EREMOTEIO);
+	CU_ASSERT_EQUAL(prm_get(out, kPrmOutStatus), kPrmStatusBadParam);
+	prm_set(in, init2init::qpn, dctn + 1); /* not the object named */
+	CU_ASSERT_EQUAL(devx_modify(dct), EINVAL);
+	CU_ASSERT_EQUAL(Req(OBJ_QP, M_QP_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, dct)
+				.out(A_DESTROY_RESP, &events, 4)
+				.send(fd),
+			0);
+	/* one left at close goes with the file, before its SRQ */
+	CU_ASSERT_EQUAL_FATAL(create_dct(fd, pd, cq, efd, srq, 0x99, &dct, nullptr), 0);
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	CU_ASSERT_EQUAL(close(efd2), 0);
+	CU_ASSERT_EQUAL(close(fd2), 0);
+	free(ring);
+	free(db);
+}
+
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
@@ -1222,6 +1406,7 @@ const struct cunit_test tests[] = {
 	{"SRQ: refusals, arm, query, QP on it, busy, close", test_srq},
 	{"DevX objects: mkeys, PSVs, reserved QPNs, BAD_OP, refusals", test_devx_objects},
 	{"DCI with streams: driver data, limits, state machine", test_dci},
+	{"DCT: SRQ, key, EX_MODIFY_QP masks and dctn; stream reset", test_dct},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 };
 
