@@ -860,9 +860,10 @@ template <typename T>
 int take_id(const Cmd &c, T *r, const char *cmd, std::shared_ptr<Id> *id, size_t out_min = 0,
 	    size_t in_min = sizeof(T))
 {
+	/* zeroed first: *r is defined on every return, the error ones included */
+	memset(r, 0, sizeof(*r));
 	if (c.in_len < in_min)
 		return fail_log(EINVAL, "%s: %u bytes", cmd, c.in_len);
-	memset(r, 0, sizeof(*r));
 	memcpy(r, c.in, c.in_len < sizeof(*r) ? c.in_len : sizeof(*r));
 	if (out_min && c.out_len < out_min)
 		return fail_log(ENOSPC, "%s: response of %u bytes", cmd, c.out_len);
