@@ -9,7 +9,8 @@
  * LID is x << 8 | y; a listener claims the abstract UNIX socket
  * "mlx5-sim-cm/<fabric>/<lid>/<port>" for each LID it listens on, and each
  * connection is one SOCK_SEQPACKET connection to it carrying the IB CM's
- * messages (REQ, REP, RTU, REJ, DREQ, DREP) with their private data. One thread
+ * messages (REQ, REP, RTU, REJ, DREQ, DREP; for UDP's UD ids SIDR REQ and REP,
+ * "<port>/ud") with their private data. One thread
  * of the process (the broker) reads every listener and connection socket and
  * turns messages into events; a connection that ends without DREQ (the peer
  * died) is DISCONNECTED or UNREACHABLE, as a CM timeout would say.
@@ -106,6 +107,13 @@ constexpr int kRejVendorOption = 35;
 constexpr unsigned kReqPrivate = 92 - 36;
 constexpr unsigned kRepPrivate = 196;
 constexpr unsigned kRejPrivate = 148;
+/* SIDR (UD port spaces): the IB CM's SIDR REQ / REP private data, the REQ's after the header */
+constexpr unsigned kSidrReqPrivate = 216 - 36;
+constexpr unsigned kSidrRepPrivate = 136;
+/* SIDR REP status (IB spec 12.11.2): as the active side's UNREACHABLE status */
+constexpr int kSidrUnsupported = 1; /* no listener for the service ID */
+constexpr int kSidrReject = 2;
+constexpr uint32_t kUdpQkey = 0x01234567; /* rdma_cm's RDMA_UDP_QKEY */
 
 constexpr uint16_t kPsTcp = 0x106;
 constexpr uint16_t kPsIb = 0x13f;
@@ -263,7 +271,9 @@ enum MsgType : uint8_t {
 	MSG_RTU,
 	MSG_REJ,
 	MSG_DREQ,
-	MSG_DREP
+	MSG_DREP,
+	MSG_SIDR_REQ, /* UD port space: no connection, one request and its answer */
+	MSG_SIDR_REP
 };
 constexpr uint32_t kMsgMagic = 0x6d43536d; /* "mSCm" */
 
@@ -283,8 +293,9 @@ struct Msg {
 	uint64_t sguid; /* the sender's node GUID, for the path's GIDs */
 	uint32_t qpn;
 	uint32_t psn;
-	uint32_t reason;
+	uint32_t reason; /* REJ reason, SIDR REP status */
 	uint8_t pd[256];
+	uint32_t qkey; /* SIDR REP */
 };
 
 /* ---- ids, channels ---------------------------------------------------------------------- */
@@ -456,12 +467,14 @@ std::string fabric_of(Device *dev)
 	return "pid" + std::to_string((long)getpid());
 }
 
-socklen_t cm_addr(const std::string &fabric, uint16_t lid, uint16_t port, struct sockaddr_un *a)
+/* UDP is a port space of its own, as the kernel's: "/ud" after its port */
+socklen_t cm_addr(const std::string &fabric, uint16_t lid, uint16_t port, struct sockaddr_un *a,
+		  bool ud = false)
 {
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-cm/%s/%u/%u",
-			 fabric.c_str(), (unsigned)lid, (unsigned)port);
+	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-cm/%s/%u/%u%s",
+			 fabric.c_str(), (unsigned)lid, (unsigned)port, ud ? "/ud" : "");
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -515,6 +528,35 @@ void queue_event(const std::shared_ptr<Id> &owner, uint32_t event, int status, c
 	uint64_t one = 1;
 	if (sys::write(f->fd, &one, sizeof(one)) != sizeof(one))
 		klog(1, "rdma_cm: event channel %d: eventfd write failed", f->fd);
+}
+
+/*
+ * A UD port space event: its param is rdma_ucm_ud_param (qp_num, qkey, ah_attr,
+ * private data). The kernel reports the whole private data field of the SIDR
+ * message (@p pd_size bytes), zero past what the sender gave.
+ */
+void queue_ud_event(const std::shared_ptr<Id> &owner, uint32_t event, int status, const Msg *m,
+		    unsigned pd_size)
+{
+	if (!owner->file)
+		return;
+	queue_event(owner, event, status, nullptr);
+	uint8_t *u = owner->file->events.back().resp.param.ud;
+	if (m) {
+		memcpy(u + 40, m->pd, pd_size);
+		u[296] = (uint8_t)pd_size;
+	}
+	if (event != EV_ESTABLISHED)
+		return;
+	uint32_t qpn = m->qpn & 0xffffff;
+	memcpy(u, &qpn, 4);
+	memcpy(u + 4, &m->qkey, 4);
+	/* ah_attr from the route's path, as ib_init_ah_attr_from_path: LID routed, no GRH */
+	AhAttr ah = {};
+	ah.dlid = owner->rlid;
+	ah.static_rate = 2; /* fill_path()'s rate */
+	ah.port_num = 1;
+	memcpy(u + 8, &ah, sizeof(ah));
 }
 
 /** Take one queued event's count off the channel's eventfd (the lock held, count >= 1). */
@@ -596,10 +638,13 @@ std::shared_ptr<Id> new_id(UcmaFile &f)
 void on_req(int fd, const std::shared_ptr<Id> &lis, uint16_t lid, const Msg &m)
 {
 	g_pending.erase(fd);
-	if (!lis->file || lis->st != St::Listen || m.pd_len > kReqPrivate) {
+	bool sidr = m.type == MSG_SIDR_REQ;
+	if (!lis->file || lis->st != St::Listen || sidr != (lis->qp_type == IBV_QPT_UD) ||
+	    m.pd_len > (sidr ? kSidrReqPrivate : kReqPrivate)) {
+		/* the remote CM's answer when no listener takes the request */
 		Msg r = {};
-		r.type = MSG_REJ;
-		r.reason = kRejInvalidServiceId;
+		r.type = sidr ? MSG_SIDR_REP : MSG_REJ;
+		r.reason = sidr ? kSidrUnsupported : kRejInvalidServiceId;
 		send_msg(fd, r);
 		sys::close(fd);
 		return;
@@ -632,7 +677,10 @@ void on_req(int fd, const std::shared_ptr<Id> &lis, uint16_t lid, const Msg &m)
 	c->src.sin_addr.s_addr = lid_ip(lid);
 	g_socks[fd] = c;
 	/* CONNECT_REQUEST: the listener's uid, the child's id */
-	queue_event(lis, EV_CONNECT_REQUEST, 0, &m);
+	if (sidr)
+		queue_ud_event(lis, EV_CONNECT_REQUEST, 0, &m, kSidrReqPrivate);
+	else
+		queue_event(lis, EV_CONNECT_REQUEST, 0, &m);
 	lis->file->events.back().resp.id = c->handle;
 }
 
@@ -660,6 +708,24 @@ void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 		close_sock(*id);
 		id->st = St::Failed;
 		queue_event(id, EV_REJECTED, (int)m.reason, m.pd_len <= kRejPrivate ? &m : nullptr);
+		return;
+	case MSG_SIDR_REP:
+		if (id->st != St::ReqSent || id->qp_type != IBV_QPT_UD ||
+		    m.pd_len > kSidrRepPrivate)
+			break;
+		close_sock(*id); /* SIDR is one request and its answer */
+		if (m.reason) {
+			id->st = St::Failed;
+			queue_ud_event(id, EV_UNREACHABLE, (int)m.reason, &m, kSidrRepPrivate);
+		} else if (m.qkey != kUdpQkey) {
+			/* cma_set_qkey(): the id's qkey is fixed by its port space */
+			id->st = St::Failed;
+			queue_event(id, EV_ADDR_ERROR, -EINVAL, nullptr);
+		} else {
+			id->rqpn = m.qpn & 0xffffff;
+			id->st = St::Connected;
+			queue_ud_event(id, EV_ESTABLISHED, 0, &m, kSidrRepPrivate);
+		}
 		return;
 	case MSG_DREQ: {
 		if (id->st != St::Connected && id->st != St::RepRcvd && id->st != St::RepSent &&
@@ -771,7 +837,7 @@ void broker_loop()
 			bool ok = n == (ssize_t)sizeof(*m) && m->magic == kMsgMagic;
 			if (pit != g_pending.end()) {
 				Pending p = pit->second;
-				if (!ok || m->type != MSG_REQ) {
+				if (!ok || (m->type != MSG_REQ && m->type != MSG_SIDR_REQ)) {
 					g_pending.erase(pit);
 					sys::close(fd);
 					continue;
@@ -860,9 +926,10 @@ template <typename T>
 int take_id(const Cmd &c, T *r, const char *cmd, std::shared_ptr<Id> *id, size_t out_min = 0,
 	    size_t in_min = sizeof(T))
 {
+	/* zeroed first: *r is defined on every return, the error ones included */
+	memset(r, 0, sizeof(*r));
 	if (c.in_len < in_min)
 		return fail_log(EINVAL, "%s: %u bytes", cmd, c.in_len);
-	memset(r, 0, sizeof(*r));
 	memcpy(r, c.in, c.in_len < sizeof(*r) ? c.in_len : sizeof(*r));
 	if (out_min && c.out_len < out_min)
 		return fail_log(ENOSPC, "%s: response of %u bytes", cmd, c.out_len);
@@ -900,8 +967,10 @@ void destroy_id(UcmaFile &f, const std::shared_ptr<Id> &id)
 	if (id->sock >= 0) {
 		Msg m = {};
 		if (id->st == St::ReqRcvd) {
-			m.type = MSG_REJ;
-			m.reason = kRejConsumer;
+			/* an unanswered SIDR REQ is rejected too (cm.c's cm_destroy_id) */
+			bool ud = id->qp_type == IBV_QPT_UD;
+			m.type = ud ? MSG_SIDR_REP : MSG_REJ;
+			m.reason = ud ? kSidrReject : kRejConsumer;
 			send_msg(id->sock, m);
 		} else if (id->st == St::Connected || id->st == St::RepRcvd ||
 			   id->st == St::RepSent) {
@@ -937,9 +1006,14 @@ int cmd_create_id(const Cmd &c)
 		return fail_log(ENOSPC, "CREATE_ID: response of %u bytes", c.out_len);
 	if (r.ps != kPsTcp && r.ps != kPsIb && r.ps != kPsIpoib && r.ps != kPsUdp)
 		return fail_log(EINVAL, "CREATE_ID: port space 0x%x", r.ps);
-	if (r.ps == kPsUdp || r.ps == kPsIpoib || r.qp_type != IBV_QPT_RC)
-		return fail_log(EOPNOTSUPP, "CREATE_ID: port space 0x%x / QP type %u (RC only)",
-				r.ps, r.qp_type);
+	/* UDP's ids are UD whatever the QP type asked (the kernel's ucma_get_qp_type) */
+	if (r.ps == kPsUdp)
+		r.qp_type = IBV_QPT_UD;
+	/* IPoIB's qkey is its broadcast group's, from an SA the fabric does not have */
+	if (r.ps == kPsIpoib || (r.ps != kPsUdp && r.qp_type != IBV_QPT_RC))
+		return fail_log(EOPNOTSUPP,
+				"CREATE_ID: port space 0x%x / QP type %u (RC, or UD in UDP)", r.ps,
+				r.qp_type);
 	auto id = new_id(c.f);
 	id->uid = r.uid;
 	id->ps = r.ps;
@@ -1310,7 +1384,7 @@ int cmd_listen(const Cmd &c)
 		for (Device *d : devs) {
 			struct sockaddr_un a;
 			socklen_t len = cm_addr(fabric_of(d), dev_lid(d), ntohs(id->src.sin_port),
-						&a);
+						&a, id->qp_type == IBV_QPT_UD);
 			int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 			if (fd < 0 || bind(fd, (struct sockaddr *)&a, len) ||
 			    listen(fd, r.backlog ? (int)r.backlog : 128)) {
@@ -1383,7 +1457,8 @@ int cmd_connect(const Cmd &c)
 		return fail_log(EINVAL, "CONNECT: id %u: no connection parameters", r.id);
 	if (id->st != St::RouteResolved)
 		return fail_log(EINVAL, "CONNECT: id %u has no resolved route", r.id);
-	ret = check_conn_param(r.conn, kReqPrivate, "CONNECT");
+	bool ud = id->qp_type == IBV_QPT_UD;
+	ret = check_conn_param(r.conn, ud ? kSidrReqPrivate : kReqPrivate, "CONNECT");
 	if (ret)
 		return ret;
 	ret = broker_start();
@@ -1399,7 +1474,7 @@ int cmd_connect(const Cmd &c)
 	id->st = St::ReqSent;
 	id->deadline = std::chrono::steady_clock::now() + cm_timeout();
 	struct sockaddr_un a;
-	socklen_t len = cm_addr(fabric_of(id->dev), id->rlid, ntohs(id->dst.sin_port), &a);
+	socklen_t len = cm_addr(fabric_of(id->dev), id->rlid, ntohs(id->dst.sin_port), &a, ud);
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail_log(errno, "CONNECT: socket");
@@ -1410,7 +1485,10 @@ int cmd_connect(const Cmd &c)
 		     (unsigned)id->rlid, (unsigned)ntohs(id->dst.sin_port), strerror(cerr));
 		sys::close(fd);
 		id->st = St::Failed;
-		queue_event(id, EV_REJECTED, kRejInvalidServiceId, nullptr);
+		if (ud) /* the SIDR REP "unsupported" of a CM without that service */
+			queue_ud_event(id, EV_UNREACHABLE, kSidrUnsupported, nullptr, 0);
+		else
+			queue_event(id, EV_REJECTED, kRejInvalidServiceId, nullptr);
 		return 0;
 	}
 	if (!peer_admitted(fd, id->dev)) {
@@ -1420,12 +1498,41 @@ int cmd_connect(const Cmd &c)
 		return 0;
 	}
 	Msg m;
-	fill_msg(m, *id, r.conn, MSG_REQ);
+	fill_msg(m, *id, r.conn, ud ? MSG_SIDR_REQ : MSG_REQ);
 	id->sock = fd;
 	g_socks[fd] = id;
 	broker_wake();
 	if (!send_msg(fd, m))
 		peer_lost(id);
+	return 0;
+}
+
+/*
+ * The SIDR REP of the passive UD id @p id: accepted (@p status 0, its QPN and the
+ * port space's qkey) or rejected. The id is done with the CM once answered.
+ */
+int sidr_answer(Id &id, const ConnParam *p, int status, const char *cmd)
+{
+	if (p && p->private_data_len > kSidrRepPrivate)
+		return fail_log(EINVAL, "%s: %u bytes of private data (at most %u)", cmd,
+				(unsigned)p->private_data_len, kSidrRepPrivate);
+	Msg m = {};
+	m.type = MSG_SIDR_REP;
+	m.reason = (uint32_t)status;
+	if (p) {
+		m.pd_len = p->private_data_len;
+		memcpy(m.pd, p->private_data, p->private_data_len);
+		id.qpn = p->qp_num & 0xffffff;
+	}
+	if (!status) {
+		m.qpn = id.qpn;
+		m.qkey = kUdpQkey;
+	}
+	if (id.sock >= 0) {
+		send_msg(id.sock, m);
+		close_sock(id);
+	}
+	id.st = status ? St::Failed : St::Connected;
 	return 0;
 }
 
@@ -1452,6 +1559,8 @@ int cmd_accept(const Cmd &c)
 	}
 	if (id->st != St::ReqRcvd)
 		return fail_log(EINVAL, "ACCEPT: id %u has no connection request", r.id);
+	if (id->qp_type == IBV_QPT_UD) /* parameters optional: none is a REP without data */
+		return sidr_answer(*id, r.conn.valid ? &r.conn : nullptr, 0, "ACCEPT");
 	if (!r.conn.valid)
 		return fail_log(EINVAL, "ACCEPT: id %u: no connection parameters", r.id);
 	ret = check_conn_param(r.conn, kRepPrivate, "ACCEPT");
@@ -1495,6 +1604,12 @@ int cmd_reject(const Cmd &c)
 				(unsigned)r.private_data_len, kRejPrivate);
 	if (id->st != St::ReqRcvd && id->st != St::RepRcvd)
 		return fail_log(EINVAL, "REJECT: id %u has no connection to reject", r.id);
+	if (id->qp_type == IBV_QPT_UD) {
+		ConnParam p = {};
+		p.private_data_len = r.private_data_len;
+		memcpy(p.private_data, r.private_data, r.private_data_len);
+		return sidr_answer(*id, &p, kSidrReject, "REJECT");
+	}
 	if (id->sock >= 0) {
 		Msg m = {};
 		m.type = MSG_REJ;
@@ -1517,6 +1632,8 @@ int cmd_disconnect(const Cmd &c)
 		return ret;
 	if (!id->had_cm)
 		return fail_log(EINVAL, "DISCONNECT: id %u was never connected", h);
+	if (id->qp_type == IBV_QPT_UD)
+		return 0; /* SIDR left no connection: no DREQ, no event */
 	if (id->st == St::Connected || id->st == St::RepRcvd || id->st == St::RepSent) {
 		Msg m = {};
 		m.type = MSG_DREQ;
@@ -1545,6 +1662,15 @@ int cmd_init_qp_attr(const Cmd &c)
 	a.qp_state = r.qp_state;
 	bool remote = id->st == St::ReqRcvd || id->st == St::RepSent || id->st == St::RepRcvd ||
 		      id->st == St::Connected;
+	/* UD (cma_ib_init_qp_attr): port, pkey index and the port space's qkey, any state */
+	if (id->qp_type == IBV_QPT_UD && r.qp_state >= IBV_QPS_INIT && r.qp_state <= IBV_QPS_RTS) {
+		a.qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+		a.port_num = 1;
+		a.qkey = kUdpQkey;
+		if (!copy_to_user(r.response, &a, sizeof(a)))
+			return fail_log(EFAULT, "INIT_QP_ATTR: response");
+		return 0;
+	}
 	switch (r.qp_state) {
 	case IBV_QPS_INIT:
 		a.qp_attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |

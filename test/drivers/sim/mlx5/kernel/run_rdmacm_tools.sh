@@ -4,7 +4,8 @@
 # devtools/sim-rdma, each on its own software HCA, both hosts of one machine-wide
 # fabric: Debian's librdmacm connects them through the kernel side's rdma_cm
 # device (the server's port is 127.0.x.y for its LID x << 8 | y), then Debian's
-# libmlx5 moves the data: ucmatose, rping (data verified), perftest -R.
+# libmlx5 moves the data: ucmatose, udaddy (UD, SIDR), rping (data verified),
+# perftest -R.
 #   run_rdmacm_tools.sh <devtools/sim-rdma>
 set -u
 sim_rdma=$1
@@ -13,10 +14,11 @@ sim_rdma=$1
 two_hosts cm
 need ucmatose rdmacm-utils
 
-# The server's address: the LID its listener claimed on the fabric (ucma.cpp).
+# The server's address: the LID its listener claimed on the fabric (ucma.cpp;
+# UDP's listeners end in /ud).
 server_addr() {
 	for _ in $(seq 1 100); do
-		lid=$(grep -o "@mlx5-sim-cm/$fabric/[0-9]*/$1\$" /proc/net/unix | head -1 |
+		lid=$(grep -o "@mlx5-sim-cm/$fabric/[0-9]*/$1\(/ud\)\?\$" /proc/net/unix | head -1 |
 			cut -d/ -f3)
 		if [ -n "$lid" ]; then
 			echo "127.0.$((lid >> 8)).$((lid & 255))"
@@ -61,6 +63,18 @@ run "ucmatose: 1 connection, 10 messages of 100 bytes" ucmatose "-p $port" "-p $
 	"test complete"
 run "ucmatose: 4 connections, 50 messages of 4 KiB" ucmatose "-p $port -c 4 -C 50 -S 4096" \
 	"-p $port -c 4 -C 50 -S 4096 -s" "test complete"
+# udaddy: UD QPs of port space UDP, their peers exchanged by SIDR (the
+# server's QPN and qkey in the client's ESTABLISHED); the client's datagrams
+# carry its QPN as immediate data and the server answers each. Its port is
+# fixed (7174).
+need udaddy rdmacm-utils
+cm_port=$port
+port=7174
+run "udaddy: 1 UD pair, 10 datagrams each way" udaddy "" "-s" "return status 0"
+port=7174
+run "udaddy: 4 UD pairs, 50 datagrams of 1 KiB each way" udaddy "-c 4 -C 50 -S 1024" \
+	"-c 4 -C 50 -S 1024 -s" "return status 0"
+port=$cm_port
 # rping: the client's pings are RDMA read by the server and written back, each
 # compared (-V); completions arrive through completion channels (CQ events).
 need rping rdmacm-utils

@@ -4,7 +4,8 @@
  * The rdma_cm device through Debian's own librdmacm (rdma-core 44), run under
  * devtools/sim-rdma on a machine-wide fabric (meson test does): the refusals a
  * program meets (an id of no channel, CONNECT before a route, no listener, a
- * reject with private data) and a peer process that dies while connected,
+ * reject with private data), UD ids (SIDR accept / reject, no UD listener,
+ * private data sizes) and a peer process that dies while connected,
  * which must end in DISCONNECTED, never a hang. Plain C, linked with
  * -lrdmacm -libverbs only. "peer <port>" as arguments: the listening peer.
  */
@@ -232,6 +233,163 @@ static void test_reject(void)
 	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
 	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
 	rdma_destroy_event_channel(lch);
+}
+
+/** A UD (RDMA_PS_UDP) id with ADDR and ROUTE resolved towards @p dst. */
+static struct rdma_cm_id *resolved_ud_id(struct rdma_event_channel *ch, struct sockaddr_in *dst)
+{
+	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_event *ev;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_UDP))
+		return NULL;
+	if (rdma_resolve_addr(id, NULL, (struct sockaddr *)dst, 1000) ||
+	    next_event(ch, &ev) != RDMA_CM_EVENT_ADDR_RESOLVED)
+		goto bad;
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(id, 1000) || next_event(ch, &ev) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		goto bad;
+	rdma_ack_cm_event(ev);
+	return id;
+bad:
+	rdma_destroy_id(id);
+	return NULL;
+}
+
+/*
+ * SIDR: a UD listener's CONNECT_REQUEST carries the request's private data; an
+ * accept gives the requester ESTABLISHED with the QPN, RDMA_UDP_QKEY and an
+ * address handle to the listener's port; a reject gives UNREACHABLE 2 (SIDR
+ * "rejected") with the data. Private data past SIDR's sizes: EINVAL.
+ */
+static void test_ud_sidr(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p, ap;
+	struct rdma_cm_event *ev;
+	struct ibv_qp_attr qa;
+	int mask = 0;
+	static const char hello[] = "hello", ok[] = "welcome", no[] = "not now";
+	static char big[181];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_UDP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	id = resolved_ud_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	CU_ASSERT_EQUAL(id->qp_type, IBV_QPT_UD);
+	/* what rdma_create_qp applies to a UD QP: INIT with the port space's qkey */
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_INIT;
+	CU_ASSERT_EQUAL(rdma_init_qp_attr(id, &qa, &mask), 0);
+	CU_ASSERT_TRUE(mask & IBV_QP_QKEY);
+	CU_ASSERT_FALSE(mask & IBV_QP_ACCESS_FLAGS);
+	CU_ASSERT_EQUAL(qa.qkey, 0x01234567u);
+	CU_ASSERT_EQUAL(qa.port_num, 1);
+	memset(&p, 0, sizeof(p));
+	/* a SIDR REQ holds 180 bytes after rdma_cm's header */
+	p.private_data = big;
+	p.private_data_len = sizeof(big);
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	p.private_data = hello;
+	p.private_data_len = sizeof(hello);
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	CU_ASSERT_EQUAL(ev->listen_id, lis);
+	CU_ASSERT_EQUAL(ev->id->qp_type, IBV_QPT_UD);
+	CU_ASSERT_EQUAL(ev->param.ud.private_data_len, 180);
+	CU_ASSERT_EQUAL(memcmp(ev->param.ud.private_data, hello, sizeof(hello)), 0);
+	memset(&ap, 0, sizeof(ap));
+	ap.qp_num = 0x789;
+	/* a SIDR REP holds 136 bytes */
+	ap.private_data = big;
+	ap.private_data_len = 137;
+	errno = 0;
+	CU_ASSERT_NOT_EQUAL(rdma_accept(ev->id, &ap), 0);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	ap.private_data = ok;
+	ap.private_data_len = sizeof(ok);
+	CU_ASSERT_EQUAL(rdma_accept(ev->id, &ap), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(ev->id), 0);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_ESTABLISHED);
+	CU_ASSERT_EQUAL(ev->status, 0);
+	CU_ASSERT_EQUAL(ev->param.ud.qp_num, 0x789u);
+	CU_ASSERT_EQUAL(ev->param.ud.qkey, 0x01234567u);
+	CU_ASSERT_EQUAL(ev->param.ud.ah_attr.dlid, my_lid());
+	CU_ASSERT_EQUAL(ev->param.ud.ah_attr.port_num, 1);
+	CU_ASSERT_EQUAL(ev->param.ud.ah_attr.is_global, 0);
+	CU_ASSERT_EQUAL(ev->param.ud.private_data_len, 136);
+	CU_ASSERT_EQUAL(memcmp(ev->param.ud.private_data, ok, sizeof(ok)), 0);
+	rdma_ack_cm_event(ev);
+	/* SIDR leaves no connection: disconnect is no error and gives no event */
+	CU_ASSERT_EQUAL(rdma_disconnect(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	/* a reject: UNREACHABLE with SIDR status 2 and the private data */
+	id = resolved_ud_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	CU_ASSERT_EQUAL(rdma_reject(ev->id, no, sizeof(no)), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(ev->id), 0);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_UNREACHABLE);
+	CU_ASSERT_EQUAL(ev->status, 2);
+	CU_ASSERT_EQUAL(memcmp(ev->param.ud.private_data, no, sizeof(no)), 0);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	/* the request's id destroyed unanswered: rejected as well */
+	id = resolved_ud_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	CU_ASSERT_EQUAL(rdma_destroy_id(ev->id), 0);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_UNREACHABLE);
+	CU_ASSERT_EQUAL(ev->status, 2);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
+}
+
+/*
+ * A UD id with no UD listener on the port (an RC one there is another port
+ * space): UNREACHABLE with SIDR status 1, what a CM answers for a service it
+ * does not have. IPoIB's port space is not served: EOPNOTSUPP.
+ */
+static void test_ud_no_listener(void)
+{
+	struct rdma_cm_id *lis = NULL, *id = NULL;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	id = resolved_ud_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_UNREACHABLE);
+	CU_ASSERT_EQUAL(ev->status, 1);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	errno = 0;
+	id = NULL;
+	CU_ASSERT_NOT_EQUAL(rdma_create_id(g_ch, &id, NULL, RDMA_PS_IPOIB), 0);
+	CU_ASSERT_EQUAL(errno, EOPNOTSUPP);
 }
 
 /* MIGRATE_ID: the id and its undelivered event move to another channel */
@@ -599,6 +757,8 @@ static const struct cunit_test tests[] = {
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
 	{"no listener: REJECTED 8", test_no_listener},
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
+	{"UD: SIDR accept / reject, private data sizes", test_ud_sidr},
+	{"UD: no UD listener: UNREACHABLE 1", test_ud_no_listener},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
