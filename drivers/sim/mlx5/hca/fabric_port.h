@@ -81,6 +81,8 @@ public:
 			   Plan *pl);
 	/** Responder side of a UD datagram (rq.flags XF_REQ_UD): delivered or dropped. */
 	void xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl);
+	/** Responder side of a UC message chunk (rq.flags XF_REQ_UC): taken or lost. */
+	void xfabric_serve_uc(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl);
 	/** The listening socket of this host's LID on the machine-wide fabric, or -1. */
 	int xport_fd = -1;
 

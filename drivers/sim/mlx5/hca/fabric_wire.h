@@ -24,6 +24,7 @@ enum : uint8_t {
 	XF_REQ_LAST = 1 << 1, /**< the message's last chunk (WRITE_IMM consumes a receive) */
 	XF_REQ_SE = 1 << 2,   /**< the WQE's solicited event bit (responder CQ events) */
 	XF_REQ_UD = 1 << 3,   /**< a datagram: dc_key is the Q_Key, rsvd the SL; no reply status */
+	XF_REQ_UC = 1 << 4,   /**< UC: a message the responder cannot take is lost, no status */
 };
 
 /** A request: RDMA write / read chunk, SEND, atomic. Data follows for writes and sends. */

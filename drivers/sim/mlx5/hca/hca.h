@@ -193,7 +193,7 @@ struct SrqConfig {
 
 /** QP as created by the kernel. */
 struct QpConfig {
-	enum ibv_qp_type type; /**< IBV_QPT_RC, IBV_QPT_UD, or IBV_QPT_DRIVER with @ref dc set */
+	enum ibv_qp_type type; /**< IBV_QPT_RC, UC, UD, or IBV_QPT_DRIVER with @ref dc set */
 	uint32_t pdn;
 	uint32_t uidx;         /**< user index, written into CQEs (CQE version 1) */
 	void *sq_buf;          /**< SQ ring, sq_wqe_cnt * 64 bytes */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file
- * QP commands and the QP state machine of the verbs specification (RC, UD):
+ * QP commands and the QP state machine of the verbs specification (RC, UC, UD):
  * legal transitions, required and optional attribute masks, attribute values.
  * Anything else gives -EINVAL and changes nothing.
  */
@@ -108,6 +108,32 @@ const Transition kUdTable[] = {
 	{-2, 0, 0, 0},
 };
 
+/*
+ * UC: RC's connection without its reliability: no timeout, retries, RNR timer or
+ * RDMA read / atomic resources (the kernel's ib_modify_qp_is_ok rules for UC).
+ */
+const Transition kUcTable[] = {
+	{IBV_QPS_RESET, IBV_QPS_RESET, 0, 0},
+	{IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+	{IBV_QPS_INIT, IBV_QPS_INIT, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+	{IBV_QPS_INIT, IBV_QPS_RTR, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
+	{IBV_QPS_RTR, IBV_QPS_RTS, IBV_QP_SQ_PSN,
+	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE},
+	{IBV_QPS_RTS, IBV_QPS_RTS, 0,
+	 IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE},
+	{IBV_QPS_RTS, IBV_QPS_SQD, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY},
+	{IBV_QPS_SQD, IBV_QPS_RTS, 0,
+	 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE},
+	{IBV_QPS_SQD, IBV_QPS_SQD, 0,
+	 IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX |
+		 IBV_QP_PATH_MIG_STATE},
+	{IBV_QPS_SQE, IBV_QPS_RTS, 0, IBV_QP_ACCESS_FLAGS},
+	{kAny, IBV_QPS_RESET, 0, 0},
+	{kAny, IBV_QPS_ERR, 0, 0},
+	{-2, 0, 0, 0},
+};
+
 constexpr int kQpAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
@@ -117,6 +143,7 @@ const Transition *find_transition(const QpConfig &cfg, int from, int to)
 	const Transition *t = role == DcRole::Dci      ? kDciTable
 			      : role == DcRole::Dct    ? kDctTable
 			      : cfg.type == IBV_QPT_UD ? kUdTable
+			      : cfg.type == IBV_QPT_UC ? kUcTable
 						       : kTable;
 	for (; t->from != -2; t++)
 		if (t->to == to && (t->from == from || t->from == kAny))
@@ -192,7 +219,7 @@ int QpTable::check(const QpConfig &cfg, const uint32_t *qpn) const
 	if (!qpn || !cfg.dbrec || cfg.uidx > 0xffffff)
 		return -EINVAL;
 	bool dc_ok = cfg.type == IBV_QPT_DRIVER && cfg.dc != DcRole::None && caps_.dc;
-	bool rc_ud = cfg.type == IBV_QPT_RC || cfg.type == IBV_QPT_UD;
+	bool rc_ud = cfg.type == IBV_QPT_RC || cfg.type == IBV_QPT_UC || cfg.type == IBV_QPT_UD;
 	if ((!rc_ud || cfg.dc != DcRole::None) && !dc_ok)
 		return -EOPNOTSUPP;
 	if (cfg.dc == DcRole::Dct && (cfg.sq_wqe_cnt || cfg.rq_wqe_cnt))

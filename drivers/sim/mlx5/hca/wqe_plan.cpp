@@ -314,6 +314,8 @@ PlanResult WqePlanner::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 
 	if (qp->cfg.type == IBV_QPT_UD)
 		return plan_ud(qp, pl, end, err);
+	if (qp->cfg.type == IBV_QPT_UC)
+		return plan_uc(qp, pl, end, err);
 	bool remote = hca_remote_opcode(op);
 	bool rdma = remote && op != MLX5_OPCODE_SEND && op != MLX5_OPCODE_SEND_IMM &&
 		    op != MLX5_OPCODE_SEND_INVAL;
@@ -388,7 +390,7 @@ PlanResult WqePlanner::plan_checked(QpObj *qp, Plan *pl, PlanError *err)
 		resp = port_.qp_at(qp->dest_lid, qp->dest_qpn, &host);
 		/* only the peer the responder is connected to: anything else is dropped */
 		if (!host || !host->port.rc_accepts(resp, caps_.lid, qp->qpn) ||
-		    !port_.request_reaches(qp, host)) {
+		    resp->cfg.type != IBV_QPT_RC || !port_.request_reaches(qp, host)) {
 			err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 			return PlanResult::Error;
 		}

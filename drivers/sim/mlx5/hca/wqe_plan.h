@@ -193,6 +193,9 @@ Verdict parse_local(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t off,
 uint32_t ud_wqe_qkey(const QpObj *qp, const Plan *pl);
 /** UD QP @p resp takes a datagram with Q_Key @p qkey (else it is dropped). */
 bool ud_accepts(const QpObj *resp, uint32_t qkey);
+/* ---- uc.cpp ---- */
+/** @p op is one a UC QP sends: SEND, SEND_IMM, RDMA_WRITE, RDMA_WRITE_IMM. */
+bool uc_opcode(uint8_t op);
 /** Atomic WQE, the requester's half: size and the local result (pl->atomic_result). */
 Verdict atomic_result(const MrTable &mrt, const QpObj *qp, Plan *pl, uint32_t at, uint32_t ds);
 /**

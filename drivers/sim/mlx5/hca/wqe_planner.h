@@ -48,6 +48,8 @@ private:
 	QpObj *dc_target(const QpObj *qp, const Plan *pl, Verdict *v);
 	/** A WQE of a UD QP, its WQE ending at @p end: a datagram or a drop (ud.cpp). */
 	PlanResult plan_ud(QpObj *qp, Plan *pl, uint32_t end, PlanError *err);
+	/** A WQE of a UC QP: a message sent, delivered or lost at the responder (uc.cpp). */
+	PlanResult plan_uc(QpObj *qp, Plan *pl, uint32_t end, PlanError *err);
 
 	const HcaCaps &caps_;
 	MrTable &mrt_;     /**< this host's keys: the requester's local segments */

@@ -521,6 +521,8 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 	} else {
 		rq.dlid = qp->dest_lid;
 		rq.dqpn = qp->dest_qpn;
+		if (qp->cfg.type == IBV_QPT_UC)
+			rq.flags |= XF_REQ_UC;
 	}
 	bool rdma = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM ||
 		    op == MLX5_OPCODE_RDMA_READ;
@@ -561,7 +563,8 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 	rq.total = pl->total;
 	/* nothing leaves a host whose link is down */
 	err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
-	bool ud = rq.flags & XF_REQ_UD;
+	/* UD and UC: nothing answers, a lost message completes the sender all the same */
+	bool ud = rq.flags & (XF_REQ_UD | XF_REQ_UC);
 	if (link_down_ && !ud)
 		return PlanResult::Error;
 
@@ -570,7 +573,7 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		uint64_t len = pl->total - off < XF_CHUNK ? pl->total - off : XF_CHUNK;
 		rq.off = off;
 		rq.len = atomic ? 0 : (uint32_t)len;
-		rq.flags = (uint8_t)((rq.flags & (XF_REQ_DC | XF_REQ_UD)) |
+		rq.flags = (uint8_t)((rq.flags & (XF_REQ_DC | XF_REQ_UD | XF_REQ_UC)) |
 				     (pl->solicited ? XF_REQ_SE : 0) |
 				     (off + len == pl->total ? XF_REQ_LAST : 0));
 		memcpy(x.req.get(), &rq, sizeof(rq));
@@ -594,6 +597,10 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		memcpy(&rep, x.rep.get(), sizeof(rep));
 		/* the request got there: both links' delay, as in one process */
 		pl->delay_us = mode_ == ExecMode::Inline ? 0 : link_delay_us_ + rep.delay_us;
+		if (ud) {
+			off += len; /* whatever the reply says: no ACK, no NAK */
+			continue;
+		}
 		if (rep.status == XF_REP_STALL) {
 			qp->rnr_peer_timer = rep.rnr_timer; /* paces the retries */
 			qp->stall_remote = true;
@@ -646,6 +653,10 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 		xfabric_serve_ud(rq, data, rep, pl);
 		return;
 	}
+	if (rq.flags & XF_REQ_UC) {
+		xfabric_serve_uc(rq, data, rep, pl);
+		return;
+	}
 	uint8_t op = rq.opcode;
 	PlanError err{};
 	err.resp_event = IBV_EVENT_COMM_EST;
@@ -664,7 +675,7 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 			resp->dct_key_violations++;
 			return;
 		}
-	} else if (!rc_accepts(resp, rq.slid, rq.sqpn)) {
+	} else if (!rc_accepts(resp, rq.slid, rq.sqpn) || resp->cfg.type != IBV_QPT_RC) {
 		return; /* not its connected peer: dropped, as a packet of another connection */
 	}
 	rep->syndrome = 0;
@@ -826,6 +837,72 @@ void FabricPort::xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *r
 							: MLX5_CQE_RESP_SEND_IMM;
 	pl->ud_sl = rq.rsvd;
 	pl->ud_slid = rq.slid;
+	host_.cqs.write_resp_cqe(resp, pl, rq.sqpn);
+}
+
+void FabricPort::xfabric_serve_uc(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl)
+{
+	/* the sender learns nothing: a message this QP cannot take is lost (uc.cpp) */
+	rep->status = XF_REP_DONE;
+	rep->syndrome = 0;
+	rep->len = 0;
+	rep->delay_us = link_delay_us_;
+	uint8_t op = rq.opcode;
+	bool write = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM;
+	QpObj *resp = host_.qps.find(rq.dqpn);
+	if (link_down_ || !request_survives(0) || !uc_opcode(op) || !resp ||
+	    resp->cfg.type != IBV_QPT_UC || !rc_accepts(resp, rq.slid, rq.sqpn) ||
+	    (!write && rq.len != rq.total))
+		return;
+	pl->nsrc = pl->ndst = 0;
+	pl->safe = false;
+	pl->atomic = false;
+	pl->fault = 0;
+	pl->xflags = 0;
+	pl->npat = pl->nsig = 0;
+	pl->resp_qp = nullptr;
+	pl->opcode = op;
+	pl->total = rq.total;
+	pl->imm_raw = rq.imm;
+	pl->solicited = rq.flags & XF_REQ_SE;
+	mlx5_hw_st_be64(pl->wqe, rq.raddr);
+	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);
+	PlanError err{};
+	err.resp_event = IBV_EVENT_COMM_EST;
+	if (write) {
+		/* every chunk checks the whole message's range; only what the key grants */
+		Verdict v = parse_remote(resp, pl, 0, rq.total, IBV_ACCESS_REMOTE_WRITE, &err);
+		if (v.syndrome || any_span(pl->dst, pl->ndst, HCA_SPAN_PATTERN | HCA_SPAN_SIG) ||
+		    span_io(pl->dst, pl->ndst, rq.off, const_cast<uint8_t *>(data), rq.len, true,
+			    true))
+			return;
+		if (op == MLX5_OPCODE_RDMA_WRITE || !(rq.flags & XF_REQ_LAST))
+			return;
+	}
+	PlanResult r = take_recv(resp, pl, !write, &err);
+	if (r == PlanResult::Stall)
+		return; /* no receive posted: lost, no RNR NAK */
+	Verdict bad = err.resp;
+	if (r == PlanResult::Ok && !write &&
+	    any_span(pl->dst, pl->ndst, HCA_SPAN_PATTERN | HCA_SPAN_SIG))
+		bad = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0}; /* not moved across processes */
+	else if (r == PlanResult::Ok && !write &&
+		 span_io(pl->dst, pl->ndst, 0, const_cast<uint8_t *>(data), rq.len, true, true))
+		bad = Verdict{MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+			      MLX5_CQE_VENDOR_SYNDROME_ODP_PFAULT};
+	else if (r == PlanResult::Ok)
+		bad = Verdict{0, 0};
+	if (r == PlanResult::Error && !err.resp_cqe)
+		return; /* no receive queue: lost */
+	if (bad.syndrome) {
+		/* the receive WQE completes in error; the QP goes on */
+		host_.cqs.write_err_cqe(resp, true, 0, pl->resp_idx, bad);
+		return;
+	}
+	pl->byte_cnt = (uint32_t)rq.total;
+	pl->resp_opcode = op == MLX5_OPCODE_SEND       ? MLX5_CQE_RESP_SEND
+			  : op == MLX5_OPCODE_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM
+						       : MLX5_CQE_RESP_WR_IMM;
 	host_.cqs.write_resp_cqe(resp, pl, rq.sqpn);
 }
 

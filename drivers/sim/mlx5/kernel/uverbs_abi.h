@@ -442,6 +442,7 @@ static_assert(sizeof(DeregMrCmd) == 4, "ib_uverbs_dereg_mr");
 
 /** QP and CQ creation: the QP type of the ioctl (ib_uverbs_qp_type). */
 constexpr uint32_t kUverbsQptRc = 2;
+constexpr uint32_t kUverbsQptUc = 3;
 constexpr uint32_t kUverbsQptUd = 4;
 /** QP/CREATE FLAGS: every send WR signaled (ib_uverbs_qp_create_flags). */
 constexpr uint32_t kQpCreateSqSigAll = 1u << 12;

@@ -264,9 +264,10 @@ int h_qp_create(Call &c)
 	flags &= ~kQpCreateSqSigAll;
 	if (type == kUverbsQptUd)
 		flags &= ~kQpCreateBlockMcastLb;
-	if ((type != kUverbsQptRc && type != kUverbsQptDriver && type != kUverbsQptUd) || flags ||
-	    c.has(A_QP_XRCD) || c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
-		/* UC, raw packet, XRC: later steps */
+	if ((type != kUverbsQptRc && type != kUverbsQptUc && type != kUverbsQptDriver &&
+	     type != kUverbsQptUd) ||
+	    flags || c.has(A_QP_XRCD) || c.has(A_QP_IND_TABLE) || c.has(A_QP_SOURCE_QPN)) {
+		/* raw packet, XRC: later steps */
 		klog(1, "uverbs%u: QP/CREATE type %u flags 0x%x: not served yet", idx, type, flags);
 		return -EOPNOTSUPP;
 	}
@@ -303,12 +304,13 @@ int h_qp_create(Call &c)
 		return -EOPNOTSUPP;
 	}
 	QpConfig cfg{};
-	if (type == kUverbsQptUd && (req.flags & kDcFlags)) {
-		klog(1, "uverbs%u: QP/CREATE UD with DC flags 0x%x", idx, req.flags & kDcFlags);
+	if ((type == kUverbsQptUd || type == kUverbsQptUc) && (req.flags & kDcFlags)) {
+		klog(1, "uverbs%u: QP/CREATE type %u with DC flags 0x%x", idx, type,
+		     req.flags & kDcFlags);
 		return -EINVAL;
 	}
-	if (type == kUverbsQptUd) {
-		cfg.type = IBV_QPT_UD;
+	if (type == kUverbsQptUd || type == kUverbsQptUc) {
+		cfg.type = type == kUverbsQptUd ? IBV_QPT_UD : IBV_QPT_UC;
 		cfg.dc = DcRole::None;
 	} else if ((ret = dc_config(c, type, req, &cfg))) {
 		return ret;

@@ -145,7 +145,7 @@ static void test_qp_create_validation(void)
 	QpConfig ok{IBV_QPT_RC, e.pdn, 1, ring, 8, ring, 4, 6, dbrec, cq.cqn, cq.cqn};
 	uint32_t qpn;
 	QpConfig q = ok;
-	q.type = IBV_QPT_UC; /* not modelled */
+	q.type = IBV_QPT_RAW_PACKET; /* not modelled */
 	CU_ASSERT_EQUAL(e.h().create_qp(q, &qpn), -EOPNOTSUPP);
 	q = ok;
 	q.pdn = 99;

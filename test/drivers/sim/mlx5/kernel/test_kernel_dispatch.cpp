@@ -939,7 +939,7 @@ void test_cq_qp()
 	badq = q;
 	badq.uidx = 1u << 24;
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, badq, kUverbsQptRc, &h), EINVAL);
-	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, 3 /* UC */, &h), EOPNOTSUPP);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, 8 /* raw packet */, &h), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */

@@ -685,7 +685,7 @@ static void test_qp_refused(void)
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = cq;
 	ia.recv_cq = cq;
-	ia.qp_type = IBV_QPT_UC;
+	ia.qp_type = IBV_QPT_RAW_PACKET;
 	ia.cap.max_send_wr = 1;
 	ia.cap.max_recv_wr = 1;
 	ia.cap.max_send_sge = 1;
