@@ -800,6 +800,7 @@ void FabricPort::xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *r
 	pl->opcode = rq.opcode;
 	pl->total = rq.total;
 	pl->imm_raw = rq.imm;
+	pl->solicited = rq.flags & XF_REQ_SE; /* the receive CQE's solicited event */
 	PlanError err{};
 	err.resp_event = IBV_EVENT_COMM_EST;
 	PlanResult r = take_recv(resp, pl, true, &err, HCA_UD_GRH_BYTES);
