@@ -305,10 +305,8 @@ void srq_doorbell_watch(Device *dev, Hca *hca, uint32_t srqn, const uint32_t *db
 	Watcher *w = watcher(dev);
 	std::lock_guard<std::mutex> g(w->lock);
 	w->srqs.push_back(SrqWatch{hca, srqn, dbrec, load_be32(&dbrec[0])});
-	if (!w->running) {
-		std::thread(watch_loop, w).detach();
-		w->running = true;
-	}
+	/* the thread also delivers the async events: it must know the device's HCA */
+	watcher_start(w, dev, hca);
 }
 
 void srq_doorbell_unwatch(Device *dev, uint32_t srqn)

@@ -11,6 +11,7 @@
  *   ioctl, mmap             the command channel and the UAR pages
  *   read, write, close      async event fds, teardown
  *   dup2, dup3              an fd replaced by another is ours no more
+ *   close_range, closefrom  as close, for each fd of the range
  *   socket                  NETLINK_RDMA fails, so libibverbs reads $SYSFS_PATH
  * With MLX5_SIM_RDMA_DEVICES unset or 0 every call goes straight to libc.
  */
@@ -23,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -32,8 +34,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <linux/close_range.h>
+
 #include <atomic>
 #include <map>
+#include <vector>
 
 #include "kside.h"
 #include "ucma.h"
@@ -84,6 +89,8 @@ ssize_t (*real_read)(int, void *, size_t);
 ssize_t (*real_write)(int, const void *, size_t);
 int (*real_dup2)(int, int);
 int (*real_dup3)(int, int, int);
+int (*real_close_range)(unsigned int, unsigned int, int);
+void (*real_closefrom)(int);
 int (*real_socket)(int, int, int);
 
 /* ---- the fake fds ------------------------------------------------------------------ */
@@ -142,6 +149,22 @@ void forget(int fd)
 	}
 	g_fds->erase(it);
 	g_nfds.fetch_sub(1, std::memory_order_release);
+}
+
+/** forget() each fd of ours in [@p first, @p last]. */
+void forget_range(unsigned first, unsigned last)
+{
+	std::vector<int> fds;
+	if (g_nfds.load(std::memory_order_acquire) == 0 || first > (unsigned)INT_MAX)
+		return;
+	{
+		std::lock_guard<std::mutex> g(g_fd_lock);
+		for (auto it = g_fds->lower_bound((int)first);
+		     it != g_fds->end() && (unsigned)it->first <= last; ++it)
+			fds.push_back(it->first);
+	}
+	for (int fd : fds)
+		forget(fd);
 }
 
 /** /dev/infiniband/uverbs<i> of an existing device: its index. */
@@ -650,6 +673,21 @@ EXPORT ssize_t write(int fd, const void *buf, size_t n)
 		return fail(EINVAL);
 	}
 	return REAL(write)(fd, buf, n);
+}
+
+/* libc closes these without close(): ours are forgotten first, as close() does */
+EXPORT int close_range(unsigned int first, unsigned int last, int flags) noexcept
+{
+	if (first <= last && !(flags & CLOSE_RANGE_CLOEXEC))
+		forget_range(first, last);
+	return REAL(close_range)(first, last, flags);
+}
+
+EXPORT void closefrom(int lowfd) noexcept
+{
+	if (lowfd >= 0)
+		forget_range((unsigned)lowfd, UINT_MAX);
+	REAL(closefrom)(lowfd);
 }
 
 EXPORT int dup2(int oldfd, int newfd) noexcept

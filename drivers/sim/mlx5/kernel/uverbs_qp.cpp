@@ -8,6 +8,10 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "mlx5_abi.h"
 #include "uverbs_call.h"
@@ -441,6 +445,18 @@ void ah_to_dest(const struct ibv_ah_attr &ah, QpDest *d)
 /** The attribute bits of ibv_modify_qp up to IBV_QP_DEST_QPN (the IB spec's). */
 constexpr uint32_t kQpAttrKnown = (1u << 21) - 1;
 
+/** A controlled Q_Key: only a process with CAP_NET_RAW may give a QP one (IB 3.5.3). */
+constexpr uint32_t kQkeyControlled = 0x80000000u;
+
+/** The process has CAP_NET_RAW in its effective set (the kernel's capable()). */
+bool net_raw_capable()
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2] = {};
+	return syscall(SYS_capget, &h, d) == 0 &&
+	       (d[CAP_NET_RAW / 32].effective & (1u << (CAP_NET_RAW % 32)));
+}
+
 } // namespace
 
 int w_modify_qp(Call &c, const uint8_t *in, size_t)
@@ -468,6 +484,12 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 		klog(1, "uverbs%u: MODIFY_QP port %u / path port %u (the device has port 1)", idx,
 		     q.port_num, q.dest.port_num);
 		return -EINVAL;
+	}
+	/* as uverbs_cmd.c's modify_qp: else any process could claim a privileged Q_Key */
+	if ((q.attr_mask & IBV_QP_QKEY) && (q.qkey & kQkeyControlled) && !net_raw_capable()) {
+		klog(1, "uverbs%u: MODIFY_QP Q_Key 0x%x is controlled: needs CAP_NET_RAW", idx,
+		     q.qkey);
+		return -EPERM;
 	}
 	struct ibv_qp_attr a;
 	memset(&a, 0, sizeof(a));

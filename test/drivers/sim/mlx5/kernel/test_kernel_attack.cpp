@@ -733,6 +733,46 @@ void test_libc_pointers()
 	munmap(p, 2 * 4096);
 }
 
+/*
+ * close_range() and closefrom() close fds without close(): the numbers they free
+ * are the next open()'s, and must be plain files again, neither a command fd (read
+ * EINVAL) nor an event fd (events written into the new file).
+ */
+void test_close_range()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int afd = async_fd(fd);
+	CU_ASSERT_FATAL(afd >= 0);
+	int lo = fd < afd ? fd : afd, hi = fd < afd ? afd : fd;
+	/* CLOSE_RANGE_CLOEXEC closes nothing: still ours */
+	CU_ASSERT_EQUAL(close_range((unsigned)lo, (unsigned)hi, CLOSE_RANGE_CLOEXEC), 0);
+	uint64_t v;
+	errno = 0;
+	CU_ASSERT_EQUAL(read(fd, &v, sizeof(v)), -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(close_range((unsigned)lo, (unsigned)hi, 0), 0);
+	int a = open("/dev/zero", O_RDONLY), b = open("/dev/zero", O_RDONLY);
+	CU_ASSERT_FATAL(a >= 0 && b >= 0);
+	for (int f : {a, b}) {
+		v = 1;
+		CU_ASSERT_EQUAL(read(f, &v, sizeof(v)), (ssize_t)sizeof(v));
+		CU_ASSERT_EQUAL(v, 0u);
+	}
+	close(a);
+	close(b);
+	/* closefrom(): the highest fd of the process is a fresh command fd */
+	fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	closefrom(fd);
+	a = open("/dev/zero", O_RDONLY);
+	CU_ASSERT_EQUAL(a, fd);
+	v = 1;
+	CU_ASSERT_EQUAL(read(a, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(v, 0u);
+	close(a);
+}
+
 const struct cunit_test tests[] = {
 	{"header at bad addresses, attributes unreadable, num_attrs huge", test_header_pointers},
 	{"attribute pointers: NULL, kernel, PROT_NONE, unmapped, read-only", test_attr_pointers},
@@ -746,6 +786,7 @@ const struct cunit_test tests[] = {
 	{"ucma writes: short, huge, unknown, bad ids and pointers", test_ucma_writes},
 	{"3000 seeded random ucma commands", test_ucma_random},
 	{"libc calls with paths and buffers the process does not have", test_libc_pointers},
+	{"close_range / closefrom: the freed fd numbers are plain fds again", test_close_range},
 };
 
 } // namespace

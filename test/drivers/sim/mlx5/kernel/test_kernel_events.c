@@ -476,9 +476,12 @@ static void test_async_cq_overrun(void)
 	pair_close(&p);
 }
 
-static void test_async_srq_limit(void)
+/*
+ * An SRQ of @p pd armed at 3 with 4 receives posted, two sends of a loopback pair
+ * on @p cq into it: one IBV_EVENT_SRQ_LIMIT_REACHED on the async fd, acked.
+ */
+static void srq_limit_event(struct ibv_pd *pd, struct ibv_cq *cq, struct ibv_mr *mr, uint8_t *buf)
 {
-	struct pair p;
 	struct ibv_async_event ev;
 	struct ibv_srq_init_attr sa;
 	struct ibv_srq_attr lim;
@@ -492,33 +495,32 @@ static void test_async_srq_limit(void)
 	struct ibv_wc wc;
 	int i;
 
-	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
 	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.srq_context = (void *)0x5e9;
 	sa.attr.max_wr = 16;
 	sa.attr.max_sge = 1;
-	srq = ibv_create_srq(p.pd, &sa);
+	srq = ibv_create_srq(pd, &sa);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(srq);
 	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = p.scq;
-	ia.recv_cq = p.scq;
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
 	ia.qp_type = IBV_QPT_RC;
 	ia.cap.max_send_wr = 16;
 	ia.cap.max_recv_wr = 16;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
-	a = ibv_create_qp(p.pd, &ia);
+	a = ibv_create_qp(pd, &ia);
 	ia.srq = srq;
 	ia.cap.max_recv_wr = 0;
 	ia.cap.max_recv_sge = 0;
-	b = ibv_create_qp(p.pd, &ia);
+	b = ibv_create_qp(pd, &ia);
 	CU_ASSERT_FATAL(a && b);
 	CU_ASSERT_EQUAL_FATAL(modify_to_rts(a, b->qp_num, port.lid), 0);
 	CU_ASSERT_EQUAL_FATAL(modify_to_rts(b, a->qp_num, port.lid), 0);
-	sge.addr = (uintptr_t)p.buf;
+	sge.addr = (uintptr_t)buf;
 	sge.length = 64;
-	sge.lkey = p.mr->lkey;
+	sge.lkey = mr->lkey;
 	memset(&rwr, 0, sizeof(rwr));
 	rwr.sg_list = &sge;
 	rwr.num_sge = 1;
@@ -535,10 +537,10 @@ static void test_async_srq_limit(void)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(ibv_post_send(a, &wr, &bad), 0);
-		/* a's send and b's receive, both on scq */
-		CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+		/* a's send and b's receive, both on cq */
+		CU_ASSERT_EQUAL_FATAL(poll_one(cq, &wc), 1);
 		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
-		CU_ASSERT_EQUAL_FATAL(poll_one(p.scq, &wc), 1);
+		CU_ASSERT_EQUAL_FATAL(poll_one(cq, &wc), 1);
 		CU_ASSERT_EQUAL(wc.status, IBV_WC_SUCCESS);
 	}
 	CU_ASSERT_EQUAL_FATAL(next_async(&ev), 0);
@@ -552,10 +554,41 @@ static void test_async_srq_limit(void)
 	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
 	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
 	CU_ASSERT_EQUAL(ibv_destroy_srq(srq), 0);
+}
+
+static void test_async_srq_limit(void)
+{
+	struct pair p;
+
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	srq_limit_event(p.pd, p.scq, p.mr, p.buf);
 	pair_close(&p);
 }
 
+/*
+ * The process's first doorbell the device watches is an SRQ's (no CQ has a
+ * channel yet): the device's thread must still deliver async events, not only a
+ * destroy. Runs first: the thread is the process's, started once.
+ */
+static void test_async_srq_first(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 64, NULL, NULL, 0);
+	uint8_t *buf = calloc(1, 4096);
+	struct ibv_mr *mr;
+
+	CU_ASSERT_FATAL(pd && cq && buf);
+	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mr);
+	srq_limit_event(pd, cq, mr, buf);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(mr), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(buf);
+}
+
 static const struct cunit_test tests[] = {
+	{"async: SRQ limit when an SRQ is the first doorbell watched", test_async_srq_first},
 	{"completion channel: one event per arm, armed behind the producer",
 	 test_one_event_per_arm},
 	{"an arm before the last event was taken is stale", test_stale_arm},

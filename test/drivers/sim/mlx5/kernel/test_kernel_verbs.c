@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <infiniband/mlx5dv.h>
+#include <linux/capability.h>
 #include <infiniband/verbs.h>
 
 #include "cunit_run.h"
@@ -673,6 +675,63 @@ static void test_ud_loopback(void)
 	free(dst);
 }
 
+/** Set or clear CAP_NET_RAW in the effective set: 0, or -1 if not permitted. */
+static int net_raw(int on)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	uint32_t bit = 1u << (CAP_NET_RAW % 32);
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) || !(d[CAP_NET_RAW / 32].permitted & bit))
+		return -1;
+	if (on)
+		d[CAP_NET_RAW / 32].effective |= bit;
+	else
+		d[CAP_NET_RAW / 32].effective &= ~bit;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/*
+ * A controlled Q_Key (bit 31 set) is the kernel's to grant: MODIFY_QP setting one
+ * needs CAP_NET_RAW (uverbs_cmd.c, modify_qp), else any process could take the
+ * datagrams of a privileged QP's Q_Key or send with it.
+ */
+static void test_ud_controlled_qkey(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp;
+	int privileged;
+
+	CU_ASSERT_FATAL(pd && cq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 1;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+	privileged = net_raw(0) == 0;
+	CU_ASSERT_EQUAL(ud_to_rts(qp, 0x80010000u), EPERM);
+	CU_ASSERT_EQUAL(ud_to_rts(qp, 0x7fffffffu), 0);
+	if (privileged) {
+		struct ibv_qp_attr a;
+
+		CU_ASSERT_EQUAL_FATAL(net_raw(1), 0);
+		memset(&a, 0, sizeof(a));
+		a.qkey = 0x80010000u;
+		CU_ASSERT_EQUAL(ibv_modify_qp(qp, &a, IBV_QP_QKEY), 0);
+	}
+	CU_ASSERT_EQUAL(ibv_destroy_qp(qp), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+}
+
 static void test_qp_refused(void)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
@@ -710,6 +769,7 @@ static const struct cunit_test tests[] = {
 	{"second context", test_second_context},
 	{"RC loopback: RDMA write, send/recv, bad rkey, teardown", test_rc_loopback},
 	{"UD loopback: masks, Q_Key, address handle, drop, GRH space", test_ud_loopback},
+	{"UD: a controlled Q_Key needs CAP_NET_RAW", test_ud_controlled_qkey},
 	{"QP and CQ refusals", test_qp_refused},
 	{"indirect mkeys: foreign and too-short entries, foreign PD", test_mkey_refused},
 };
