@@ -124,6 +124,13 @@ const char *sim_get_device_name(struct ibv_device *device);
 std::shared_ptr<SimDevice> sim_device_open(struct ibv_device *device);
 /** Undo sim_device_open(). */
 void sim_device_close(SimDevice *dev);
+/**
+ * Register the existing software HCA @p hca as instance @p name ("simN"), so that
+ * this provider and another driver of it (the kernel side's libmlx5) share one
+ * device (test/drivers/sim/mlx5/kernel/test_kernel_diff.cpp). -EINVAL for a bad
+ * name or no hca, -EEXIST when the name is taken.
+ */
+int sim_device_add_hca(const char *name, std::shared_ptr<Hca> hca);
 
 /* ---- context (sim_context.cpp, sim_async.cpp) ---- */
 struct ibv_context *sim_open_device(struct ibv_device *device);

@@ -75,6 +75,9 @@ bool parse_name(const char *name, uint32_t *number)
 
 namespace {
 
+int insert_locked(Registry &r, const char *name, uint32_t number,
+		  const std::shared_ptr<SimDevice> &dev);
+
 /** Create and register instance N. Caller holds the registry lock. */
 int add_locked(Registry &r, const char *name, uint32_t number,
 	       const struct mlx5_sim_device_attr &attr)
@@ -102,6 +105,13 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 	dev->hca = Hca::create(name, caps, mode, &cpus);
 	if (!dev->hca)
 		return -ENOMEM;
+	return insert_locked(r, name, number, dev);
+}
+
+/** Name @p dev (its hca set) instance N and register it. Caller holds the registry lock. */
+int insert_locked(Registry &r, const char *name, uint32_t number,
+		  const std::shared_ptr<SimDevice> &dev)
+{
 	dev->number = number;
 	dev->ibdev.node_type = IBV_NODE_CA;
 	dev->ibdev.transport_type = IBV_TRANSPORT_IB;
@@ -204,6 +214,24 @@ void sim_device_close(SimDevice *dev)
 	std::lock_guard<std::mutex> g(r.lock);
 
 	dev->open_count--;
+}
+
+int sim_device_add_hca(const char *name, std::shared_ptr<Hca> hca)
+{
+	Registry &r = registry();
+	std::shared_ptr<SimDevice> dev;
+	uint32_t number;
+
+	if (!parse_name(name, &number) || !hca)
+		return -EINVAL;
+	dev = std::shared_ptr<SimDevice>(new (std::nothrow) SimDevice());
+	if (!dev)
+		return -ENOMEM;
+	dev->hca = std::move(hca);
+	std::lock_guard<std::mutex> g(r.lock);
+	if (r.devs.count(number))
+		return -EEXIST;
+	return insert_locked(r, name, number, dev);
 }
 
 } // namespace mlx5sim
