@@ -99,8 +99,14 @@ import os
 p = f = s = 0
 if not os.path.exists(sys.argv[1]):
     f = 1  # meson test did not even run
-for line in (open(sys.argv[1]) if not f else []):
-    r = json.loads(line)
+# a test's output may hold any bytes: decode leniently; a line that is no JSON
+# record is a failure, never a silent zero
+for line in (open(sys.argv[1], errors="replace") if not f else []):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        f += 1
+        continue
     if r.get("result") in ("OK", "EXPECTEDFAIL"):
         p += 1
     elif r.get("result") == "SKIP":
@@ -110,9 +116,11 @@ for line in (open(sys.argv[1]) if not f else []):
 print(p, f, s)
 PY
 )
-	passed=$((passed + p))
+	# no tally at all (the counter itself failed) is a failure too
+	[ -n "${p:-}" ] || { echo "test: no tally of $dir"; f=1; }
+	passed=$((passed + ${p:-0}))
 	failed=$((failed + f))
-	skipped=$((skipped + s))
+	skipped=$((skipped + ${s:-0}))
 done
 
 # The newer DPDK LTS releases (full runs): each in its Debian chroot, its own stock
