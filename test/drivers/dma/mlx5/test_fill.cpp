@@ -96,7 +96,10 @@ void test_lengths(void)
 	}
 }
 
-/* 1 MiB and odd large fills; beyond the device's largest op: INVALID_LENGTH. */
+/*
+ * 1 MiB and odd large fills; beyond the device's largest op: INVALID_LENGTH (on the
+ * imitation's 4 KiB instances only).
+ */
 void test_large(void)
 {
 	T_FOREACH_MODE (m) {
@@ -124,6 +127,10 @@ void test_large(void)
 		CU_ASSERT_TRUE(filled(area + (1 << 20) + 100, 3001, 0x1122334455667788ull));
 		CU_ASSERT_TRUE(all_guard(area + (1 << 20) + 3101, kBig - (1 << 20) - 3101));
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_flb"), 0);
+		if (m->sim == t_kernel_dev) { /* no kernel device with a 4 KiB limit */
+			rte_free(area);
+			continue;
+		}
 		/* a device whose largest memcpy is 4 KiB */
 		char args[128];
 
