@@ -411,6 +411,7 @@ void mask_wqe(const Side &s, std::vector<uint8_t> &w)
 			memset(p + 20, 0, 12);
 		at = 32;
 		break;
+	case kOpcSend: /* its data segments follow the control segment */
 	default:
 		break;
 	}
