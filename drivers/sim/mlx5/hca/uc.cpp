@@ -27,13 +27,7 @@ PlanResult drop(Plan *pl, PlanError *err)
 {
 	*err = PlanError{};
 	err->resp_event = IBV_EVENT_COMM_EST; /* none */
-	pl->nsrc = pl->ndst = 0;
-	pl->total = 0;
-	pl->xflags = 0;
-	pl->npat = pl->nsig = 0;
-	pl->resp_qp = nullptr;
-	pl->peer = nullptr;
-	return PlanResult::Ok;
+	return plan_lost(pl);
 }
 
 } // namespace

@@ -24,18 +24,6 @@ namespace {
 /** ctrl segment + datagram segment: where a UD send's data segments start */
 constexpr uint32_t kUdSeg = MLX5_HW_DS_BYTES + HCA_DC_AV_BYTES;
 
-/** The datagram goes nowhere: nothing to move, the sender's CQE only. */
-PlanResult drop(Plan *pl)
-{
-	pl->nsrc = pl->ndst = 0;
-	pl->total = 0;
-	pl->xflags = 0;
-	pl->npat = pl->nsig = 0;
-	pl->resp_qp = nullptr;
-	pl->peer = nullptr;
-	return PlanResult::Ok;
-}
-
 } // namespace
 
 uint32_t ud_wqe_qkey(const QpObj *qp, const Plan *pl)
@@ -86,10 +74,10 @@ PlanResult WqePlanner::plan_ud(QpObj *qp, Plan *pl, uint32_t end, PlanError *err
 	Host *host;
 	QpObj *resp = port_.qp_at(dlid, dqpn, &host);
 	if (!host || !ud_accepts(resp, qkey) || !port_.request_reaches(qp, host))
-		return drop(pl);
+		return plan_lost(pl);
 	PlanResult r = take_recv(resp, pl, true, err, HCA_UD_GRH_BYTES);
 	if (r == PlanResult::Stall)
-		return drop(pl); /* no receive posted: no RNR in UD */
+		return plan_lost(pl); /* no receive posted: no RNR in UD */
 	if (r == PlanResult::Error) {
 		/* the receiver's WQE completes in error, the receiver goes on; the sender
 		 * never hears of it */
@@ -97,7 +85,7 @@ PlanResult WqePlanner::plan_ud(QpObj *qp, Plan *pl, uint32_t end, PlanError *err
 			resp->owner->cqs.write_err_cqe(resp, true, 0, err->resp_idx, err->resp);
 		*err = PlanError{};
 		err->resp_event = IBV_EVENT_COMM_EST;
-		return drop(pl);
+		return plan_lost(pl);
 	}
 	pl->peer = resp;
 	pl->delay_us = port_.link_delay(host);

@@ -164,6 +164,18 @@ enum class PlanResult : uint8_t {
 	Error, /**< see PlanError */
 };
 
+/** A message the responder loses (UD, UC): nothing moves, the sender's CQE only. */
+inline PlanResult plan_lost(Plan *pl)
+{
+	pl->nsrc = pl->ndst = 0;
+	pl->total = 0;
+	pl->xflags = 0;
+	pl->npat = pl->nsig = 0;
+	pl->resp_qp = nullptr;
+	pl->peer = nullptr;
+	return PlanResult::Ok;
+}
+
 /** A failed WQE: requester and (optional) responder consequences. */
 struct PlanError {
 	Verdict req;

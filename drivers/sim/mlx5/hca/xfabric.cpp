@@ -417,6 +417,27 @@ bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, s
 	return false;
 }
 
+/**
+ * A plan for a request another host sent, before any of this host's spans: the
+ * request's opcode, length, immediate and solicited-event bit, nothing else left
+ * from the plan's last use (every served transport starts here; write_resp_cqe()
+ * reads the SE bit).
+ */
+void plan_for_request(Plan *pl, const XfReq &rq)
+{
+	pl->nsrc = pl->ndst = 0;
+	pl->safe = false;
+	pl->atomic = false;
+	pl->fault = 0;
+	pl->xflags = 0;
+	pl->npat = pl->nsig = 0;
+	pl->resp_qp = nullptr;
+	pl->opcode = rq.opcode;
+	pl->total = rq.total;
+	pl->imm_raw = rq.imm;
+	pl->solicited = rq.flags & XF_REQ_SE;
+}
+
 } // namespace
 
 int xfabric_claim_lid(const char *name, uint16_t *lid)
@@ -681,17 +702,7 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 	rep->syndrome = 0;
 
 	/* a plan of this host's spans: the remote segment as a WQE would carry it */
-	pl->nsrc = pl->ndst = 0;
-	pl->safe = false;
-	pl->atomic = false;
-	pl->fault = 0;
-	pl->xflags = 0;
-	pl->npat = pl->nsig = 0;
-	pl->resp_qp = nullptr;
-	pl->opcode = op;
-	pl->total = rq.total;
-	pl->imm_raw = rq.imm;
-	pl->solicited = rq.flags & XF_REQ_SE;
+	plan_for_request(pl, rq);
 	mlx5_hw_st_be64(pl->wqe, rq.raddr);
 	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);
 	bool write = op == MLX5_OPCODE_RDMA_WRITE || op == MLX5_OPCODE_RDMA_WRITE_IMM;
@@ -801,17 +812,7 @@ void FabricPort::xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *r
 	    (rq.opcode != MLX5_OPCODE_SEND && rq.opcode != MLX5_OPCODE_SEND_IMM) ||
 	    rq.total > HCA_UD_MTU || rq.len != rq.total)
 		return;
-	pl->nsrc = pl->ndst = 0;
-	pl->safe = false;
-	pl->atomic = false;
-	pl->fault = 0;
-	pl->xflags = 0;
-	pl->npat = pl->nsig = 0;
-	pl->resp_qp = nullptr;
-	pl->opcode = rq.opcode;
-	pl->total = rq.total;
-	pl->imm_raw = rq.imm;
-	pl->solicited = rq.flags & XF_REQ_SE; /* write_resp_cqe() reads it */
+	plan_for_request(pl, rq);
 	PlanError err{};
 	err.resp_event = IBV_EVENT_COMM_EST;
 	PlanResult r = take_recv(resp, pl, true, &err, HCA_UD_GRH_BYTES);
@@ -854,17 +855,7 @@ void FabricPort::xfabric_serve_uc(const XfReq &rq, const uint8_t *data, XfRep *r
 	    resp->cfg.type != IBV_QPT_UC || !rc_accepts(resp, rq.slid, rq.sqpn) ||
 	    (!write && rq.len != rq.total))
 		return;
-	pl->nsrc = pl->ndst = 0;
-	pl->safe = false;
-	pl->atomic = false;
-	pl->fault = 0;
-	pl->xflags = 0;
-	pl->npat = pl->nsig = 0;
-	pl->resp_qp = nullptr;
-	pl->opcode = op;
-	pl->total = rq.total;
-	pl->imm_raw = rq.imm;
-	pl->solicited = rq.flags & XF_REQ_SE;
+	plan_for_request(pl, rq);
 	mlx5_hw_st_be64(pl->wqe, rq.raddr);
 	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);
 	PlanError err{};

@@ -50,21 +50,20 @@ struct t_skip {
 
 const char *const kNoSimApi = "needs the imitation provider's own API (fault injection, "
 			      "instances of other caps), which the kernel side does not offer";
-const char *const kNoMkeys = "needs indirect mkeys (UMR, fill): the kernel side has no "
-			     "DevX mkeys yet";
-/* when the device has them: these cases still index the imitation's instances */
-const char *const kMkeysNotAdapted = "UMR / fill case not adapted to --kernel yet (it "
-				     "uses the imitation's instances)";
+const char *const kNoMkeys = "needs indirect mkeys (UMR, fill): this device has no DevX "
+			     "mkeys";
+const char *const kDirectPath = "compares the imitation's direct path with path=verbs: "
+				"the kernel side offers path=verbs only";
 const struct t_skip t_kernel_skips[] = {
 	{"probe", NULL, "probes and recycles the imitation provider's instances"},
 	{"raw_wqe", NULL, "raw WQEs are the direct posting path"},
 	{"wqe_bytes", NULL, "compares WQE bytes of the direct path"},
 	{"sva", NULL, "sva=1 needs the imitation provider's on-demand MR"},
-	{"fill", NULL, kNoMkeys},
-	{"mkey_api", NULL, kNoMkeys},
-	{"copy_sg", "all_shapes_umr_entries_16", kNoMkeys},
-	{"copy_sg", "umr_path", kNoMkeys},
-	{"copy_sg", "umr_direct_equals_verbs", kNoMkeys},
+	{"fill", "direct_equals_verbs", kDirectPath},
+	{"fill", "faults_on_umr_and_mmo",
+	 "injects device faults on a fill's UMR and MMO and a QP fatal error through the "
+	 "imitation provider's mlx5_sim_inject_fault"},
+	{"copy_sg", "umr_direct_equals_verbs", kDirectPath},
 	{"copy_sg", "faults_in_chain", kNoSimApi},
 	{"errors", "bad_length", kNoSimApi},
 	{"errors", "injected_faults", kNoSimApi},
@@ -77,7 +76,11 @@ const char *skip_reason(const char *suite, const char *test, bool has_mkeys)
 {
 	for (const struct t_skip &k : t_kernel_skips)
 		if (strcmp(k.suite, suite) == 0 && (!k.test || strcmp(k.test, test) == 0))
-			return k.why == kNoMkeys && has_mkeys ? kMkeysNotAdapted : k.why;
+			return k.why;
+	/* UMR and fill need the device's indirect mkeys */
+	if (!has_mkeys && (strcmp(suite, "fill") == 0 || strcmp(suite, "mkey_api") == 0 ||
+			   (strcmp(suite, "copy_sg") == 0 && strstr(test, "umr"))))
+		return kNoMkeys;
 	return NULL;
 }
 

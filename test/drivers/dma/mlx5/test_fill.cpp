@@ -96,7 +96,10 @@ void test_lengths(void)
 	}
 }
 
-/* 1 MiB and odd large fills; beyond the device's largest op: INVALID_LENGTH. */
+/*
+ * 1 MiB and odd large fills; beyond the device's largest op and 0: INVALID_LENGTH (on
+ * the imitation's 4 KiB instances too).
+ */
 void test_large(void)
 {
 	T_FOREACH_MODE (m) {
@@ -123,7 +126,26 @@ void test_large(void)
 		CU_ASSERT_TRUE(all_guard(area + 8 + (1 << 20), 92));
 		CU_ASSERT_TRUE(filled(area + (1 << 20) + 100, 3001, 0x1122334455667788ull));
 		CU_ASSERT_TRUE(all_guard(area + (1 << 20) + 3101, kBig - (1 << 20) - 3101));
+		/* one past this device's largest op, and 0: refused, nothing written */
+		struct rte_pmd_dma_mlx5_mkey_limits lim;
+
+		CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_mkey_limits(id, 0, &lim), 0);
+		memset(area, kGuard, kBig);
+		CU_ASSERT_EQUAL(rte_dma_fill(id, 0, 9, t_iova(area), lim.max_copy_len + 1, 0), 2);
+		CU_ASSERT_EQUAL(rte_dma_fill(id, 0, 9, t_iova(area), 0, 0), 3);
+		CU_ASSERT_EQUAL(rte_dma_fill(id, 0, 9, t_iova(area), 64, RTE_DMA_OP_FLAG_SUBMIT),
+				4);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 3, st, &last), 3);
+		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_LENGTH);
+		CU_ASSERT_EQUAL(st[1], RTE_DMA_STATUS_INVALID_LENGTH);
+		CU_ASSERT_EQUAL(st[2], RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_TRUE(filled(area, 64, 9));
+		CU_ASSERT_TRUE(all_guard(area + 64, kBig - 64));
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_flb"), 0);
+		if (m->sim == t_kernel_dev) { /* no kernel device with a 4 KiB limit */
+			rte_free(area);
+			continue;
+		}
 		/* a device whose largest memcpy is 4 KiB */
 		char args[128];
 
