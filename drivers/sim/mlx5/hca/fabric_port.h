@@ -76,9 +76,13 @@ public:
 	 * WQE has executed and no later one has.
 	 */
 	PlanResult xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err);
-	/** Responder side: execute request @p rq on this host into *rep (and @p out). */
-	void xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
-			   Plan *pl);
+	/**
+	 * Responder side: execute request @p rq on this host into *rep (and @p out).
+	 * Returns the QP whose responder CQE (from @p pl) the caller writes once the
+	 * reply is sent, or NULL.
+	 */
+	QpObj *xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
+			     Plan *pl);
 	/** Responder side of a UD datagram (rq.flags XF_REQ_UD): delivered or dropped. */
 	void xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl);
 	/** Responder side of a UC message chunk (rq.flags XF_REQ_UC): taken or lost. */

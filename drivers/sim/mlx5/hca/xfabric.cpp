@@ -248,18 +248,26 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 	rep.magic = XF_MAGIC;
 	rep.seq = rq.seq;
 	Host *host = fabric_host(rq.dlid);
+	QpObj *completes = nullptr;
 	if (!host)
 		rep.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; /* gone meanwhile */
 	else if (!chunk_ok(rq))
 		rep.syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR; /* nothing touched */
 	else
-		host->port.xfabric_serve(rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep),
-					 x.scratch.get());
+		completes = host->port.xfabric_serve(rq, msg + sizeof(rq), &rep,
+						     x.srv_out.get() + sizeof(rep), x.scratch.get());
 	if (rep.syndrome || rep.status != XF_REP_DONE)
 		rep.len = 0; /* data only with a successful read */
 	memcpy(x.srv_out.get(), &rep, sizeof(rep));
 	/* a requester that went away gets nothing: its process is gone */
 	(void)send(c.fd, x.srv_out.get(), sizeof(rep) + rep.len, MSG_NOSIGNAL);
+	/*
+	 * The ACK leaves before the responder's CQE is seen, as a device acknowledges a
+	 * message before its receive completes: a responder that exits right after its
+	 * last receive (ibv_srq_pingpong) must not leave that message unacknowledged.
+	 */
+	if (completes)
+		host->cqs.write_resp_cqe(completes, x.scratch.get(), rq.sqpn);
 	return true;
 }
 
@@ -357,28 +365,34 @@ void drop_client(uint16_t slid, uint16_t lid)
 
 /**
  * Send the request in xf().req (header + @p data_len bytes) of our host @p slid
- * to host @p lid and
- * wait for its reply in xf().rep, serving requests that arrive meanwhile. false:
- * no reply (connection failed or timed out): the request is lost.
+ * to host @p lid and wait for its reply in xf().rep, serving requests that
+ * arrive meanwhile. false: no reply (nobody there, the connection failed, or
+ * the time ran out): the request is lost. An @p acked request (RC, DC) that
+ * finds the host gone, or that the host dropped (a reply with RETRY_EXC: no such
+ * QP, a DCT's wrong key), waits out its retries all the same: a device cannot
+ * tell a port or QP that went away from a lost packet, so a peer that exits
+ * while messages to it are in flight fails them after the retries, not at once.
  */
-bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, size_t *rep_len)
+bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, bool acked,
+	      size_t *rep_len)
 {
 	XFabric &x = xf();
-	int fd = client_fd(slid, lid);
-	if (fd < 0)
-		return false;
-	XfReq *rq = reinterpret_cast<XfReq *>(x.req.get());
-	uint64_t seq = rq->seq = ++x.seq;
-	if (send(fd, x.req.get(), sizeof(XfReq) + data_len, MSG_NOSIGNAL) < 0) {
-		drop_client(slid, lid);
-		return false;
-	}
 	auto deadline = std::chrono::steady_clock::now() +
 			std::chrono::milliseconds(kAckTimeoutMs * (1 + (int)retry_cnt));
+	int fd = client_fd(slid, lid);
+	XfReq *rq = reinterpret_cast<XfReq *>(x.req.get());
+	uint64_t seq = rq->seq = ++x.seq;
+	if (fd >= 0 && send(fd, x.req.get(), sizeof(XfReq) + data_len, MSG_NOSIGNAL) < 0) {
+		drop_client(slid, lid);
+		fd = -1;
+	}
 	std::vector<struct pollfd> &fds = x.wait_fds; /* no allocation once grown */
+	bool dropped = false;
 	for (;;) {
+		if (fd < 0 && !acked)
+			return false;
 		fds.clear();
-		fds.push_back(pollfd{fd, POLLIN, 0});
+		fds.push_back(pollfd{fd, POLLIN, 0}); /* -1: poll() skips it */
 		for (const Port &p : x.ports)
 			fds.push_back(pollfd{p.fd, POLLIN, 0});
 		for (const Conn &c : x.conns)
@@ -397,13 +411,17 @@ bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, s
 			others |= fds[i].revents != 0;
 		if (others)
 			serve_pending(); /* the peer may be waiting for us right now */
-		if (!fds[0].revents)
+		if (fd < 0 || !fds[0].revents)
 			continue;
 		ssize_t n = recv(fd, x.rep.get(), kMsgBytes, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (n <= 0)
-			break; /* the responder's process is gone */
+		if (n <= 0) {
+			/* the responder's process is gone */
+			drop_client(slid, lid);
+			fd = -1;
+			continue;
+		}
 		XfRep rep;
 		if ((size_t)n < sizeof(rep))
 			continue;
@@ -411,9 +429,16 @@ bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, s
 		if (rep.magic != XF_MAGIC || rep.seq != seq || (size_t)n != sizeof(rep) + rep.len)
 			continue; /* a late reply to a request given up on */
 		*rep_len = (size_t)n;
-		return true;
+		if (!acked || rep.syndrome != MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR)
+			return true;
+		/* dropped there (no such QP, a DCT's key): lost, the retries are waited out */
+		dropped = true;
+		fd = -1; /* the connection stays; x.rep keeps the reply */
 	}
-	drop_client(slid, lid); /* late replies die with the connection */
+	if (dropped)
+		return true;
+	if (fd >= 0)
+		drop_client(slid, lid); /* late replies die with the connection */
 	return false;
 }
 
@@ -610,9 +635,9 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		}
 		size_t got;
 		/* a datagram nobody takes is gone: no ACK tells the sender (UD) */
-		if (ud && (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, &got)))
+		if (ud && (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, false, &got)))
 			break;
-		if (!ud && !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, &got))
+		if (!ud && !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, true, &got))
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));
@@ -667,16 +692,16 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 	return PlanResult::Ok;
 }
 
-void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
-			       Plan *pl)
+QpObj *FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
+				 uint8_t *out, Plan *pl)
 {
 	if (rq.flags & XF_REQ_UD) {
 		xfabric_serve_ud(rq, data, rep, pl);
-		return;
+		return nullptr;
 	}
 	if (rq.flags & XF_REQ_UC) {
 		xfabric_serve_uc(rq, data, rep, pl);
-		return;
+		return nullptr;
 	}
 	uint8_t op = rq.opcode;
 	PlanError err{};
@@ -688,16 +713,16 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 	QpObj *resp = host_.qps.find(rq.dqpn);
 	rep->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 	if (link_down_ || !request_survives(rq.retry_cnt))
-		return;
+		return nullptr;
 	if (rq.flags & XF_REQ_DC) {
 		if (!resp || resp->cfg.dc != DcRole::Dct || resp->state != IBV_QPS_RTR)
-			return;
+			return nullptr;
 		if (resp->cfg.dct_key != rq.dc_key) {
 			resp->dct_key_violations++;
-			return;
+			return nullptr;
 		}
 	} else if (!rc_accepts(resp, rq.slid, rq.sqpn) || resp->cfg.type != IBV_QPT_RC) {
-		return; /* not its connected peer: dropped, as a packet of another connection */
+		return nullptr; /* not its connected peer: dropped, as a packet of another connection */
 	}
 	rep->syndrome = 0;
 
@@ -722,7 +747,7 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 		if (r == PlanResult::Stall) {
 			rep->status = XF_REP_STALL;
 			rep->rnr_timer = resp->min_rnr_timer;
-			return;
+			return nullptr;
 		}
 		if (r == PlanResult::Error)
 			v = err.req;
@@ -775,7 +800,7 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 		if (err.resp_qp && err.resp_cqe)
 			host_.cqs.write_err_cqe(err.resp_qp, true, 0, err.resp_idx, err.resp);
 		QpTable::responder_fails(err.resp_qp, err.resp_event, nullptr);
-		return;
+		return nullptr;
 	}
 	/* the message's end: a write with immediate takes a receive; responder CQEs */
 	if (op == MLX5_OPCODE_RDMA_WRITE_IMM && (rq.flags & XF_REQ_LAST)) {
@@ -783,21 +808,21 @@ void FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
 		if (r == PlanResult::Stall) {
 			rep->status = XF_REP_STALL; /* the data is written again on the retry */
 			rep->rnr_timer = resp->min_rnr_timer;
-			return;
+			return nullptr;
 		}
 		if (r == PlanResult::Error) {
 			rep->syndrome = err.req.syndrome;
 			QpTable::responder_fails(err.resp_qp, err.resp_event, nullptr);
-			return;
+			return nullptr;
 		}
 		pl->resp_opcode = MLX5_CQE_RESP_WR_IMM;
 	} else if (send) {
 		pl->resp_opcode = op == MLX5_OPCODE_SEND ? MLX5_CQE_RESP_SEND
 							 : MLX5_CQE_RESP_SEND_IMM;
 	} else {
-		return;
+		return nullptr;
 	}
-	host_.cqs.write_resp_cqe(resp, pl, rq.sqpn);
+	return resp; /* its CQE once the reply is sent (serve_one) */
 }
 
 void FabricPort::xfabric_serve_ud(const XfReq &rq, const uint8_t *data, XfRep *rep, Plan *pl)

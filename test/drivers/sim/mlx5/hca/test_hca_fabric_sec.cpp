@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <set>
@@ -743,6 +744,122 @@ void test_ids_not_predictable(void)
 	       keys.size(), qpns.size(), n);
 }
 
+/*
+ * A message's reply (its ACK) leaves before the responder's CQE can be seen
+ * (serve_one): a program that exits as soon as its last receive completes must
+ * not leave that message unacknowledged, or its peer's send ends in RETRY_EXC
+ * (ibv_srq_pingpong's server did, now and then). Each time the CQE shows up,
+ * the reply must already be in the requester's socket.
+ */
+void test_reply_before_cqe(void)
+{
+	Target t("fsec5");
+	const uint32_t n = 1000;
+	/* the SRQ's receives: a ring of 16 linked WQEs, 64 bytes each into buf + 1 KiB */
+	for (uint32_t i = 0; i < 16; i++) {
+		uint8_t *w = t.srq_buf + (size_t)i * 64;
+		mlx5_hw_st_be16(w + 2, (uint16_t)((i + 1) & 15));
+		mlx5_hw_st_be32(w + 16, 64);
+		mlx5_hw_st_be32(w + 20, t.key);
+		mlx5_hw_st_be64(w + 24, (uintptr_t)(t.buf + 1024 + (i & 15) * 64));
+		mlx5_hw_st_be32(w + 36, MLX5_INVALID_LKEY); /* the list's end */
+	}
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	static uint8_t msg[sizeof(XfReq) + 64];
+	XfReq s = request(MLX5_OPCODE_SEND, t.lid, t.dct, 0, 0, 64);
+	s.flags |= XF_REQ_DC;
+	s.dc_key = kDcKey;
+	uint32_t early = 0, done = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		__atomic_store_n(&t.srq_db[0], htobe32(i + 1), __ATOMIC_RELEASE);
+		s.seq = i + 1;
+		memcpy(msg, &s, sizeof(s));
+		memset(msg + sizeof(s), (int)i, 64);
+		if (send(fd, msg, sizeof(msg), MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
+			break;
+		struct mlx5_cqe64 c;
+		uint64_t spins = 0;
+		while (!t.cq->poll(&c) && ++spins < (1ull << 32))
+			;
+		if (spins >= (1ull << 32))
+			break;
+		XfRep rep;
+		if (recv(fd, &rep, sizeof(rep), MSG_DONTWAIT | MSG_PEEK) != (ssize_t)sizeof(rep))
+			early++;
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, 2000) != 1 || recv(fd, &rep, sizeof(rep), 0) != (ssize_t)sizeof(rep))
+			break;
+		if (rep.syndrome != 0 || cqe_opcode(c) != MLX5_CQE_RESP_SEND) {
+			printf("\n    message %u: reply syndrome 0x%x, CQE opcode 0x%x syndrome 0x%x ", i,
+			       rep.syndrome, cqe_opcode(c), cqe_syndrome(c));
+			break;
+		}
+		done++;
+	}
+	close(fd);
+	CU_ASSERT_EQUAL(done, n);
+	CU_ASSERT_EQUAL(early, 0u);
+	printf("\n    %u messages, %u CQEs seen before their reply ", done, early);
+}
+
+/*
+ * An RC request to a LID nobody holds (a peer process that exited) is lost like
+ * a packet: RETRY_EXC after the QP's retries, 250 ms x (1 + retry_cnt) here, not
+ * at once. A program whose peer exits with messages in flight (ibv_srq_pingpong's
+ * surplus sends) has left its loop by then, as with a device.
+ */
+void test_gone_host_waits_retries(void)
+{
+	Target t("fsec6");
+	Hca &h = *t.hca;
+	TestCq cq(h, 16);
+	TestQp q(h, t.pdn, cq.cqn, cq.cqn, 16);
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = kAllAccess;
+	CU_ASSERT_EQUAL(
+		h.modify_qp(q.qpn, a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+		0);
+	a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 0x100;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = 0xb07; /* nobody's */
+	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
+				    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+					    IBV_QP_MIN_RNR_TIMER),
+			0);
+	a = {};
+	a.qp_state = IBV_QPS_RTS;
+	a.retry_cnt = 1;
+	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
+				    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+					    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					    IBV_QP_MAX_QP_RD_ATOMIC),
+			0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
+	w.raddr(reinterpret_cast<void *>(0x1000), 0x1234);
+	w.data(64, t.key, t.buf);
+	w.post(q);
+	q.ring(h);
+	struct mlx5_cqe64 c;
+	CU_ASSERT_FATAL(cq.poll(&c));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+	CU_ASSERT(ms >= 480);
+	printf("\n    RETRY_EXC after %ld ms (retry_cnt 1) ", ms);
+	CU_ASSERT_EQUAL(h.destroy_qp(q.qpn), 0);
+}
+
 } // namespace
 
 int main(void)
@@ -754,6 +871,8 @@ int main(void)
 		{"a LID squatted by another uid", test_squatted_lid},
 		{"RC answers its connected peer only", test_rc_peer_only},
 		{"chunk ranges inside their message", test_chunk_range},
+		{"the reply leaves before the responder's CQE", test_reply_before_cqe},
+		{"a LID nobody holds: RETRY_EXC after the retries", test_gone_host_waits_retries},
 		{"UD datagrams: Q_Key, drops, GRH space, too long", test_ud_datagrams},
 		{"RC peer in one process", test_rc_peer_in_process},
 		{"QPNs and keys not predictable", test_ids_not_predictable},
