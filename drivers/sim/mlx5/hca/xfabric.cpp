@@ -367,11 +367,13 @@ void drop_client(uint16_t slid, uint16_t lid)
  * Send the request in xf().req (header + @p data_len bytes) of our host @p slid
  * to host @p lid and wait for its reply in xf().rep, serving requests that
  * arrive meanwhile. false: no reply (nobody there, the connection failed, or
- * the time ran out): the request is lost. An @p acked request (RC, DC) that
- * finds the host gone, or that the host dropped (a reply with RETRY_EXC: no such
- * QP, a DCT's wrong key), waits out its retries all the same: a device cannot
- * tell a port or QP that went away from a lost packet, so a peer that exits
- * while messages to it are in flight fails them after the retries, not at once.
+ * the time ran out): the request is lost. An @p acked request (RC) that finds
+ * the host gone, or that the host dropped (a reply with RETRY_EXC: no such QP,
+ * not its peer), waits out its retries all the same: a device cannot tell a port
+ * or QP that went away from a lost packet, so a peer that exits while messages
+ * to it are in flight fails them after the retries, not at once. DC requests
+ * fail at once: a DCI serves many targets, and this engine, blocked while it
+ * waits, would hold up all of them, which a device does not (ASSUMPTIONS.md 75).
  */
 bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, bool acked,
 	      size_t *rep_len)
@@ -637,7 +639,7 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		/* a datagram nobody takes is gone: no ACK tells the sender (UD) */
 		if (ud && (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, false, &got)))
 			break;
-		if (!ud && !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, true, &got))
+		if (!ud && !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, !(rq.flags & XF_REQ_DC), &got))
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));

