@@ -564,6 +564,76 @@ void test_ud_datagrams(void)
 }
 
 /*
+ * A UC write of several chunks from another process whose first chunk never
+ * arrived (lost on the link, or a peer that sends only the rest): its later
+ * chunks are dropped too, as a UC responder drops the packets of a message it
+ * did not see begin, and its WRITE_IMM takes no receive. A message that arrives
+ * whole after it lands.
+ */
+void test_uc_missing_first_chunk(void)
+{
+	Target t("fsec10");
+	Hca &h = *t.hca;
+	TestCq rcq(h, 16);
+	TestQp uc(h, t.pdn, t.cqn, rcq.cqn, 8, 8, 6, 0x56, IBV_QPT_UC);
+	CU_ASSERT_EQUAL_FATAL(qp_to_init(h, uc.qpn, kAllAccess), 0);
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = kPeerQpn;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = kPeerLid;
+	CU_ASSERT_EQUAL_FATAL(h.modify_qp(uc.qpn, a,
+					  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN),
+			      0);
+	uc.post_recv(h, {});
+	static Answer ans;
+	uint8_t junk[128];
+	memset(junk, 'W', sizeof(junk));
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	uint8_t *dst = t.buf + 1024;
+	XfReq w = request(MLX5_OPCODE_RDMA_WRITE_IMM, t.lid, uc.qpn, (uintptr_t)dst, t.key, 64);
+	w.flags = XF_REQ_UC | XF_REQ_LAST;
+	w.total = 128;
+	w.off = 64; /* the second and last chunk of 128 bytes; the first never came */
+	ask(fd, w, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 1);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0); /* UC: the sender learns nothing */
+	/* the middle of a three-chunk message after its first: dropped, and its last */
+	XfReq m = w;
+	m.total = 192;
+	m.off = 0;
+	m.flags = XF_REQ_UC;
+	ask(fd, m, junk, &ans); /* first: lands */
+	m.off = 128;
+	m.flags = XF_REQ_UC | XF_REQ_LAST; /* the middle one was lost */
+	ask(fd, m, junk, &ans);
+	t.sync();
+	CU_ASSERT_EQUAL(rcq.drain(), 0); /* no WRITE_IMM completed */
+	CU_ASSERT_EQUAL(dst[64], 0);
+	CU_ASSERT_EQUAL(dst[128], 0);
+	CU_ASSERT_EQUAL(dst[0], 'W'); /* what a first chunk carried is there (no undo) */
+	/* a whole message: both chunks in order, its receive consumed */
+	w.off = 0;
+	w.flags = XF_REQ_UC;
+	ask(fd, w, junk, &ans);
+	w.off = 64;
+	w.flags = XF_REQ_UC | XF_REQ_LAST;
+	ask(fd, w, junk + 64, &ans);
+	t.sync();
+	struct mlx5_cqe64 c = {};
+	CU_ASSERT_TRUE_FATAL(rcq.poll(&c));
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_WR_IMM);
+	CU_ASSERT_EQUAL(cqe_bytes(c), 128u);
+	CU_ASSERT_EQUAL(dst[127], 'W');
+	close(fd);
+	CU_ASSERT_EQUAL(t.state(uc.qpn), IBV_QPS_RTR);
+	CU_ASSERT_EQUAL(h.destroy_qp(uc.qpn), 0);
+}
+
+/*
  * Chunks outside their message: an offset at or past the total, a chunk that
  * runs past it, one longer than a message carries, an empty chunk of a
  * non-empty message: REM_INV_REQ with no data, never bytes of an earlier reply.
@@ -755,6 +825,7 @@ int main(void)
 		{"RC answers its connected peer only", test_rc_peer_only},
 		{"chunk ranges inside their message", test_chunk_range},
 		{"UD datagrams: Q_Key, drops, GRH space, too long", test_ud_datagrams},
+		{"UC write whose first chunk is missing: lost", test_uc_missing_first_chunk},
 		{"RC peer in one process", test_rc_peer_in_process},
 		{"QPNs and keys not predictable", test_ids_not_predictable},
 		{"memory unmapped under a live key", test_unmapped_under_key},
