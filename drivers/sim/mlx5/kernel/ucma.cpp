@@ -686,7 +686,10 @@ void on_req(int fd, const std::shared_ptr<Id> &lis, uint16_t lid, const Msg &m)
 
 void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 {
-	switch (m.type) {
+	/* a UD id's one answer is a SIDR REP: a connection's message (REP, REJ, ...) is
+	 * none, and its parameters read as a UD event's would name a peer-chosen AH */
+	bool not_sidr = id->qp_type == IBV_QPT_UD && m.type != MSG_SIDR_REP;
+	switch (not_sidr ? 0 : m.type) {
 	case MSG_REP:
 		if (id->st != St::ReqSent || m.pd_len > kRepPrivate)
 			break;

@@ -16,11 +16,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -752,6 +755,101 @@ static void test_exit_connected(void)
 		CU_ASSERT_EQUAL(rdma_destroy_id(ids[i]), 0);
 }
 
+
+/*
+ * A CM message as the fabric's CM carries it (drivers/sim/mlx5/kernel/ucma.cpp,
+ * struct Msg): what a peer of the same uid may send on its socket.
+ */
+struct raw_cm_msg {
+	uint32_t magic;
+	uint8_t type; /* 1 REQ, 2 REP, 4 REJ, 7 SIDR REQ, 8 SIDR REP */
+	uint8_t pd_len;
+	uint8_t resp_res, init_depth, retry, rnr_retry, flow_control, srq;
+	uint16_t slid, sport;
+	uint32_t sip;
+	uint64_t sguid;
+	uint32_t qpn, psn, reason;
+	uint8_t pd[256];
+	uint32_t qkey;
+};
+_Static_assert(sizeof(struct raw_cm_msg) == 304, "the CM message");
+
+/* A raw UD listener at LID @p lid, port @p port of this test's fabric: its fd, or -1. */
+static int raw_ud_listener(uint16_t lid, uint16_t port)
+{
+	const char *args = getenv("MLX5_SIM_RDMA_DEVARGS");
+	const char *f = args ? strstr(args, "sim_fabric=") : NULL;
+	char fabric[64];
+	struct sockaddr_un a;
+	int fd, n;
+
+	if (!f)
+		return -1;
+	f += strlen("sim_fabric=");
+	n = (int)strcspn(f, ",");
+	snprintf(fabric, sizeof(fabric), "%.*s", n < 63 ? n : 63, f);
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "mlx5-sim-cm/%s/%u/%u/ud", fabric,
+		     (unsigned)lid, (unsigned)port);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+							1 + (size_t)n)) ||
+	    listen(fd, 4)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A peer answering a UD id's SIDR REQ with a connection's REP or REJ: not an
+ * answer of SIDR. The id never takes it for one (no CONNECT_RESPONSE whose
+ * parameters, read as a UD id's, would carry a Q_Key and address handle of the
+ * peer's choosing, no REJECTED); the exchange ends UNREACHABLE.
+ */
+static void test_ud_peer_answers_rc(void)
+{
+	uint16_t lid = my_lid(), port = (uint16_t)(20000 + (getpid() + 3) % 20000);
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+	static const uint8_t types[] = {2 /* REP */, 4 /* REJ */};
+	int lfd = raw_ud_listener(lid, port);
+
+	CU_ASSERT_FATAL(lfd >= 0);
+	for (size_t i = 0; i < sizeof(types); i++) {
+		struct rdma_cm_id *id = resolved_ud_id(g_ch, &dst);
+		struct rdma_conn_param p;
+		struct rdma_cm_event *ev = NULL;
+		struct raw_cm_msg m;
+		struct pollfd pl = {lfd, POLLIN, 0};
+		int c, type;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+		memset(&p, 0, sizeof(p));
+		CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(poll(&pl, 1, 5000), 1);
+		c = accept(lfd, NULL, NULL);
+		CU_ASSERT_FATAL(c >= 0);
+		CU_ASSERT_EQUAL(recv(c, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+		CU_ASSERT_EQUAL(m.type, 7); /* the SIDR REQ */
+		memset(m.pd, 0x5a, sizeof(m.pd)); /* what a UD event would read as its AH */
+		m.type = types[i];
+		m.pd_len = 64;
+		m.qpn = 0x4242;
+		m.reason = 28;
+		CU_ASSERT_EQUAL(send(c, &m, sizeof(m), MSG_NOSIGNAL), (ssize_t)sizeof(m));
+		type = next_event(g_ch, &ev);
+		CU_ASSERT_EQUAL(type, RDMA_CM_EVENT_UNREACHABLE);
+		if (ev)
+			rdma_ack_cm_event(ev);
+		close(c);
+		CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	}
+	close(lfd);
+}
+
 static const struct cunit_test tests[] = {
 	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
@@ -759,6 +857,7 @@ static const struct cunit_test tests[] = {
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
 	{"UD: SIDR accept / reject, private data sizes", test_ud_sidr},
 	{"UD: no UD listener: UNREACHABLE 1", test_ud_no_listener},
+	{"UD: a peer's REP or REJ is no SIDR answer: UNREACHABLE", test_ud_peer_answers_rc},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
