@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -38,6 +39,7 @@
 
 #include <atomic>
 #include <map>
+#include <new>
 #include <vector>
 
 #include "kside.h"
@@ -104,6 +106,24 @@ struct FakeFd {
 std::mutex g_fd_lock;
 std::map<int, FakeFd> *g_fds; /* never freed: fds may be closed during exit */
 std::atomic<int> g_nfds{0};   /* fast path: no fake fd, no lock */
+std::atomic<pid_t> g_fd_owner{0}; /* the process whose fds g_fds lists */
+
+/* fork(): the child has copies of the table and of the fds, its own from now on */
+void fork_child()
+{
+	new (&g_fd_lock) std::mutex; /* a thread that held it is not in the child */
+	g_fd_owner.store(getpid(), std::memory_order_relaxed);
+}
+
+/*
+ * The caller closes fds of the table: not so in a vfork() child (Python's
+ * subprocess closes every fd there before exec), which runs in our memory, no
+ * atfork handler, with fds of its own: closing its copies leaves ours open.
+ */
+bool table_ours()
+{
+	return g_fd_owner.load(std::memory_order_relaxed) == getpid();
+}
 
 bool active()
 {
@@ -125,8 +145,11 @@ bool lookup(int fd, FakeFd *out)
 void insert(int fd, const FakeFd &f)
 {
 	std::lock_guard<std::mutex> g(g_fd_lock);
-	if (!g_fds)
+	if (!g_fds) {
 		g_fds = new std::map<int, FakeFd>();
+		g_fd_owner.store(getpid(), std::memory_order_relaxed);
+		pthread_atfork(nullptr, nullptr, fork_child);
+	}
 	if (!g_fds->count(fd))
 		g_nfds.fetch_add(1, std::memory_order_release);
 	(*g_fds)[fd] = f;
@@ -136,7 +159,7 @@ void insert(int fd, const FakeFd &f)
 void forget(int fd)
 {
 	FakeFd gone; /* destroyed after the lock */
-	if (g_nfds.load(std::memory_order_acquire) == 0)
+	if (g_nfds.load(std::memory_order_acquire) == 0 || !table_ours())
 		return;
 	std::lock_guard<std::mutex> g(g_fd_lock);
 	auto it = g_fds->find(fd);
@@ -155,7 +178,8 @@ void forget(int fd)
 void forget_range(unsigned first, unsigned last)
 {
 	std::vector<int> fds;
-	if (g_nfds.load(std::memory_order_acquire) == 0 || first > (unsigned)INT_MAX)
+	if (g_nfds.load(std::memory_order_acquire) == 0 || first > (unsigned)INT_MAX ||
+	    !table_ours())
 		return;
 	{
 		std::lock_guard<std::mutex> g(g_fd_lock);
