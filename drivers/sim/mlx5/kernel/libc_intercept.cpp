@@ -101,6 +101,7 @@ struct FakeFd {
 	std::shared_ptr<Context> ctx;     /**< a command fd */
 	std::shared_ptr<AsyncFile> async; /**< an async event fd */
 	std::shared_ptr<UcmaFile> ucma;   /**< an rdma_cm fd (ucma.cpp) */
+	bool inherited = false;           /**< a fork() child's copy of the parent's */
 };
 
 std::mutex g_fd_lock;
@@ -108,11 +109,23 @@ std::map<int, FakeFd> *g_fds; /* never freed: fds may be closed during exit */
 std::atomic<int> g_nfds{0};   /* fast path: no fake fd, no lock */
 std::atomic<pid_t> g_fd_owner{0}; /* the process whose fds g_fds lists */
 
-/* fork(): the child has copies of the table and of the fds, its own from now on */
+/* the fork() child's inherited fds it closed: never released there (forget()) */
+std::vector<FakeFd> *g_inherited_closed;
+
+/*
+ * fork(): the child has copies of the table and of the fds, its own from now on.
+ * What it inherited stays the parent's: as the kernel's file, which the child's
+ * close leaves open in the parent, its close releases nothing (no rdma_cm DREQ on
+ * the connections the parent holds, no lock a thread of the parent held).
+ */
 void fork_child()
 {
-	new (&g_fd_lock) std::mutex; /* a thread that held it is not in the child */
+	bool whole = g_fd_lock.try_lock(); /* held: the table may be half changed */
+	new (&g_fd_lock) std::mutex;       /* a thread that held it is not in the child */
 	g_fd_owner.store(getpid(), std::memory_order_relaxed);
+	if (whole && g_fds)
+		for (auto &kv : *g_fds)
+			kv.second.inherited = true;
 }
 
 /*
@@ -166,6 +179,19 @@ void forget(int fd)
 	if (it == g_fds->end())
 		return;
 	gone = it->second;
+	if (gone.inherited) {
+		/* kept, never released here (fork_child); memory of this child only */
+		g_fds->erase(it);
+		g_nfds.fetch_sub(1, std::memory_order_release);
+		try {
+			if (!g_inherited_closed)
+				g_inherited_closed = new std::vector<FakeFd>();
+			g_inherited_closed->push_back(gone);
+		} catch (...) {
+			(void)new (std::nothrow) FakeFd(gone); /* leaked as well */
+		}
+		return;
+	}
 	if (gone.async) { /* events raised later go nowhere, not into a reused fd number */
 		std::lock_guard<std::mutex> ga(gone.async->lock);
 		gone.async->fd = -1;

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/close_range.h>
 #include <rdma/rdma_cma.h>
 
 #include "cunit_run.h"
@@ -850,6 +851,69 @@ static void test_ud_peer_answers_rc(void)
 	close(lfd);
 }
 
+/*
+ * A fork() child that closes its fds (a daemon's or subprocess's clean-up before
+ * exec) closes its copies only: the parent's connection and listener stay, as the
+ * kernel's rdma_cm file stays open in the parent. The child sent the connections'
+ * DREQs before (its copy of the channel was released as a last close).
+ */
+static void test_fork_child_closes(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id, *srv;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	struct pollfd pf[2];
+	pid_t pid;
+	int st = -1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x321;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	srv = ev->id;
+	rdma_ack_cm_event(ev);
+	p.qp_num = 0x654;
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(srv, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_ESTABLISHED);
+	rdma_ack_cm_event(ev);
+	pid = fork();
+	if (pid == 0) {
+		close_range(3, ~0u, 0);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* nothing happens to the parent's connection */
+	pf[0].fd = g_ch->fd;
+	pf[1].fd = lch->fd;
+	pf[0].events = pf[1].events = POLLIN;
+	CU_ASSERT_EQUAL(poll(pf, 2, 500), 0);
+	/* and it still ends as a connection does */
+	CU_ASSERT_EQUAL(rdma_disconnect(id), 0);
+	CU_ASSERT_EQUAL(next_event(g_ch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(next_event(lch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(srv), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
+}
+
 static const struct cunit_test tests[] = {
 	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
@@ -859,6 +923,7 @@ static const struct cunit_test tests[] = {
 	{"UD: no UD listener: UNREACHABLE 1", test_ud_no_listener},
 	{"UD: a peer's REP or REJ is no SIDR answer: UNREACHABLE", test_ud_peer_answers_rc},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
+	{"a fork() child's close leaves the parent's connection", test_fork_child_closes},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
 	 test_disconnect_crossing},
