@@ -775,34 +775,74 @@ struct raw_cm_msg {
 };
 _Static_assert(sizeof(struct raw_cm_msg) == 304, "the CM message");
 
-/* A raw UD listener at LID @p lid, port @p port of this test's fabric: its fd, or -1. */
-static int raw_ud_listener(uint16_t lid, uint16_t port)
+/* The CM socket of LID @p lid, port @p port (UD: @p ud) of this test's fabric. */
+static socklen_t cm_sockaddr(uint16_t lid, uint16_t port, int ud, struct sockaddr_un *a)
 {
 	const char *args = getenv("MLX5_SIM_RDMA_DEVARGS");
 	const char *f = args ? strstr(args, "sim_fabric=") : NULL;
-	char fabric[64];
-	struct sockaddr_un a;
-	int fd, n;
+	int n;
 
 	if (!f)
-		return -1;
+		return 0;
 	f += strlen("sim_fabric=");
 	n = (int)strcspn(f, ",");
-	snprintf(fabric, sizeof(fabric), "%.*s", n < 63 ? n : 63, f);
-	memset(&a, 0, sizeof(a));
-	a.sun_family = AF_UNIX;
-	n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "mlx5-sim-cm/%s/%u/%u/ud", fabric,
-		     (unsigned)lid, (unsigned)port);
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-cm/%.*s/%u/%u%s", n, f,
+		     (unsigned)lid, (unsigned)port, ud ? "/ud" : "");
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* A raw UD listener at LID @p lid, port @p port of this test's fabric: its fd, or -1. */
+static int raw_ud_listener(uint16_t lid, uint16_t port)
+{
+	struct sockaddr_un a;
+	socklen_t len = cm_sockaddr(lid, port, 1, &a);
+	int fd;
+
+	if (!len)
+		return -1;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-							1 + (size_t)n)) ||
-	    listen(fd, 4)) {
+	if (bind(fd, (struct sockaddr *)&a, len) || listen(fd, 4)) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * A peer that connects to a listener and never sends its REQ: the listener's
+ * side closes the connection at the CM timeout (2 s here), so connections that
+ * ask for nothing cannot pile up in the listening process.
+ */
+static void test_silent_connection_closed(void)
+{
+	struct rdma_cm_id *lis = NULL;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in *bound;
+	struct sockaddr_un a;
+	struct pollfd p;
+	socklen_t len;
+	char b;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	bound = (struct sockaddr_in *)rdma_get_local_addr(lis);
+	len = cm_sockaddr(my_lid(), ntohs(bound->sin_port), 0, &a);
+	CU_ASSERT_FATAL(len != 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&a, len), 0);
+	p.fd = fd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 5000), 1);
+	CU_ASSERT_EQUAL(recv(fd, &b, 1, MSG_DONTWAIT), 0); /* closed by the listener's side */
+	close(fd);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
 }
 
 /*
@@ -922,6 +962,8 @@ static const struct cunit_test tests[] = {
 	{"UD: SIDR accept / reject, private data sizes", test_ud_sidr},
 	{"UD: no UD listener: UNREACHABLE 1", test_ud_no_listener},
 	{"UD: a peer's REP or REJ is no SIDR answer: UNREACHABLE", test_ud_peer_answers_rc},
+	{"a connection that sends no REQ is closed at the CM timeout",
+	 test_silent_connection_closed},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
 	{"a fork() child's close leaves the parent's connection", test_fork_child_closes},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
