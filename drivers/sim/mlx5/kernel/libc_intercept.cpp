@@ -105,8 +105,8 @@ struct FakeFd {
 };
 
 std::mutex g_fd_lock;
-std::map<int, FakeFd> *g_fds; /* never freed: fds may be closed during exit */
-std::atomic<int> g_nfds{0};   /* fast path: no fake fd, no lock */
+std::map<int, FakeFd> *g_fds;     /* never freed: fds may be closed during exit */
+std::atomic<int> g_nfds{0};       /* fast path: no fake fd, no lock */
 std::atomic<pid_t> g_fd_owner{0}; /* the process whose fds g_fds lists */
 
 /* the fork() child's inherited fds it closed: never released there (forget()) */

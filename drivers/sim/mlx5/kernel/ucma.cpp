@@ -848,9 +848,9 @@ void broker_loop()
 					sys::close(c);
 					continue;
 				}
-				g_pending[c] = Pending{lis, g_listen_lid[fd],
-						       std::chrono::steady_clock::now() +
-							       cm_timeout()};
+				g_pending[c] =
+					Pending{lis, g_listen_lid[fd],
+						std::chrono::steady_clock::now() + cm_timeout()};
 				continue;
 			}
 			ssize_t n = recv(fd, m.get(), sizeof(*m), MSG_DONTWAIT);

@@ -756,7 +756,6 @@ static void test_exit_connected(void)
 		CU_ASSERT_EQUAL(rdma_destroy_id(ids[i]), 0);
 }
 
-
 /*
  * A CM message as the fabric's CM carries it (drivers/sim/mlx5/kernel/ucma.cpp,
  * struct Msg): what a peer of the same uid may send on its socket.
@@ -874,7 +873,7 @@ static void test_ud_peer_answers_rc(void)
 		c = accept(lfd, NULL, NULL);
 		CU_ASSERT_FATAL(c >= 0);
 		CU_ASSERT_EQUAL(recv(c, &m, sizeof(m), 0), (ssize_t)sizeof(m));
-		CU_ASSERT_EQUAL(m.type, 7); /* the SIDR REQ */
+		CU_ASSERT_EQUAL(m.type, 7);       /* the SIDR REQ */
 		memset(m.pd, 0x5a, sizeof(m.pd)); /* what a UD event would read as its AH */
 		m.type = types[i];
 		m.pd_len = 64;
