@@ -455,6 +455,7 @@ int QpTable::modify(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_mask,
 		qp->state = IBV_QPS_RESET;
 		qp->sq_ci = 0;
 		qp->rq_ci = 0;
+		qp->uc_next_off = 0;
 		qp->stalled = false;
 		qp->sqd_notify = false;
 		qp->sig_stop = qp->sig_draining = false;

@@ -90,6 +90,9 @@ struct QpObj {
 	uint16_t dci_err_stream[1u << HCA_DCI_MAX_LOG_ERRORED]; /**< their ids */
 	uint64_t dct_key_violations; /**< DCT: DC WQEs dropped for a wrong key */
 	uint8_t rnr_peer_timer;      /**< min_rnr_timer of the responder that NAKed the head WQE */
+	/** UC responder: where the next chunk of the message it receives from another
+	 * process starts (0: a message's first); a chunk that is not it is dropped */
+	uint64_t uc_next_off;
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};

@@ -882,6 +882,16 @@ void FabricPort::xfabric_serve_uc(const XfReq &rq, const uint8_t *data, XfRep *r
 	    resp->cfg.type != IBV_QPT_UC || !rc_accepts(resp, rq.slid, rq.sqpn) ||
 	    (!write && rq.len != rq.total))
 		return;
+	/*
+	 * Chunks in order, as UC packets: one whose message's start never arrived (an
+	 * earlier chunk lost) is dropped with the rest of that message, up to the next
+	 * message's first chunk; its WRITE_IMM takes no receive.
+	 */
+	if (rq.off != 0 && rq.off != resp->uc_next_off) {
+		resp->uc_next_off = 0;
+		return;
+	}
+	resp->uc_next_off = (rq.flags & XF_REQ_LAST) ? 0 : rq.off + rq.len;
 	plan_for_request(pl, rq);
 	mlx5_hw_st_be64(pl->wqe, rq.raddr);
 	mlx5_hw_st_be32(pl->wqe + 8, rq.rkey);

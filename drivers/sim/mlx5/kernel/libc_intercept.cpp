@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -38,6 +39,7 @@
 
 #include <atomic>
 #include <map>
+#include <new>
 #include <vector>
 
 #include "kside.h"
@@ -99,11 +101,42 @@ struct FakeFd {
 	std::shared_ptr<Context> ctx;     /**< a command fd */
 	std::shared_ptr<AsyncFile> async; /**< an async event fd */
 	std::shared_ptr<UcmaFile> ucma;   /**< an rdma_cm fd (ucma.cpp) */
+	bool inherited = false;           /**< a fork() child's copy of the parent's */
 };
 
 std::mutex g_fd_lock;
-std::map<int, FakeFd> *g_fds; /* never freed: fds may be closed during exit */
-std::atomic<int> g_nfds{0};   /* fast path: no fake fd, no lock */
+std::map<int, FakeFd> *g_fds;     /* never freed: fds may be closed during exit */
+std::atomic<int> g_nfds{0};       /* fast path: no fake fd, no lock */
+std::atomic<pid_t> g_fd_owner{0}; /* the process whose fds g_fds lists */
+
+/* the fork() child's inherited fds it closed: never released there (forget()) */
+std::vector<FakeFd> *g_inherited_closed;
+
+/*
+ * fork(): the child has copies of the table and of the fds, its own from now on.
+ * What it inherited stays the parent's: as the kernel's file, which the child's
+ * close leaves open in the parent, its close releases nothing (no rdma_cm DREQ on
+ * the connections the parent holds, no lock a thread of the parent held).
+ */
+void fork_child()
+{
+	bool whole = g_fd_lock.try_lock(); /* held: the table may be half changed */
+	new (&g_fd_lock) std::mutex;       /* a thread that held it is not in the child */
+	g_fd_owner.store(getpid(), std::memory_order_relaxed);
+	if (whole && g_fds)
+		for (auto &kv : *g_fds)
+			kv.second.inherited = true;
+}
+
+/*
+ * The caller closes fds of the table: not so in a vfork() child (Python's
+ * subprocess closes every fd there before exec), which runs in our memory, no
+ * atfork handler, with fds of its own: closing its copies leaves ours open.
+ */
+bool table_ours()
+{
+	return g_fd_owner.load(std::memory_order_relaxed) == getpid();
+}
 
 bool active()
 {
@@ -125,8 +158,11 @@ bool lookup(int fd, FakeFd *out)
 void insert(int fd, const FakeFd &f)
 {
 	std::lock_guard<std::mutex> g(g_fd_lock);
-	if (!g_fds)
+	if (!g_fds) {
 		g_fds = new std::map<int, FakeFd>();
+		g_fd_owner.store(getpid(), std::memory_order_relaxed);
+		pthread_atfork(nullptr, nullptr, fork_child);
+	}
 	if (!g_fds->count(fd))
 		g_nfds.fetch_add(1, std::memory_order_release);
 	(*g_fds)[fd] = f;
@@ -136,13 +172,26 @@ void insert(int fd, const FakeFd &f)
 void forget(int fd)
 {
 	FakeFd gone; /* destroyed after the lock */
-	if (g_nfds.load(std::memory_order_acquire) == 0)
+	if (g_nfds.load(std::memory_order_acquire) == 0 || !table_ours())
 		return;
 	std::lock_guard<std::mutex> g(g_fd_lock);
 	auto it = g_fds->find(fd);
 	if (it == g_fds->end())
 		return;
 	gone = it->second;
+	if (gone.inherited) {
+		/* kept, never released here (fork_child); memory of this child only */
+		g_fds->erase(it);
+		g_nfds.fetch_sub(1, std::memory_order_release);
+		try {
+			if (!g_inherited_closed)
+				g_inherited_closed = new std::vector<FakeFd>();
+			g_inherited_closed->push_back(gone);
+		} catch (...) {
+			(void)new (std::nothrow) FakeFd(gone); /* leaked as well */
+		}
+		return;
+	}
 	if (gone.async) { /* events raised later go nowhere, not into a reused fd number */
 		std::lock_guard<std::mutex> ga(gone.async->lock);
 		gone.async->fd = -1;
@@ -155,7 +204,8 @@ void forget(int fd)
 void forget_range(unsigned first, unsigned last)
 {
 	std::vector<int> fds;
-	if (g_nfds.load(std::memory_order_acquire) == 0 || first > (unsigned)INT_MAX)
+	if (g_nfds.load(std::memory_order_acquire) == 0 || first > (unsigned)INT_MAX ||
+	    !table_ours())
 		return;
 	{
 		std::lock_guard<std::mutex> g(g_fd_lock);

@@ -397,6 +397,9 @@ std::map<int, uint16_t> &g_listen_lid = *new std::map<int, uint16_t>;
 struct Pending {
 	std::shared_ptr<Id> lis;
 	uint16_t lid;
+	/* a connection with no REQ by then is closed (expire_waits): a peer cannot hold
+	 * our fds open without asking for anything */
+	std::chrono::steady_clock::time_point deadline;
 };
 std::map<int, Pending> &g_pending = *new std::map<int, Pending>;
 int g_wake = -1;
@@ -686,7 +689,10 @@ void on_req(int fd, const std::shared_ptr<Id> &lis, uint16_t lid, const Msg &m)
 
 void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 {
-	switch (m.type) {
+	/* a UD id's one answer is a SIDR REP: a connection's message (REP, REJ, ...) is
+	 * none, and its parameters read as a UD event's would name a peer-chosen AH */
+	bool not_sidr = id->qp_type == IBV_QPT_UD && m.type != MSG_SIDR_REP;
+	switch (not_sidr ? 0 : m.type) {
 	case MSG_REP:
 		if (id->st != St::ReqSent || m.pd_len > kRepPrivate)
 			break;
@@ -757,8 +763,9 @@ void on_msg(const std::shared_ptr<Id> &id, const Msg &m)
 
 /*
  * Ids whose REP or RTU is overdue: the peer lives but does not answer (stopped,
- * stuck); they get what the CM's timeout gives (peer_lost). The lock held. Returns
- * the poll timeout until the next deadline, -1 if none.
+ * stuck); they get what the CM's timeout gives (peer_lost). Accepted connections
+ * that sent no REQ in that time are closed. The lock held. Returns the poll
+ * timeout until the next deadline, -1 if none.
  */
 int expire_waits()
 {
@@ -782,6 +789,19 @@ int expire_waits()
 		klog(1, "rdma_cm: id %u: no %s from the peer in %ld ms, given up", id->handle,
 		     id->st == St::ReqSent ? "REP" : "RTU", (long)cm_timeout().count());
 		peer_lost(id);
+	}
+	for (auto it = g_pending.begin(); it != g_pending.end();) {
+		if (now >= it->second.deadline) {
+			klog(1, "rdma_cm: a connection to LID %u sent no REQ in %ld ms, closed",
+			     (unsigned)it->second.lid, (long)cm_timeout().count());
+			sys::close(it->first);
+			it = g_pending.erase(it);
+			continue;
+		}
+		long ms = (long)duration_cast<milliseconds>(it->second.deadline - now).count() + 1;
+		if (next < 0 || ms < next)
+			next = ms;
+		++it;
 	}
 	return (int)(next > INT32_MAX ? INT32_MAX : next);
 }
@@ -828,7 +848,9 @@ void broker_loop()
 					sys::close(c);
 					continue;
 				}
-				g_pending[c] = Pending{lis, g_listen_lid[fd]};
+				g_pending[c] =
+					Pending{lis, g_listen_lid[fd],
+						std::chrono::steady_clock::now() + cm_timeout()};
 				continue;
 			}
 			ssize_t n = recv(fd, m.get(), sizeof(*m), MSG_DONTWAIT);

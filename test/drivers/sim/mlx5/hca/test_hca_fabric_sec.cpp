@@ -565,6 +565,166 @@ void test_ud_datagrams(void)
 }
 
 /*
+ * A UC write of several chunks from another process whose first chunk never
+ * arrived (lost on the link, or a peer that sends only the rest): its later
+ * chunks are dropped too, as a UC responder drops the packets of a message it
+ * did not see begin, and its WRITE_IMM takes no receive. A message that arrives
+ * whole after it lands.
+ */
+void test_uc_missing_first_chunk(void)
+{
+	Target t("fsec10");
+	Hca &h = *t.hca;
+	TestCq rcq(h, 16);
+	TestQp uc(h, t.pdn, t.cqn, rcq.cqn, 8, 8, 6, 0x56, IBV_QPT_UC);
+	CU_ASSERT_EQUAL_FATAL(qp_to_init(h, uc.qpn, kAllAccess), 0);
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = kPeerQpn;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = kPeerLid;
+	CU_ASSERT_EQUAL_FATAL(h.modify_qp(uc.qpn, a,
+					  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN),
+			      0);
+	uc.post_recv(h, {});
+	static Answer ans;
+	uint8_t junk[128];
+	memset(junk, 'W', sizeof(junk));
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	uint8_t *dst = t.buf + 1024;
+	XfReq w = request(MLX5_OPCODE_RDMA_WRITE_IMM, t.lid, uc.qpn, (uintptr_t)dst, t.key, 64);
+	w.flags = XF_REQ_UC | XF_REQ_LAST;
+	w.total = 128;
+	w.off = 64; /* the second and last chunk of 128 bytes; the first never came */
+	ask(fd, w, junk, &ans);
+	CU_ASSERT_EQUAL(ans.got, 1);
+	CU_ASSERT_EQUAL(ans.rep.syndrome, 0); /* UC: the sender learns nothing */
+	/* the middle of a three-chunk message after its first: dropped, and its last */
+	XfReq m = w;
+	m.total = 192;
+	m.off = 0;
+	m.flags = XF_REQ_UC;
+	ask(fd, m, junk, &ans); /* first: lands */
+	m.off = 128;
+	m.flags = XF_REQ_UC | XF_REQ_LAST; /* the middle one was lost */
+	ask(fd, m, junk, &ans);
+	t.sync();
+	CU_ASSERT_EQUAL(rcq.drain(), 0); /* no WRITE_IMM completed */
+	CU_ASSERT_EQUAL(dst[64], 0);
+	CU_ASSERT_EQUAL(dst[128], 0);
+	CU_ASSERT_EQUAL(dst[0], 'W'); /* what a first chunk carried is there (no undo) */
+	/* a whole message: both chunks in order, its receive consumed */
+	w.off = 0;
+	w.flags = XF_REQ_UC;
+	ask(fd, w, junk, &ans);
+	w.off = 64;
+	w.flags = XF_REQ_UC | XF_REQ_LAST;
+	ask(fd, w, junk + 64, &ans);
+	t.sync();
+	struct mlx5_cqe64 c = {};
+	CU_ASSERT_TRUE_FATAL(rcq.poll(&c));
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_RESP_WR_IMM);
+	CU_ASSERT_EQUAL(cqe_bytes(c), 128u);
+	CU_ASSERT_EQUAL(dst[127], 'W');
+	close(fd);
+	CU_ASSERT_EQUAL(t.state(uc.qpn), IBV_QPS_RTR);
+	CU_ASSERT_EQUAL(h.destroy_qp(uc.qpn), 0);
+}
+
+/*
+ * Seeded random UC and UD chunks from a peer (offsets, lengths, totals, opcodes,
+ * keys and addresses near the target's MR, flags): no crash, no sanitizer report,
+ * nothing written outside the MR the key names, the QPs keep their state.
+ */
+void test_random_uc_ud_chunks(void)
+{
+	Target t("fsec11");
+	Hca &h = *t.hca;
+	TestCq rcq(h, 256);
+	TestQp uc(h, t.pdn, t.cqn, rcq.cqn, 8, 16, 6, 0x57, IBV_QPT_UC);
+	TestQp ud(h, t.pdn, t.cqn, rcq.cqn, 8, 16, 6, 0x58, IBV_QPT_UD);
+	CU_ASSERT_EQUAL_FATAL(qp_to_init(h, uc.qpn, kAllAccess), 0);
+	struct ibv_qp_attr a = {};
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = kPeerQpn;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = kPeerLid;
+	CU_ASSERT_EQUAL_FATAL(h.modify_qp(uc.qpn, a,
+					  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN),
+			      0);
+	a = {};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x77;
+	CU_ASSERT_EQUAL_FATAL(
+		h.modify_qp(ud.qpn, a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY),
+		0);
+	CU_ASSERT_EQUAL_FATAL(set_state(h, ud.qpn, IBV_QPS_RTR), 0);
+	Buf dst(512, 0xaa);
+	uint32_t dk = 0;
+	CU_ASSERT_EQUAL_FATAL(h.reg_mr(t.pdn, (uintptr_t)dst.p(), 512, IBV_ACCESS_LOCAL_WRITE, &dk),
+			      0);
+	static Answer ans;
+	static uint8_t junk[8192];
+	memset(junk, 'R', sizeof(junk));
+	int fd = raw_connect(t.lid);
+	CU_ASSERT_FATAL(fd >= 0);
+	static const uint8_t ops[] = {MLX5_OPCODE_SEND,       MLX5_OPCODE_SEND_IMM,
+				      MLX5_OPCODE_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE_IMM,
+				      MLX5_OPCODE_RDMA_READ,  MLX5_OPCODE_ATOMIC_FA};
+	uint64_t x = 0x5eedf00d;
+	auto rnd = [&x]() {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		return x;
+	};
+	int served = 0, cqes = 0;
+	for (int i = 0; i < 3000; i++) {
+		if (i % 8 == 0) { /* receives to take, some too short for the GRH */
+			uc.post_recv(h, {dseg((uint32_t)(rnd() % 300), dk, dst.p() + rnd() % 200)});
+			ud.post_recv(h, {dseg((uint32_t)(rnd() % 300), dk, dst.p() + rnd() % 200)});
+		}
+		bool is_ud = rnd() & 1;
+		uint32_t len = (uint32_t)(rnd() % 6000);
+		XfReq r = request(ops[rnd() % sizeof(ops)], t.lid, is_ud ? ud.qpn : uc.qpn,
+				  (uintptr_t)t.buf + (int64_t)(rnd() % 8192) - 2048,
+				  rnd() % 4 ? t.key : (uint32_t)rnd(), len);
+		r.flags = (uint8_t)((is_ud ? XF_REQ_UD : XF_REQ_UC) | (rnd() & 7));
+		r.dc_key = rnd() % 4 ? 0x77 : rnd();
+		r.rsvd = (uint8_t)rnd();
+		r.total = len + (rnd() % 3 ? 0 : rnd() % 8192);
+		r.off = rnd() % 2 ? 0 : rnd() % (r.total + 1);
+		r.sqpn = rnd() % 4 ? kPeerQpn : (uint32_t)rnd();
+		ask(fd, r, junk, &ans);
+		if (ans.got == 0) { /* a request the connection may not carry: a new one */
+			close(fd);
+			fd = raw_connect(t.lid);
+			CU_ASSERT_FATAL(fd >= 0);
+		}
+		served += ans.got == 1;
+		cqes += rcq.drain();
+	}
+	printf("\n    %d of 3000 answered, %d receive CQEs ", served, cqes);
+	t.sync();
+	CU_ASSERT(served > 0);
+	CU_ASSERT_TRUE(dst.guards_intact());
+	/* the key covers t.buf's 4096 bytes only: everything written lies in it */
+	CU_ASSERT_EQUAL(t.state(uc.qpn), IBV_QPS_RTR);
+	CU_ASSERT_EQUAL(t.state(ud.qpn), IBV_QPS_RTR);
+	close(fd);
+	CU_ASSERT_EQUAL(h.destroy_qp(uc.qpn), 0);
+	CU_ASSERT_EQUAL(h.destroy_qp(ud.qpn), 0);
+	CU_ASSERT_EQUAL(h.dereg_mr(dk), 0);
+}
+
+/*
  * Chunks outside their message: an offset at or past the total, a chunk that
  * runs past it, one longer than a message carries, an empty chunk of a
  * non-empty message: REM_INV_REQ with no data, never bytes of an earlier reply.
@@ -874,6 +1034,8 @@ int main(void)
 		{"the reply leaves before the responder's CQE", test_reply_before_cqe},
 		{"a LID nobody holds: RETRY_EXC after the retries", test_gone_host_waits_retries},
 		{"UD datagrams: Q_Key, drops, GRH space, too long", test_ud_datagrams},
+		{"UC write whose first chunk is missing: lost", test_uc_missing_first_chunk},
+		{"seeded random UC and UD chunks", test_random_uc_ud_chunks},
 		{"RC peer in one process", test_rc_peer_in_process},
 		{"QPNs and keys not predictable", test_ids_not_predictable},
 		{"memory unmapped under a live key", test_unmapped_under_key},

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <vector>
@@ -773,6 +774,56 @@ void test_close_range()
 	close(a);
 }
 
+/*
+ * A vfork() child shares the process's memory, not its fds: what it closes before
+ * exec (Python's subprocess closes every fd with close_range) must leave the
+ * parent's device fds the parent's. fork() children close theirs as their own.
+ */
+void test_vfork_child_closes()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int afd = async_fd(fd);
+	CU_ASSERT_FATAL(afd >= 0);
+	uint32_t pd = 0;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	pid_t pid = vfork();
+	if (pid == 0) {
+		close_range(3, ~0u, 0);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	int st = -1;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	pid = vfork();
+	if (pid == 0) {
+		close(fd);
+		close(afd);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	/* still the parent's: its objects and commands */
+	uint32_t pd2 = 0;
+	CU_ASSERT_EQUAL(alloc_pd(fd, &pd2), 0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd2), 0);
+	/* a fork() child closes its own copies; the parent's stay */
+	pid = fork();
+	if (pid == 0) {
+		close_range(3, ~0u, 0);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL(alloc_pd(fd, &pd), 0);
+	CU_ASSERT_EQUAL(destroy(fd, OBJ_PD, M_PD_DESTROY, A_DESTROY_HANDLE, pd), 0);
+	close(afd);
+	close(fd);
+}
+
 const struct cunit_test tests[] = {
 	{"header at bad addresses, attributes unreadable, num_attrs huge", test_header_pointers},
 	{"attribute pointers: NULL, kernel, PROT_NONE, unmapped, read-only", test_attr_pointers},
@@ -787,6 +838,7 @@ const struct cunit_test tests[] = {
 	{"3000 seeded random ucma commands", test_ucma_random},
 	{"libc calls with paths and buffers the process does not have", test_libc_pointers},
 	{"close_range / closefrom: the freed fd numbers are plain fds again", test_close_range},
+	{"a vfork() child's close leaves the parent's fds", test_vfork_child_closes},
 };
 
 } // namespace

@@ -16,14 +16,18 @@
 #include <pthread.h>
 #include <sched.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/close_range.h>
 #include <rdma/rdma_cma.h>
 
 #include "cunit_run.h"
@@ -752,6 +756,203 @@ static void test_exit_connected(void)
 		CU_ASSERT_EQUAL(rdma_destroy_id(ids[i]), 0);
 }
 
+/*
+ * A CM message as the fabric's CM carries it (drivers/sim/mlx5/kernel/ucma.cpp,
+ * struct Msg): what a peer of the same uid may send on its socket.
+ */
+struct raw_cm_msg {
+	uint32_t magic;
+	uint8_t type; /* 1 REQ, 2 REP, 4 REJ, 7 SIDR REQ, 8 SIDR REP */
+	uint8_t pd_len;
+	uint8_t resp_res, init_depth, retry, rnr_retry, flow_control, srq;
+	uint16_t slid, sport;
+	uint32_t sip;
+	uint64_t sguid;
+	uint32_t qpn, psn, reason;
+	uint8_t pd[256];
+	uint32_t qkey;
+};
+_Static_assert(sizeof(struct raw_cm_msg) == 304, "the CM message");
+
+/* The CM socket of LID @p lid, port @p port (UD: @p ud) of this test's fabric. */
+static socklen_t cm_sockaddr(uint16_t lid, uint16_t port, int ud, struct sockaddr_un *a)
+{
+	const char *args = getenv("MLX5_SIM_RDMA_DEVARGS");
+	const char *f = args ? strstr(args, "sim_fabric=") : NULL;
+	int n;
+
+	if (!f)
+		return 0;
+	f += strlen("sim_fabric=");
+	n = (int)strcspn(f, ",");
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-cm/%.*s/%u/%u%s", n, f,
+		     (unsigned)lid, (unsigned)port, ud ? "/ud" : "");
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* A raw UD listener at LID @p lid, port @p port of this test's fabric: its fd, or -1. */
+static int raw_ud_listener(uint16_t lid, uint16_t port)
+{
+	struct sockaddr_un a;
+	socklen_t len = cm_sockaddr(lid, port, 1, &a);
+	int fd;
+
+	if (!len)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, len) || listen(fd, 4)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A peer that connects to a listener and never sends its REQ: the listener's
+ * side closes the connection at the CM timeout (2 s here), so connections that
+ * ask for nothing cannot pile up in the listening process.
+ */
+static void test_silent_connection_closed(void)
+{
+	struct rdma_cm_id *lis = NULL;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in *bound;
+	struct sockaddr_un a;
+	struct pollfd p;
+	socklen_t len;
+	char b;
+	int fd;
+
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(g_ch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	bound = (struct sockaddr_in *)rdma_get_local_addr(lis);
+	len = cm_sockaddr(my_lid(), ntohs(bound->sin_port), 0, &a);
+	CU_ASSERT_FATAL(len != 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&a, len), 0);
+	p.fd = fd;
+	p.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&p, 1, 5000), 1);
+	CU_ASSERT_EQUAL(recv(fd, &b, 1, MSG_DONTWAIT), 0); /* closed by the listener's side */
+	close(fd);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+}
+
+/*
+ * A peer answering a UD id's SIDR REQ with a connection's REP or REJ: not an
+ * answer of SIDR. The id never takes it for one (no CONNECT_RESPONSE whose
+ * parameters, read as a UD id's, would carry a Q_Key and address handle of the
+ * peer's choosing, no REJECTED); the exchange ends UNREACHABLE.
+ */
+static void test_ud_peer_answers_rc(void)
+{
+	uint16_t lid = my_lid(), port = (uint16_t)(20000 + (getpid() + 3) % 20000);
+	struct sockaddr_in dst = addr_of_lid(lid, port);
+	static const uint8_t types[] = {2 /* REP */, 4 /* REJ */};
+	int lfd = raw_ud_listener(lid, port);
+
+	CU_ASSERT_FATAL(lfd >= 0);
+	for (size_t i = 0; i < sizeof(types); i++) {
+		struct rdma_cm_id *id = resolved_ud_id(g_ch, &dst);
+		struct rdma_conn_param p;
+		struct rdma_cm_event *ev = NULL;
+		struct raw_cm_msg m;
+		struct pollfd pl = {lfd, POLLIN, 0};
+		int c, type;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+		memset(&p, 0, sizeof(p));
+		CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(poll(&pl, 1, 5000), 1);
+		c = accept(lfd, NULL, NULL);
+		CU_ASSERT_FATAL(c >= 0);
+		CU_ASSERT_EQUAL(recv(c, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+		CU_ASSERT_EQUAL(m.type, 7);       /* the SIDR REQ */
+		memset(m.pd, 0x5a, sizeof(m.pd)); /* what a UD event would read as its AH */
+		m.type = types[i];
+		m.pd_len = 64;
+		m.qpn = 0x4242;
+		m.reason = 28;
+		CU_ASSERT_EQUAL(send(c, &m, sizeof(m), MSG_NOSIGNAL), (ssize_t)sizeof(m));
+		type = next_event(g_ch, &ev);
+		CU_ASSERT_EQUAL(type, RDMA_CM_EVENT_UNREACHABLE);
+		if (ev)
+			rdma_ack_cm_event(ev);
+		close(c);
+		CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	}
+	close(lfd);
+}
+
+/*
+ * A fork() child that closes its fds (a daemon's or subprocess's clean-up before
+ * exec) closes its copies only: the parent's connection and listener stay, as the
+ * kernel's rdma_cm file stays open in the parent. The child sent the connections'
+ * DREQs before (its copy of the channel was released as a last close).
+ */
+static void test_fork_child_closes(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id, *srv;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	struct pollfd pf[2];
+	pid_t pid;
+	int st = -1;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 4), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x321;
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	srv = ev->id;
+	rdma_ack_cm_event(ev);
+	p.qp_num = 0x654;
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(srv, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_CONNECT_RESPONSE);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(rdma_accept(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_ESTABLISHED);
+	rdma_ack_cm_event(ev);
+	pid = fork();
+	if (pid == 0) {
+		close_range(3, ~0u, 0);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* nothing happens to the parent's connection */
+	pf[0].fd = g_ch->fd;
+	pf[1].fd = lch->fd;
+	pf[0].events = pf[1].events = POLLIN;
+	CU_ASSERT_EQUAL(poll(pf, 2, 500), 0);
+	/* and it still ends as a connection does */
+	CU_ASSERT_EQUAL(rdma_disconnect(id), 0);
+	CU_ASSERT_EQUAL(next_event(g_ch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(next_event(lch, &ev), RDMA_CM_EVENT_DISCONNECTED);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(srv), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
+}
+
 static const struct cunit_test tests[] = {
 	{"a command on an id of no channel: ENOENT; short: EINVAL", test_bad_id},
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
@@ -759,7 +960,11 @@ static const struct cunit_test tests[] = {
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
 	{"UD: SIDR accept / reject, private data sizes", test_ud_sidr},
 	{"UD: no UD listener: UNREACHABLE 1", test_ud_no_listener},
+	{"UD: a peer's REP or REJ is no SIDR answer: UNREACHABLE", test_ud_peer_answers_rc},
+	{"a connection that sends no REQ is closed at the CM timeout",
+	 test_silent_connection_closed},
 	{"MIGRATE_ID moves the id and its event", test_migrate},
+	{"a fork() child's close leaves the parent's connection", test_fork_child_closes},
 	{"a connected peer process dies: DISCONNECTED", test_peer_dies},
 	{"both ends disconnect at once: DISCONNECTED each, nothing dropped",
 	 test_disconnect_crossing},
