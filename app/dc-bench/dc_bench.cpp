@@ -515,7 +515,8 @@ int main(int argc, char **argv)
 		struct ibv_device *dev;
 
 		if (max_peers > 15) {
-			fprintf(stderr, "dc-bench: --kernel: %d peers, at most 15 (mlx5_1..mlx5_15)\n",
+			fprintf(stderr,
+				"dc-bench: --kernel: %d peers, at most 15 (mlx5_1..mlx5_15)\n",
 				max_peers);
 			return 2;
 		}
