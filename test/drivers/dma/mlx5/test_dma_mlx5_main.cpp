@@ -53,16 +53,11 @@ const char *const kNoSimApi = "needs the imitation provider's own API (fault inj
 const char *const kNoMkeys = "needs indirect mkeys (UMR, fill): this device has no DevX "
 			     "mkeys";
 const struct t_skip t_kernel_skips[] = {
-	{"probe", "devices_side_by_side", kNoSimApi},
-	{"probe", "bad_devargs",
-	 "its refusals name the imitation's instances (sim<N>) and "
-	 "recycle one"},
 	{"probe", "no_memcpy_mmo", kNoSimApi},
 	{"fill", "faults_on_umr_and_mmo",
 	 "injects device faults on a fill's UMR and MMO and a QP fatal error through the "
 	 "imitation provider's mlx5_sim_inject_fault"},
 	{"copy_sg", "faults_in_chain", kNoSimApi},
-	{"errors", "bad_length", kNoSimApi},
 	{"errors", "injected_faults", kNoSimApi},
 	{"errors", "unknown_syndrome", kNoSimApi},
 	{"stop", "stop: submitted work past the bound is aborted", kNoSimApi},
