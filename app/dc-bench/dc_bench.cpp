@@ -6,10 +6,13 @@
  * DCI with streams (only that peer's stream fails) and without (the DCI fails and is
  * recovered, its flushed writes posted again). Every write is checked to have landed.
  *
- *   dc-bench [--peers 1,8,64] [--ops N] [--size BYTES] [--exec inline|thread]
+ *   dc-bench [--peers 1,8,64] [--ops N] [--size BYTES] [--exec inline|thread] [--kernel]
  *
  * Hosts are software HCA instances "sim<N>" created with fabric = 1 (instance numbers
- * from 900 up). The figures are the model's (the device is software on the same
+ * from 900 up). With --kernel they are mlx5_0 (the requester), mlx5_1, ... of Debian's
+ * libibverbs + libmlx5 (run under devtools/sim-rdma -n <peers + 1> -a sim_fabric=1,
+ * at most 15 peers); the one-peer-down part needs the imitation's link control and is
+ * left out, saying so. The figures are the model's (the device is software on the same
  * cores): what they compare is the work per write of each scheme, not a NIC.
  */
 #include <errno.h>
@@ -44,6 +47,7 @@ struct Options {
 	uint32_t ops = 200000;
 	uint32_t size = 64;
 	enum mlx5_sim_exec_mode exec = MLX5_SIM_EXEC_INLINE;
+	bool kernel = false; /* hosts mlx5_<i> of the rdma-core backend */
 };
 
 [[noreturn]] void die(const char *what)
@@ -75,6 +79,9 @@ struct Host {
 	struct ibv_qp *rc = nullptr; /* its end of the requester's RC QP */
 };
 
+/* --kernel: the hosts are devices of the rdma-core backend, not instances of ours */
+bool kernel_hosts;
+
 void host_open(Host &h, int number, enum mlx5_sim_exec_mode exec, size_t bytes)
 {
 	struct mlx5_sim_device_attr attr;
@@ -83,13 +90,17 @@ void host_open(Host &h, int number, enum mlx5_sim_exec_mode exec, size_t bytes)
 	struct ibv_device **list;
 	int n = 0;
 
-	h.name = "sim" + std::to_string(number);
-	mlx5_sim_device_attr_init(&attr);
-	attr.exec_mode = exec;
-	attr.fabric = 1;
-	if (mlx5_sim_device_add(h.name.c_str(), &attr)) {
-		errno = EEXIST;
-		die(h.name.c_str());
+	if (kernel_hosts) {
+		h.name = "mlx5_" + std::to_string(number - kFirstHost);
+	} else {
+		h.name = "sim" + std::to_string(number);
+		mlx5_sim_device_attr_init(&attr);
+		attr.exec_mode = exec;
+		attr.fabric = 1;
+		if (mlx5_sim_device_add(h.name.c_str(), &attr)) {
+			errno = EEXIST;
+			die(h.name.c_str());
+		}
 	}
 	list = g->get_device_list(&n);
 	for (int i = 0; list && i < n && !h.ctx; i++)
@@ -124,7 +135,8 @@ void host_close(Host &h)
 	g->dealloc_pd(h.pd);
 	g->close_device(h.ctx);
 	free(h.buf);
-	mlx5_sim_device_remove(h.name.c_str());
+	if (!kernel_hosts)
+		mlx5_sim_device_remove(h.name.c_str());
 }
 
 int modify(struct ibv_qp *qp, enum ibv_qp_state s, int mask, struct ibv_qp_attr a)
@@ -433,6 +445,7 @@ bool parse(int argc, char **argv, Options *o)
 					   {"ops", required_argument, nullptr, 'o'},
 					   {"size", required_argument, nullptr, 's'},
 					   {"exec", required_argument, nullptr, 'e'},
+					   {"kernel", no_argument, nullptr, 'k'},
 					   {nullptr, 0, nullptr, 0}};
 	int c;
 
@@ -470,6 +483,9 @@ bool parse(int argc, char **argv, Options *o)
 			else
 				return false;
 			break;
+		case 'k':
+			o->kernel = true;
+			break;
 		default:
 			return false;
 		}
@@ -487,7 +503,7 @@ int main(int argc, char **argv)
 	if (!parse(argc, argv, &w.opt)) {
 		fprintf(stderr,
 			"usage: dc-bench [--peers 1,8,64] [--ops N>=64] [--size 1..1048576] "
-			"[--exec inline|thread]\n");
+			"[--exec inline|thread] [--kernel]\n");
 		return 2;
 	}
 	for (int p : w.opt.peers)
@@ -495,6 +511,23 @@ int main(int argc, char **argv)
 	if (max_peers < 2)
 		max_peers = 2; /* the failover part needs a healthy peer */
 	g = mlx5_glue_sim();
+	if (w.opt.kernel) {
+		struct ibv_device *dev;
+
+		if (max_peers > 15) {
+			fprintf(stderr,
+				"dc-bench: --kernel: %d peers, at most 15 (mlx5_1..mlx5_15)\n",
+				max_peers);
+			return 2;
+		}
+		if (mlx5_glue_find_device("mlx5_0", &g, &dev) != 0) {
+			fprintf(stderr, "dc-bench: --kernel: no mlx5_0 (run it under "
+					"devtools/sim-rdma -n <peers + 1> -a sim_fabric=1)\n");
+			return 1;
+		}
+		mlx5_glue_put_device(g, dev);
+		kernel_hosts = true;
+	}
 	host_open(w.a, kFirstHost, w.opt.exec, w.opt.size);
 	w.peers.resize((size_t)max_peers);
 	for (int i = 0; i < max_peers; i++)
@@ -502,8 +535,15 @@ int main(int argc, char **argv)
 	for (uint32_t k = 0; k < w.opt.size; k++)
 		w.a.buf[k] = (uint8_t)(k * 7 + 3);
 
-	printf("dc-bench: %u RDMA writes of %u B per run, %s hosts (software HCA fabric)\n",
-	       w.opt.ops, w.opt.size, w.opt.exec == MLX5_SIM_EXEC_INLINE ? "inline" : "thread");
+	if (w.opt.kernel)
+		printf("dc-bench: %u RDMA writes of %u B per run, hosts mlx5_0..mlx5_%d (%s "
+		       "backend)\n",
+		       w.opt.ops, w.opt.size, max_peers, g->name);
+	else
+		printf("dc-bench: %u RDMA writes of %u B per run, %s hosts (software HCA "
+		       "fabric)\n",
+		       w.opt.ops, w.opt.size,
+		       w.opt.exec == MLX5_SIM_EXEC_INLINE ? "inline" : "thread");
 	printf("%6s %16s %16s %12s\n", "peers", "DCI+streams/s", "RC per peer/s", "DCI/RC");
 	struct ibv_qp *dci = create_send_qp(w.a, true, 3, 2 * kBurst);
 	if (mlx5_qp_connect_dci(g, dci, 0))
@@ -522,6 +562,12 @@ int main(int argc, char **argv)
 		}
 
 	uint32_t np = (uint32_t)(max_peers < 8 ? max_peers : 8);
+	if (w.opt.kernel) {
+		printf("\none of %u peers down: left out on mlx5_*: the link is cut through the "
+		       "imitation's mlx5_sim_device_set_link\n",
+		       np);
+		goto out;
+	}
 	printf("\none of %u peers down: seconds until the healthy peers' writes landed\n", np);
 	printf("%-22s %10s %10s %10s %12s\n", "DCI", "healthy", "no fault", "one down",
 	       "down/none");
@@ -537,6 +583,7 @@ int main(int argc, char **argv)
 		printf("%-22s %10u %10.4f %10.4f %11.2fx  (%u DCI recoveries)\n",
 		       streams ? "with streams" : "without streams", h1, t0, t1, t1 / t0, r1);
 	}
+out:
 	for (Peer &p : w.peers) {
 		g->destroy_ah(p.ah);
 		g->destroy_qp(p.rc_local);

@@ -40,8 +40,9 @@ int mlx5_qp_connect_dci(const struct mlx5_glue *glue, struct ibv_qp *qp, int res
 
 /**
  * Move DC target @p qp (in RESET) to RTR, where it stays, answering with the
- * IBV_ACCESS_* rights @p access.
- * @return 0, or a negative errno; on failure the QP is left in RESET.
+ * IBV_ACCESS_* rights @p access, with the kernel's masks (an AV on RTR).
+ * @return 0, or a negative errno; on failure the caller destroys the DCT (a DCT has
+ * no transition back to RESET).
  */
 int mlx5_qp_connect_dct(const struct mlx5_glue *glue, struct ibv_qp *qp, int access);
 

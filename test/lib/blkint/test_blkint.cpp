@@ -914,8 +914,25 @@ void t_engine_module(void)
 
 } // namespace
 
+/* argv[1], optional: "dev=DEV", a device of Debian's libmlx5 under devtools/sim-rdma, for
+ * sim1 and sim2 (the cases that need the imitation's fault injection say skipped). */
 int main(int argc, char **argv)
 {
+#ifdef BLKINT_TEST_SIM
+	std::string sig_vdev = "--vdev=dma_mlx5,dev=sim1,sig=1";
+	std::string nosig_vdev = "--vdev=dma_mlx5_nosig,dev=sim2";
+
+	if (argc > 1) {
+		if (strncmp(argv[1], "dev=", 4) != 0 || !argv[1][4]) {
+			fprintf(stderr, "test_lib_blkint: argument %s: dev=DEV expected\n",
+				argv[1]);
+			return 2;
+		}
+		blkint_test_kernel_dev = argv[1] + 4;
+		sig_vdev = std::string("--vdev=dma_mlx5,") + argv[1] + ",sig=1";
+		nosig_vdev = std::string("--vdev=dma_mlx5_nosig,") + argv[1];
+	}
+#endif
 	char *eal[] = {(char *)"test_lib_blkint",
 		       (char *)"--no-huge",
 		       (char *)"-m",
@@ -927,8 +944,8 @@ int main(int argc, char **argv)
 		       (char *)"--log-level=lib.eal:warning",
 		       (char *)"--vdev=dma_skeleton,lcore=1",
 #ifdef BLKINT_TEST_SIM
-		       (char *)"--vdev=dma_mlx5,dev=sim1,sig=1",
-		       (char *)"--vdev=dma_mlx5_nosig,dev=sim2",
+		       (char *)sig_vdev.c_str(),
+		       (char *)nosig_vdev.c_str(),
 #endif
 		       NULL, /* --file-prefix */
 		       NULL};

@@ -40,6 +40,8 @@ struct rte_reasm_engine *cpu;
 /* dma_mlx5 executes inline: held-back CQEs come out only at a doorbell (model assumption
  * 35), so the fault campaign, which waits idle for them, does not hold them back. */
 bool sim_inline;
+/* dev=DEV given: dma_mlx5 runs on DEV, a device of Debian's libmlx5 (devtools/sim-rdma) */
+const char *kernel_dev;
 
 struct rte_reasm_stats stats_of(struct rte_reasm_ctx *c)
 {
@@ -1209,7 +1211,11 @@ void t_split_umr(void)
 	CU_ASSERT_EQUAL(sn.interleaved_splits, (pkts - 1) / 2);
 	CU_ASSERT_EQUAL(sc.cpu_fallbacks + sn.cpu_fallbacks, 0);
 #ifdef REASM_TEST_SIM
-	{ /* a failed WQE in the middle of a split's ops: the packet is an engine error */
+	if (kernel_dev) {
+		printf("[on %s: the failed WQE of a split is injected through the imitation's "
+		       "mlx5_sim_inject_fault: left out] ",
+		       kernel_dev);
+	} else { /* a failed WQE in the middle of a split's ops: the packet is an engine error */
 		const struct mlx5_glue *glue;
 		struct ibv_device *ibdev;
 		struct rte_pmd_dma_mlx5_vchan_info vi;
@@ -1400,6 +1406,12 @@ void engine_faults(enum rte_reasm_dma_mode mode)
 	struct rte_pmd_dma_mlx5_vchan_info vi;
 	uint32_t fails = 0;
 
+	if (kernel_dev) {
+		printf("[skipped on %s: faults are injected through the imitation provider's "
+		       "mlx5_sim_inject_fault] ",
+		       kernel_dev);
+		return;
+	}
 	if (dev < 0 || mlx5_glue_find_device("sim1", &glue, &ibdev)) {
 		printf("[dma_mlx5 on sim1 not present: skipped] ");
 		return;
@@ -1519,13 +1531,25 @@ void t_engine_faults_umr(void)
 
 } // namespace
 
-/* argv[1], optional: more dma_mlx5 devargs (sim_exec=inline, umr_entries=64, ...). */
+/*
+ * argv[1], optional: more dma_mlx5 devargs (sim_exec=inline, umr_entries=64, ...); with
+ * dev=DEV first, dma_mlx5 runs on DEV instead of sim1 (a device of Debian's libmlx5 under
+ * devtools/sim-rdma: the cases that inject the imitation's faults say skipped).
+ */
 int main(int argc, char **argv)
 {
 	std::string mlx5_vdev = "--vdev=dma_mlx5,dev=sim1";
 
 	if (argc > 1) {
-		mlx5_vdev = mlx5_vdev + "," + argv[1];
+		if (strncmp(argv[1], "dev=", 4) == 0) {
+			static std::string dev(argv[1] + 4);
+
+			dev = dev.substr(0, dev.find(','));
+			kernel_dev = dev.c_str();
+			mlx5_vdev = std::string("--vdev=dma_mlx5,") + argv[1];
+		} else {
+			mlx5_vdev = mlx5_vdev + "," + argv[1];
+		}
 		sim_inline = strstr(argv[1], "sim_exec=inline") != NULL;
 	}
 	char *eal[] = {(char *)"test_lib_reasm",

@@ -54,6 +54,24 @@ void shadow_update(struct ibv_qp_attr *s, const struct ibv_qp_attr *a, int mask)
 		s->dest_qp_num = a->dest_qp_num;
 }
 
+/*
+ * A DCT moves with exactly the kernel's masks (mlx5_ib_modify_dct; libmlx5's modify_dct
+ * passes them on unchecked): RESET->INIT with PKEY_INDEX, PORT, ACCESS_FLAGS; INIT->RTR
+ * with AV, PATH_MTU, MIN_RNR_TIMER; no other transition. The kernel side refuses the
+ * same (drivers/sim/mlx5/kernel/uverbs_qp.cpp, w_ex_modify_qp).
+ */
+bool dct_mask_ok(enum ibv_qp_state cur, const struct ibv_qp_attr *attr, int mask)
+{
+	if (!(mask & IBV_QP_STATE))
+		return false;
+	if (cur == IBV_QPS_RESET && attr->qp_state == IBV_QPS_INIT)
+		return mask ==
+		       (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (cur == IBV_QPS_INIT && attr->qp_state == IBV_QPS_RTR)
+		return mask == (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
+	return false;
+}
+
 /** libmlx5's provider work on a transition to RESET. */
 void provider_reset(SimQpFull *qp)
 {
@@ -82,6 +100,9 @@ int sim_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		return EINVAL;
 	ctx = to_ctx_full(ibqp->context);
 	qp = to_qp_full(ibqp);
+	/* silent, as libmlx5 (the kernel's refusal goes to its own log) */
+	if (qp->is_dct && !dct_mask_ok(ibqp->state, attr, attr_mask))
+		return EINVAL;
 	ret = -ctx->hca->modify_qp(qp->qpn, *attr, attr_mask);
 	if (ret)
 		return ret;

@@ -41,6 +41,15 @@ extern const struct t_mode t_modes[4];
 extern const struct t_mode *t_modes_first, *t_modes_end;
 /** --kernel DEV: DEV (a device of Debian's libmlx5, under devtools/sim-rdma), or NULL. */
 extern const char *t_kernel_dev;
+/** --kernel DEV: DEV's direct and verbs paths (what T_FOREACH_MODE runs then). */
+extern struct t_mode t_kernel_modes[2];
+/**
+ * The tests that compare the two posting paths: the direct (@p verbs false) or verbs
+ * mode of the inline (@p thread false) or thread instance; with --kernel, DEV's.
+ */
+const struct t_mode *t_path_mode(bool thread, bool verbs);
+/** The execution modes those tests run: 2, or 1 with --kernel (the kernel side has one). */
+int t_exec_modes(void);
 #define T_FOREACH_MODE(m) for (const struct t_mode *m = t_modes_first; m != t_modes_end; m++)
 
 /** Milliseconds of the monotonic clock. */

@@ -19,6 +19,19 @@ const struct t_mode t_modes[4] = {
 };
 const struct t_mode *t_modes_first = t_modes, *t_modes_end = t_modes + 4;
 const char *t_kernel_dev;
+struct t_mode t_kernel_modes[2] = {{NULL, "direct", false}, {NULL, "verbs", false}};
+
+const struct t_mode *t_path_mode(bool thread, bool verbs)
+{
+	if (t_kernel_dev)
+		return &t_kernel_modes[verbs];
+	return &t_modes[(thread ? 2 : 0) + (verbs ? 1 : 0)];
+}
+
+int t_exec_modes(void)
+{
+	return t_kernel_dev ? 1 : 2;
+}
 
 uint64_t t_now_ms(void)
 {

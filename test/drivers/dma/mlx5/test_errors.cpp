@@ -157,7 +157,12 @@ void test_bad_length(void)
 		uint16_t last;
 
 		small.sim = m->thread ? T_SIM_SMALL_THREAD : T_SIM_SMALL_INLINE;
-		int id = t_open("dma_mlx5_len", t_args(&small, NULL), 1, 32);
+		int id;
+
+		/* --kernel: no device with a 4 KiB limit there; the full-limit part runs */
+		if (m->sim == t_kernel_dev)
+			goto full;
+		id = t_open("dma_mlx5_len", t_args(&small, NULL), 1, 32);
 
 		CU_ASSERT_TRUE_FATAL(id >= 0 && b.src && b.dst);
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_get_caps(id, &caps), 0);
@@ -187,6 +192,7 @@ void test_bad_length(void)
 			}
 		}
 		CU_ASSERT_EQUAL(t_close("dma_mlx5_len"), 0);
+	full:
 		/* also on a device with the full 2 GiB limit: length 0 is refused */
 		id = t_open("dma_mlx5_len", t_args(m, NULL), 1, 32);
 		CU_ASSERT_TRUE_FATAL(id >= 0);

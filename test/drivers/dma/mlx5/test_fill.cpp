@@ -322,8 +322,9 @@ void blank_fill(uint8_t *w)
  */
 void test_direct_equals_verbs(void)
 {
-	for (int thread = 0; thread < 2; thread++) {
-		const struct t_mode *md = &t_modes[thread ? 2 : 0], *mv = &t_modes[thread ? 3 : 1];
+	for (int thread = 0; thread < t_exec_modes(); thread++) {
+		const struct t_mode *md = t_path_mode(thread, false),
+				    *mv = t_path_mode(thread, true);
 		uint8_t *area = (uint8_t *)rte_malloc(NULL, 4096, 64);
 		int id_d = t_open("dma_mlx5_fld", t_args(md, NULL), 1, 32);
 		int id_v = t_open("dma_mlx5_flv", t_args(mv, NULL), 1, 32);

@@ -45,9 +45,10 @@
 namespace {
 
 /* software HCAs: requesters, targets (one thread mode), no streams, no DC */
-const char *const S_REQ = "sim81";
-const char *const S_T1 = "sim82";
-const char *const S_T2 = "sim83";
+/* --kernel: mlx5_0, mlx5_1, mlx5_2 of Debian's libmlx5 (devtools/sim-rdma -n 3) */
+const char *S_REQ = "sim81";
+const char *S_T1 = "sim82";
+const char *S_T2 = "sim83";
 const char *const S_NOSTREAM = "sim84";
 const char *const S_NODC = "sim85";
 const char *const S_INORDER = "sim87"; /* a target that promises WHOLE_MSG */
@@ -1563,8 +1564,70 @@ const struct cunit_test tests[] = {
 	{"a stopped device's remote channels and targets", test_stopped_device_remote},
 };
 
+/* What --kernel leaves out, and why (the others run on mlx5_0..2). */
+const char *const kInstances = "needs imitation instances of other caps or a fresh one "
+			       "(no DC, no DCI streams, data in order, small rings)";
+const struct {
+	const char *test;
+	const char *why;
+} kKernelSkips[] = {
+	{"bad input", kInstances},
+	{"64 peers, a host down", "takes a host's link down through the imitation's "
+				  "mlx5_sim_device_set_link"},
+	{"no DCI streams", kInstances},
+	{"8 targets in another process, one dies",
+	 "its peer process runs the imitation (test_spawn_self), not sim-rdma"},
+	{"poll-on-data with the data-in-order query", kInstances},
+	{"released keys, bad input, keys at close", kInstances},
+	{"vchan QP and local key refused to a peer", kInstances},
+	{"a stopped device's remote channels and targets", kInstances},
+};
+
+int run_kernel(const char *const devs[3])
+{
+	std::vector<struct cunit_test> kept;
+	int ret;
+
+	S_REQ = devs[0];
+	S_T1 = devs[1];
+	S_T2 = devs[2];
+	d_req = probe("dma_mlx5_r81", S_REQ);
+	d_t1 = probe("dma_mlx5_r82", S_T1);
+	d_t2 = probe("dma_mlx5_r83", S_T2);
+	d_nostream = d_nodc = d_inorder = -1;
+	if (d_req < 0 || d_t1 < 0 || d_t2 < 0) {
+		fprintf(stderr,
+			"cannot probe dma_mlx5 on %s, %s, %s (devtools/sim-rdma -n 3 "
+			"-a sim_fabric=1)\n",
+			S_REQ, S_T1, S_T2);
+		return 1;
+	}
+	for (const auto &t : tests) {
+		const char *why = NULL;
+
+		for (const auto &k : kKernelSkips)
+			if (!strcmp(k.test, t.name))
+				why = k.why;
+		if (why)
+			printf("skipped on %s: remote/%s: %s\n", S_REQ, t.name, why);
+		else
+			kept.push_back(t);
+	}
+	struct cunit_suite suite = {"remote", kept.data(), kept.size(), NULL, NULL};
+
+	ret = cunit_run_suites(&suite, 1);
+	for (const char *n : {"dma_mlx5_r81", "dma_mlx5_r82", "dma_mlx5_r83"})
+		t_remove(n);
+	return ret;
+}
+
 } // namespace
 
+/*
+ * With --kernel DEV0 DEV1 DEV2 (under devtools/sim-rdma -n 3 -a sim_fabric=1): the
+ * requester on DEV0, targets on DEV1 and DEV2, devices of Debian's libmlx5; the cases
+ * that need the imitation's own API are printed with their reason.
+ */
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--targets") == 0)
@@ -1577,6 +1640,12 @@ int main(int argc, char **argv)
 	if (rte_eal_init(6, eal_argv) < 0) {
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
+	}
+	if (argc == 5 && strcmp(argv[1], "--kernel") == 0) {
+		t_kernel_dev = argv[2];
+		ret = run_kernel(argv + 2);
+		rte_eal_cleanup();
+		return ret;
 	}
 	if (add(S_REQ, MLX5_SIM_EXEC_INLINE, 1, 3) || add(S_T1, MLX5_SIM_EXEC_INLINE, 1, 3) ||
 	    add(S_T2, MLX5_SIM_EXEC_THREAD, 1, 3) || add(S_NOSTREAM, MLX5_SIM_EXEC_INLINE, 1, 0) ||

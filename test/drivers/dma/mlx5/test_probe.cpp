@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Probe/remove through the hotplug path, devargs validation, devices side by side. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <string>
 
 #include <rte_bus_vdev.h>
 #include <rte_malloc.h>
@@ -56,9 +59,11 @@ void test_probe_remove_cycles(void)
 			else
 				CU_ASSERT_EQUAL(t_heap_used(), heap);
 		}
-		/* the PMD closed its context: the instance can be removed */
+		/* the PMD closed its context: the instance can be removed (the imitation's) */
 		struct mlx5_sim_device_attr attr;
 
+		if (t_kernel_dev)
+			continue;
 		t_sim_attr(m->sim, &attr);
 		CU_ASSERT_EQUAL(t_sim_recycle(m->sim, &attr), 0);
 	}
@@ -68,7 +73,7 @@ void test_probe_remove_cycles(void)
  * that), releases everything, and the name can be probed again. */
 void test_remove_while_started(void)
 {
-	const struct t_mode *m = &t_modes[2];
+	const struct t_mode *m = t_kernel_dev ? &t_kernel_modes[0] : &t_modes[2];
 	int id = t_open("dma_mlx5_busy", t_args(m, NULL), 1, 64);
 
 	CU_ASSERT_TRUE_FATAL(id >= 0);
@@ -82,24 +87,28 @@ void test_remove_while_started(void)
 	CU_ASSERT_TRUE(rte_dma_get_dev_id_by_name("dma_mlx5_busy") < 0);
 }
 
-/* Several devices at once: same software HCA, different ones, both posting paths. */
+/*
+ * Several devices at once: same software HCA, different ones, both posting paths.
+ * With --kernel: four on DEV, both paths (the PMD-created instances are the imitation's).
+ */
 void test_devices_side_by_side(void)
 {
 	static const struct {
 		const char *name;
-		const char *args;
-	} devs[] = {
-		{"dma_mlx5_a", "dev=sim1,path=direct"},
-		{"dma_mlx5_b", "dev=sim2,path=verbs"},
-		{"dma_mlx5_c", "dev=sim1,path=verbs"},
-		{"dma_mlx5_d", "dev=sim1,path=direct"},
+		const char *sim, *args;
+	} all[] = {
+		{"dma_mlx5_a", "sim1", "path=direct"},
+		{"dma_mlx5_b", "sim2", "path=verbs"},
+		{"dma_mlx5_c", "sim1", "path=verbs"},
+		{"dma_mlx5_d", "sim1", "path=direct"},
 		/* created by the PMD with the asked mode */
-		{"dma_mlx5_e", "dev=sim8,sim_exec=inline,path=verbs"},
-		{"dma_mlx5_f", "dev=sim9,sim_exec=thread,path=direct"},
+		{"dma_mlx5_e", "sim8", "sim_exec=inline,path=verbs"},
+		{"dma_mlx5_f", "sim9", "sim_exec=thread,path=direct"},
 	};
-	constexpr int n = RTE_DIM(devs);
-	int ids[n];
-	uint32_t qpns[n];
+	constexpr int kAll = RTE_DIM(all);
+	const int n = t_kernel_dev ? 4 : kAll;
+	int ids[kAll];
+	uint32_t qpns[kAll];
 	uint8_t *src = (uint8_t *)rte_malloc(NULL, n * 4 * kLen, 64);
 	uint8_t *dst = (uint8_t *)rte_zmalloc(NULL, n * 4 * kLen, 64);
 
@@ -108,19 +117,24 @@ void test_devices_side_by_side(void)
 	for (int d = 0; d < n; d++) {
 		struct rte_pmd_dma_mlx5_vchan_info vi;
 		struct rte_pmd_dma_mlx5_caps caps;
+		const char *dev = t_kernel_dev ? t_kernel_dev : all[d].sim;
+		char args[96];
 
-		ids[d] = t_open(devs[d].name, devs[d].args, 1, 32);
+		snprintf(args, sizeof(args), "dev=%s,%s", dev, all[d].args);
+		ids[d] = t_open(all[d].name, args, 1, 32);
 		CU_ASSERT_TRUE_FATAL(ids[d] >= 0);
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_vchan_info(ids[d], 0, &vi), 0);
 		qpns[d] = vi.qpn;
 		CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_get_caps(ids[d], &caps), 0);
-		CU_ASSERT_EQUAL(strncmp(caps.device, strstr(devs[d].args, "sim"), 4), 0);
-		CU_ASSERT_EQUAL(caps.direct_path, strstr(devs[d].args, "direct") != NULL);
+		CU_ASSERT_STRING_EQUAL(caps.device, dev);
+		CU_ASSERT_EQUAL(caps.direct_path, strstr(all[d].args, "direct") != NULL);
 	}
-	/* the three on sim1 share one QPN space */
+	/* the three on sim1 (all four on DEV) share one QPN space */
 	CU_ASSERT_NOT_EQUAL(qpns[0], qpns[2]);
 	CU_ASSERT_NOT_EQUAL(qpns[0], qpns[3]);
 	CU_ASSERT_NOT_EQUAL(qpns[2], qpns[3]);
+	if (t_kernel_dev)
+		CU_ASSERT_TRUE(qpns[1] != qpns[0] && qpns[1] != qpns[2] && qpns[1] != qpns[3]);
 	t_fill(src, n * 4 * kLen, 99);
 	for (int k = 0; k < 4; k++) /* interleaved over the devices */
 		for (int d = 0; d < n; d++) {
@@ -141,12 +155,24 @@ void test_devices_side_by_side(void)
 	}
 	CU_ASSERT_EQUAL(memcmp(src, dst, n * 4 * kLen), 0);
 	for (int d = 0; d < n; d++)
-		CU_ASSERT_EQUAL(t_close(devs[d].name), 0);
+		CU_ASSERT_EQUAL(t_close(all[d].name), 0);
 	/* instances the PMD created are free again */
-	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim8"), 0);
-	CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim9"), 0);
+	if (!t_kernel_dev) {
+		CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim8"), 0);
+		CU_ASSERT_EQUAL(mlx5_sim_device_remove("sim9"), 0);
+	}
 	rte_free(src);
 	rte_free(dst);
+}
+
+/* @p args with dev=sim1 naming DEV instead under --kernel. */
+std::string on_dev(const char *args)
+{
+	std::string a(args);
+
+	if (t_kernel_dev && a.compare(0, 8, "dev=sim1") == 0 && (a.size() == 8 || a[8] == ','))
+		a = std::string("dev=") + t_kernel_dev + a.substr(8);
+	return a;
 }
 
 /* Every bad devarg: probe fails with the right errno and leaves nothing behind. */
@@ -180,16 +206,17 @@ void test_bad_devargs(void)
 	int id;
 
 	/* warm-up: dmadev tables allocated once, before the accounting */
-	id = t_open("dma_mlx5_bad", "dev=sim1", 1, 32);
+	id = t_open("dma_mlx5_bad", on_dev("dev=sim1").c_str(), 1, 32);
 	CU_ASSERT_TRUE_FATAL(id >= 0);
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_bad"), 0);
 	size_t heap = t_heap_used();
 
 	for (const auto &c : cases) {
-		int ret = rte_vdev_init("dma_mlx5_bad", c.args);
+		std::string args = on_dev(c.args);
+		int ret = rte_vdev_init("dma_mlx5_bad", args.c_str());
 
 		if (ret != c.expect)
-			fprintf(stderr, "\n  devargs '%s': %d, expected %d\n", c.args, ret,
+			fprintf(stderr, "\n  devargs '%s': %d, expected %d\n", args.c_str(), ret,
 				c.expect);
 		CU_ASSERT_EQUAL(ret, c.expect);
 		CU_ASSERT_TRUE(rte_dma_get_dev_id_by_name("dma_mlx5_bad") < 0);
@@ -198,17 +225,20 @@ void test_bad_devargs(void)
 		CU_ASSERT_EQUAL(t_heap_used(), heap);
 	}
 	/* the same name probes fine afterwards, also through the hotplug path */
-	id = t_open("dma_mlx5_bad", "dev=sim1,sim_exec=inline", 1, 32);
+	id = t_open("dma_mlx5_bad",
+		    t_kernel_dev ? on_dev("dev=sim1").c_str() : "dev=sim1,sim_exec=inline", 1, 32);
 	CU_ASSERT_TRUE_FATAL(id >= 0);
 	copy_once(id, 3, 0);
 	CU_ASSERT_EQUAL(t_close("dma_mlx5_bad"), 0);
 	CU_ASSERT_EQUAL(t_heap_used(), heap);
 	/* a failed hotplug probe is refused the same way */
-	CU_ASSERT_EQUAL(t_probe("dma_mlx5_hp", "dev=sim1,path=foo"), -EINVAL);
+	CU_ASSERT_EQUAL(t_probe("dma_mlx5_hp", on_dev("dev=sim1,path=foo").c_str()), -EINVAL);
 	CU_ASSERT_TRUE(rte_dma_get_dev_id_by_name("dma_mlx5_hp") < 0);
 	CU_ASSERT_EQUAL(rte_dma_count_avail(), base);
 	struct mlx5_sim_device_attr attr;
 
+	if (t_kernel_dev)
+		return; /* the recycling below is the imitation's */
 	t_sim_attr(T_SIM_INLINE, &attr);
 	CU_ASSERT_EQUAL(t_sim_recycle(T_SIM_INLINE, &attr), 0); /* no context left open */
 }

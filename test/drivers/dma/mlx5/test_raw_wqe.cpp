@@ -140,7 +140,7 @@ void test_raw_wqe_ops(void)
 /* Argument checks of the PMD API. */
 void test_pmd_api_args(void)
 {
-	const struct t_mode *m = &t_modes[0];
+	const struct t_mode *m = t_kernel_dev ? &t_kernel_modes[0] : &t_modes[0];
 	int id = t_probe("dma_mlx5_api", t_args(m, "max_vchans=2"));
 	struct rte_pmd_dma_mlx5_vchan_info vi;
 	struct rte_pmd_dma_mlx5_caps caps;
@@ -152,8 +152,9 @@ void test_pmd_api_args(void)
 	CU_ASSERT_TRUE_FATAL(id >= 0);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_get_caps(id, &caps), 0);
 	CU_ASSERT_EQUAL(caps.max_wr_memcpy_length, 1ull << 31);
-	CU_ASSERT_STRING_EQUAL(caps.device, T_SIM_INLINE);
-	CU_ASSERT_STRING_EQUAL(caps.backend, "sim");
+	CU_ASSERT_STRING_EQUAL(caps.device, m->sim);
+	/* --kernel: Debian's libibverbs + libmlx5 through the glue library */
+	CU_ASSERT_STRING_EQUAL(caps.backend, t_kernel_dev ? "rdma-core" : "sim");
 	CU_ASSERT_EQUAL(caps.direct_path, 1);
 	CU_ASSERT_EQUAL(caps.sva, 0);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_get_caps(id, NULL), -EINVAL);

@@ -274,8 +274,9 @@ void blank_umr(uint8_t *w, uint32_t n)
 /* The UMR path's bytes (2 list UMRs + MMO) are the same on the direct and verbs paths. */
 void test_umr_direct_equals_verbs(void)
 {
-	for (int thread = 0; thread < 2; thread++) {
-		const struct t_mode *md = &t_modes[thread ? 2 : 0], *mv = &t_modes[thread ? 3 : 1];
+	for (int thread = 0; thread < t_exec_modes(); thread++) {
+		const struct t_mode *md = t_path_mode(thread, false),
+				    *mv = t_path_mode(thread, true);
 		t_bufs b(64 * 1024);
 		int id_d = t_open("dma_mlx5_sud", t_args(md, "umr_entries=16"), 1, 32);
 		int id_v = t_open("dma_mlx5_suv", t_args(mv, "umr_entries=16"), 1, 32);

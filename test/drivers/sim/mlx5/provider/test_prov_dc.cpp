@@ -356,6 +356,44 @@ void test_creation(void)
 	/* the kernel's create_dct wants an SRQ */
 	CU_ASSERT_PTR_NULL(create_dct(e, 1, false));
 	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* a DCT moves with the kernel's masks only (mlx5_ib_modify_dct), as on Debian's
+	 * libmlx5 (the kernel side): INIT->RTR without AV, INIT with a timeout, to RESET */
+	{
+		struct ibv_qp *q = create_dct(e, 2);
+		struct ibv_qp_attr m = {};
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+		m.qp_state = IBV_QPS_INIT;
+		m.port_num = 1;
+		m.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		CU_ASSERT_EQUAL(g->modify_qp(q, &m,
+					     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						     IBV_QP_ACCESS_FLAGS | IBV_QP_TIMEOUT),
+				EINVAL);
+		CU_ASSERT_EQUAL(state_of(q), IBV_QPS_RESET);
+		CU_ASSERT_EQUAL(g->modify_qp(q, &m,
+					     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						     IBV_QP_ACCESS_FLAGS),
+				0);
+		m.qp_state = IBV_QPS_RTR;
+		m.path_mtu = IBV_MTU_4096;
+		m.min_rnr_timer = 12;
+		m.ah_attr.port_num = 1;
+		CU_ASSERT_EQUAL(
+			g->modify_qp(q, &m, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER),
+			EINVAL);
+		CU_ASSERT_EQUAL(state_of(q), IBV_QPS_INIT);
+		CU_ASSERT_EQUAL(q->qp_num, 0u); /* no number before RTR */
+		m.qp_state = IBV_QPS_RESET;
+		CU_ASSERT_EQUAL(g->modify_qp(q, &m, IBV_QP_STATE), EINVAL);
+		m.qp_state = IBV_QPS_RTR;
+		CU_ASSERT_EQUAL(g->modify_qp(q, &m,
+					     IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER |
+						     IBV_QP_AV),
+				0);
+		CU_ASSERT_NOT_EQUAL(q->qp_num, 0u);
+		CU_ASSERT_EQUAL(g->destroy_qp(q), 0);
+	}
 	/* stream reset on something that is not a DCI */
 	CU_ASSERT_EQUAL(g->dv_dci_stream_id_reset(e.dct, 0), EOPNOTSUPP); /* not in RTS */
 	teardown(e);

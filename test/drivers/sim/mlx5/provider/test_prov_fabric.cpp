@@ -235,8 +235,11 @@ struct ibv_qp *dct_create(Host &h, struct ibv_srq **srq)
 	at.qp_state = IBV_QPS_RTR;
 	at.path_mtu = IBV_MTU_4096;
 	at.min_rnr_timer = 1;
+	at.ah_attr.port_num = 1; /* the kernel's mask for a DCT's RTR has the AV */
 	CU_ASSERT_EQUAL_FATAL(
-		g->modify_qp(dct, &at, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER), 0);
+		g->modify_qp(dct, &at,
+			     IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV),
+		0);
 	return dct;
 }
 
