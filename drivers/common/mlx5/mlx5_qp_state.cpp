@@ -206,20 +206,24 @@ fail:
 
 int mlx5_qp_connect_dct(const struct mlx5_glue *glue, struct ibv_qp *qp, int access)
 {
-	struct ibv_port_attr port;
 	struct ibv_qp_attr attr;
 	enum ibv_mtu mtu;
-	int ret = active_port(glue, qp->context, &port, &mtu);
+	uint8_t rd_atom, init_rd_atom;
+
+	memset(&attr, 0, sizeof(attr));
+	/* the port's own address: its port number, and on RoCE the GID index answers use */
+	int ret = self_path(glue, qp, &attr.ah_attr, &mtu, &rd_atom, &init_rd_atom);
 
 	if (ret == 0)
 		ret = to_init(glue, qp, access);
 	if (ret)
 		goto fail;
-	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IBV_QPS_RTR;
 	attr.path_mtu = mtu;
 	attr.min_rnr_timer = 12;
-	ret = modify(glue, qp, &attr, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
+	/* mlx5_ib's modify_dct takes INIT to RTR only with the AV (the kernel side too) */
+	ret = modify(glue, qp, &attr,
+		     IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER);
 	if (ret)
 		goto fail;
 	return 0;
