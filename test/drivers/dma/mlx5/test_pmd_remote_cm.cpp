@@ -2,16 +2,20 @@
 /**
  * @file
  * DC peers named by address (rte_pmd_dma_mlx5_remote_listen(),
- * rte_pmd_dma_mlx5_remote_peer_add_addr()) between two processes on dev=mlx5_0: the
- * rdma-core backend through the glue library, Debian's libibverbs/libmlx5 and
- * librdmacm (dlopen()ed by the glue library), the software HCA's kernel side
- * serving both character devices (run under devtools/sim-rdma, one machine-wide
- * fabric). The other process is this binary again (--target): it publishes a DC
- * target and a key at an address, and two fake publishers (plain librdmacm) answer
+ * rte_pmd_dma_mlx5_remote_peer_add_addr()) between two processes of one named
+ * fabric, each on either backend:
+ *  - "kernel": dev=mlx5_0, the rdma-core backend through the glue library, Debian's
+ *    libibverbs/libmlx5 and librdmacm (dlopen()ed by the glue library), the software
+ *    HCA's kernel side serving both character devices (run under devtools/sim-rdma);
+ *  - "embedded": dev=simN,sim_fabric=<fabric>, the software HCA in the process and
+ *    its own connection manager on the fabric's CM sockets.
+ * The other process is this binary again (--target): it publishes a DC target and a
+ * key at an address, and two fake publishers (raw CM records, hca/cm_wire.h) answer
  * with short and with foreign private data. Checked: copies to and from the peer
  * found by address, byte for byte on both sides; bad addresses, nobody listening,
  * garbled answers, a foreign request refused by the listener, the listener's own
  * bad input; the peer killed: its ops fail, a new lookup fails, nothing hangs.
+ *   test_pmd_remote_cm <kernel|embedded (this process)> <kernel|embedded (the peer)> <fabric>
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,13 +35,13 @@
 #include <thread>
 
 #include <CUnit/Basic.h>
-#include <rdma/rdma_cma.h>
 
 #include <rte_dmadev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "cm_wire.h"
 #include "cunit_run.h"
 #include "rte_pmd_dma_mlx5.h"
 #include "spawn_self.h"
@@ -54,43 +60,57 @@ FILE *to_target, *from_target;
 char target_ip[INET_ADDRSTRLEN];
 unsigned int port; /* the PMD listener; +1 short answer, +2 foreign answer */
 int16_t dev = -1;
+uint16_t target_lid;
+const char *fabric;
+
+/* dma_mlx5's devargs for a process on backend @p kind ("kernel" or "embedded") */
+const char *devargs(const char *kind, const char *sim)
+{
+	static char a[96];
+	if (strcmp(kind, "kernel") == 0)
+		return "dev=mlx5_0";
+	snprintf(a, sizeof(a), "dev=%s,sim_fabric=%s", sim, fabric);
+	return a;
+}
+
+using mlx5sim::cm::Msg;
 
 /* ---- the other process ---- */
 
-/* A listener of plain librdmacm answering every request with @p len bytes of @p pd. */
-void fake_publisher(unsigned int p, const void *pd, uint8_t len)
+/* A listener on the fabric's CM socket answering every request with @p len bytes of @p pd. */
+void fake_publisher(uint16_t lid, unsigned int p, const void *pd, uint8_t len)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_in sin = {};
+	struct sockaddr_un a;
+	socklen_t alen = mlx5sim::cm::sock_addr(fabric, lid, (uint16_t)p, &a);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)p);
-	if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(id, (struct sockaddr *)&sin) || rdma_listen(id, 4)) {
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, alen) || listen(fd, 4)) {
 		perror("fake publisher");
 		exit(3);
 	}
-	std::thread([ch, pd, len] {
-		struct rdma_cm_event *ev;
-
-		while (rdma_get_cm_event(ch, &ev) == 0) {
-			struct rdma_cm_id *child = ev->id;
-			bool req = ev->event == RDMA_CM_EVENT_CONNECT_REQUEST;
-
-			rdma_ack_cm_event(ev);
-			if (req) {
-				struct rdma_conn_param cp = {};
-				cp.private_data = pd;
-				cp.private_data_len = len;
-				cp.qp_num = 0x4242;
-				rdma_accept(child, &cp);
+	std::thread([fd, lid, pd, len] {
+		int c;
+		while ((c = accept(fd, NULL, NULL)) >= 0) {
+			Msg m;
+			if (recv(c, &m, sizeof(m), 0) == (ssize_t)sizeof(m) &&
+			    m.type == mlx5sim::cm::MSG_REQ) {
+				Msg r = {};
+				r.magic = mlx5sim::cm::kMsgMagic;
+				r.type = mlx5sim::cm::MSG_REP;
+				r.pd_len = len;
+				memcpy(r.pd, pd, len);
+				r.qpn = 0x4242;
+				r.slid = lid;
+				send(c, &r, sizeof(r), MSG_NOSIGNAL);
+				while (recv(c, &m, sizeof(m), 0) > 0) /* RTU/REJ/DREQ, then close */
+					;
 			}
+			close(c);
 		}
 	}).detach();
 }
 
-int target_main(const char *port_arg)
+int target_main(const char *kind, const char *port_arg)
 {
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "--file-prefix=cmt%d", (int)getpid());
@@ -107,7 +127,7 @@ int target_main(const char *port_arg)
 
 	if (!out || rte_eal_init(7, eal_argv) < 0)
 		return 2;
-	int16_t d = (int16_t)t_probe("dma_mlx5_cmt", "dev=mlx5_0");
+	int16_t d = (int16_t)t_probe("dma_mlx5_cmt", devargs(kind, "sim61"));
 	uint8_t *buf = (uint8_t *)rte_zmalloc(NULL, kLen, 64);
 	struct rte_pmd_dma_mlx5_remote_target tgt;
 	struct rte_pmd_dma_mlx5_remote_listener *l = NULL;
@@ -123,8 +143,8 @@ int target_main(const char *port_arg)
 	static uint8_t short_pd[8] = {'D', 'M', 'X', '5', 0, 1, 0, 0};
 	static uint8_t foreign_pd[48];
 	memset(foreign_pd, 0x5a, sizeof(foreign_pd));
-	fake_publisher(p + 1, short_pd, sizeof(short_pd));
-	fake_publisher(p + 2, foreign_pd, sizeof(foreign_pd));
+	fake_publisher(tgt.lid, p + 1, short_pd, sizeof(short_pd));
+	fake_publisher(tgt.lid, p + 2, foreign_pd, sizeof(foreign_pd));
 	fprintf(out, "ready %u %" PRIu64 "\n", tgt.lid, (uint64_t)(uintptr_t)buf);
 	fflush(out);
 
@@ -266,39 +286,29 @@ void test_refusals(void)
 /* A request without a dma_mlx5 peer's private data is rejected by the listener. */
 void test_listener_refuses_foreign_request(void)
 {
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_id *id = NULL;
-	struct rdma_cm_event *ev;
-	struct sockaddr_in sin = {};
-	struct pollfd pfd;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)port);
-	inet_pton(AF_INET, target_ip, &sin.sin_addr);
-	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), 0);
-	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 2000), 0);
-	CU_ASSERT_EQUAL_FATAL(rdma_get_cm_event(ch, &ev), 0);
-	CU_ASSERT_EQUAL(ev->event, RDMA_CM_EVENT_ADDR_RESOLVED);
-	rdma_ack_cm_event(ev);
-	CU_ASSERT_EQUAL_FATAL(rdma_resolve_route(id, 2000), 0);
-	CU_ASSERT_EQUAL_FATAL(rdma_get_cm_event(ch, &ev), 0);
-	rdma_ack_cm_event(ev);
+	struct sockaddr_un a;
+	socklen_t alen = mlx5sim::cm::sock_addr(fabric, target_lid, (uint16_t)port, &a);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&a, alen), 0);
 	static const char junk[] = "not a dma_mlx5 peer";
-	struct rdma_conn_param cp = {};
-	cp.private_data = junk;
-	cp.private_data_len = sizeof(junk);
-	cp.qp_num = 0x4243;
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &cp), 0);
-	pfd = {ch->fd, POLLIN, 0};
+	Msg m = {};
+	m.magic = mlx5sim::cm::kMsgMagic;
+	m.type = mlx5sim::cm::MSG_REQ;
+	m.pd_len = sizeof(junk);
+	memcpy(m.pd, junk, sizeof(junk));
+	m.qpn = 0x4243;
+	m.slid = 0x77;
+	m.sip = htonl(0x7f000077);
+	m.sport = htons(40000);
+	m.resp_res = m.init_depth = 1;
+	CU_ASSERT_EQUAL(send(fd, &m, sizeof(m), MSG_NOSIGNAL), (ssize_t)sizeof(m));
+	struct pollfd pfd = {fd, POLLIN, 0};
 	CU_ASSERT_EQUAL_FATAL(poll(&pfd, 1, 5000), 1);
-	CU_ASSERT_EQUAL_FATAL(rdma_get_cm_event(ch, &ev), 0);
-	CU_ASSERT_EQUAL(ev->event, RDMA_CM_EVENT_REJECTED);
-	rdma_ack_cm_event(ev);
-	rdma_destroy_id(id);
-	rdma_destroy_event_channel(ch);
+	CU_ASSERT_EQUAL_FATAL(recv(fd, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+	CU_ASSERT_EQUAL(m.type, mlx5sim::cm::MSG_REJ);
+	CU_ASSERT_EQUAL(m.reason, 28u); /* the consumer's reject */
+	close(fd);
 }
 
 /* The listener's own bad input, a port taken twice, a key published can't go. */
@@ -398,15 +408,24 @@ const struct cunit_test tests[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "--target") == 0)
-		return target_main(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "--target") == 0) {
+		fabric = argv[3];
+		return target_main(argv[2], argv[4]);
+	}
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s <kernel|embedded> <kernel|embedded> <fabric>\n",
+			argv[0]);
+		return 2;
+	}
+	const char *self = argv[1];
+	fabric = argv[3];
 
 	/* a port per run: two runs on one machine never meet */
 	port = 20000 + (unsigned int)getpid() % 20000;
 	char port_arg[16];
 	snprintf(port_arg, sizeof(port_arg), "%u", port);
 	char flag[] = "--target";
-	char *sargv[] = {nullptr, flag, port_arg, nullptr};
+	char *sargv[] = {nullptr, flag, argv[2], argv[3], port_arg, nullptr};
 	if (test_spawn_self(sargv, 3, &target_pid, &to_target, &from_target) != 0) {
 		fprintf(stderr, "cannot start the other process\n");
 		return 1;
@@ -419,8 +438,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "the other process did not get ready\n");
 		return 1;
 	}
+	target_lid = (uint16_t)lid;
 	snprintf(target_ip, sizeof(target_ip), "127.0.%u.%u", (lid >> 8) & 0xff, lid & 0xff);
-	printf("the other process publishes at %s:%u\n", target_ip, port);
+	printf("this process: %s; the other process (%s) publishes at %s:%u\n", self, argv[2],
+	       target_ip, port);
 
 	char prefix[64];
 	snprintf(prefix, sizeof(prefix), "--file-prefix=cmc%d", (int)getpid());
@@ -431,9 +452,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rte_eal_init failed\n");
 		return 1;
 	}
-	dev = (int16_t)t_probe("dma_mlx5_cmc", "dev=mlx5_0");
+	dev = (int16_t)t_probe("dma_mlx5_cmc", devargs(self, "sim60"));
 	if (dev < 0) {
-		fprintf(stderr, "cannot probe dma_mlx5 on mlx5_0\n");
+		fprintf(stderr, "cannot probe dma_mlx5 (%s)\n", devargs(self, "sim60"));
 		return 1;
 	}
 	int ret = CUNIT_RUN_SUITE("remote_cm", tests);
