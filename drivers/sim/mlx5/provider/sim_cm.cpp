@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include <algorithm>
@@ -355,9 +356,14 @@ int sim_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, ui
 	if (fd < 0)
 		return -errno;
 	socklen_t len = sock_addr(fabric_of(h).c_str(), lid, ntohs(addr->sin_port), &a);
+	/* a listener whose backlog is full would hold connect(): bounded as every wait */
+	struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&a, len)) {
 		/* no socket of that name: nobody listens there (the IB CM's REJ 8) */
-		ret = errno == ECONNREFUSED || errno == ENOENT ? -ECONNREFUSED : -errno;
+		ret = errno == ECONNREFUSED || errno == ENOENT  ? -ECONNREFUSED
+		      : errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT
+								: -errno;
 		close(fd);
 		return ret;
 	}
