@@ -777,17 +777,19 @@ struct rte_pmd_dma_mlx5_remote_published {
  * key's range (the driver guide, Security): publish only what every host of the
  * fabric may reach. Release the key only after closing its listeners.
  *
- * Needs a backend with a connection manager: the rdma-core backend (dev=mlx5_<n>,
- * through Debian's librdmacm, loaded on first use). On the software HCA that is
- * the kernel side (devtools/sim-rdma), where 127.0.x.y names the port of LID
- * x << 8 | y.
+ * Both backends have a connection manager: the rdma-core backend (dev=mlx5_<n>)
+ * through Debian's librdmacm, loaded on first use; the embedded software HCA its
+ * own, on the fabric's CM sockets, which a librdmacm process on the same named fabric
+ * (devtools/sim-rdma) reaches too. On the software fabric 127.0.x.y names the port
+ * of LID x << 8 | y.
  *
  * @return
  *   0 and @p out set; -EINVAL for a device that is not dma_mlx5, a NULL argument or
  *   an address that is not "a.b.c.d:port"; -ENOENT when @p target is not a DC target
  *   of the device or @p rkey not one of its keys; -ENOTSUP when the backend has no
- *   connection manager; -EADDRINUSE, -EADDRNOTAVAIL, -ENODEV from the connection
- *   manager; -ENOMEM. One log line names the value on failure.
+ *   connection manager (rdma-core backend without librdmacm); -EADDRINUSE,
+ *   -EADDRNOTAVAIL, -ENODEV from the connection manager (the port taken, an address
+ *   that is not the device's own); -ENOMEM. One log line names the value on failure.
  */
 __rte_experimental int
 rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_remote_target *target,
