@@ -8,6 +8,8 @@
 # under devtools/sim-rdma (Debian's librdmacm through the glue library) and the copier
 # embedded.
 #   run_remote_example.sh <source root> <build root> <DPDK so version> <devtools/sim-rdma>
+# Environment: TEST_PRELOAD (sanitizer runtimes of a sanitizer build: preloaded into the
+# example, which make builds without them; sim-rdma takes MLX5_SIM_RDMA_PRELOAD).
 set -u
 src=$1
 bld=$2
@@ -46,6 +48,8 @@ run() {
 	fifo=$work/$name.in
 	rm -f "$fifo" && mkfifo "$fifo"
 	# shellcheck disable=SC2086 # word splitting of $wrap and $eal intended
+	# sim-rdma preloads the kernel side (and MLX5_SIM_RDMA_PRELOAD) itself
+	[ -n "$wrap" ] || wrap="env LD_PRELOAD=${TEST_PRELOAD:-}"
 	(cd / && exec timeout 60 $wrap "$bin" $eal --file-prefix t$$ \
 		--vdev "dma_mlx5_t,$tdev" -- serve-at "0.0.0.0:$port" \
 		<"$fifo" >"$log/$name-target.txt" 2>&1) &
@@ -59,7 +63,7 @@ run() {
 	done
 	[ -n "$addr" ] || { exec 3>&-; wait $target; fail "$name: the target published nothing" "$log/$name-target.txt"; }
 	# shellcheck disable=SC2086
-	(cd / && timeout 60 "$bin" $eal --file-prefix c$$ \
+	(cd / && timeout 60 env LD_PRELOAD="${TEST_PRELOAD:-}" "$bin" $eal --file-prefix c$$ \
 		--vdev "dma_mlx5_c,$cdev" -- copy-to "$addr") >"$log/$name-copier.txt" 2>&1
 	copier_rc=$?
 	echo >&3
