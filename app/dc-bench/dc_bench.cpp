@@ -7,6 +7,14 @@
  * recovered, its flushed writes posted again). Every write is checked to have landed.
  *
  *   dc-bench [--peers 1,8,64] [--ops N] [--size BYTES] [--exec inline|thread] [--kernel]
+ *            [--cm]
+ *
+ * --cm: the requester finds each peer by address, as rdma-cm applications do: each
+ * peer publishes its DCT (number, DC key, LID) at 127.0.x.y:7471 through the seam's
+ * connection manager (a reserved QPN stands for the connection), and the requester
+ * fetches it there (mlx5_glue::cm_listen / cm_fetch) instead of reading it from the
+ * peer's objects; the time the lookups took is printed. The RC pairs stay connected
+ * by hand.
  *
  * Hosts are software HCA instances "sim<N>" created with fabric = 1 (instance numbers
  * from 900 up). With --kernel they are mlx5_0 (the requester), mlx5_1, ... of Debian's
@@ -17,6 +25,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +58,29 @@ struct Options {
 	uint32_t size = 64;
 	enum mlx5_sim_exec_mode exec = MLX5_SIM_EXEC_INLINE;
 	bool kernel = false; /* hosts mlx5_<i> of the rdma-core backend */
+	bool cm = false;
 };
+
+/* --cm: what a peer publishes, big-endian: tag, DCT number, DC key, LID */
+constexpr uint32_t kCmTag = 0x44434231; /* "DCB1" */
+constexpr size_t kCmLen = 18;
+constexpr uint16_t kCmPort = 7471;
+constexpr uint8_t kCmReq[4] = {'D', 'C', 'B', '1'};
+
+void put_be(uint8_t *p, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+uint64_t get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
 
 [[noreturn]] void die(const char *what)
 {
@@ -76,7 +108,9 @@ struct Host {
 	/* as a peer */
 	struct ibv_srq *srq = nullptr;
 	struct ibv_qp *dct = nullptr;
-	struct ibv_qp *rc = nullptr; /* its end of the requester's RC QP */
+	struct ibv_qp *rc = nullptr;                /* its end of the requester's RC QP */
+	struct mlx5_glue_cm_listener *cm = nullptr; /* --cm: where it publishes its DCT */
+	uint32_t cm_qpn = 0;
 };
 
 /* --kernel: the hosts are devices of the rdma-core backend, not instances of ours */
@@ -124,6 +158,10 @@ void host_open(Host &h, int number, enum mlx5_sim_exec_mode exec, size_t bytes)
 
 void host_close(Host &h)
 {
+	if (h.cm) {
+		g->cm_listen_close(h.cm);
+		g->dv_reserved_qpn_dealloc(h.ctx, h.cm_qpn);
+	}
 	if (h.rc)
 		g->destroy_qp(h.rc);
 	if (h.dct)
@@ -216,6 +254,7 @@ struct Peer {
 	Host host;
 	struct ibv_ah *ah = nullptr;
 	uint32_t dctn = 0;
+	uint64_t key = kKey;
 	struct ibv_qp *rc_local = nullptr; /* the requester's RC QP to it */
 	struct ibv_qp_ex *rc_qpx = nullptr;
 	uint32_t pending = 0; /* RC: writes posted in the open batch */
@@ -225,7 +264,69 @@ struct World {
 	Options opt;
 	Host a; /* the requester */
 	std::vector<Peer> peers;
+	uint32_t cm_qpn = 0; /* --cm: the requester's connections' QPN */
+	double cm_seconds = 0;
 };
+
+/* The peer's address on the fabric: 127.0.x.y is the port of LID x << 8 | y. */
+struct sockaddr_in cm_addr(uint16_t lid)
+{
+	struct sockaddr_in sin = {};
+
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(kCmPort);
+	sin.sin_addr.s_addr = htonl(0x7f000000u | lid);
+	return sin;
+}
+
+/* --cm: the answer's DCT number, key and LID into the peer, every field checked */
+int cm_take(void *arg, const void *reply, size_t len)
+{
+	Peer *p = static_cast<Peer *>(arg);
+	const uint8_t *d = static_cast<const uint8_t *>(reply);
+
+	if (len < kCmLen || get_be(d, 4) != kCmTag) {
+		fprintf(stderr, "dc-bench: peer at LID %u: refused %zu bytes of private data\n",
+			p->host.lid, len);
+		return -EPROTO;
+	}
+	p->dctn = (uint32_t)get_be(d + 4, 4);
+	p->key = get_be(d + 8, 8);
+	p->host.lid = (uint16_t)get_be(d + 16, 2);
+	return 0;
+}
+
+/* --cm: the peer publishes its DCT; the requester finds it by address */
+void cm_exchange(World &w, Peer &p)
+{
+	uint8_t rep[kCmLen];
+	struct sockaddr_in sin = cm_addr(p.host.lid);
+	uint32_t dctn = p.dctn;
+	uint16_t lid = p.host.lid;
+
+	put_be(rep, kCmTag, 4);
+	put_be(rep + 4, dctn, 4);
+	put_be(rep + 8, kKey, 8);
+	put_be(rep + 16, lid, 2);
+	if (!g->cm_listen || g->dv_reserved_qpn_alloc(p.host.ctx, &p.host.cm_qpn))
+		die("reserved QPN for the connection manager");
+	int ret = g->cm_listen(p.host.ctx, &sin, p.host.cm_qpn, kCmReq, sizeof(kCmReq), rep,
+			       sizeof(rep), nullptr, nullptr, &p.host.cm);
+	if (ret) {
+		errno = -ret;
+		die("cm_listen");
+	}
+	/* what the requester knows: the address only */
+	p.dctn = 0;
+	p.key = 0;
+	double t0 = now_s();
+	ret = g->cm_fetch(w.a.ctx, &sin, w.cm_qpn, kCmReq, sizeof(kCmReq), 5000, cm_take, &p);
+	w.cm_seconds += now_s() - t0;
+	if (ret || p.dctn != dctn || p.key != kKey || p.host.lid != lid) {
+		errno = ret ? -ret : EPROTO;
+		die("cm_fetch");
+	}
+}
 
 void setup_peer(World &w, Peer &p, int number)
 {
@@ -252,6 +353,8 @@ void setup_peer(World &w, Peer &p, int number)
 	if (mlx5_qp_connect_dct(g, p.host.dct, kAccess))
 		die("DCT to RTR");
 	p.dctn = p.host.dct->qp_num;
+	if (w.opt.cm)
+		cm_exchange(w, p);
 	aa.port_num = 1;
 	aa.dlid = p.host.lid;
 	p.ah = g->create_ah(w.a.pd, &aa);
@@ -307,7 +410,7 @@ double run_dci(World &w, struct ibv_qp *dci, uint32_t npeers)
 			qpx->wr_id = peer;
 			qpx->wr_flags = i == n - 1 ? IBV_SEND_SIGNALED : 0;
 			ibv_wr_rdma_write(qpx, p.host.mr->rkey, (uintptr_t)p.host.buf);
-			mlx5dv_wr_set_dc_addr_stream(dv, p.ah, p.dctn, kKey, (uint16_t)peer);
+			mlx5dv_wr_set_dc_addr_stream(dv, p.ah, p.dctn, p.key, (uint16_t)peer);
 			ibv_wr_set_sge(qpx, w.a.mr->lkey, (uintptr_t)w.a.buf, w.opt.size);
 			peer = peer + 1 == npeers ? 0 : peer + 1;
 		}
@@ -404,7 +507,7 @@ double run_failover(World &w, uint32_t npeers, bool streams, bool fail, uint32_t
 			/* every write signaled: each outcome is needed */
 			qpx->wr_flags = IBV_SEND_SIGNALED;
 			ibv_wr_rdma_write(qpx, p.host.mr->rkey, (uintptr_t)p.host.buf);
-			mlx5dv_wr_set_dc_addr_stream(dv, p.ah, p.dctn, kKey, (uint16_t)to);
+			mlx5dv_wr_set_dc_addr_stream(dv, p.ah, p.dctn, p.key, (uint16_t)to);
 			ibv_wr_set_sge(qpx, w.a.mr->lkey, (uintptr_t)w.a.buf, w.opt.size);
 			n++;
 		}
@@ -446,6 +549,7 @@ bool parse(int argc, char **argv, Options *o)
 					   {"size", required_argument, nullptr, 's'},
 					   {"exec", required_argument, nullptr, 'e'},
 					   {"kernel", no_argument, nullptr, 'k'},
+					   {"cm", no_argument, nullptr, 'c'},
 					   {nullptr, 0, nullptr, 0}};
 	int c;
 
@@ -486,6 +590,9 @@ bool parse(int argc, char **argv, Options *o)
 		case 'k':
 			o->kernel = true;
 			break;
+		case 'c':
+			o->cm = true;
+			break;
 		default:
 			return false;
 		}
@@ -503,7 +610,7 @@ int main(int argc, char **argv)
 	if (!parse(argc, argv, &w.opt)) {
 		fprintf(stderr,
 			"usage: dc-bench [--peers 1,8,64] [--ops N>=64] [--size 1..1048576] "
-			"[--exec inline|thread] [--kernel]\n");
+			"[--exec inline|thread] [--kernel] [--cm]\n");
 		return 2;
 	}
 	for (int p : w.opt.peers)
@@ -529,6 +636,8 @@ int main(int argc, char **argv)
 		kernel_hosts = true;
 	}
 	host_open(w.a, kFirstHost, w.opt.exec, w.opt.size);
+	if (w.opt.cm && g->dv_reserved_qpn_alloc(w.a.ctx, &w.cm_qpn))
+		die("reserved QPN for the connection manager");
 	w.peers.resize((size_t)max_peers);
 	for (int i = 0; i < max_peers; i++)
 		setup_peer(w, w.peers[(size_t)i], kFirstHost + 1 + i);
@@ -544,6 +653,9 @@ int main(int argc, char **argv)
 		       "fabric)\n",
 		       w.opt.ops, w.opt.size,
 		       w.opt.exec == MLX5_SIM_EXEC_INLINE ? "inline" : "thread");
+	if (w.opt.cm)
+		printf("%d peers found by address (rdma-cm, 127.0.x.y:%u) in %.4f s\n", max_peers,
+		       kCmPort, w.cm_seconds);
 	printf("%6s %16s %16s %12s\n", "peers", "DCI+streams/s", "RC per peer/s", "DCI/RC");
 	struct ibv_qp *dci = create_send_qp(w.a, true, 3, 2 * kBurst);
 	if (mlx5_qp_connect_dci(g, dci, 0))
@@ -589,6 +701,8 @@ out:
 		g->destroy_qp(p.rc_local);
 		host_close(p.host);
 	}
+	if (w.opt.cm)
+		g->dv_reserved_qpn_dealloc(w.a.ctx, w.cm_qpn);
 	host_close(w.a);
 	return 0;
 }

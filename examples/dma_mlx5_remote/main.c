@@ -20,6 +20,14 @@
  *       -- copy <the target's peer line>
  *
  * and a line on the target's stdin makes it check what landed in its memory.
+ *
+ * Or the target publishes its peer line at an address of the fabric (rdma-cm) and the
+ * copier is given the address instead (doc/guides/howto/remote_two_processes.rst):
+ *
+ *   dma_mlx5_remote ... --vdev dma_mlx5_t,dev=sim1,sim_fabric=lab -- serve-at 0.0.0.0:7000
+ *   dma_mlx5_remote ... --vdev dma_mlx5_c,dev=sim2,sim_fabric=lab -- copy-to 127.0.0.1:7000
+ *
+ * (the target prints its address: 127.0.x.y is the port of LID x << 8 | y).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,10 +103,15 @@ static int16_t first_device(void)
 	return -1;
 }
 
-/* "serve": a DC target; its peer line on stdout; on a line of stdin, check its memory */
-static int serve(int16_t dev)
+/*
+ * "serve": a DC target; its peer line on stdout, or with @listen_at ("serve-at") the
+ * same published at that address and the address printed; on a line of stdin, check
+ * its memory
+ */
+static int serve(int16_t dev, const char *listen_at)
 {
 	struct rte_pmd_dma_mlx5_remote_peer peer;
+	struct rte_pmd_dma_mlx5_remote_listener *listener = NULL;
 	uint8_t *far = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);
 	uint8_t *want = malloc(CHUNKS * CHUNK);
 	char line[64];
@@ -109,8 +122,21 @@ static int serve(int16_t dev)
 		fprintf(stderr, "dma_mlx5_remote: no DC target on device %d\n", dev);
 		return 1;
 	}
-	printf("peer %u %u %#" PRIx64 " %#x %#" PRIx64 "\n", peer.target.lid, peer.target.dctn,
-	       peer.target.dc_key, peer.rkey, (uint64_t)(uintptr_t)far);
+	if (listen_at) {
+		const char *port = strrchr(listen_at, ':');
+
+		if (!port || rte_pmd_dma_mlx5_remote_listen(dev, &peer.target, peer.rkey, listen_at,
+							    &listener) != 0) {
+			fprintf(stderr, "dma_mlx5_remote: cannot publish at %s\n", listen_at);
+			return 1;
+		}
+		/* the fabric's addresses: 127.0.x.y is the port of LID x << 8 | y */
+		printf("listening 127.0.%u.%u%s\n", peer.target.lid >> 8, peer.target.lid & 0xff,
+		       port);
+	} else {
+		printf("peer %u %u %#" PRIx64 " %#x %#" PRIx64 "\n", peer.target.lid,
+		       peer.target.dctn, peer.target.dc_key, peer.rkey, (uint64_t)(uintptr_t)far);
+	}
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
@@ -118,7 +144,8 @@ static int serve(int16_t dev)
 	ok = memcmp(far, want, CHUNKS * CHUNK) == 0;
 	printf("dma_mlx5_remote: target: %u bytes written by the other process: %s\n",
 	       CHUNKS * CHUNK, ok ? "PASS" : "FAIL");
-	/* revoke the key before the memory goes back to the heap */
+	/* stop publishing, then revoke the key before the memory goes back to the heap */
+	rte_pmd_dma_mlx5_remote_listen_close(listener);
 	if (rte_pmd_dma_mlx5_remote_rkey_release(dev, peer.rkey) != 0)
 		ok = 0;
 	free(want);
@@ -127,25 +154,41 @@ static int serve(int16_t dev)
 }
 
 /*
- * The copying host: a channel on @dev, @peer as its peer, a fill of the peer's memory
- * at address @far (its last chunk read back and checked), CHUNKS writes over it, then
- * reads back, checked. @far_local: the target's memory when it
- * is in this process (checked after the writes too), else NULL. Returns the failures.
+ * The copying host: a channel on @dev, @peer as its peer (or the peer published at
+ * address @addr, when @peer is NULL), a fill of the peer's memory at address @far (its
+ * last chunk read back and checked), CHUNKS writes over it, then reads back, checked.
+ * @far_local: the target's memory when it is in this process (checked after the
+ * writes too), else NULL. Returns the failures.
  */
 static unsigned int write_read_back(int16_t dev, const struct rte_pmd_dma_mlx5_remote_peer *peer,
-				    uint64_t far, const uint8_t *far_local)
+				    const char *addr, uint64_t far, const uint8_t *far_local)
 {
 	/* rte_malloc_virt2iova() takes the start of an allocation: offsets are added */
 	uint8_t *src = rte_malloc(NULL, CHUNKS * CHUNK, 64);
 	uint8_t *back = rte_zmalloc(NULL, CHUNKS * CHUNK, 64);
 	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(dev, 256);
+	struct rte_pmd_dma_mlx5_remote_published pub;
 	unsigned int failures = 0;
-	int peer_id = ch ? rte_pmd_dma_mlx5_remote_peer_add(ch, peer) : -1;
+	int peer_id = -1;
 
+	if (ch && peer)
+		peer_id = rte_pmd_dma_mlx5_remote_peer_add(ch, peer);
+	else if (ch)
+		peer_id = rte_pmd_dma_mlx5_remote_peer_add_addr(ch, addr, &pub);
 	if (!src || !back || peer_id < 0) {
-		fprintf(stderr, "dma_mlx5_remote: no channel: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "dma_mlx5_remote: no channel or no peer: %s\n",
+			rte_strerror(peer_id < 0 && ch ? -peer_id : rte_errno));
 		failures = 1;
 		goto out;
+	}
+	if (!peer) {
+		far = pub.addr; /* what the target published: its memory's address */
+		if (pub.len < CHUNKS * CHUNK) {
+			fprintf(stderr, "dma_mlx5_remote: %s exposes %" PRIu64 " bytes only\n",
+				addr, pub.len);
+			failures = 1;
+			goto out;
+		}
 	}
 	/* byte j of a fill is byte j % 8 of the pattern as it lies in memory */
 	uint64_t pat = FILL_PATTERN;
@@ -194,9 +237,19 @@ static int copy(int16_t dev, char **av)
 	peer.target.dctn = (uint32_t)strtoul(av[1], NULL, 0);
 	peer.target.dc_key = strtoull(av[2], NULL, 0);
 	peer.rkey = (uint32_t)strtoul(av[3], NULL, 0);
-	failures = write_read_back(dev, &peer, strtoull(av[4], NULL, 0), NULL);
+	failures = write_read_back(dev, &peer, NULL, strtoull(av[4], NULL, 0), NULL);
 	printf("dma_mlx5_remote: copier: 1 fill, %u writes, %u reads to LID %u, %u failures: %s\n",
 	       CHUNKS, CHUNKS + 1, peer.target.lid, failures, failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}
+
+/* "copy-to <address>": the same to the target published at that address */
+static int copy_to(int16_t dev, const char *addr)
+{
+	unsigned int failures = write_read_back(dev, NULL, addr, 0, NULL);
+
+	printf("dma_mlx5_remote: copier: 1 fill, %u writes, %u reads to %s, %u failures: %s\n",
+	       CHUNKS, CHUNKS + 1, addr, failures, failures ? "FAIL" : "PASS");
 	return failures ? 1 : 0;
 }
 
@@ -215,7 +268,17 @@ int main(int argc, char **argv)
 	argc -= eal;
 	argv += eal;
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
-		int ret = first_device() < 0 ? 1 : serve(first_device());
+		int ret = first_device() < 0 ? 1 : serve(first_device(), NULL);
+		rte_eal_cleanup();
+		return ret;
+	}
+	if (argc >= 3 && strcmp(argv[1], "serve-at") == 0) {
+		int ret = first_device() < 0 ? 1 : serve(first_device(), argv[2]);
+		rte_eal_cleanup();
+		return ret;
+	}
+	if (argc >= 3 && strcmp(argv[1], "copy-to") == 0) {
+		int ret = first_device() < 0 ? 1 : copy_to(first_device(), argv[2]);
 		rte_eal_cleanup();
 		return ret;
 	}
@@ -226,7 +289,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2) {
 		fprintf(stderr, "usage: dma_mlx5_remote <EAL args> [-- serve | -- copy peer "
-				"<lid> <dctn> <key> <rkey> <address>]\n");
+				"<lid> <dctn> <key> <rkey> <address> | -- serve-at <ip:port> | "
+				"-- copy-to <ip:port>]\n");
 		return 1;
 	}
 	if (find_devices(&a, &b)) {
@@ -246,7 +310,7 @@ int main(int argc, char **argv)
 	printf("target: LID %u, DCT %#x, rkey %#x\n", peer.target.lid, peer.target.dctn, peer.rkey);
 
 	/* the copying host: a channel, the peer, writes, then reads back */
-	failures = write_read_back(a, &peer, (uintptr_t)far, far);
+	failures = write_read_back(a, &peer, NULL, (uintptr_t)far, far);
 
 	/* the target host revokes the key before freeing the memory it exposed */
 	if (rte_pmd_dma_mlx5_remote_rkey_release(b, peer.rkey) != 0)

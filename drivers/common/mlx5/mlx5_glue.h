@@ -63,7 +63,12 @@ struct mlx5_glue_progress_info {
  * Layout of struct mlx5_glue: bump on every change of its members (the rdma-core
  * glue library, built separately, is refused unless it was built with the same).
  */
-#define MLX5_GLUE_LAYOUT_VERSION 1
+#define MLX5_GLUE_LAYOUT_VERSION 2
+
+struct sockaddr_in;
+
+/** A blob published at an rdma-cm address (mlx5_glue::cm_listen), opaque. */
+struct mlx5_glue_cm_listener;
 
 /** The table. Every member is mandatory in every backend unless marked optional. */
 struct mlx5_glue {
@@ -153,6 +158,44 @@ struct mlx5_glue {
 	 * @return > 0 when work was done, 0 when idle, or a negative errno.
 	 */
 	int (*progress)(struct ibv_context *context);
+
+	/*
+	 * Connection manager (rdma-cm): a host publishes a few bytes at an IPv4 address
+	 * and port of its fabric, another host fetches them by connecting there. The
+	 * connection carries only private data (no QP is connected by it); it is what
+	 * DC peers exchange (a DCT's number and key), as rdma-core's own DC example
+	 * does. Optional, all three or none (NULL: the backend has no connection manager).
+	 */
+	/**
+	 * Publish @p reply (at most 196 bytes, the IB CM's REP) at @p addr (port space
+	 * TCP; the any-address listens on every device). A thread of the backend
+	 * answers each connection request whose private data starts with the
+	 * @p req_len bytes @p req: it accepts with @p qpn (a QPN reserved on the device
+	 * of @p context) as the connection's QPN and @p reply as private data. A request
+	 * without them is rejected. Each refusal is one line to @p note (may be NULL),
+	 * called from that thread.
+	 * @return 0 and @p out set; a negative errno: -EADDRINUSE, -EADDRNOTAVAIL,
+	 *	   -ENODEV, -EINVAL, -ENOMEM, -ENOSYS (no rdma-cm library).
+	 */
+	int (*cm_listen)(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
+			 const void *req, size_t req_len, const void *reply, size_t reply_len,
+			 void (*note)(void *arg, const char *line), void *note_arg,
+			 struct mlx5_glue_cm_listener **out);
+	/** Stop answering at the listener's address and free it (joins its thread). */
+	void (*cm_listen_close)(struct mlx5_glue_cm_listener *listener);
+	/**
+	 * Connect to @p addr with @p qpn as the connection's QPN and @p req (at most 56
+	 * bytes) as private data, and hand the answer's private data to @p check. When
+	 * @p check returns 0 the connection is confirmed and closed, else rejected.
+	 * Each wait is bounded by @p timeout_ms.
+	 * @return 0; what @p check returned; -ECONNREFUSED (nobody listens there, or
+	 *	   the listener refused the request); -ETIMEDOUT (no answer: the peer died
+	 *	   or is stuck); -ENODEV, -EHOSTUNREACH, -EADDRNOTAVAIL (the address names
+	 *	   no port); -ENOMEM; -ENOSYS (no rdma-cm library).
+	 */
+	int (*cm_fetch)(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
+			const void *req, size_t req_len, int timeout_ms,
+			int (*check)(void *arg, const void *reply, size_t len), void *check_arg);
 };
 
 /** One backend option: a key=value devarg the PMD does not own ("sim_core=2-3"). */

@@ -583,6 +583,39 @@ void rc_free_device_list(struct ibv_device **list)
 	rc_impl()->free_device_list(list);
 }
 
+/* The connection manager: the glue library's, -ENOSYS when it has none (or none loaded). */
+int rc_cm_listen(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
+		 const void *req, size_t req_len, const void *reply, size_t reply_len,
+		 void (*note)(void *arg, const char *line), void *note_arg,
+		 struct mlx5_glue_cm_listener **out)
+{
+	const struct mlx5_glue *impl = rc_impl();
+
+	if (impl->cm_listen == NULL)
+		return -ENOSYS;
+	return impl->cm_listen(context, addr, qpn, req, req_len, reply, reply_len, note, note_arg,
+			       out);
+}
+
+void rc_cm_listen_close(struct mlx5_glue_cm_listener *listener)
+{
+	const struct mlx5_glue *impl = rc_impl();
+
+	if (impl->cm_listen_close != NULL)
+		impl->cm_listen_close(listener);
+}
+
+int rc_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
+		const void *req, size_t req_len, int timeout_ms,
+		int (*check)(void *arg, const void *reply, size_t len), void *check_arg)
+{
+	const struct mlx5_glue *impl = rc_impl();
+
+	if (impl->cm_fetch == NULL)
+		return -ENOSYS;
+	return impl->cm_fetch(context, addr, qpn, req, req_len, timeout_ms, check, check_arg);
+}
+
 const struct mlx5_glue rc_glue = {
 	.name = "rdma-core",
 	.get_device_list = rc_get_device_list,
@@ -624,6 +657,9 @@ const struct mlx5_glue rc_glue = {
 	.sq_doorbell = rc_sq_doorbell,
 	.progress_info = NULL, /* hardware needs no host CPU time */
 	.progress = NULL,
+	.cm_listen = rc_cm_listen,
+	.cm_listen_close = rc_cm_listen_close,
+	.cm_fetch = rc_cm_fetch,
 };
 
 } // namespace

@@ -21,6 +21,7 @@
 #include "mlx5_glue_internal.h"
 #include "mlx5_glue_lib.h"
 #include "mlx5_glue_mmio.h"
+#include "mlx5_glue_rdma_cm.h"
 
 namespace {
 
@@ -357,6 +358,9 @@ const struct mlx5_glue gl_table = {
 	.sq_doorbell = gl_sq_doorbell,
 	.progress_info = NULL, /* hardware needs no host CPU time */
 	.progress = NULL,
+	.cm_listen = mlx5_glue_rdma_cm_listen,
+	.cm_listen_close = mlx5_glue_rdma_cm_listen_close,
+	.cm_fetch = mlx5_glue_rdma_cm_fetch,
 };
 
 } // namespace

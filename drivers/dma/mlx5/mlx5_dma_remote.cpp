@@ -16,7 +16,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <mutex>
 #include <new>
@@ -54,6 +58,8 @@ struct remote_target {
 	struct ibv_cq_ex *cq;
 	struct ibv_srq *srq;
 	struct ibv_qp *dct;
+	uint64_t dc_key; /**< what a listener may publish of it */
+	uint16_t lid;
 };
 
 enum remote_slot_state : uint8_t {
@@ -107,13 +113,24 @@ struct rte_pmd_dma_mlx5_remote {
 	struct rte_pmd_dma_mlx5_remote_stats stats;
 };
 
+/** A DC target and a remote key published at an address (rdma-cm). */
+struct rte_pmd_dma_mlx5_remote_listener {
+	struct mlx5_dma_dev *dev;
+	struct mlx5_glue_cm_listener *cm;
+	uint32_t qpn; /**< reserved on the device: the connections' QPN */
+	uint32_t rkey;
+	char addr[24]; /**< as given, for logs */
+};
+
 /** What a device keeps for remote copies, freed with it. */
 struct mlx5_dma_remote_state {
 	std::vector<struct remote_target> targets;
 	std::vector<struct rte_pmd_dma_mlx5_remote *> channels;
-	/* remote keys: an MR each, exactly the range exposed (control path, any thread) */
+	/* remote keys: an MR each, exactly the range exposed (control path, any thread);
+	 * the listeners publishing them, under the same lock */
 	std::mutex keys_lock;
 	std::vector<struct ibv_mr *> keys;
+	std::vector<struct rte_pmd_dma_mlx5_remote_listener *> listeners;
 };
 
 namespace {
@@ -363,6 +380,12 @@ void mlx5_dma_remote_release(struct mlx5_dma_dev *p)
 {
 	if (!p->remote)
 		return;
+	while (!p->remote->listeners.empty()) {
+		MLX5_DMA_LOG(WARNING,
+			     "%s: remote listener at %s not closed before close: closed now",
+			     p->name, p->remote->listeners.back()->addr);
+		rte_pmd_dma_mlx5_remote_listen_close(p->remote->listeners.back());
+	}
 	for (struct rte_pmd_dma_mlx5_remote *ch : p->remote->channels) {
 		MLX5_DMA_LOG(WARNING, "%s: remote channel not freed before close: freed now",
 			     p->name);
@@ -425,6 +448,8 @@ rte_pmd_dma_mlx5_remote_target_create(int16_t dev_id, uint64_t dc_key,
 	} catch (...) {
 		goto err;
 	}
+	st->targets.back().dc_key = dc_key;
+	st->targets.back().lid = port.lid;
 	out->lid = port.lid;
 	out->dctn = t.dct->qp_num;
 	out->dc_key = dc_key;
@@ -529,6 +554,13 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_rkey_release(int16_t dev_id, uint32_
 	if (!st)
 		return -ENOMEM;
 	std::lock_guard<std::mutex> guard(st->keys_lock);
+	for (const struct rte_pmd_dma_mlx5_remote_listener *l : st->listeners)
+		if (l->rkey == rkey) {
+			/* peers fetching it there would be handed a dead key */
+			MLX5_DMA_LOG(ERR, "%s: remote key %#x is published at %s: close that first",
+				     p->name, rkey, l->addr);
+			return -EBUSY;
+		}
 	for (size_t i = 0; i < st->keys.size(); i++) {
 		struct ibv_mr *mr = st->keys[i];
 
@@ -752,4 +784,299 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_stats_get(const struct rte_pmd_dma_m
 		return -EINVAL;
 	*st = ch->stats;
 	return 0;
+}
+
+/*
+ * DC peers named by address (rdma-cm). The listener's answer, big-endian, in the
+ * connection's private data (the IB CM's REP holds 196 bytes):
+ *   0 tag "DMX5"  4 version (1)  6 LID  8 DCT number  12 rkey  16 DC key
+ *   24 address of the key's range  32 its length  40 reserved QPN  44 zero
+ * The request carries the tag and the version (8 bytes): a listener answers only
+ * requests that have them. The layout is ours; dc_rdmacm.c in test/ shows the same
+ * exchange with the first fields only.
+ */
+#define MLX5_DMA_CM_TAG 0x444d5835u /* "DMX5" */
+#define MLX5_DMA_CM_VERSION 1
+#define MLX5_DMA_CM_REQ_LEN 8
+#define MLX5_DMA_CM_REP_LEN 48
+/* each wait of an exchange (address, route, answer) at most */
+#define MLX5_DMA_CM_TIMEOUT_MS 5000
+
+namespace {
+
+void put_be(uint8_t *p, uint64_t v, unsigned int bytes)
+{
+	for (unsigned int i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+}
+
+uint64_t get_be(const uint8_t *p, unsigned int bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < bytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void cm_request(uint8_t req[MLX5_DMA_CM_REQ_LEN])
+{
+	memset(req, 0, MLX5_DMA_CM_REQ_LEN);
+	put_be(req, MLX5_DMA_CM_TAG, 4);
+	put_be(req + 4, MLX5_DMA_CM_VERSION, 2);
+}
+
+/** "a.b.c.d:port" (port 1..65535) into @p sin: 0, or -EINVAL. */
+int cm_parse(const char *addr, struct sockaddr_in *sin)
+{
+	char ip[INET_ADDRSTRLEN];
+	const char *colon = addr ? strrchr(addr, ':') : NULL;
+	char *end;
+
+	if (!colon || (size_t)(colon - addr) >= sizeof(ip) || colon == addr)
+		return -EINVAL;
+	memcpy(ip, addr, (size_t)(colon - addr));
+	ip[colon - addr] = '\0';
+	errno = 0;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port == 0 || port > 65535)
+		return -EINVAL;
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+/** The listener's thread: its refusals, one log line each. */
+void cm_note(void *arg, const char *line)
+{
+	const struct rte_pmd_dma_mlx5_remote_listener *l =
+		static_cast<const struct rte_pmd_dma_mlx5_remote_listener *>(arg);
+
+	MLX5_DMA_LOG(WARNING, "%s: remote listener %s: %s", l->dev->name, l->addr, line);
+}
+
+/** What peer_add_addr() checks an answer with. */
+struct cm_fetch_ctx {
+	const char *dev;
+	const char *addr;
+	struct rte_pmd_dma_mlx5_remote_published pub;
+	bool logged;
+};
+
+/** The peer's word, checked field by field before anything is built from it. */
+int cm_check(void *arg, const void *data, size_t len)
+{
+	struct cm_fetch_ctx *c = static_cast<struct cm_fetch_ctx *>(arg);
+	const uint8_t *d = static_cast<const uint8_t *>(data);
+	const char *why = NULL;
+
+	c->logged = true;
+	if (len < MLX5_DMA_CM_REP_LEN) {
+		MLX5_DMA_LOG(ERR,
+			     "%s: peer %s: refused: %zu bytes of private data (a target "
+			     "publishes %u)",
+			     c->dev, c->addr, len, MLX5_DMA_CM_REP_LEN);
+		return -EPROTO;
+	}
+	struct rte_pmd_dma_mlx5_remote_published &p = c->pub;
+	p.peer.target.lid = (uint16_t)get_be(d + 6, 2);
+	p.peer.target.dctn = (uint32_t)get_be(d + 8, 4);
+	p.peer.rkey = (uint32_t)get_be(d + 12, 4);
+	p.peer.target.dc_key = get_be(d + 16, 8);
+	p.addr = get_be(d + 24, 8);
+	p.len = get_be(d + 32, 8);
+	if (get_be(d, 4) != MLX5_DMA_CM_TAG)
+		why = "not a dma_mlx5 target's private data (tag)";
+	else if (get_be(d + 4, 2) != MLX5_DMA_CM_VERSION)
+		why = "unknown version";
+	else if (p.peer.target.lid == 0 || p.peer.target.lid >= 0xc000)
+		why = "not a unicast LID";
+	else if (p.peer.target.dctn == 0 || p.peer.target.dctn > 0xffffff)
+		why = "not a DCT number";
+	else if (p.len == 0 || p.addr + p.len < p.addr)
+		why = "bad range";
+	if (why) {
+		MLX5_DMA_LOG(ERR,
+			     "%s: peer %s: refused its private data: %s (tag %#" PRIx64
+			     ", version %u, LID %u, DCT %#x, range %#" PRIx64 " + %" PRIu64 ")",
+			     c->dev, c->addr, why, get_be(d, 4), (unsigned int)get_be(d + 4, 2),
+			     p.peer.target.lid, p.peer.target.dctn, p.addr, p.len);
+		return -EPROTO;
+	}
+	c->logged = false;
+	return 0;
+}
+
+} // namespace
+
+MLX5_DMA_EXPORT int
+rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_remote_target *target,
+			       uint32_t rkey, const char *addr,
+			       struct rte_pmd_dma_mlx5_remote_listener **out)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+	uint8_t req[MLX5_DMA_CM_REQ_LEN], rep[MLX5_DMA_CM_REP_LEN];
+	struct mlx5_dma_remote_state *st;
+	struct sockaddr_in sin;
+	const struct ibv_mr *key = NULL;
+	bool found = false;
+	int ret;
+
+	if (!p) {
+		MLX5_DMA_LOG(ERR, "remote listener: %d is not a dma_mlx5 device", dev_id);
+		return -EINVAL;
+	}
+	if (!target || !out || cm_parse(addr, &sin)) {
+		MLX5_DMA_LOG(ERR, "%s: remote listener: bad %s %s", p->name,
+			     !target || !out ? "argument" : "address", addr ? addr : "(null)");
+		return -EINVAL;
+	}
+	st = state_of(p);
+	if (!st)
+		return -ENOMEM;
+	for (const struct remote_target &t : st->targets)
+		found |= t.dct->qp_num == target->dctn && t.dc_key == target->dc_key &&
+			 t.lid == target->lid;
+	if (!found) {
+		MLX5_DMA_LOG(ERR,
+			     "%s: remote listener %s: DCT %#x is not a DC target of this "
+			     "device",
+			     p->name, addr, target->dctn);
+		return -ENOENT;
+	}
+	if (!p->glue->cm_listen) {
+		MLX5_DMA_LOG(ERR,
+			     "%s: remote listener %s: the %s backend has no connection "
+			     "manager",
+			     p->name, addr, p->glue->name);
+		return -ENOTSUP;
+	}
+	auto *l = new (std::nothrow) rte_pmd_dma_mlx5_remote_listener();
+	if (!l)
+		return -ENOMEM;
+	l->dev = p;
+	l->rkey = rkey;
+	snprintf(l->addr, sizeof(l->addr), "%s", addr);
+	std::lock_guard<std::mutex> guard(st->keys_lock);
+	for (const struct ibv_mr *mr : st->keys)
+		if (mr->rkey == rkey)
+			key = mr;
+	if (!key) {
+		MLX5_DMA_LOG(ERR,
+			     "%s: remote listener %s: remote key %#x is not a key of this "
+			     "device",
+			     p->name, addr, rkey);
+		delete l;
+		return -ENOENT;
+	}
+	try {
+		st->listeners.reserve(st->listeners.size() + 1);
+	} catch (...) {
+		delete l;
+		return -ENOMEM;
+	}
+	/* the connection's QPN: a QPN of the device nothing else uses */
+	ret = p->glue->dv_reserved_qpn_alloc(p->ctx, &l->qpn);
+	if (ret) {
+		ret = ret > 0 ? -ret : ret;
+		MLX5_DMA_LOG(ERR, "%s: remote listener %s: no reserved QPN: %s", p->name, addr,
+			     strerror(-ret));
+		delete l;
+		return ret;
+	}
+	cm_request(req);
+	memset(rep, 0, sizeof(rep));
+	put_be(rep, MLX5_DMA_CM_TAG, 4);
+	put_be(rep + 4, MLX5_DMA_CM_VERSION, 2);
+	put_be(rep + 6, target->lid, 2);
+	put_be(rep + 8, target->dctn, 4);
+	put_be(rep + 12, rkey, 4);
+	put_be(rep + 16, target->dc_key, 8);
+	put_be(rep + 24, (uintptr_t)key->addr, 8);
+	put_be(rep + 32, key->length, 8);
+	put_be(rep + 40, l->qpn, 4);
+	ret = p->glue->cm_listen(p->ctx, &sin, l->qpn, req, sizeof(req), rep, sizeof(rep), cm_note,
+				 l, &l->cm);
+	if (ret) {
+		if (ret == -ENOSYS)
+			ret = -ENOTSUP;
+		MLX5_DMA_LOG(ERR, "%s: remote listener %s: not listening: %s%s", p->name, addr,
+			     strerror(-ret), ret == -ENOTSUP ? " (no rdma-cm library)" : "");
+		p->glue->dv_reserved_qpn_dealloc(p->ctx, l->qpn);
+		delete l;
+		return ret;
+	}
+	st->listeners.push_back(l); /* reserved above: does not throw */
+	*out = l;
+	return 0;
+}
+
+MLX5_DMA_EXPORT void
+rte_pmd_dma_mlx5_remote_listen_close(struct rte_pmd_dma_mlx5_remote_listener *l)
+{
+	if (!l)
+		return;
+	struct mlx5_dma_dev *p = l->dev;
+	/* no new answer from here on: the thread is joined */
+	p->glue->cm_listen_close(l->cm);
+	{
+		std::lock_guard<std::mutex> guard(p->remote->keys_lock);
+		auto &v = p->remote->listeners;
+		for (size_t i = 0; i < v.size(); i++)
+			if (v[i] == l) {
+				v.erase(v.begin() + (long)i);
+				break;
+			}
+	}
+	int ret = p->glue->dv_reserved_qpn_dealloc(p->ctx, l->qpn);
+	if (ret)
+		MLX5_DMA_LOG(WARNING, "%s: remote listener %s: reserved QPN %#x not freed: %s",
+			     p->name, l->addr, l->qpn, strerror(ret > 0 ? ret : -ret));
+	delete l;
+}
+
+MLX5_DMA_EXPORT int
+rte_pmd_dma_mlx5_remote_peer_add_addr(struct rte_pmd_dma_mlx5_remote *ch, const char *addr,
+				      struct rte_pmd_dma_mlx5_remote_published *out)
+{
+	uint8_t req[MLX5_DMA_CM_REQ_LEN];
+	struct sockaddr_in sin;
+	struct cm_fetch_ctx c = {};
+
+	if (!ch)
+		return -EINVAL;
+	const struct mlx5_dma_dev *p = ch->dev;
+	if (cm_parse(addr, &sin)) {
+		MLX5_DMA_LOG(ERR, "%s: peer %s: not an address (a.b.c.d:port)", p->name,
+			     addr ? addr : "(null)");
+		return -EINVAL;
+	}
+	if (!p->glue->cm_fetch) {
+		MLX5_DMA_LOG(ERR, "%s: peer %s: the %s backend has no connection manager", p->name,
+			     addr, p->glue->name);
+		return -ENOTSUP;
+	}
+	if (ch->peers.size() > UINT16_MAX)
+		return -ENOSPC;
+	c.dev = p->name;
+	c.addr = addr;
+	cm_request(req);
+	/* the channel's DCI stands for the connection: no QP is connected by it */
+	int ret = p->glue->cm_fetch(p->ctx, &sin, ch->dci->qp_num, req, sizeof(req),
+				    MLX5_DMA_CM_TIMEOUT_MS, cm_check, &c);
+	if (ret == -ENOSYS)
+		ret = -ENOTSUP;
+	if (ret) {
+		if (!c.logged)
+			MLX5_DMA_LOG(ERR, "%s: peer %s: %s%s", p->name, addr, strerror(-ret),
+				     ret == -ECONNREFUSED ? " (nobody publishes a target there)"
+				     : ret == -ENOTSUP    ? " (no rdma-cm library)"
+							  : "");
+		return ret;
+	}
+	ret = rte_pmd_dma_mlx5_remote_peer_add(ch, &c.pub.peer);
+	if (ret >= 0 && out)
+		*out = c.pub;
+	return ret;
 }

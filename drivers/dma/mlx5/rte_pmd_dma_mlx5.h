@@ -574,7 +574,10 @@ __rte_experimental int rte_pmd_dma_mlx5_sig_error(int16_t dev_id, uint16_t vchan
  * target (rte_pmd_dma_mlx5_remote_target_create()) and hands its address, DCT number
  * and key, with the rkey of the memory it exposes (rte_pmd_dma_mlx5_remote_rkey()),
  * to the copying host out of band. There each becomes a peer of a channel
- * (rte_pmd_dma_mlx5_remote_peer_add()), and copies name the peer.
+ * (rte_pmd_dma_mlx5_remote_peer_add()), and copies name the peer. Or the host
+ * publishes all of that at an address of its fabric (rte_pmd_dma_mlx5_remote_listen(),
+ * rdma-cm) and the copying host names the peer by that address
+ * (rte_pmd_dma_mlx5_remote_peer_add_addr()).
  *
  * Ops take ring indices and complete in ring order with an rte_dma status, as on a
  * vchan, through rte_pmd_dma_mlx5_remote_completed(). Each peer has a DCI stream of
@@ -745,6 +748,92 @@ __rte_experimental void rte_pmd_dma_mlx5_remote_free(struct rte_pmd_dma_mlx5_rem
 __rte_experimental int
 rte_pmd_dma_mlx5_remote_peer_add(struct rte_pmd_dma_mlx5_remote *ch,
 				 const struct rte_pmd_dma_mlx5_remote_peer *peer);
+
+/** A DC target and a remote key published at an address (opaque). */
+struct rte_pmd_dma_mlx5_remote_listener;
+
+/** What a host published at an address: the peer, and the memory its key covers. */
+struct rte_pmd_dma_mlx5_remote_published {
+	struct rte_pmd_dma_mlx5_remote_peer peer; /**< its DC target and remote key */
+	uint64_t addr; /**< first byte the key covers, in the publishing process */
+	uint64_t len;  /**< bytes the key covers */
+};
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Publish DC target @p target of device @p dev_id, with remote key @p rkey of the
+ * same device and the range it covers, at IPv4 address and port @p addr
+ * ("a.b.c.d:port"; "0.0.0.0:port" listens on every port of the host) through the
+ * connection manager (rdma-cm): every host that connects there with
+ * rte_pmd_dma_mlx5_remote_peer_add_addr() is handed the target's LID, DCT number and
+ * DC key, the key and its range, in the connection's private data. A thread of the
+ * driver answers until rte_pmd_dma_mlx5_remote_listen_close() (or the device's
+ * close). The connection stands for a QPN reserved on the device
+ * (mlx5dv_reserved_qpn_alloc()) while the listener lives.
+ *
+ * Whoever can connect to @p addr learns what a peer needs to read and write the
+ * key's range (the driver guide, Security): publish only what every host of the
+ * fabric may reach. Release the key only after closing its listeners.
+ *
+ * Both backends have a connection manager: the rdma-core backend (dev=mlx5_<n>)
+ * through Debian's librdmacm, loaded on first use; the embedded software HCA its
+ * own, on the fabric's CM sockets, which a librdmacm process on the same named fabric
+ * (devtools/sim-rdma) reaches too. On the software fabric 127.0.x.y names the port
+ * of LID x << 8 | y.
+ *
+ * @return
+ *   0 and @p out set; -EINVAL for a device that is not dma_mlx5, a NULL argument or
+ *   an address that is not "a.b.c.d:port"; -ENOENT when @p target is not a DC target
+ *   of the device or @p rkey not one of its keys; -ENOTSUP when the backend has no
+ *   connection manager (rdma-core backend without librdmacm); -EADDRINUSE,
+ *   -EADDRNOTAVAIL, -ENODEV from the connection manager (the port taken, an address
+ *   that is not the device's own); -ENOMEM. One log line names the value on failure.
+ */
+__rte_experimental int
+rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_remote_target *target,
+			       uint32_t rkey, const char *addr,
+			       struct rte_pmd_dma_mlx5_remote_listener **out);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Stop publishing at the listener's address and free it (its reserved QPN goes
+ * back to the device). Peers added by that address before keep working: the
+ * target and the key are released on their own. NULL does nothing.
+ */
+__rte_experimental void
+rte_pmd_dma_mlx5_remote_listen_close(struct rte_pmd_dma_mlx5_remote_listener *listener);
+
+/**
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ *
+ * Add the peer published at @p addr ("a.b.c.d:port", rte_pmd_dma_mlx5_remote_listen()
+ * on the other host) to channel @p ch: connect there through the connection manager
+ * (rdma-cm) with the channel's DCI as the connection's QPN, take the DC target and
+ * the remote key from the answer's private data, and close the connection (DC
+ * transport needs none). The answer is checked (size, tag, version, LID, range)
+ * before anything is added. Control path: it waits for the peer, each step bounded
+ * (5 s).
+ *
+ * @param[out] out
+ *   What the peer published (may be NULL): the address of its range is the base of
+ *   raddr for the channel's ops to this peer.
+ * @return
+ *   The peer id (as rte_pmd_dma_mlx5_remote_peer_add()); -EINVAL for a NULL argument
+ *   or an address that is not "a.b.c.d:port"; -ECONNREFUSED when nobody publishes
+ *   there (or the listener refused the request); -ETIMEDOUT when the peer does not
+ *   answer (it died or is stuck); -ENODEV, -EHOSTUNREACH, -EADDRNOTAVAIL when the
+ *   address names no port of the fabric; -EPROTO when the answer is short or not a
+ *   dma_mlx5 target's; -ENOTSUP when the backend has no connection manager;
+ *   -ENOSPC; -ENOMEM. One log line names the address on failure; nothing is added.
+ */
+__rte_experimental int
+rte_pmd_dma_mlx5_remote_peer_add_addr(struct rte_pmd_dma_mlx5_remote *ch, const char *addr,
+				      struct rte_pmd_dma_mlx5_remote_published *out);
 
 /**
  * @warning

@@ -51,6 +51,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "cm_wire.h"
 #include "kside.h"
 #include "ucma.h"
 
@@ -265,38 +266,8 @@ static_assert(sizeof(QpAttr) == 144, "ib_uverbs_qp_attr");
 
 /* ---- the CM messages on the fabric ---------------------------------------------------- */
 
-enum MsgType : uint8_t {
-	MSG_REQ = 1,
-	MSG_REP,
-	MSG_RTU,
-	MSG_REJ,
-	MSG_DREQ,
-	MSG_DREP,
-	MSG_SIDR_REQ, /* UD port space: no connection, one request and its answer */
-	MSG_SIDR_REP
-};
-constexpr uint32_t kMsgMagic = 0x6d43536d; /* "mSCm" */
-
-struct Msg {
-	uint32_t magic;
-	uint8_t type;
-	uint8_t pd_len;
-	uint8_t resp_res;
-	uint8_t init_depth;
-	uint8_t retry;
-	uint8_t rnr_retry;
-	uint8_t flow_control;
-	uint8_t srq;
-	uint16_t slid;
-	uint16_t sport; /* REQ: the requester's address */
-	uint32_t sip;   /* network order */
-	uint64_t sguid; /* the sender's node GUID, for the path's GIDs */
-	uint32_t qpn;
-	uint32_t psn;
-	uint32_t reason; /* REJ reason, SIDR REP status */
-	uint8_t pd[256];
-	uint32_t qkey; /* SIDR REP */
-};
+/* the records (cm_wire.h): shared with the embedded backend's connection manager */
+using namespace mlx5sim::cm;
 
 /* ---- ids, channels ---------------------------------------------------------------------- */
 
@@ -474,11 +445,7 @@ std::string fabric_of(Device *dev)
 socklen_t cm_addr(const std::string &fabric, uint16_t lid, uint16_t port, struct sockaddr_un *a,
 		  bool ud = false)
 {
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-cm/%s/%u/%u%s",
-			 fabric.c_str(), (unsigned)lid, (unsigned)port, ud ? "/ud" : "");
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	return sock_addr(fabric.c_str(), lid, port, a, ud);
 }
 
 /** The peer of @p fd is of our uid or one @p dev admits (sim_fabric_uids). */

@@ -182,6 +182,15 @@ int sim_mkey_sig_destroy(SimCtxFull *ctx, SimMkey *mkey);
 /* ---- reserved QPNs (sim_reserved_qpn.cpp) ---- */
 int sim_dv_reserved_qpn_alloc(struct ibv_context *context, uint32_t *qpn);
 int sim_dv_reserved_qpn_dealloc(struct ibv_context *context, uint32_t qpn);
+/* the connection manager on the fabric's CM sockets (sim_cm.cpp; mlx5_glue::cm_*) */
+int sim_cm_listen(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
+		  const void *req, size_t req_len, const void *reply, size_t reply_len,
+		  void (*note)(void *arg, const char *line), void *note_arg,
+		  struct mlx5_glue_cm_listener **out);
+void sim_cm_listen_close(struct mlx5_glue_cm_listener *listener);
+int sim_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
+		 const void *req, size_t req_len, int timeout_ms,
+		 int (*check)(void *arg, const void *reply, size_t len), void *check_arg);
 /** Destroy the device objects of every reserved QPN block (context close). */
 void sim_reserved_qpn_release(SimCtxFull *ctx);
 

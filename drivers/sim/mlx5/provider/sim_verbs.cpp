@@ -48,6 +48,9 @@ const struct mlx5_glue sim_glue = {
 	.sq_doorbell = sim_sq_doorbell,
 	.progress_info = sim_progress_info,
 	.progress = sim_progress,
+	.cm_listen = sim_cm_listen,
+	.cm_listen_close = sim_cm_listen_close,
+	.cm_fetch = sim_cm_fetch,
 };
 
 } // namespace mlx5sim
