@@ -97,14 +97,15 @@ int h_srq_create(Call &c)
 	}
 	const HcaCaps &caps = ctx.hca->caps();
 	/* the kernel's geometry (mlx5_ib_create_srq): a power of two of WQEs above max_wr,
-	 * each the next segment and max_sge data segments, at least 32 bytes */
+	 * each the next segment and max_sge data segments, at least 32 bytes. max_wr 0 is
+	 * a ring of one WQE (libmlx5 asks for it when the caller's max_wr is 0) */
 	uint32_t wqe_bytes = 0;
 	if (max_sge <= caps.max_sge) { /* bounded: no shift beyond 32 bits below */
 		wqe_bytes = round_pow2(kSrqNextSeg + (uint64_t)kDataSeg * max_sge);
 		if (wqe_bytes < 32)
 			wqe_bytes = 32;
 	}
-	if (max_wr == 0 || max_wr >= caps.max_recv_wr || max_sge > caps.max_sge ||
+	if (max_wr >= caps.max_recv_wr || max_sge > caps.max_sge ||
 	    wqe_bytes > (1u << kSrqMaxShift)) {
 		klog(1, "uverbs%u: SRQ/CREATE max_wr %u max_sge %u (limits %u, %u)", idx, max_wr,
 		     max_sge, caps.max_recv_wr - 1, caps.max_sge);
