@@ -161,6 +161,7 @@ struct Uobj {
 	uint32_t mr_access = 0;           /**< Mr: the access in force */
 	uint32_t pd_handle = 0;           /**< Mr, Qp */
 	uint32_t cqn = 0;                 /**< Cq */
+	uint32_t cq_ncqe = 0;             /**< Cq: entries of its ring now (RESIZE_CQ) */
 	uint32_t qpn = 0;                 /**< Qp */
 	uint64_t user_handle = 0;         /**< Cq, Qp: the element of their events */
 	QpCap cap = {};                   /**< Qp: as created */

@@ -109,6 +109,7 @@ int h_cq_create(Call &c);
 int h_cq_destroy(Call &c);
 int h_qp_create(Call &c);
 int h_qp_destroy(Call &c);
+int w_resize_cq(Call &c, const uint8_t *in, size_t inlen);
 int w_modify_qp(Call &c, const uint8_t *in, size_t inlen);
 int w_ex_modify_qp(Call &c, const uint8_t *in, size_t inlen);
 int w_query_qp(Call &c, const uint8_t *in, size_t inlen);

@@ -399,6 +399,7 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_QUERY_SRQ, "QUERY_SRQ", sizeof(QuerySrqCmd), sizeof(QuerySrqResp), w_query_srq},
 	{WCMD_CREATE_COMP_CHANNEL, "CREATE_COMP_CHANNEL", sizeof(CmdResponsePtr), sizeof(uint32_t),
 	 w_create_comp_channel},
+	{WCMD_RESIZE_CQ, "RESIZE_CQ", sizeof(ResizeCqCmd), sizeof(ResizeCqResp), w_resize_cq},
 };
 
 /* ---- UAR pages --------------------------------------------------------------------- */

@@ -488,6 +488,8 @@ void test_devx()
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::cqe_version), 1u);
 	/* RTS2RTS with qpc_ext (mlx5dv_dci_stream_id_reset) is served */
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::qpc_extension), 1u);
+	/* RESIZE_CQ is served */
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::cq_resize), 1u);
 	CU_ASSERT_EQUAL(out[kPrmCapOffset + 0x400 / 8 + 2] & 0x10, 0x10); /* obj type 0x2c */
 	prm_set(in, kPrmInOpMod, kCapGeneral2);
 	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
@@ -1040,6 +1042,113 @@ void test_cq_qp()
 	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
 }
 
+/** RESIZE_CQ through INVOKE_WRITE with mlx5's driver data (@p uhw_len 0: none). */
+int resize_cq(int fd, uint32_t handle, uint32_t cqe, const Mlx5ResizeCq &req, ResizeCqResp *resp,
+	      uint16_t uhw_len = sizeof(Mlx5ResizeCq))
+{
+	uint32_t cmd = WCMD_RESIZE_CQ;
+	ResizeCqCmd in = {0, handle, cqe};
+	Req r(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE);
+	r.in(A_WRITE_CMD, &cmd, 4)
+		.in(A_WRITE_CORE_IN, &in, sizeof(in))
+		.out(A_WRITE_CORE_OUT, resp, sizeof(*resp));
+	if (uhw_len)
+		r.in(kAttrUhwIn, &req, uhw_len);
+	return r.send(fd);
+}
+
+/*
+ * RESIZE_CQ as mlx5_ib_resize_cq: the entries rounded up to a power of two above
+ * cqe, the same size answered without a look at the driver data, the kernel's
+ * EINVAL for handles, sizes and driver data, EFAULT for a ring the process lacks.
+ * The device writes a RESIZE_CQ CQE (opcode 5, owner bit of its index) into the old
+ * ring at the producer index and refuses while that ring is full.
+ */
+void test_resize_cq()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	constexpr uint8_t kCqeResize = 5; /* MLX5_CQE_RESIZE_CQ */
+	uint32_t pd, cq;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 16 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 64);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 16 * 4096);
+	memset(db, 0, 64);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 3, &cq, nullptr), 0); /* 4 entries */
+	uint8_t *ring2 = ring + 4096;
+	Mlx5ResizeCq rq = {(uint64_t)(uintptr_t)ring2, 64, 0, 0};
+	ResizeCqResp rr = {};
+	/* the same size: nothing read, nothing done (no driver data at all) */
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 2, rq, &rr, 0), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 3u);
+	/* refusals */
+	CU_ASSERT_EQUAL(resize_cq(fd, pd, 15, rq, &rr), EINVAL); /* not a CQ */
+	CU_ASSERT_EQUAL(resize_cq(fd, 999, 15, rq, &rr), EINVAL);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 0, rq, &rr), EINVAL);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1u << 30, rq, &rr), EINVAL);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr, 8), EINVAL); /* short driver data */
+	Mlx5ResizeCq bad = rq;
+	bad.reserved1 = 1;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, bad, &rr), EINVAL);
+	bad = rq;
+	bad.cqe_size = 32;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, bad, &rr), EINVAL);
+	bad = rq;
+	bad.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, bad, &rr), EFAULT);
+	/* the new ring runs into a page the process may not write */
+	uint8_t *two = (uint8_t *)mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(two != MAP_FAILED);
+	CU_ASSERT_EQUAL(mprotect(two + 4096, 4096, PROT_READ), 0);
+	bad = rq;
+	bad.buf_addr = (uint64_t)(uintptr_t)two;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 127, bad, &rr), EFAULT); /* 128 x 64 bytes */
+	munmap(two, 2 * 4096);
+	/* nothing of that changed the CQ: still 4 entries, no CQE written */
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 3, rq, &rr, 0), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 3u);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(ring[i * 64 + 63], 0);
+	/* 4 -> 16 entries: the RESIZE_CQ CQE at index 0 of the old ring, owner 0 */
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 15u);
+	CU_ASSERT_EQUAL(ring[63], kCqeResize << 4);
+	/* the consumer took it (index 1): 16 -> 2 entries, its CQE at index 1 of ring2 */
+	db[0] = htobe32(1);
+	uint8_t *ring3 = ring + 2 * 4096;
+	rq.buf_addr = (uint64_t)(uintptr_t)ring3;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1, rq, &rr), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 1u);
+	CU_ASSERT_EQUAL(ring2[64 + 63], kCqeResize << 4);
+	/* 2 -> 4 entries with that CQE unpolled: the next one at index 2 of the
+	 * 2-entry ring, slot 0, owner 1 */
+	rq.buf_addr = (uint64_t)(uintptr_t)ring2;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 3, rq, &rr), 0);
+	CU_ASSERT_EQUAL(ring3[63], kCqeResize << 4 | 1);
+	/* 2 CQEs unpolled (indexes 1, 2; consumer at 1) in 4 entries: into 2 they fit */
+	rq.buf_addr = (uint64_t)(uintptr_t)ring3;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1, rq, &rr), 0);
+	/* now 3 unpolled (1..3) in 2 entries: the ring is full, and 3 > 2 anyway */
+	rq.buf_addr = (uint64_t)(uintptr_t)ring2;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr), EINVAL);
+	/* the consumer catches up: the resize goes through */
+	db[0] = htobe32(4);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 15u);
+	/* more unpolled CQEs than the new ring holds: 4 in 2 entries */
+	db[0] = htobe32(1);
+	rq.buf_addr = (uint64_t)(uintptr_t)ring3;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1, rq, &rr), EINVAL);
+	close(fd);
+	free(ring);
+	free(db);
+}
+
 /*
  * The doorbell thread's back-off: it spins right after work, and a doorbell after a
  * gap waits at most a sixteenth of the gap, at most 1 ms. The old back-off slept
@@ -1414,6 +1523,7 @@ const struct cunit_test tests[] = {
 	{"DCI with streams: driver data, limits, state machine", test_dci},
 	{"DCT: SRQ, key, EX_MODIFY_QP masks and dctn; stream reset", test_dct},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
+	{"RESIZE_CQ: driver data, refusals, the RESIZE_CQ CQE", test_resize_cq},
 };
 
 } // namespace

@@ -681,6 +681,136 @@ static void test_qp_refused(void)
 	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
 }
 
+/** Post @p n signalled 64-byte RDMA writes on @p qp, wr_id @p first and up. */
+static int post_writes(struct ibv_qp *qp, struct ibv_mr *smr, struct ibv_mr *dmr, uint64_t first,
+		       int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge sge = {(uintptr_t)smr->addr, 64, smr->lkey};
+		struct ibv_send_wr wr, *bad;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = first + (uint64_t)i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = (uintptr_t)dmr->addr;
+		wr.wr.rdma.rkey = dmr->rkey;
+		if (ibv_post_send(qp, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+/** Poll @p n successful completions with wr_id @p first and up, in order: how many. */
+static int poll_ids(struct ibv_cq *cq, uint64_t first, int n)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (poll_one(cq, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != first + (uint64_t)i)
+			break;
+	return i;
+}
+
+/*
+ * ibv_resize_cq through Debian's libmlx5 (mlx5_resize_cq): the CQEs not yet polled
+ * move to the new ring (libmlx5 copies them up to the device's RESIZE_CQ CQE), the
+ * device goes on in the new ring with its ownership bits, through several wraps;
+ * an arm after the resize raises its event; shrinking below the unpolled CQEs is
+ * EINVAL and changes nothing.
+ */
+static void test_resize_cq(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(g_ctx);
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr port;
+	struct ibv_qp *a, *b;
+	uint8_t *buf = aligned_alloc(4096, 8192);
+	struct ibv_mr *smr, *dmr;
+	uint64_t id = 1;
+	void *ev_ctx;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	cq = ibv_create_cq(g_ctx, 3, NULL, ch, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_EQUAL(cq->cqe, 3);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(a, b->qp_num, port.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(b, a->qp_num, port.lid), 0);
+	smr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, buf + 4096, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(smr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dmr);
+
+	/* 3 CQEs unpolled in 4 entries, then 16 entries: they move over */
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 3), 0);
+	CU_ASSERT_EQUAL_FATAL(ibv_resize_cq(cq, 12), 0);
+	CU_ASSERT_EQUAL(cq->cqe, 15);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 3), 3);
+	id += 3;
+	/* 60 more CQEs: the new ring wraps almost four times */
+	for (int r = 0; r < 20; r++, id += 3) {
+		CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 3), 0);
+		CU_ASSERT_EQUAL_FATAL(poll_ids(cq, id, 3), 3);
+	}
+	/* an arm on the new ring: one event for the next CQE */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(cq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 1), 0);
+	CU_ASSERT_EQUAL(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	CU_ASSERT_PTR_EQUAL(ev_cq, cq);
+	ibv_ack_cq_events(cq, 1);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 1), 1);
+	id += 1;
+	/* 10 unpolled do not fit 4 entries: EINVAL, the CQ is as it was */
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 10), 0);
+	CU_ASSERT_EQUAL(ibv_resize_cq(cq, 3), EINVAL);
+	CU_ASSERT_EQUAL(cq->cqe, 15);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 10), 10);
+	id += 10;
+	/* 2 unpolled into 4 entries, then traffic through the small ring */
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 2), 0);
+	CU_ASSERT_EQUAL(ibv_resize_cq(cq, 3), 0);
+	CU_ASSERT_EQUAL(cq->cqe, 3);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 2), 2);
+	id += 2;
+	for (int r = 0; r < 20; r++, id += 3) {
+		CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 3), 0);
+		CU_ASSERT_EQUAL_FATAL(poll_ids(cq, id, 3), 3);
+	}
+	/* the same size: nothing to do */
+	CU_ASSERT_EQUAL(ibv_resize_cq(cq, 2), 0);
+	CU_ASSERT_EQUAL(cq->cqe, 3);
+
+	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(smr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(dmr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(buf);
+}
+
 static const struct cunit_test tests[] = {
 	{"device list: mlx5_0, CA, IB, libmlx5", test_device_list},
 	{"query device (ex)", test_query_device},
@@ -695,6 +825,7 @@ static const struct cunit_test tests[] = {
 	{"UD: a controlled Q_Key needs CAP_NET_RAW", test_ud_controlled_qkey},
 	{"QP and CQ refusals", test_qp_refused},
 	{"indirect mkeys: foreign and too-short entries, foreign PD", test_mkey_refused},
+	{"resize CQ: unpolled CQEs move, wraps, arm, EINVAL below them", test_resize_cq},
 };
 
 int main(void)
