@@ -465,7 +465,11 @@ void fill_chardev_stat(unsigned index, struct stat *st)
 
 /* ---- contexts ----------------------------------------------------------------------- */
 
-Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
+namespace {
+std::atomic<uint64_t> g_context_serial{0};
+}
+
+Context::Context(Device *dev, int fd) : serial(++g_context_serial), dev_(dev), fd_(fd)
 {
 }
 
@@ -578,7 +582,7 @@ void *Context::mmap(void *addr, size_t len, int prot, int flags, off_t off)
 	for (auto &kv : objs) {
 		const Uobj &o = kv.second;
 		if (o.type == Uobj::Type::Uar && o.uar_page == page)
-			return sys::mmap(addr, len, prot, flags, fd_, (off_t)(page * kPage));
+			return sys::mmap(addr, len, prot, flags, fd(), (off_t)(page * kPage));
 	}
 	klog(1, "uverbs%u: mmap offset 0x%llx: no UAR there", dev_->index, (unsigned long long)off);
 	errno = EINVAL;

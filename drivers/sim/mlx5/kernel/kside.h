@@ -106,7 +106,12 @@ struct EventFile {
 		Comp
 	};
 	Kind kind = Kind::Async;
+	/**
+	 * One of the process's fds of it (dups share the eventfd), changed under
+	 * @ref lock when that one is closed; -1 once the last is (libc_intercept.cpp).
+	 */
 	int fd = -1;
+	uint64_t owner = 0; /**< Context::serial of the context that made it */
 	std::mutex lock;
 	struct Entry {
 		uint8_t desc[16];
@@ -187,7 +192,12 @@ public:
 	~Context();
 
 	Device *dev() const { return dev_; }
-	int fd() const { return fd_; }
+	/** One of the process's fds of it (its dups share the memfd). */
+	int fd() const { return fd_.load(std::memory_order_acquire); }
+	/** That fd was closed, @p other is still open (libc_intercept.cpp). */
+	void set_fd(int other) { fd_.store(other, std::memory_order_release); }
+	/** Unique for the life of the process: what event fds name their context by. */
+	const uint64_t serial;
 
 	/** ioctl(fd, request, arg): 0 or a negative errno. */
 	int ioctl(unsigned long request, uint64_t arg);
@@ -213,7 +223,7 @@ public:
 
 private:
 	Device *dev_;
-	int fd_;
+	std::atomic<int> fd_;
 };
 
 /**
@@ -225,10 +235,15 @@ int devx_obj_destroy(Hca &hca, const Uobj &o);
 /** Register the fake fd @p fd of @p ctx / of an async file (libc_intercept.cpp). */
 void fd_register_context(int fd, const std::shared_ptr<Context> &ctx);
 void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file);
-/** The async file behind fd @p fd, or NULL. */
-std::shared_ptr<AsyncFile> fd_async(int fd);
 /** The event file (async fd or completion channel) behind fd @p fd, or NULL. */
 std::shared_ptr<EventFile> fd_event_file(int fd);
+/**
+ * An fd attribute of @p method naming an event file of kind @p k of @p ctx: 0 and
+ * the file in @p out, or EBADF (one log line) for an fd that is none, of the other
+ * kind, or of another context, as the kernel's fd lookup (rdma_core.c).
+ */
+int event_fd_lookup(Context &ctx, int fd, EventFile::Kind k, const char *method,
+		    std::shared_ptr<EventFile> *out);
 
 /* ---- events (uverbs_events.cpp) ------------------------------------------------------ */
 /**

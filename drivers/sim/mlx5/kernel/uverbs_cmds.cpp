@@ -702,6 +702,7 @@ int h_mr_advise(Call &c)
 int h_async_event_alloc(Call &c)
 {
 	auto file = std::make_shared<AsyncFile>();
+	file->owner = c.ctx.serial;
 	file->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (file->fd < 0) {
 		int err = errno;

@@ -97,7 +97,7 @@ const AttrSpec kQpCreate[] = {
 	{A_QP_TYPE, AttrKind::PtrIn, true, 1, 8},
 	{A_QP_FLAGS, AttrKind::PtrIn, false, 1, 8},
 	{A_QP_SOURCE_QPN, AttrKind::PtrIn, false, 4, 4},
-	{A_QP_EVENT_FD, AttrKind::FdIn, true, 0, 0},
+	{A_QP_EVENT_FD, AttrKind::FdIn, false, 0, 0},
 	{A_QP_RESP_CAP, AttrKind::PtrOut, true, sizeof(QpCap), 0},
 	{A_QP_RESP_QP_NUM, AttrKind::PtrOut, true, 4, 0},
 	{kAttrUhwIn, AttrKind::PtrIn, false, 0, kAny},

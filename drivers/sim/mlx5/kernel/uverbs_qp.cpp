@@ -371,12 +371,12 @@ int h_qp_create(Call &c)
 		     req.rq_wqe_count);
 		return -EINVAL;
 	}
-	std::shared_ptr<AsyncFile> event_file = fd_async((int)c.data(A_QP_EVENT_FD));
-	if (!event_file) {
-		klog(1, "uverbs%u: QP/CREATE event fd %d is no async event fd", idx,
-		     (int)c.data(A_QP_EVENT_FD));
-		return -EINVAL;
-	}
+	/* its async events go to its event fd, else the file's first (as the kernel) */
+	std::shared_ptr<AsyncFile> event_file = ctx.default_async;
+	if (c.has(A_QP_EVENT_FD) &&
+	    (ret = event_fd_lookup(ctx, (int)c.data(A_QP_EVENT_FD), EventFile::Kind::Async,
+				   "QP/CREATE", &event_file)))
+		return ret;
 	const HcaCaps &caps = ctx.hca->caps();
 	uint32_t pdn = pd->pdn, send_cqn = scq->cqn, recv_cqn = rcq->cqn;
 	if (req.flags & ~(kQpFlagScatterCqe | kQpFlagUarPageIndex | kDcFlags)) {

@@ -90,11 +90,10 @@ int h_srq_create(Call &c)
 	}
 	/* the SRQ's async events go to its event fd, else the file's first (as the kernel) */
 	std::shared_ptr<AsyncFile> event_file = ctx.default_async;
-	if (c.has(A_SRQ_EVENT_FD) && !(event_file = fd_async((int)c.data(A_SRQ_EVENT_FD)))) {
-		klog(1, "uverbs%u: SRQ/CREATE event fd %d is no async event fd", idx,
-		     (int)c.data(A_SRQ_EVENT_FD));
-		return -EINVAL;
-	}
+	if (c.has(A_SRQ_EVENT_FD) &&
+	    (ret = event_fd_lookup(ctx, (int)c.data(A_SRQ_EVENT_FD), EventFile::Kind::Async,
+				   "SRQ/CREATE", &event_file)))
+		return ret;
 	const HcaCaps &caps = ctx.hca->caps();
 	/* the kernel's geometry (mlx5_ib_create_srq): a power of two of WQEs above max_wr,
 	 * each the next segment and max_sge data segments, at least 32 bytes. max_wr 0 is

@@ -944,7 +944,7 @@ void test_cq_qp()
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, 8 /* raw packet */, &h), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
-	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EBADF); /* no event fd */
 	uint32_t qpn = 0;
 	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp, &qpn), 0);
 	/* INIT2INIT in RESET: firmware's BAD_RES_STATE */
@@ -1040,6 +1040,100 @@ void test_cq_qp()
 	free(ring);
 	free(db);
 	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
+}
+
+/** CQ/CREATE with a completion channel and / or an async fd (-1: attribute left out). */
+int create_cq_fds(int fd, const Mlx5CreateCq &req, int channel, int efd, uint32_t *handle)
+{
+	uint64_t uh = 0x5151;
+	uint32_t vec = 0, cqe = 3, resp_cqe = 0;
+	Mlx5CreateCqResp m = {};
+	Req r(OBJ_CQ, M_CQ_CREATE);
+	r.add(A_CQ_HANDLE, 0, 0)
+		.in(A_CQ_CQE, &cqe, 4)
+		.in(A_CQ_USER_HANDLE, &uh, 8)
+		.in(A_CQ_COMP_VECTOR, &vec, 4)
+		.out(A_CQ_RESP_CQE, &resp_cqe, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	if (channel >= 0)
+		r.add(A_CQ_COMP_CHANNEL, 0, (uint64_t)channel);
+	if (efd >= 0)
+		r.add(A_CQ_EVENT_FD, 0, (uint64_t)efd);
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+/** CREATE_COMP_CHANNEL of @p fd's context: the channel fd, or -1. */
+int comp_channel(int fd)
+{
+	CmdResponsePtr in = {0};
+	uint32_t out = 0;
+	return invoke_write(fd, WCMD_CREATE_COMP_CHANNEL, &in, sizeof(in), &out, sizeof(out))
+		       ? -1
+		       : (int)out;
+}
+
+/*
+ * An event fd names its context, as the kernel's fd lookup checks the file's
+ * owner (rdma_core.c): a completion channel or an async fd of another context is
+ * EBADF in CQ/CREATE, QP/CREATE and SRQ/CREATE, also once that context is closed;
+ * its own are accepted. QP/CREATE without an event fd takes the context's first.
+ */
+void test_event_fd_other_context()
+{
+	int fd = ready_fd(), fd2 = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0 && fd2 >= 0);
+	int efd = async_fd(fd), efd2 = async_fd(fd2);
+	int ch = comp_channel(fd), ch2 = comp_channel(fd2);
+	CU_ASSERT_FATAL(efd >= 0 && efd2 >= 0 && ch >= 0 && ch2 >= 0);
+	uint32_t pd, cq, h, srq;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 16 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 192);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 16 * 4096);
+	memset(db, 0, 192);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	for (int pass = 0; pass < 2; pass++) { /* the other context open, then closed */
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, ch2, -1, &h), EBADF);
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, -1, efd2, &h), EBADF);
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, ch, efd2, &h), EBADF);
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, efd, -1, &h), EBADF); /* other kind */
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, ch, efd, &h), 0);
+		CU_ASSERT_EQUAL(Req(OBJ_CQ, M_CQ_DESTROY)
+					.add(A_DESTROY_HANDLE, 0, h)
+					.out(A_DESTROY_RESP, ring + 8 * 4096, 8)
+					.send(fd),
+				0);
+		if (pass == 0)
+			CU_ASSERT_EQUAL(close(fd2), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 3, &cq, nullptr), 0);
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 4 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.rq_wqe_count = 8;
+	q.rq_wqe_shift = 6;
+	q.uidx = 1;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd2, q, kUverbsQptRc, &h), EBADF);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, ch, q, kUverbsQptRc, &h), EBADF);
+	Mlx5CreateSrq sreq = {};
+	sreq.buf_addr = (uint64_t)(uintptr_t)(ring + 12 * 4096);
+	sreq.db_addr = (uint64_t)(uintptr_t)(db + 32);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd2, sreq, 63, 3, &srq), EBADF);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq), 0);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &h), 0);
+	close(efd2);
+	close(ch2);
+	close(ch);
+	close(efd);
+	close(fd);
+	free(ring);
+	free(db);
 }
 
 /** RESIZE_CQ through INVOKE_WRITE with mlx5's driver data (@p uhw_len 0: none). */
@@ -1243,7 +1337,7 @@ void test_srq()
 	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 3, &h, nullptr, 1 /* XRC */), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(create_srq(fd, cq, efd, sreq, 63, 3, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_srq(fd, 999, efd, sreq, 63, 3, &h), ENOENT);
-	CU_ASSERT_EQUAL(create_srq(fd, pd, fd, sreq, 63, 3, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL(create_srq(fd, pd, fd, sreq, 63, 3, &h), EBADF); /* no event fd */
 	CU_ASSERT_EQUAL_FATAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq, &srqn), 0);
 	CU_ASSERT_NOT_EQUAL(srqn, 0u);
 	/* query: 63 WQEs, 3 data segments, not armed */
@@ -1524,6 +1618,7 @@ const struct cunit_test tests[] = {
 	{"DCT: SRQ, key, EX_MODIFY_QP masks and dctn; stream reset", test_dct},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 	{"RESIZE_CQ: driver data, refusals, the RESIZE_CQ CQE", test_resize_cq},
+	{"event fds of another context: EBADF", test_event_fd_other_context},
 };
 
 } // namespace
