@@ -557,8 +557,14 @@ int Context::ioctl(unsigned long request, uint64_t arg)
 		     request);
 		return -ENOTTY;
 	}
-	std::lock_guard<std::mutex> g(lock);
-	return dispatch_ioctl(*this, arg);
+	AfterUnlock after;
+	int ret;
+	{
+		std::lock_guard<std::mutex> g(lock);
+		ret = dispatch_ioctl(*this, arg, &after);
+	}
+	/* long work on the process's own memory: other commands of the fd go on meanwhile */
+	return ret ? ret : after.run(dev_->index);
 }
 
 void *Context::mmap(void *addr, size_t len, int prot, int flags, off_t off)

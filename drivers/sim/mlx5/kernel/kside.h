@@ -25,6 +25,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <infiniband/verbs.h>
 
@@ -307,10 +309,24 @@ std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet);
 bool user_range_writable(uint64_t addr, uint64_t len);
 
 /**
- * The dispatcher entry of a Context: RDMA_VERBS_IOCTL with @p hdr_ptr. 0 or a
- * negative errno (uverbs_ioctl.cpp).
+ * What a command leaves for after the Context lock: long work on the process's own
+ * memory only, which needs no object of the context.
  */
-int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr);
+struct AfterUnlock {
+	/** ADVISE_MR with FLUSH: ranges whose pages must be readable now (else EFAULT) */
+	std::vector<std::pair<uint64_t, uint64_t>> probe;
+	/** The answer once every probe succeeded (a later SGE's ENOENT, in SGE order) */
+	int then = 0;
+	/** Do it: @ref then, or -EFAULT (one log line naming the page of device @p idx). */
+	int run(unsigned idx) const;
+};
+
+/**
+ * The dispatcher entry of a Context: RDMA_VERBS_IOCTL with @p hdr_ptr. 0 or a
+ * negative errno (uverbs_ioctl.cpp). With @p after, handlers may leave work there for
+ * the caller to do once it has dropped the Context lock; without, they do it at once.
+ */
+int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr, AfterUnlock *after = nullptr);
 
 /** Open device @p index: a new fd (a memfd shown as the char device), or -errno. */
 int open_device(unsigned index, int flags);

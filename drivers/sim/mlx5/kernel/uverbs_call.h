@@ -60,6 +60,8 @@ public:
 
 	Context &ctx;
 	const MethodSpec &method;
+	/** Work for after the Context lock (kside.h), or NULL: then do it in the handler. */
+	AfterUnlock *after = nullptr;
 
 	/** Attribute @p id present? */
 	bool has(uint16_t id) const { return find(id) >= 0; }
