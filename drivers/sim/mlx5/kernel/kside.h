@@ -176,6 +176,7 @@ struct Uobj {
 	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
 	bool mmo = false;                 /**< Qp: INIT2INIT set qpc_ext.mmo */
 	bool dct = false;                 /**< Qp: a DC target (EX_MODIFY_QP's dctn) */
+	uint32_t qp_type = 0;             /**< Qp: kUverbsQpt* as created (DC: driver) */
 	uint32_t srqn = 0;                /**< Srq; Qp: the SRQ it receives from (0: none) */
 	uint32_t srq_max_wr = 0;          /**< Srq: WQEs of its ring - 1 */
 	uint32_t srq_max_sge = 0;         /**< Srq: data segments per WQE */

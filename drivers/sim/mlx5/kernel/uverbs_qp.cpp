@@ -437,6 +437,7 @@ int h_qp_create(Call &c)
 	Uobj o;
 	o.type = Uobj::Type::Qp;
 	o.qpn = qpn;
+	o.qp_type = type;
 	o.pd_handle = (uint32_t)c.data(A_QP_PD);
 	o.user_handle = user_handle;
 	if (srq) /* no receive queue: the kernel answers 0 for it (mlx5's set_rq_size) */
@@ -535,6 +536,31 @@ bool net_raw_capable()
 
 } // namespace
 
+namespace {
+
+/**
+ * The rules of ib_modify_qp_is_ok (drivers/infiniband/core/verbs.c) the device's
+ * state machine does not check, for RC, UC and UD QPs (mlx5_ib runs it before any
+ * firmware command): CUR_STATE only from RTR, RTS, SQD or SQE, and only on the
+ * transitions to RTS whose optional attributes list it (for RC not from SQE, an
+ * RC QP has no SQE state); RESET has no transition to ERR. @p cur is the state
+ * the kernel takes (the caller's CUR_STATE, else the QP's).
+ */
+bool kernel_transition_ok(uint32_t qp_type, int cur, int next, uint32_t mask)
+{
+	if (qp_type != kUverbsQptRc && qp_type != kUverbsQptUc && qp_type != kUverbsQptUd)
+		return true;
+	if (cur == IBV_QPS_RESET && next == IBV_QPS_ERR)
+		return false;
+	if (!(mask & IBV_QP_CUR_STATE))
+		return true;
+	return next == IBV_QPS_RTS &&
+	       (cur == IBV_QPS_RTR || cur == IBV_QPS_RTS || cur == IBV_QPS_SQD ||
+		(cur == IBV_QPS_SQE && qp_type != kUverbsQptRc));
+}
+
+} // namespace
+
 int w_modify_qp(Call &c, const uint8_t *in, size_t)
 {
 	ModifyQpCmd q;
@@ -598,7 +624,20 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 	a.alt_timeout = q.alt_timeout;
 	if (!(q.attr_mask & IBV_QP_AV))
 		a.ah_attr.port_num = 1;
-	int ret = c.ctx.hca->modify_qp(qp->qpn, a, (int)q.attr_mask);
+	int ret;
+	QpInfo info;
+	if (!(q.attr_mask & IBV_QP_CUR_STATE) && (ret = c.ctx.hca->query_qp(qp->qpn, &info)))
+		return ret;
+	int cur = (q.attr_mask & IBV_QP_CUR_STATE) ? (int)q.cur_qp_state : (int)info.state;
+	int next = (q.attr_mask & IBV_QP_STATE) ? (int)q.qp_state : cur;
+	if (!kernel_transition_ok(qp->qp_type, cur, next, q.attr_mask)) {
+		klog(1,
+		     "uverbs%u: MODIFY_QP of QP 0x%x from state %d to %d mask 0x%x: not a "
+		     "transition of ib_modify_qp_is_ok",
+		     idx, qp->qpn, cur, next, q.attr_mask);
+		return -EINVAL;
+	}
+	ret = c.ctx.hca->modify_qp(qp->qpn, a, (int)q.attr_mask);
 	if (ret) {
 		klog(1, "uverbs%u: MODIFY_QP of QP 0x%x to state %u mask 0x%x: %s", idx, qp->qpn,
 		     q.qp_state, q.attr_mask, strerror(-ret));

@@ -811,6 +811,99 @@ static void test_resize_cq(void)
 	free(buf);
 }
 
+/** ibv_modify_qp of @p qp to @p state with @p mask (IBV_QP_STATE added), from @p a. */
+static int uc_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, enum ibv_qp_state state, int mask)
+{
+	a->qp_state = state;
+	return ibv_modify_qp(qp, a, mask | IBV_QP_STATE);
+}
+
+/*
+ * A UC QP's MODIFY_QP masks as ib_modify_qp_is_ok (drivers/infiniband/core/verbs.c)
+ * has them, per transition: the required ones, the optional ones, nothing of RC's
+ * reliability (timeout, retries, RNR timer, RDMA read resources); CUR_STATE only on
+ * the transitions to RTS from RTR, RTS, SQD and SQE; RESET -> ERR is no transition.
+ * Each refusal is EINVAL and leaves the QP as it was.
+ */
+static void test_uc_modify_masks(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 4, NULL, NULL, 0);
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr port;
+	struct ibv_qp_attr a, qa;
+	struct ibv_qp *qp;
+	const int init_req = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	const int rtr_req = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_UC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+	memset(&a, 0, sizeof(a));
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.ah_attr.dlid = port.lid;
+	a.ah_attr.port_num = 1;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.min_rnr_timer = 12;
+	/* RESET: no ERR; CUR_STATE nowhere; INIT needs pkey, port and access */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_ERR, 0), EINVAL);
+	a.cur_qp_state = IBV_QPS_RESET;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_INIT, init_req | IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_INIT, init_req | IBV_QP_QKEY), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_INIT, init_req), 0);
+	/* INIT -> RTR: no RC responder resources or RNR timer */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_MIN_RNR_TIMER), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_MAX_DEST_RD_ATOMIC),
+			EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req & ~IBV_QP_RQ_PSN), EINVAL);
+	a.cur_qp_state = IBV_QPS_INIT;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_ACCESS_FLAGS), 0);
+	/* RTR -> RTS: the send PSN; no timeout or retries; CUR_STATE allowed */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_TIMEOUT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, 0), EINVAL);
+	a.cur_qp_state = IBV_QPS_RTR;
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_CUR_STATE), 0);
+	/* RTS -> RTS: access, CUR_STATE; no RNR timer */
+	a.cur_qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_MIN_RNR_TIMER), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_ACCESS_FLAGS | IBV_QP_CUR_STATE), 0);
+	/* RTS -> SQD: no CUR_STATE; SQD -> RTS with it */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_SQD, 0), 0);
+	a.cur_qp_state = IBV_QPS_SQD;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_TIMEOUT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_PKEY_INDEX), 0);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_CUR_STATE), 0);
+	/* to ERR: nothing beside the state */
+	a.cur_qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_ERR, IBV_QP_CUR_STATE), EINVAL);
+	memset(&qa, 0, sizeof(qa));
+	CU_ASSERT_EQUAL(ibv_query_qp(qp, &qa, IBV_QP_STATE, &ia), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_RTS); /* the refusals changed nothing */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_ERR, 0), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(qp), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+}
+
 static const struct cunit_test tests[] = {
 	{"device list: mlx5_0, CA, IB, libmlx5", test_device_list},
 	{"query device (ex)", test_query_device},
@@ -826,6 +919,7 @@ static const struct cunit_test tests[] = {
 	{"QP and CQ refusals", test_qp_refused},
 	{"indirect mkeys: foreign and too-short entries, foreign PD", test_mkey_refused},
 	{"resize CQ: unpolled CQEs move, wraps, arm, EINVAL below them", test_resize_cq},
+	{"UC modify masks per transition as ib_modify_qp_is_ok", test_uc_modify_masks},
 };
 
 int main(void)
