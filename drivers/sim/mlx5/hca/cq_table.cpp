@@ -100,6 +100,38 @@ int CqTable::arm(uint32_t cqn, uint32_t arm_word)
 	return 0;
 }
 
+int CqTable::resize(uint32_t cqn, void *buf, uint32_t ncqe, uint32_t cqe_size)
+{
+	CqObj *cq = find(cqn);
+	CqConfig cfg = cq ? cq->cfg : CqConfig{};
+	cfg.buf = buf;
+	cfg.ncqe = ncqe;
+	cfg.cqe_size = cqe_size;
+	if (!cq || check(cfg, &cqn) || cq->error)
+		return -EINVAL;
+	uint32_t ci = be32toh(__atomic_load_n(&cq->cfg.dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+	uint32_t used = (cq->pi - ci) & 0xffffff;
+	/* the RESIZE_CQ CQE needs a free slot; the unpolled CQEs must fit the new ring */
+	if (used >= cq->cfg.ncqe || used > ncqe)
+		return -EINVAL;
+	uint8_t *slot = static_cast<uint8_t *>(cq->cfg.buf) +
+			(size_t)(cq->pi & (cq->cfg.ncqe - 1)) * cq->cfg.cqe_size;
+	if (cq->cfg.cqe_size == 128)
+		slot += 64;
+	uint8_t owner = (cq->pi & cq->cfg.ncqe) ? 1 : 0;
+	memset(slot, 0, 63);
+	__atomic_store_n(slot + 63,
+			 (uint8_t)(MLX5_CQE_RESIZE_CQ << MLX5_HW_CQE_OPCODE_SHIFT | owner),
+			 __ATOMIC_RELEASE);
+	/*
+	 * the next CQE goes to the new ring, at the index after the RESIZE_CQ CQE (CQEs
+	 * held back are not written yet: they land there too, in order)
+	 */
+	cq->pi++;
+	cq->cfg = cfg;
+	return 0;
+}
+
 void CqTable::comp_event(CqObj *cq)
 {
 	cq->armed = false;

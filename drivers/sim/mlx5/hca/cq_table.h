@@ -43,6 +43,8 @@ public:
 	CqObj *find(uint32_t cqn) const;
 	/** The CQ doorbell: arm @p cqn for one completion event (Hca::arm_cq). */
 	int arm(uint32_t cqn, uint32_t arm_word);
+	/** MODIFY_CQ resize (Hca::resize_cq). */
+	int resize(uint32_t cqn, void *buf, uint32_t ncqe, uint32_t cqe_size);
 
 	/* ---- the CQE writer ---- */
 	/** Requester CQE of a successful WQE. */

@@ -208,6 +208,12 @@ int HcaImpl::arm_cq(uint32_t cqn, uint32_t arm_word)
 	return cqt_.arm(cqn, arm_word);
 }
 
+int HcaImpl::resize_cq(uint32_t cqn, void *buf, uint32_t ncqe, uint32_t cqe_size)
+{
+	DevLock lk(mu_);
+	return cqt_.resize(cqn, buf, ncqe, cqe_size);
+}
+
 int HcaImpl::create_srq(const SrqConfig &cfg, uint32_t *srqn)
 {
 	return create_in(mu_, srqt_, cfg, srqn);

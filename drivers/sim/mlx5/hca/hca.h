@@ -312,6 +312,15 @@ public:
 	 * arm whose sn is not the CQ's current one (stale) is ignored. -EINVAL: no CQ.
 	 */
 	virtual int arm_cq(uint32_t cqn, uint32_t arm_word) = 0;
+	/**
+	 * MODIFY_CQ with op_mod resize: @p cqn continues on @p buf (@p ncqe entries of
+	 * @p cqe_size bytes). The device writes a RESIZE_CQ CQE at the producer index of
+	 * the old ring and the next CQE at the index after it into the new ring (the
+	 * provider moves the unpolled ones, libmlx5's mlx5_cq_resize_copy_cqes).
+	 * -EINVAL: no CQ, bad geometry, a CQ in error, the old ring full, or more
+	 * unpolled CQEs than @p ncqe.
+	 */
+	virtual int resize_cq(uint32_t cqn, void *buf, uint32_t ncqe, uint32_t cqe_size) = 0;
 
 	/* shared receive queues */
 	/** CREATE_SRQ. -EINVAL: bad PD or geometry; -ENOMEM. */

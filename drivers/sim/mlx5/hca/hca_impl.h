@@ -68,6 +68,7 @@ public:
 	int create_cq(const CqConfig &cfg, uint32_t *cqn) override;
 	int destroy_cq(uint32_t cqn) override;
 	int arm_cq(uint32_t cqn, uint32_t arm_word) override;
+	int resize_cq(uint32_t cqn, void *buf, uint32_t ncqe, uint32_t cqe_size) override;
 	int create_srq(const SrqConfig &cfg, uint32_t *srqn) override;
 	int destroy_srq(uint32_t srqn) override;
 	void srq_notify(uint32_t srqn) override;

@@ -45,6 +45,7 @@ void fill_general_caps(const HcaCaps &caps, uint8_t *cap)
 	prm_set(cap, log_max_qp_sz, log2_floor(caps.max_send_wqebb));
 	prm_set(cap, log_max_qp, log2_floor(caps.max_qp));
 	prm_set(cap, log_max_cq, log2_floor(caps.max_cq));
+	prm_set(cap, cq_resize, 1); /* RESIZE_CQ (uverbs_qp.cpp) */
 	prm_set(cap, log_max_pd, log2_floor(caps.max_pd));
 	prm_set(cap, log_max_msg, 31);
 	prm_set(cap, port_type, 0); /* InfiniBand */

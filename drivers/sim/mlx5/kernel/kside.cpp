@@ -465,7 +465,11 @@ void fill_chardev_stat(unsigned index, struct stat *st)
 
 /* ---- contexts ----------------------------------------------------------------------- */
 
-Context::Context(Device *dev, int fd) : dev_(dev), fd_(fd)
+namespace {
+std::atomic<uint64_t> g_context_serial{0};
+}
+
+Context::Context(Device *dev, int fd) : serial(++g_context_serial), dev_(dev), fd_(fd)
 {
 }
 
@@ -553,8 +557,14 @@ int Context::ioctl(unsigned long request, uint64_t arg)
 		     request);
 		return -ENOTTY;
 	}
-	std::lock_guard<std::mutex> g(lock);
-	return dispatch_ioctl(*this, arg);
+	AfterUnlock after;
+	int ret;
+	{
+		std::lock_guard<std::mutex> g(lock);
+		ret = dispatch_ioctl(*this, arg, &after);
+	}
+	/* long work on the process's own memory: other commands of the fd go on meanwhile */
+	return ret ? ret : after.run(dev_->index);
 }
 
 void *Context::mmap(void *addr, size_t len, int prot, int flags, off_t off)
@@ -578,7 +588,7 @@ void *Context::mmap(void *addr, size_t len, int prot, int flags, off_t off)
 	for (auto &kv : objs) {
 		const Uobj &o = kv.second;
 		if (o.type == Uobj::Type::Uar && o.uar_page == page)
-			return sys::mmap(addr, len, prot, flags, fd_, (off_t)(page * kPage));
+			return sys::mmap(addr, len, prot, flags, fd(), (off_t)(page * kPage));
 	}
 	klog(1, "uverbs%u: mmap offset 0x%llx: no UAR there", dev_->index, (unsigned long long)off);
 	errno = EINVAL;

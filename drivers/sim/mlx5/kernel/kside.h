@@ -25,6 +25,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <infiniband/verbs.h>
 
@@ -106,7 +108,12 @@ struct EventFile {
 		Comp
 	};
 	Kind kind = Kind::Async;
+	/**
+	 * One of the process's fds of it (dups share the eventfd), changed under
+	 * @ref lock when that one is closed; -1 once the last is (libc_intercept.cpp).
+	 */
 	int fd = -1;
+	uint64_t owner = 0; /**< Context::serial of the context that made it */
 	std::mutex lock;
 	struct Entry {
 		uint8_t desc[16];
@@ -161,6 +168,7 @@ struct Uobj {
 	uint32_t mr_access = 0;           /**< Mr: the access in force */
 	uint32_t pd_handle = 0;           /**< Mr, Qp */
 	uint32_t cqn = 0;                 /**< Cq */
+	uint32_t cq_ncqe = 0;             /**< Cq: entries of its ring now (RESIZE_CQ) */
 	uint32_t qpn = 0;                 /**< Qp */
 	uint64_t user_handle = 0;         /**< Cq, Qp: the element of their events */
 	QpCap cap = {};                   /**< Qp: as created */
@@ -168,6 +176,7 @@ struct Uobj {
 	bool sq_sig_all = false;          /**< Qp: created with SQ_SIG_ALL */
 	bool mmo = false;                 /**< Qp: INIT2INIT set qpc_ext.mmo */
 	bool dct = false;                 /**< Qp: a DC target (EX_MODIFY_QP's dctn) */
+	uint32_t qp_type = 0;             /**< Qp: kUverbsQpt* as created (DC: driver) */
 	uint32_t srqn = 0;                /**< Srq; Qp: the SRQ it receives from (0: none) */
 	uint32_t srq_max_wr = 0;          /**< Srq: WQEs of its ring - 1 */
 	uint32_t srq_max_sge = 0;         /**< Srq: data segments per WQE */
@@ -186,7 +195,12 @@ public:
 	~Context();
 
 	Device *dev() const { return dev_; }
-	int fd() const { return fd_; }
+	/** One of the process's fds of it (its dups share the memfd). */
+	int fd() const { return fd_.load(std::memory_order_acquire); }
+	/** That fd was closed, @p other is still open (libc_intercept.cpp). */
+	void set_fd(int other) { fd_.store(other, std::memory_order_release); }
+	/** Unique for the life of the process: what event fds name their context by. */
+	const uint64_t serial;
 
 	/** ioctl(fd, request, arg): 0 or a negative errno. */
 	int ioctl(unsigned long request, uint64_t arg);
@@ -212,7 +226,7 @@ public:
 
 private:
 	Device *dev_;
-	int fd_;
+	std::atomic<int> fd_;
 };
 
 /**
@@ -224,10 +238,15 @@ int devx_obj_destroy(Hca &hca, const Uobj &o);
 /** Register the fake fd @p fd of @p ctx / of an async file (libc_intercept.cpp). */
 void fd_register_context(int fd, const std::shared_ptr<Context> &ctx);
 void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file);
-/** The async file behind fd @p fd, or NULL. */
-std::shared_ptr<AsyncFile> fd_async(int fd);
 /** The event file (async fd or completion channel) behind fd @p fd, or NULL. */
 std::shared_ptr<EventFile> fd_event_file(int fd);
+/**
+ * An fd attribute of @p method naming an event file of kind @p k of @p ctx: 0 and
+ * the file in @p out, or EBADF (one log line) for an fd that is none, of the other
+ * kind, or of another context, as the kernel's fd lookup (rdma_core.c).
+ */
+int event_fd_lookup(Context &ctx, int fd, EventFile::Kind k, const char *method,
+		    std::shared_ptr<EventFile> *out);
 
 /* ---- events (uverbs_events.cpp) ------------------------------------------------------ */
 /**
@@ -291,10 +310,24 @@ std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet);
 bool user_range_writable(uint64_t addr, uint64_t len);
 
 /**
- * The dispatcher entry of a Context: RDMA_VERBS_IOCTL with @p hdr_ptr. 0 or a
- * negative errno (uverbs_ioctl.cpp).
+ * What a command leaves for after the Context lock: long work on the process's own
+ * memory only, which needs no object of the context.
  */
-int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr);
+struct AfterUnlock {
+	/** ADVISE_MR with FLUSH: ranges whose pages must be readable now (else EFAULT) */
+	std::vector<std::pair<uint64_t, uint64_t>> probe;
+	/** The answer once every probe succeeded (a later SGE's ENOENT, in SGE order) */
+	int then = 0;
+	/** Do it: @ref then, or -EFAULT (one log line naming the page of device @p idx). */
+	int run(unsigned idx) const;
+};
+
+/**
+ * The dispatcher entry of a Context: RDMA_VERBS_IOCTL with @p hdr_ptr. 0 or a
+ * negative errno (uverbs_ioctl.cpp). With @p after, handlers may leave work there for
+ * the caller to do once it has dropped the Context lock; without, they do it at once.
+ */
+int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr, AfterUnlock *after = nullptr);
 
 /** Open device @p index: a new fd (a memfd shown as the char device), or -errno. */
 int open_device(unsigned index, int flags);

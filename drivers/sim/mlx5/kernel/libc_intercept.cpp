@@ -10,7 +10,8 @@
  *   stat*, fstat*, statx    that path and those fds look like the char device
  *   ioctl, mmap             the command channel and the UAR pages
  *   read, write, close      async event fds, teardown
- *   dup2, dup3              an fd replaced by another is ours no more
+ *   dup, dup2, dup3, fcntl  a copy of one of ours is ours (the same file); an fd
+ *                           replaced by another is ours no more
  *   close_range, closefrom  as close, for each fd of the range
  *   socket                  NETLINK_RDMA fails, so libibverbs reads $SYSFS_PATH
  * With MLX5_SIM_RDMA_DEVICES unset or 0 every call goes straight to libc.
@@ -89,7 +90,10 @@ void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
 int (*real_close)(int);
 ssize_t (*real_read)(int, void *, size_t);
 ssize_t (*real_write)(int, const void *, size_t);
+int (*real_dup)(int);
 int (*real_dup2)(int, int);
+int (*real_fcntl)(int, int, ...);
+int (*real_fcntl64)(int, int, ...);
 int (*real_dup3)(int, int, int);
 int (*real_close_range)(unsigned int, unsigned int, int);
 void (*real_closefrom)(int);
@@ -168,7 +172,22 @@ void insert(int fd, const FakeFd &f)
 	(*g_fds)[fd] = f;
 }
 
-/** Forget @p fd; the Context goes when its last user does (the kernel's release). */
+/** Another fd of ours for the same file as @p f (g_fd_lock held), or -1. */
+int other_fd(const FakeFd &f, int fd)
+{
+	for (const auto &kv : *g_fds)
+		if (kv.first != fd &&
+		    ((f.async && kv.second.async == f.async) || (f.ctx && kv.second.ctx == f.ctx) ||
+		     (f.ucma && kv.second.ucma == f.ucma)))
+			return kv.first;
+	return -1;
+}
+
+/**
+ * Forget @p fd; the file goes when its last fd does (the kernel's release): a
+ * Context and an event file live on while a dup of the fd is open, reached through
+ * that one from now on.
+ */
 void forget(int fd)
 {
 	FakeFd gone; /* destroyed after the lock */
@@ -192,12 +211,26 @@ void forget(int fd)
 		}
 		return;
 	}
-	if (gone.async) { /* events raised later go nowhere, not into a reused fd number */
+	int other = other_fd(gone, fd);
+	if (gone.async) {
+		/* with no copy left, events raised later go nowhere, not into a reused number */
 		std::lock_guard<std::mutex> ga(gone.async->lock);
-		gone.async->fd = -1;
+		if (gone.async->fd == fd)
+			gone.async->fd = other;
 	}
+	if (gone.ctx && other >= 0 && gone.ctx->fd() == fd)
+		gone.ctx->set_fd(other);
 	g_fds->erase(it);
 	g_nfds.fetch_sub(1, std::memory_order_release);
+}
+
+/** @p copy is a new fd for the file of @p fd (dup): ours when that one is. */
+void copied(int fd, int copy)
+{
+	FakeFd f;
+	if (copy < 0 || copy == fd || !lookup(fd, &f))
+		return;
+	insert(copy, f);
 }
 
 /** forget() each fd of ours in [@p first, @p last]. */
@@ -426,13 +459,6 @@ void fd_register_context(int fd, const std::shared_ptr<Context> &ctx)
 void fd_register_async(int fd, const std::shared_ptr<AsyncFile> &file)
 {
 	insert(fd, FakeFd{nullptr, file, nullptr});
-}
-
-std::shared_ptr<AsyncFile> fd_async(int fd)
-{
-	FakeFd f;
-	return lookup(fd, &f) && f.async && f.async->kind == EventFile::Kind::Async ? f.async
-										    : nullptr;
 }
 
 std::shared_ptr<EventFile> fd_event_file(int fd)
@@ -740,19 +766,58 @@ EXPORT void closefrom(int lowfd) noexcept
 	REAL(closefrom)(lowfd);
 }
 
+EXPORT int dup(int oldfd) noexcept
+{
+	int ret = REAL(dup)(oldfd);
+	copied(oldfd, ret);
+	return ret;
+}
+
 EXPORT int dup2(int oldfd, int newfd) noexcept
 {
 	int ret = REAL(dup2)(oldfd, newfd);
-	if (ret >= 0 && oldfd != newfd)
+	if (ret >= 0 && oldfd != newfd) {
 		forget(newfd);
+		copied(oldfd, newfd);
+	}
 	return ret;
 }
 
 EXPORT int dup3(int oldfd, int newfd, int flags) noexcept
 {
 	int ret = REAL(dup3)(oldfd, newfd, flags);
-	if (ret >= 0)
+	if (ret >= 0) {
 		forget(newfd);
+		copied(oldfd, newfd);
+	}
+	return ret;
+}
+
+/*
+ * fcntl: F_DUPFD and F_DUPFD_CLOEXEC copy an fd (Python's os.dup uses the latter).
+ * The third argument is passed on as a pointer-sized word, as libc reads it.
+ */
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	int ret = REAL(fcntl)(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		copied(fd, ret);
+	return ret;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	int ret = REAL(fcntl64)(fd, cmd, arg);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		copied(fd, ret);
 	return ret;
 }
 

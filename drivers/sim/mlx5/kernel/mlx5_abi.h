@@ -141,6 +141,15 @@ struct Mlx5CreateCq {
 static_assert(sizeof(Mlx5CreateCq) == 32, "mlx5_ib_create_cq");
 constexpr uint16_t kCqFlagUarPageIndex = 1u << 1;
 
+/** RESIZE_CQ's driver data: the new ring (libmlx5's mlx5_resize_cq); no response. */
+struct Mlx5ResizeCq {
+	uint64_t buf_addr;
+	uint16_t cqe_size;
+	uint16_t reserved0;
+	uint32_t reserved1;
+};
+static_assert(sizeof(Mlx5ResizeCq) == 16, "mlx5_ib_resize_cq");
+
 struct Mlx5CreateCqResp {
 	uint32_t cqn;
 	uint32_t reserved;
@@ -281,6 +290,7 @@ constexpr PrmField sig_block_4048{0x1f0, 1};
 constexpr PrmField cqe_version{0x1fc, 4};
 constexpr PrmField sho{0x217, 1};
 constexpr PrmField dct{0x21a, 1};
+constexpr PrmField cq_resize{0x221, 1};
 /** qpc_ext in QP modify commands (libmlx5 needs it for mlx5dv_dci_stream_id_reset) */
 constexpr PrmField qpc_extension{0x122, 1};
 constexpr PrmField log_max_pd{0x32b, 5};

@@ -213,6 +213,7 @@ enum : uint32_t {
 	WCMD_REREG_MR = 11,
 	WCMD_DEREG_MR = 13,
 	WCMD_CREATE_COMP_CHANNEL = 17, /**< response {u32 fd}: the kernel makes the fd */
+	WCMD_RESIZE_CQ = 19,
 	WCMD_QUERY_QP = 25,
 	WCMD_MODIFY_QP = 26,
 	WCMD_MODIFY_SRQ = 33,
@@ -583,6 +584,19 @@ struct QuerySrqResp {
 	uint32_t reserved;
 };
 static_assert(sizeof(QuerySrqResp) == 16, "ib_uverbs_query_srq_resp");
+
+struct ResizeCqCmd {
+	uint64_t response;
+	uint32_t cq_handle;
+	uint32_t cqe;
+};
+static_assert(sizeof(ResizeCqCmd) == 16, "ib_uverbs_resize_cq");
+
+struct ResizeCqResp {
+	uint32_t cqe;
+	uint32_t reserved;
+};
+static_assert(sizeof(ResizeCqResp) == 8, "ib_uverbs_resize_cq_resp");
 
 /** DESTROY responses: the events the object raised (libibverbs waits for their acks). */
 struct DestroyCqResp {

@@ -60,6 +60,8 @@ public:
 
 	Context &ctx;
 	const MethodSpec &method;
+	/** Work for after the Context lock (kside.h), or NULL: then do it in the handler. */
+	AfterUnlock *after = nullptr;
 
 	/** Attribute @p id present? */
 	bool has(uint16_t id) const { return find(id) >= 0; }
@@ -109,6 +111,7 @@ int h_cq_create(Call &c);
 int h_cq_destroy(Call &c);
 int h_qp_create(Call &c);
 int h_qp_destroy(Call &c);
+int w_resize_cq(Call &c, const uint8_t *in, size_t inlen);
 int w_modify_qp(Call &c, const uint8_t *in, size_t inlen);
 int w_ex_modify_qp(Call &c, const uint8_t *in, size_t inlen);
 int w_query_qp(Call &c, const uint8_t *in, size_t inlen);

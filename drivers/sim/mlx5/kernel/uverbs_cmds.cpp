@@ -399,6 +399,7 @@ const WriteCmd kWriteCmds[] = {
 	{WCMD_QUERY_SRQ, "QUERY_SRQ", sizeof(QuerySrqCmd), sizeof(QuerySrqResp), w_query_srq},
 	{WCMD_CREATE_COMP_CHANNEL, "CREATE_COMP_CHANNEL", sizeof(CmdResponsePtr), sizeof(uint32_t),
 	 w_create_comp_channel},
+	{WCMD_RESIZE_CQ, "RESIZE_CQ", sizeof(ResizeCqCmd), sizeof(ResizeCqResp), w_resize_cq},
 };
 
 /* ---- UAR pages --------------------------------------------------------------------- */
@@ -638,7 +639,11 @@ int h_mr_destroy(Call &c)
  * an on-demand MR of the PD (writable for PREFETCH_WRITE), else ENOENT as mlx5's
  * get_prefetchable_mr. The device probes on-demand pages at each access and keeps
  * no page tables, so there is nothing to fault in ahead; with FLUSH (synchronous)
- * the pages must be readable now, else EFAULT.
+ * the pages must be readable now, else EFAULT. That probe touches every page of
+ * ranges up to 4 GiB each, so it runs after the Context lock is dropped
+ * (AfterUnlock): it reads only the process's memory, never an object of the context,
+ * and an MR deregistered meanwhile changes nothing of it (the kernel, too, faults
+ * the pages in outside the uverbs locks).
  */
 int h_mr_advise(Call &c)
 {
@@ -663,6 +668,7 @@ int h_mr_advise(Call &c)
 		return -EOPNOTSUPP;
 	}
 	uint64_t list = c.data(A_ADVISE_MR_SGE_LIST);
+	AfterUnlock probe;
 	for (size_t off = 0; off < len; off += sizeof(UverbsSge)) {
 		UverbsSge sge;
 		if (!copy_from_user(&sge, list + off, sizeof(sge)))
@@ -681,13 +687,25 @@ int h_mr_advise(Call &c)
 			     "uverbs%u: ADVISE_MR lkey 0x%x [0x%llx, +%u): no on-demand MR of "
 			     "PD %u covers it",
 			     idx, sge.lkey, (unsigned long long)sge.addr, sge.length, pd);
-			return -ENOENT;
+			/* the SGEs before it are faulted in first, as mlx5's prefetch does */
+			probe.then = -ENOENT;
+			break;
 		}
-		if (!(flags & kAdviseMrFlagFlush) || advice == kAdviseMrPrefetchNoFault)
-			continue;
-		uint8_t b;
-		for (uint64_t p = sge.addr; p < sge.addr + sge.length;
-		     p = (p & ~(kPage - 1)) + kPage) {
+		if ((flags & kAdviseMrFlagFlush) && advice != kAdviseMrPrefetchNoFault)
+			probe.probe.emplace_back(sge.addr, sge.length);
+	}
+	if (c.after) {
+		*c.after = probe;
+		return 0;
+	}
+	return probe.run(idx);
+}
+
+int AfterUnlock::run(unsigned idx) const
+{
+	uint8_t b;
+	for (const auto &r : probe) {
+		for (uint64_t p = r.first; p < r.first + r.second; p = (p & ~(kPage - 1)) + kPage) {
 			if (!copy_from_user(&b, p, 1)) {
 				klog(1, "uverbs%u: ADVISE_MR page 0x%llx not mapped", idx,
 				     (unsigned long long)p);
@@ -695,12 +713,13 @@ int h_mr_advise(Call &c)
 			}
 		}
 	}
-	return 0;
+	return then;
 }
 
 int h_async_event_alloc(Call &c)
 {
 	auto file = std::make_shared<AsyncFile>();
+	file->owner = c.ctx.serial;
 	file->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (file->fd < 0) {
 		int err = errno;

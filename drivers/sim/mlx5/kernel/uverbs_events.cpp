@@ -153,23 +153,24 @@ void cq_comp_event(void *arg)
 	ev->comp->push(&desc, ev->shared_from_this());
 }
 
-/** The event file behind @p fd if it is of kind @p k: 0, or EBADF as the kernel. */
-int event_file_of(Context &ctx, int fd, EventFile::Kind k, const char *what,
-		  std::shared_ptr<EventFile> *out)
+/** "Never armed" in the CQ's arm word: bits 27..25, which no arm doorbell sets. */
+constexpr uint32_t kArmNever = 0x0e000000u;
+
+} // namespace
+
+int event_fd_lookup(Context &ctx, int fd, EventFile::Kind k, const char *method,
+		    std::shared_ptr<EventFile> *out)
 {
 	std::shared_ptr<EventFile> f = fd_event_file(fd);
-	if (!f || f->kind != k) {
-		klog(1, "uverbs%u: CQ/CREATE %s fd %d is none", ctx.dev()->index, what, fd);
+	const char *what = k == EventFile::Kind::Comp ? "completion channel" : "async event fd";
+	if (!f || f->kind != k || f->owner != ctx.serial) {
+		klog(1, "uverbs%u: %s: fd %d is no %s of this context", ctx.dev()->index, method,
+		     fd, what);
 		return -EBADF;
 	}
 	*out = f;
 	return 0;
 }
-
-/** "Never armed" in the CQ's arm word: bits 27..25, which no arm doorbell sets. */
-constexpr uint32_t kArmNever = 0x0e000000u;
-
-} // namespace
 
 void deliver_async_events(Device *dev, Hca *hca)
 {
@@ -206,12 +207,12 @@ int cq_events_prepare(Context &ctx, bool has_channel, int channel_fd, bool has_e
 	auto ev = std::make_shared<ObjEvents>();
 	ev->user_handle = user_handle;
 	int ret;
-	if (has_channel && (ret = event_file_of(ctx, channel_fd, EventFile::Kind::Comp,
-						"completion channel", &ev->comp)))
+	if (has_channel &&
+	    (ret = event_fd_lookup(ctx, channel_fd, EventFile::Kind::Comp, "CQ/CREATE", &ev->comp)))
 		return ret;
 	if (has_event_fd) {
-		if ((ret = event_file_of(ctx, event_fd, EventFile::Kind::Async, "async event",
-					 &ev->async)))
+		if ((ret = event_fd_lookup(ctx, event_fd, EventFile::Kind::Async, "CQ/CREATE",
+					   &ev->async)))
 			return ret;
 	} else {
 		ev->async = ctx.default_async; /* as the kernel: the file's first async fd */
@@ -302,6 +303,7 @@ int w_create_comp_channel(Call &c, const uint8_t *, size_t)
 {
 	auto file = std::make_shared<EventFile>();
 	file->kind = EventFile::Kind::Comp;
+	file->owner = c.ctx.serial;
 	file->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (file->fd < 0) {
 		int err = errno;

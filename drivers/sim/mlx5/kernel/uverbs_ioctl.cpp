@@ -97,7 +97,7 @@ const AttrSpec kQpCreate[] = {
 	{A_QP_TYPE, AttrKind::PtrIn, true, 1, 8},
 	{A_QP_FLAGS, AttrKind::PtrIn, false, 1, 8},
 	{A_QP_SOURCE_QPN, AttrKind::PtrIn, false, 4, 4},
-	{A_QP_EVENT_FD, AttrKind::FdIn, true, 0, 0},
+	{A_QP_EVENT_FD, AttrKind::FdIn, false, 0, 0},
 	{A_QP_RESP_CAP, AttrKind::PtrOut, true, sizeof(QpCap), 0},
 	{A_QP_RESP_QP_NUM, AttrKind::PtrOut, true, 4, 0},
 	{kAttrUhwIn, AttrKind::PtrIn, false, 0, kAny},
@@ -363,7 +363,7 @@ int Call::set_new(uint16_t id, uint64_t value)
 	return copy_to_user(where, &value, sizeof(value)) ? 0 : -EFAULT;
 }
 
-int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr)
+int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr, AfterUnlock *after)
 {
 	UverbsIoctlHdr hdr;
 
@@ -396,6 +396,7 @@ int dispatch_ioctl(Context &ctx, uint64_t hdr_ptr)
 	}
 	uint64_t attrs_uptr = hdr_ptr + sizeof(hdr);
 	Call c(ctx, *m, attrs_uptr);
+	c.after = after;
 	c.attrs.resize(hdr.num_attrs);
 	if (hdr.num_attrs &&
 	    !copy_from_user(c.attrs.data(), attrs_uptr, hdr.num_attrs * sizeof(UverbsAttr)))

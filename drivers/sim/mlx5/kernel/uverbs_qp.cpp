@@ -216,6 +216,7 @@ int h_cq_create(Call &c)
 	}
 	o.type = Uobj::Type::Cq;
 	o.cqn = cqn;
+	o.cq_ncqe = cfg.ncqe;
 	o.user_handle = user_handle;
 	cq_events_created(ctx, o, cfg.dbrec);
 	uint32_t handle = ctx.add(o);
@@ -246,6 +247,81 @@ int h_cq_destroy(Call &c)
 			   cq->ev ? cq->ev->async_reported.load() : 0};
 	c.ctx.objs.erase((uint32_t)c.data(A_DESTROY_HANDLE));
 	return c.write_out(A_DESTROY_RESP, &r, sizeof(r));
+}
+
+/**
+ * RESIZE_CQ (ibv_resize_cq) as mlx5_ib_resize_cq: the new ring in the driver data,
+ * the entries rounded up to a power of two above @c cqe, nothing done when that is
+ * the current size. The device writes the RESIZE_CQ CQE into the old ring and goes
+ * on in the new one (Hca::resize_cq); libmlx5 moves the unpolled CQEs over. More
+ * unpolled CQEs than the new ring holds: EINVAL, as the firmware's BAD_PARAM.
+ */
+int w_resize_cq(Call &c, const uint8_t *in, size_t)
+{
+	Context &ctx = c.ctx;
+	unsigned idx = ctx.dev()->index;
+	ResizeCqCmd q;
+	memcpy(&q, in, sizeof(q));
+	Uobj *cq = ctx.find(q.cq_handle, Uobj::Type::Cq);
+	if (!cq) {
+		klog(1, "uverbs%u: RESIZE_CQ of handle %u: no such CQ", idx, q.cq_handle);
+		return -EINVAL;
+	}
+	const HcaCaps &caps = ctx.hca->caps();
+	if (q.cqe < 1 || q.cqe > caps.max_cqe) {
+		klog(1, "uverbs%u: RESIZE_CQ of CQ 0x%x to %u entries (1..%u)", idx, cq->cqn, q.cqe,
+		     caps.max_cqe);
+		return -EINVAL;
+	}
+	uint64_t entries = 1;
+	while (entries < (uint64_t)q.cqe + 1)
+		entries <<= 1;
+	ResizeCqResp r = {(uint32_t)entries - 1, 0};
+	if (entries - 1 > caps.max_cqe) {
+		klog(1, "uverbs%u: RESIZE_CQ of CQ 0x%x to %llu entries (at most %u)", idx, cq->cqn,
+		     (unsigned long long)entries, caps.max_cqe + 1);
+		return -EINVAL;
+	}
+	if (entries == (uint64_t)cq->cq_ncqe) /* the kernel neither reads nor changes a thing */
+		return c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
+	Mlx5ResizeCq req;
+	if (c.len(kAttrUhwIn) < sizeof(req)) {
+		klog(1, "uverbs%u: RESIZE_CQ driver request of %zu bytes", idx, c.len(kAttrUhwIn));
+		return -EINVAL;
+	}
+	int ret = c.read_in(kAttrUhwIn, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if (req.reserved0 || req.reserved1 || (req.cqe_size != 64 && req.cqe_size != 128)) {
+		klog(1, "uverbs%u: RESIZE_CQ cqe_size %u reserved %u/%u", idx, req.cqe_size,
+		     req.reserved0, req.reserved1);
+		return -EINVAL;
+	}
+	if (!user_range_writable(req.buf_addr, entries * req.cqe_size)) {
+		klog(1, "uverbs%u: RESIZE_CQ ring 0x%llx (+%llu) not the process's", idx,
+		     (unsigned long long)req.buf_addr,
+		     (unsigned long long)(entries * req.cqe_size));
+		return -EFAULT;
+	}
+	/*
+	 * The CQ as of the work posted before the command: hardware has long executed it
+	 * when a firmware command arrives, the model may lag a doorbell-thread pass
+	 * behind, so the doorbells of the context's QPs are rung and executed first.
+	 */
+	for (const auto &kv : ctx.objs)
+		if (kv.second.type == Uobj::Type::Qp)
+			doorbell_resync(ctx.dev(), kv.second.qpn);
+	ctx.hca->quiesce();
+	if ((ret = ctx.hca->resize_cq(cq->cqn, reinterpret_cast<void *>(req.buf_addr),
+				      (uint32_t)entries, req.cqe_size))) {
+		klog(1,
+		     "uverbs%u: RESIZE_CQ of CQ 0x%x to %llu entries: %s (in error, full, or "
+		     "more CQEs unpolled than the new ring holds)",
+		     idx, cq->cqn, (unsigned long long)entries, strerror(-ret));
+		return ret;
+	}
+	cq->cq_ncqe = (uint32_t)entries;
+	return c.write_out(A_WRITE_CORE_OUT, &r, sizeof(r));
 }
 
 int h_qp_create(Call &c)
@@ -295,12 +371,12 @@ int h_qp_create(Call &c)
 		     req.rq_wqe_count);
 		return -EINVAL;
 	}
-	std::shared_ptr<AsyncFile> event_file = fd_async((int)c.data(A_QP_EVENT_FD));
-	if (!event_file) {
-		klog(1, "uverbs%u: QP/CREATE event fd %d is no async event fd", idx,
-		     (int)c.data(A_QP_EVENT_FD));
-		return -EINVAL;
-	}
+	/* its async events go to its event fd, else the file's first (as the kernel) */
+	std::shared_ptr<AsyncFile> event_file = ctx.default_async;
+	if (c.has(A_QP_EVENT_FD) &&
+	    (ret = event_fd_lookup(ctx, (int)c.data(A_QP_EVENT_FD), EventFile::Kind::Async,
+				   "QP/CREATE", &event_file)))
+		return ret;
 	const HcaCaps &caps = ctx.hca->caps();
 	uint32_t pdn = pd->pdn, send_cqn = scq->cqn, recv_cqn = rcq->cqn;
 	if (req.flags & ~(kQpFlagScatterCqe | kQpFlagUarPageIndex | kDcFlags)) {
@@ -361,6 +437,7 @@ int h_qp_create(Call &c)
 	Uobj o;
 	o.type = Uobj::Type::Qp;
 	o.qpn = qpn;
+	o.qp_type = type;
 	o.pd_handle = (uint32_t)c.data(A_QP_PD);
 	o.user_handle = user_handle;
 	if (srq) /* no receive queue: the kernel answers 0 for it (mlx5's set_rq_size) */
@@ -459,6 +536,31 @@ bool net_raw_capable()
 
 } // namespace
 
+namespace {
+
+/**
+ * The rules of ib_modify_qp_is_ok (drivers/infiniband/core/verbs.c) the device's
+ * state machine does not check, for RC, UC and UD QPs (mlx5_ib runs it before any
+ * firmware command): CUR_STATE only from RTR, RTS, SQD or SQE, and only on the
+ * transitions to RTS whose optional attributes list it (for RC not from SQE, an
+ * RC QP has no SQE state); RESET has no transition to ERR. @p cur is the state
+ * the kernel takes (the caller's CUR_STATE, else the QP's).
+ */
+bool kernel_transition_ok(uint32_t qp_type, int cur, int next, uint32_t mask)
+{
+	if (qp_type != kUverbsQptRc && qp_type != kUverbsQptUc && qp_type != kUverbsQptUd)
+		return true;
+	if (cur == IBV_QPS_RESET && next == IBV_QPS_ERR)
+		return false;
+	if (!(mask & IBV_QP_CUR_STATE))
+		return true;
+	return next == IBV_QPS_RTS &&
+	       (cur == IBV_QPS_RTR || cur == IBV_QPS_RTS || cur == IBV_QPS_SQD ||
+		(cur == IBV_QPS_SQE && qp_type != kUverbsQptRc));
+}
+
+} // namespace
+
 int w_modify_qp(Call &c, const uint8_t *in, size_t)
 {
 	ModifyQpCmd q;
@@ -522,7 +624,20 @@ int w_modify_qp(Call &c, const uint8_t *in, size_t)
 	a.alt_timeout = q.alt_timeout;
 	if (!(q.attr_mask & IBV_QP_AV))
 		a.ah_attr.port_num = 1;
-	int ret = c.ctx.hca->modify_qp(qp->qpn, a, (int)q.attr_mask);
+	int ret;
+	QpInfo info;
+	if (!(q.attr_mask & IBV_QP_CUR_STATE) && (ret = c.ctx.hca->query_qp(qp->qpn, &info)))
+		return ret;
+	int cur = (q.attr_mask & IBV_QP_CUR_STATE) ? (int)q.cur_qp_state : (int)info.state;
+	int next = (q.attr_mask & IBV_QP_STATE) ? (int)q.qp_state : cur;
+	if (!kernel_transition_ok(qp->qp_type, cur, next, q.attr_mask)) {
+		klog(1,
+		     "uverbs%u: MODIFY_QP of QP 0x%x from state %d to %d mask 0x%x: not a "
+		     "transition of ib_modify_qp_is_ok",
+		     idx, qp->qpn, cur, next, q.attr_mask);
+		return -EINVAL;
+	}
+	ret = c.ctx.hca->modify_qp(qp->qpn, a, (int)q.attr_mask);
 	if (ret) {
 		klog(1, "uverbs%u: MODIFY_QP of QP 0x%x to state %u mask 0x%x: %s", idx, qp->qpn,
 		     q.qp_state, q.attr_mask, strerror(-ret));

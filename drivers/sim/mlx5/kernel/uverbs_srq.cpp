@@ -90,21 +90,21 @@ int h_srq_create(Call &c)
 	}
 	/* the SRQ's async events go to its event fd, else the file's first (as the kernel) */
 	std::shared_ptr<AsyncFile> event_file = ctx.default_async;
-	if (c.has(A_SRQ_EVENT_FD) && !(event_file = fd_async((int)c.data(A_SRQ_EVENT_FD)))) {
-		klog(1, "uverbs%u: SRQ/CREATE event fd %d is no async event fd", idx,
-		     (int)c.data(A_SRQ_EVENT_FD));
-		return -EINVAL;
-	}
+	if (c.has(A_SRQ_EVENT_FD) &&
+	    (ret = event_fd_lookup(ctx, (int)c.data(A_SRQ_EVENT_FD), EventFile::Kind::Async,
+				   "SRQ/CREATE", &event_file)))
+		return ret;
 	const HcaCaps &caps = ctx.hca->caps();
 	/* the kernel's geometry (mlx5_ib_create_srq): a power of two of WQEs above max_wr,
-	 * each the next segment and max_sge data segments, at least 32 bytes */
+	 * each the next segment and max_sge data segments, at least 32 bytes. max_wr 0 is
+	 * a ring of one WQE (libmlx5 asks for it when the caller's max_wr is 0) */
 	uint32_t wqe_bytes = 0;
 	if (max_sge <= caps.max_sge) { /* bounded: no shift beyond 32 bits below */
 		wqe_bytes = round_pow2(kSrqNextSeg + (uint64_t)kDataSeg * max_sge);
 		if (wqe_bytes < 32)
 			wqe_bytes = 32;
 	}
-	if (max_wr == 0 || max_wr >= caps.max_recv_wr || max_sge > caps.max_sge ||
+	if (max_wr >= caps.max_recv_wr || max_sge > caps.max_sge ||
 	    wqe_bytes > (1u << kSrqMaxShift)) {
 		klog(1, "uverbs%u: SRQ/CREATE max_wr %u max_sge %u (limits %u, %u)", idx, max_wr,
 		     max_sge, caps.max_recv_wr - 1, caps.max_sge);

@@ -21,6 +21,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include <infiniband/verbs.h>
@@ -404,6 +407,63 @@ void test_advise_mr()
 	close(fd);
 }
 
+/*
+ * A synchronous prefetch (FLUSH) touches every page of its SGEs, up to 4 GiB each:
+ * it does so without the context's lock, so the fd's other commands are not held
+ * up behind it (they used to wait for the whole probe). 1 GiB of read-only zero
+ * pages, then ALLOC_PD from a second thread while the probe runs; also the
+ * kernel's order: an SGE that names no MR after one that faults is EFAULT.
+ */
+void test_advise_mr_unlocked()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint32_t pd, pd2;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	const uint64_t len = 1ull << 30;
+	uint8_t *area = (uint8_t *)mmap(nullptr, len, PROT_READ,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CU_ASSERT_FATAL(area != MAP_FAILED);
+	RegMrResp odp;
+	CU_ASSERT_EQUAL_FATAL(reg_mr(fd, pd, area, len, IBV_ACCESS_ON_DEMAND, &odp), 0);
+	UverbsSge sg = {(uint64_t)(uintptr_t)area, (uint32_t)len, odp.lkey};
+	using clock = std::chrono::steady_clock;
+	std::atomic<bool> started{false};
+	clock::time_point advise_done, pd_done, t0 = clock::now();
+	int advise_ret = -1;
+	std::thread t([&] {
+		started = true;
+		advise_ret = advise(fd, pd, 0, kAdviseMrFlagFlush, &sg, sizeof(sg));
+		advise_done = clock::now();
+	});
+	while (!started)
+		std::this_thread::yield();
+	std::this_thread::sleep_for(std::chrono::milliseconds(5)); /* the probe runs */
+	CU_ASSERT_EQUAL(alloc_pd(fd, &pd2), 0);
+	pd_done = clock::now();
+	t.join();
+	CU_ASSERT_EQUAL(advise_ret, 0);
+	double probe_ms = std::chrono::duration<double, std::milli>(advise_done - t0).count();
+	double pd_ms = std::chrono::duration<double, std::milli>(pd_done - t0).count();
+	printf("(probe %.1f ms, ALLOC_PD done at %.1f ms) ", probe_ms, pd_ms);
+	/* a probe this short proves nothing: the machine is too fast for 1 GiB */
+	if (probe_ms > 50)
+		CU_ASSERT(pd_done < advise_done);
+	/* SGE order: the faulting one first, then one of no MR */
+	UverbsSge two[2] = {{(uint64_t)(uintptr_t)area + len - 4096, 8192, odp.lkey},
+			    {(uint64_t)(uintptr_t)area, 64, 0xdead00}};
+	CU_ASSERT_EQUAL(munmap(area + len - 4096, 4096), 0);
+	two[0].length = 4096;
+	CU_ASSERT_EQUAL(advise(fd, pd, 0, kAdviseMrFlagFlush, two, sizeof(two)), EFAULT);
+	std::swap(two[0], two[1]);
+	CU_ASSERT_EQUAL(advise(fd, pd, 0, kAdviseMrFlagFlush, two, sizeof(two)), ENOENT);
+	two[0] = {(uint64_t)(uintptr_t)area, 64, odp.lkey}; /* fine, then none */
+	two[1] = {(uint64_t)(uintptr_t)area, 64, 0xdead00};
+	CU_ASSERT_EQUAL(advise(fd, pd, 0, kAdviseMrFlagFlush, two, sizeof(two)), ENOENT);
+	munmap(area, len - 4096);
+	close(fd);
+}
+
 void test_queries()
 {
 	int fd = ready_fd();
@@ -488,6 +548,8 @@ void test_devx()
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::cqe_version), 1u);
 	/* RTS2RTS with qpc_ext (mlx5dv_dci_stream_id_reset) is served */
 	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::qpc_extension), 1u);
+	/* RESIZE_CQ is served */
+	CU_ASSERT_EQUAL(prm_get(cap, hca_cap::cq_resize), 1u);
 	CU_ASSERT_EQUAL(out[kPrmCapOffset + 0x400 / 8 + 2] & 0x10, 0x10); /* obj type 0x2c */
 	prm_set(in, kPrmInOpMod, kCapGeneral2);
 	CU_ASSERT_EQUAL(Req(OBJ_MLX5_DEVX, M_DEVX_OTHER)
@@ -942,7 +1004,7 @@ void test_cq_qp()
 	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, 8 /* raw packet */, &h), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(create_qp(fd, cq, cq, efd, q, kUverbsQptRc, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_qp(fd, 999, cq, efd, q, kUverbsQptRc, &h), ENOENT);
-	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, fd, q, kUverbsQptRc, &h), EBADF); /* no event fd */
 	uint32_t qpn = 0;
 	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp, &qpn), 0);
 	/* INIT2INIT in RESET: firmware's BAD_RES_STATE */
@@ -1040,6 +1102,207 @@ void test_cq_qp()
 	usleep(20000); /* the watcher ran over its QPs a few times meanwhile */
 }
 
+/** CQ/CREATE with a completion channel and / or an async fd (-1: attribute left out). */
+int create_cq_fds(int fd, const Mlx5CreateCq &req, int channel, int efd, uint32_t *handle)
+{
+	uint64_t uh = 0x5151;
+	uint32_t vec = 0, cqe = 3, resp_cqe = 0;
+	Mlx5CreateCqResp m = {};
+	Req r(OBJ_CQ, M_CQ_CREATE);
+	r.add(A_CQ_HANDLE, 0, 0)
+		.in(A_CQ_CQE, &cqe, 4)
+		.in(A_CQ_USER_HANDLE, &uh, 8)
+		.in(A_CQ_COMP_VECTOR, &vec, 4)
+		.out(A_CQ_RESP_CQE, &resp_cqe, 4)
+		.in(kAttrUhwIn, &req, sizeof(req))
+		.out(kAttrUhwOut, &m, sizeof(m));
+	if (channel >= 0)
+		r.add(A_CQ_COMP_CHANNEL, 0, (uint64_t)channel);
+	if (efd >= 0)
+		r.add(A_CQ_EVENT_FD, 0, (uint64_t)efd);
+	int ret = r.send(fd);
+	*handle = (uint32_t)r.attr(0)->data;
+	return ret;
+}
+
+/** CREATE_COMP_CHANNEL of @p fd's context: the channel fd, or -1. */
+int comp_channel(int fd)
+{
+	CmdResponsePtr in = {0};
+	uint32_t out = 0;
+	return invoke_write(fd, WCMD_CREATE_COMP_CHANNEL, &in, sizeof(in), &out, sizeof(out))
+		       ? -1
+		       : (int)out;
+}
+
+/*
+ * An event fd names its context, as the kernel's fd lookup checks the file's
+ * owner (rdma_core.c): a completion channel or an async fd of another context is
+ * EBADF in CQ/CREATE, QP/CREATE and SRQ/CREATE, also once that context is closed;
+ * its own are accepted. QP/CREATE without an event fd takes the context's first.
+ */
+void test_event_fd_other_context()
+{
+	int fd = ready_fd(), fd2 = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0 && fd2 >= 0);
+	int efd = async_fd(fd), efd2 = async_fd(fd2);
+	int ch = comp_channel(fd), ch2 = comp_channel(fd2);
+	CU_ASSERT_FATAL(efd >= 0 && efd2 >= 0 && ch >= 0 && ch2 >= 0);
+	uint32_t pd, cq, h, srq;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 16 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 192);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 16 * 4096);
+	memset(db, 0, 192);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	for (int pass = 0; pass < 2; pass++) { /* the other context open, then closed */
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, ch2, -1, &h), EBADF);
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, -1, efd2, &h), EBADF);
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, ch, efd2, &h), EBADF);
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, efd, -1, &h), EBADF); /* other kind */
+		CU_ASSERT_EQUAL(create_cq_fds(fd, creq, ch, efd, &h), 0);
+		CU_ASSERT_EQUAL(Req(OBJ_CQ, M_CQ_DESTROY)
+					.add(A_DESTROY_HANDLE, 0, h)
+					.out(A_DESTROY_RESP, ring + 8 * 4096, 8)
+					.send(fd),
+				0);
+		if (pass == 0)
+			CU_ASSERT_EQUAL(close(fd2), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 3, &cq, nullptr), 0);
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 4 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.rq_wqe_count = 8;
+	q.rq_wqe_shift = 6;
+	q.uidx = 1;
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd2, q, kUverbsQptRc, &h), EBADF);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, ch, q, kUverbsQptRc, &h), EBADF);
+	Mlx5CreateSrq sreq = {};
+	sreq.buf_addr = (uint64_t)(uintptr_t)(ring + 12 * 4096);
+	sreq.db_addr = (uint64_t)(uintptr_t)(db + 32);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd2, sreq, 63, 3, &srq), EBADF);
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq), 0);
+	CU_ASSERT_EQUAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &h), 0);
+	close(efd2);
+	close(ch2);
+	close(ch);
+	close(efd);
+	close(fd);
+	free(ring);
+	free(db);
+}
+
+/** RESIZE_CQ through INVOKE_WRITE with mlx5's driver data (@p uhw_len 0: none). */
+int resize_cq(int fd, uint32_t handle, uint32_t cqe, const Mlx5ResizeCq &req, ResizeCqResp *resp,
+	      uint16_t uhw_len = sizeof(Mlx5ResizeCq))
+{
+	uint32_t cmd = WCMD_RESIZE_CQ;
+	ResizeCqCmd in = {0, handle, cqe};
+	Req r(OBJ_DEVICE, M_DEVICE_INVOKE_WRITE);
+	r.in(A_WRITE_CMD, &cmd, 4)
+		.in(A_WRITE_CORE_IN, &in, sizeof(in))
+		.out(A_WRITE_CORE_OUT, resp, sizeof(*resp));
+	if (uhw_len)
+		r.in(kAttrUhwIn, &req, uhw_len);
+	return r.send(fd);
+}
+
+/*
+ * RESIZE_CQ as mlx5_ib_resize_cq: the entries rounded up to a power of two above
+ * cqe, the same size answered without a look at the driver data, the kernel's
+ * EINVAL for handles, sizes and driver data, EFAULT for a ring the process lacks.
+ * The device writes a RESIZE_CQ CQE (opcode 5, owner bit of its index) into the old
+ * ring at the producer index and refuses while that ring is full.
+ */
+void test_resize_cq()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	constexpr uint8_t kCqeResize = 5; /* MLX5_CQE_RESIZE_CQ */
+	uint32_t pd, cq;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 16 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 64);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 16 * 4096);
+	memset(db, 0, 64);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 3, &cq, nullptr), 0); /* 4 entries */
+	uint8_t *ring2 = ring + 4096;
+	Mlx5ResizeCq rq = {(uint64_t)(uintptr_t)ring2, 64, 0, 0};
+	ResizeCqResp rr = {};
+	/* the same size: nothing read, nothing done (no driver data at all) */
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 2, rq, &rr, 0), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 3u);
+	/* refusals */
+	CU_ASSERT_EQUAL(resize_cq(fd, pd, 15, rq, &rr), EINVAL); /* not a CQ */
+	CU_ASSERT_EQUAL(resize_cq(fd, 999, 15, rq, &rr), EINVAL);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 0, rq, &rr), EINVAL);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1u << 30, rq, &rr), EINVAL);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr, 8), EINVAL); /* short driver data */
+	Mlx5ResizeCq bad = rq;
+	bad.reserved1 = 1;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, bad, &rr), EINVAL);
+	bad = rq;
+	bad.cqe_size = 32;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, bad, &rr), EINVAL);
+	bad = rq;
+	bad.buf_addr = 0x1000;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, bad, &rr), EFAULT);
+	/* the new ring runs into a page the process may not write */
+	uint8_t *two = (uint8_t *)mmap(nullptr, 2 * 4096, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CU_ASSERT_FATAL(two != MAP_FAILED);
+	CU_ASSERT_EQUAL(mprotect(two + 4096, 4096, PROT_READ), 0);
+	bad = rq;
+	bad.buf_addr = (uint64_t)(uintptr_t)two;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 127, bad, &rr), EFAULT); /* 128 x 64 bytes */
+	munmap(two, 2 * 4096);
+	/* nothing of that changed the CQ: still 4 entries, no CQE written */
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 3, rq, &rr, 0), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 3u);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(ring[i * 64 + 63], 0);
+	/* 4 -> 16 entries: the RESIZE_CQ CQE at index 0 of the old ring, owner 0 */
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 15u);
+	CU_ASSERT_EQUAL(ring[63], kCqeResize << 4);
+	/* the consumer took it (index 1): 16 -> 2 entries, its CQE at index 1 of ring2 */
+	db[0] = htobe32(1);
+	uint8_t *ring3 = ring + 2 * 4096;
+	rq.buf_addr = (uint64_t)(uintptr_t)ring3;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1, rq, &rr), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 1u);
+	CU_ASSERT_EQUAL(ring2[64 + 63], kCqeResize << 4);
+	/* 2 -> 4 entries with that CQE unpolled: the next one at index 2 of the
+	 * 2-entry ring, slot 0, owner 1 */
+	rq.buf_addr = (uint64_t)(uintptr_t)ring2;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 3, rq, &rr), 0);
+	CU_ASSERT_EQUAL(ring3[63], kCqeResize << 4 | 1);
+	/* 2 CQEs unpolled (indexes 1, 2; consumer at 1) in 4 entries: into 2 they fit */
+	rq.buf_addr = (uint64_t)(uintptr_t)ring3;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1, rq, &rr), 0);
+	/* now 3 unpolled (1..3) in 2 entries: the ring is full, and 3 > 2 anyway */
+	rq.buf_addr = (uint64_t)(uintptr_t)ring2;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr), EINVAL);
+	/* the consumer catches up: the resize goes through */
+	db[0] = htobe32(4);
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 15, rq, &rr), 0);
+	CU_ASSERT_EQUAL(rr.cqe, 15u);
+	/* more unpolled CQEs than the new ring holds: 4 in 2 entries */
+	db[0] = htobe32(1);
+	rq.buf_addr = (uint64_t)(uintptr_t)ring3;
+	CU_ASSERT_EQUAL(resize_cq(fd, cq, 1, rq, &rr), EINVAL);
+	close(fd);
+	free(ring);
+	free(db);
+}
+
 /*
  * The doorbell thread's back-off: it spins right after work, and a doorbell after a
  * gap waits at most a sixteenth of the gap, at most 1 ms. The old back-off slept
@@ -1122,13 +1385,19 @@ void test_srq()
 	bad = sreq;
 	bad.reserved1 = 1;
 	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, bad, 63, 3, &h), EINVAL);
-	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 0, 3, &h), EINVAL);
+	/* max_wr 0 (pyverbs' SrqInitAttr()): a ring of one WQE, as the kernel makes it */
+	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 0, 3, &h), 0);
+	CU_ASSERT_EQUAL(Req(OBJ_SRQ, M_SRQ_DESTROY)
+				.add(A_DESTROY_HANDLE, 0, h)
+				.out(A_DESTROY_RESP, &ev0, 4)
+				.send(fd),
+			0);
 	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 1u << 20, 3, &h), EINVAL);
 	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 1000, &h), EINVAL);
 	CU_ASSERT_EQUAL(create_srq(fd, pd, efd, sreq, 63, 3, &h, nullptr, 1 /* XRC */), EOPNOTSUPP);
 	CU_ASSERT_EQUAL(create_srq(fd, cq, efd, sreq, 63, 3, &h), EINVAL); /* not a PD */
 	CU_ASSERT_EQUAL(create_srq(fd, 999, efd, sreq, 63, 3, &h), ENOENT);
-	CU_ASSERT_EQUAL(create_srq(fd, pd, fd, sreq, 63, 3, &h), EINVAL); /* no event fd */
+	CU_ASSERT_EQUAL(create_srq(fd, pd, fd, sreq, 63, 3, &h), EBADF); /* no event fd */
 	CU_ASSERT_EQUAL_FATAL(create_srq(fd, pd, efd, sreq, 63, 3, &srq, &srqn), 0);
 	CU_ASSERT_NOT_EQUAL(srqn, 0u);
 	/* query: 63 WQEs, 3 data segments, not armed */
@@ -1397,6 +1666,7 @@ const struct cunit_test tests[] = {
 	{"MR outside the process: EFAULT; iova, access, length", test_mr_outside_process},
 	{"REREG_MR: keys kept, refusals change nothing", test_rereg_mr},
 	{"ADVISE_MR: on-demand MRs of the PD only, EFAULT on sync", test_advise_mr},
+	{"ADVISE_MR FLUSH: pages probed without the context's lock", test_advise_mr_unlocked},
 	{"queries: device (ex), port, GID table", test_queries},
 	{"DevX QUERY_HCA_CAP and refusals", test_devx},
 	{"UAR objects and their mmaps", test_uar_mmap},
@@ -1408,6 +1678,8 @@ const struct cunit_test tests[] = {
 	{"DCI with streams: driver data, limits, state machine", test_dci},
 	{"DCT: SRQ, key, EX_MODIFY_QP masks and dctn; stream reset", test_dct},
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
+	{"RESIZE_CQ: driver data, refusals, the RESIZE_CQ CQE", test_resize_cq},
+	{"event fds of another context: EBADF", test_event_fd_other_context},
 };
 
 } // namespace

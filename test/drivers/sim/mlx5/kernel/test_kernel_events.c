@@ -108,6 +108,20 @@ static int take_event(struct pair *p)
 	return cq == p->rcq && cq_ctx == (void *)0x5eed ? 0 : -1;
 }
 
+/*
+ * take_event() through another fd of the channel (libibverbs reads the fd, then
+ * libmlx5 moves the CQ's arm sequence number on: a bare read() would not).
+ */
+static int take_event_on(struct pair *p, int fd)
+{
+	struct ibv_comp_channel ch = *p->ch;
+	struct pair q = *p;
+
+	ch.fd = fd;
+	q.ch = &ch;
+	return take_event(&q);
+}
+
 static void pair_close(struct pair *p)
 {
 	CU_ASSERT_EQUAL(ibv_destroy_qp(p->a), 0);
@@ -284,6 +298,69 @@ static void test_channel_refusals(void)
 	close(fds[0]);
 	close(fds[1]);
 	CU_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0);
+}
+
+/*
+ * A completion channel is a file, its fds references to it, as in the kernel: a
+ * dup() reads its events; closing the fd it was made with leaves it working
+ * through the dup, and dup2() puts it back; a dup2() of another file over a copy
+ * makes that number the other file and leaves the channel alone; fcntl's
+ * F_DUPFD_CLOEXEC (Python's os.dup) is a dup. A channel of another context is
+ * EBADF.
+ */
+static void test_channel_dup(void)
+{
+	struct ibv_context *ctx2 = ibv_open_device(g_list[0]);
+	struct ibv_wc wc;
+	struct pair p;
+	uint64_t desc = 0;
+	int orig, d, x, nul, y;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctx2);
+	CU_ASSERT_EQUAL_FATAL(pair_open(&p, 16), 0);
+	errno = 0;
+	CU_ASSERT_PTR_NULL(ibv_create_cq(ctx2, 4, NULL, p.ch, 0));
+	CU_ASSERT_EQUAL(errno, EBADF);
+	CU_ASSERT_EQUAL(ibv_close_device(ctx2), 0);
+	orig = p.ch->fd;
+	d = dup(orig);
+	CU_ASSERT_FATAL(d >= 0);
+	/* the original number closed: the dup still has the channel */
+	CU_ASSERT_EQUAL(close(orig), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(d, 5000));
+	CU_ASSERT_EQUAL(take_event_on(&p, d), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	/* back at the old number; the dup closed: the channel lives on */
+	CU_ASSERT_EQUAL_FATAL(dup2(d, orig), orig);
+	CU_ASSERT_EQUAL(close(d), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	/* /dev/null dup2()ed over a copy: that number reads /dev/null, not events */
+	x = dup(orig);
+	nul = open("/dev/null", O_RDONLY);
+	CU_ASSERT_FATAL(x >= 0 && nul >= 0);
+	CU_ASSERT_EQUAL(dup2(nul, x), x);
+	CU_ASSERT_EQUAL(read(x, &desc, sizeof(desc)), 0);
+	CU_ASSERT_EQUAL(close(x), 0);
+	CU_ASSERT_EQUAL(close(nul), 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_EQUAL(take_event(&p), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	/* F_DUPFD_CLOEXEC */
+	y = fcntl(orig, F_DUPFD_CLOEXEC, 0);
+	CU_ASSERT_FATAL(y >= 0);
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(p.rcq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pair_send(&p, 0), 0);
+	CU_ASSERT_TRUE_FATAL(readable(y, 5000));
+	CU_ASSERT_EQUAL(take_event_on(&p, y), 0);
+	CU_ASSERT_EQUAL(poll_one(p.rcq, &wc), 1);
+	CU_ASSERT_EQUAL(close(y), 0);
+	pair_close(&p);
 }
 
 static void test_bad_read_buffer(void)
@@ -521,6 +598,8 @@ static const struct cunit_test tests[] = {
 	{"an unread completion event is dropped at destroy", test_unread_event_dropped},
 	{"channel refusals: EAGAIN, short read, bad fds, comp vector", test_channel_refusals},
 	{"read into a bad buffer: EFAULT, the event stays", test_bad_read_buffer},
+	{"channel fds: dup, close of one copy, dup2 over, F_DUPFD; other context",
+	 test_channel_dup},
 	{"async: responder access error (read, unread), request error", test_async_qp_access_error},
 	{"async: CQ overrun", test_async_cq_overrun},
 	{"async: SRQ limit reached, once per arm", test_async_srq_limit},

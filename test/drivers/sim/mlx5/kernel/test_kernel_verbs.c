@@ -681,6 +681,229 @@ static void test_qp_refused(void)
 	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
 }
 
+/** Post @p n signalled 64-byte RDMA writes on @p qp, wr_id @p first and up. */
+static int post_writes(struct ibv_qp *qp, struct ibv_mr *smr, struct ibv_mr *dmr, uint64_t first,
+		       int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge sge = {(uintptr_t)smr->addr, 64, smr->lkey};
+		struct ibv_send_wr wr, *bad;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = first + (uint64_t)i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = (uintptr_t)dmr->addr;
+		wr.wr.rdma.rkey = dmr->rkey;
+		if (ibv_post_send(qp, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+/** Poll @p n successful completions with wr_id @p first and up, in order: how many. */
+static int poll_ids(struct ibv_cq *cq, uint64_t first, int n)
+{
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (poll_one(cq, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != first + (uint64_t)i)
+			break;
+	return i;
+}
+
+/*
+ * ibv_resize_cq through Debian's libmlx5 (mlx5_resize_cq): the CQEs not yet polled
+ * move to the new ring (libmlx5 copies them up to the device's RESIZE_CQ CQE), the
+ * device goes on in the new ring with its ownership bits, through several wraps;
+ * an arm after the resize raises its event; shrinking below the unpolled CQEs is
+ * EINVAL and changes nothing.
+ */
+static void test_resize_cq(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(g_ctx);
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr port;
+	struct ibv_qp *a, *b;
+	uint8_t *buf = aligned_alloc(4096, 8192);
+	struct ibv_mr *smr, *dmr;
+	uint64_t id = 1;
+	void *ev_ctx;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	cq = ibv_create_cq(g_ctx, 3, NULL, ch, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_EQUAL(cq->cqe, 3);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	a = ibv_create_qp(pd, &ia);
+	b = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(a, b->qp_num, port.lid), 0);
+	CU_ASSERT_EQUAL_FATAL(modify_to_rts(b, a->qp_num, port.lid), 0);
+	smr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, buf + 4096, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(smr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dmr);
+
+	/* 3 CQEs unpolled in 4 entries, then 16 entries: they move over */
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 3), 0);
+	CU_ASSERT_EQUAL_FATAL(ibv_resize_cq(cq, 12), 0);
+	CU_ASSERT_EQUAL(cq->cqe, 15);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 3), 3);
+	id += 3;
+	/* 60 more CQEs: the new ring wraps almost four times */
+	for (int r = 0; r < 20; r++, id += 3) {
+		CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 3), 0);
+		CU_ASSERT_EQUAL_FATAL(poll_ids(cq, id, 3), 3);
+	}
+	/* an arm on the new ring: one event for the next CQE */
+	CU_ASSERT_EQUAL(ibv_req_notify_cq(cq, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 1), 0);
+	CU_ASSERT_EQUAL(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	CU_ASSERT_PTR_EQUAL(ev_cq, cq);
+	ibv_ack_cq_events(cq, 1);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 1), 1);
+	id += 1;
+	/* 10 unpolled do not fit 4 entries: EINVAL, the CQ is as it was */
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 10), 0);
+	CU_ASSERT_EQUAL(ibv_resize_cq(cq, 3), EINVAL);
+	CU_ASSERT_EQUAL(cq->cqe, 15);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 10), 10);
+	id += 10;
+	/* 2 unpolled into 4 entries, then traffic through the small ring */
+	CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 2), 0);
+	CU_ASSERT_EQUAL(ibv_resize_cq(cq, 3), 0);
+	CU_ASSERT_EQUAL(cq->cqe, 3);
+	CU_ASSERT_EQUAL(poll_ids(cq, id, 2), 2);
+	id += 2;
+	for (int r = 0; r < 20; r++, id += 3) {
+		CU_ASSERT_EQUAL_FATAL(post_writes(a, smr, dmr, id, 3), 0);
+		CU_ASSERT_EQUAL_FATAL(poll_ids(cq, id, 3), 3);
+	}
+	/* the same size: nothing to do */
+	CU_ASSERT_EQUAL(ibv_resize_cq(cq, 2), 0);
+	CU_ASSERT_EQUAL(cq->cqe, 3);
+
+	CU_ASSERT_EQUAL(ibv_destroy_qp(a), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(b), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_comp_channel(ch), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(smr), 0);
+	CU_ASSERT_EQUAL(ibv_dereg_mr(dmr), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+	free(buf);
+}
+
+/** ibv_modify_qp of @p qp to @p state with @p mask (IBV_QP_STATE added), from @p a. */
+static int uc_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, enum ibv_qp_state state, int mask)
+{
+	a->qp_state = state;
+	return ibv_modify_qp(qp, a, mask | IBV_QP_STATE);
+}
+
+/*
+ * A UC QP's MODIFY_QP masks as ib_modify_qp_is_ok (drivers/infiniband/core/verbs.c)
+ * has them, per transition: the required ones, the optional ones, nothing of RC's
+ * reliability (timeout, retries, RNR timer, RDMA read resources); CUR_STATE only on
+ * the transitions to RTS from RTR, RTS, SQD and SQE; RESET -> ERR is no transition.
+ * Each refusal is EINVAL and leaves the QP as it was.
+ */
+static void test_uc_modify_masks(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(g_ctx, 4, NULL, NULL, 0);
+	struct ibv_pd *pd = ibv_alloc_pd(g_ctx);
+	struct ibv_qp_init_attr ia;
+	struct ibv_port_attr port;
+	struct ibv_qp_attr a, qa;
+	struct ibv_qp *qp;
+	const int init_req = IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	const int rtr_req = IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cq);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pd);
+	CU_ASSERT_EQUAL_FATAL(ibv_query_port(g_ctx, 1, &port), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = IBV_QPT_UC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(pd, &ia);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qp);
+	memset(&a, 0, sizeof(a));
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.ah_attr.dlid = port.lid;
+	a.ah_attr.port_num = 1;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.min_rnr_timer = 12;
+	/* RESET: no ERR; CUR_STATE nowhere; INIT needs pkey, port and access */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_ERR, 0), EINVAL);
+	a.cur_qp_state = IBV_QPS_RESET;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_INIT, init_req | IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_INIT, init_req | IBV_QP_QKEY), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_INIT, init_req), 0);
+	/* INIT -> RTR: no RC responder resources or RNR timer */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_MIN_RNR_TIMER), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_MAX_DEST_RD_ATOMIC),
+			EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req & ~IBV_QP_RQ_PSN), EINVAL);
+	a.cur_qp_state = IBV_QPS_INIT;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_RTR, rtr_req | IBV_QP_ACCESS_FLAGS), 0);
+	/* RTR -> RTS: the send PSN; no timeout or retries; CUR_STATE allowed */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_TIMEOUT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_RETRY_CNT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, 0), EINVAL);
+	a.cur_qp_state = IBV_QPS_RTR;
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_SQ_PSN | IBV_QP_CUR_STATE), 0);
+	/* RTS -> RTS: access, CUR_STATE; no RNR timer */
+	a.cur_qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_MIN_RNR_TIMER), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_ACCESS_FLAGS | IBV_QP_CUR_STATE), 0);
+	/* RTS -> SQD: no CUR_STATE; SQD -> RTS with it */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_SQD, 0), 0);
+	a.cur_qp_state = IBV_QPS_SQD;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_CUR_STATE), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_TIMEOUT), EINVAL);
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_SQD, IBV_QP_PKEY_INDEX), 0);
+	CU_ASSERT_EQUAL_FATAL(uc_modify(qp, &a, IBV_QPS_RTS, IBV_QP_CUR_STATE), 0);
+	/* to ERR: nothing beside the state */
+	a.cur_qp_state = IBV_QPS_RTS;
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_ERR, IBV_QP_CUR_STATE), EINVAL);
+	memset(&qa, 0, sizeof(qa));
+	CU_ASSERT_EQUAL(ibv_query_qp(qp, &qa, IBV_QP_STATE, &ia), 0);
+	CU_ASSERT_EQUAL(qa.qp_state, IBV_QPS_RTS); /* the refusals changed nothing */
+	CU_ASSERT_EQUAL(uc_modify(qp, &a, IBV_QPS_ERR, 0), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_qp(qp), 0);
+	CU_ASSERT_EQUAL(ibv_destroy_cq(cq), 0);
+	CU_ASSERT_EQUAL(ibv_dealloc_pd(pd), 0);
+}
+
 static const struct cunit_test tests[] = {
 	{"device list: mlx5_0, CA, IB, libmlx5", test_device_list},
 	{"query device (ex)", test_query_device},
@@ -695,6 +918,8 @@ static const struct cunit_test tests[] = {
 	{"UD: a controlled Q_Key needs CAP_NET_RAW", test_ud_controlled_qkey},
 	{"QP and CQ refusals", test_qp_refused},
 	{"indirect mkeys: foreign and too-short entries, foreign PD", test_mkey_refused},
+	{"resize CQ: unpolled CQEs move, wraps, arm, EINVAL below them", test_resize_cq},
+	{"UC modify masks per transition as ib_modify_qp_is_ok", test_uc_modify_masks},
 };
 
 int main(void)
