@@ -254,8 +254,8 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 	else if (!chunk_ok(rq))
 		rep.syndrome = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR; /* nothing touched */
 	else
-		completes = host->port.xfabric_serve(rq, msg + sizeof(rq), &rep,
-						     x.srv_out.get() + sizeof(rep), x.scratch.get());
+		completes = host->port.xfabric_serve(
+			rq, msg + sizeof(rq), &rep, x.srv_out.get() + sizeof(rep), x.scratch.get());
 	if (rep.syndrome || rep.status != XF_REP_DONE)
 		rep.len = 0; /* data only with a successful read */
 	memcpy(x.srv_out.get(), &rep, sizeof(rep));
@@ -637,9 +637,11 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		}
 		size_t got;
 		/* a datagram nobody takes is gone: no ACK tells the sender (UD) */
-		if (ud && (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, false, &got)))
+		if (ud &&
+		    (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, false, &got)))
 			break;
-		if (!ud && !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, !(rq.flags & XF_REQ_DC), &got))
+		if (!ud &&
+		    !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, !(rq.flags & XF_REQ_DC), &got))
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));
@@ -694,8 +696,8 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 	return PlanResult::Ok;
 }
 
-QpObj *FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep,
-				 uint8_t *out, Plan *pl)
+QpObj *FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *rep, uint8_t *out,
+				 Plan *pl)
 {
 	if (rq.flags & XF_REQ_UD) {
 		xfabric_serve_ud(rq, data, rep, pl);
@@ -724,7 +726,8 @@ QpObj *FabricPort::xfabric_serve(const XfReq &rq, const uint8_t *data, XfRep *re
 			return nullptr;
 		}
 	} else if (!rc_accepts(resp, rq.slid, rq.sqpn) || resp->cfg.type != IBV_QPT_RC) {
-		return nullptr; /* not its connected peer: dropped, as a packet of another connection */
+		return nullptr; /* not its connected peer: dropped, as a packet of another
+				   connection */
 	}
 	rep->syndrome = 0;
 

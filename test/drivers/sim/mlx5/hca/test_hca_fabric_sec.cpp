@@ -948,11 +948,13 @@ void test_reply_before_cqe(void)
 		if (recv(fd, &rep, sizeof(rep), MSG_DONTWAIT | MSG_PEEK) != (ssize_t)sizeof(rep))
 			early++;
 		struct pollfd p = {fd, POLLIN, 0};
-		if (poll(&p, 1, 2000) != 1 || recv(fd, &rep, sizeof(rep), 0) != (ssize_t)sizeof(rep))
+		if (poll(&p, 1, 2000) != 1 ||
+		    recv(fd, &rep, sizeof(rep), 0) != (ssize_t)sizeof(rep))
 			break;
 		if (rep.syndrome != 0 || cqe_opcode(c) != MLX5_CQE_RESP_SEND) {
-			printf("\n    message %u: reply syndrome 0x%x, CQE opcode 0x%x syndrome 0x%x ", i,
-			       rep.syndrome, cqe_opcode(c), cqe_syndrome(c));
+			printf("\n    message %u: reply syndrome 0x%x, CQE opcode 0x%x syndrome "
+			       "0x%x ",
+			       i, rep.syndrome, cqe_opcode(c), cqe_syndrome(c));
 			break;
 		}
 		done++;
