@@ -173,6 +173,8 @@ bool HcaImpl::engine_pass(bool *more)
 
 void HcaImpl::engine_main()
 {
+	/* with a doorbell source: the end of the last pass that did work */
+	auto last_work = std::chrono::steady_clock::now();
 	while (!stop_.load(std::memory_order_acquire)) {
 		/* doorbells found now are rung before snap: this pass covers them */
 		if (doorbells_)
@@ -199,8 +201,11 @@ void HcaImpl::engine_main()
 			std::lock_guard<std::mutex> lk(idle_mu_);
 			done_cv_.notify_all();
 		}
-		if (did)
+		if (did) {
+			if (doorbells_)
+				last_work = std::chrono::steady_clock::now();
 			continue;
+		}
 		/*
 		 * idle: spin a little, then sleep until a doorbell, a held CQE is due or an
 		 * RNR retry (the RNR timer) of a send waiting for a receive WQE is due.
@@ -211,7 +216,8 @@ void HcaImpl::engine_main()
 		 * one, and ahead of threads that use up their time.
 		 */
 		auto now = std::chrono::steady_clock::now();
-		const auto spin_end = now + kSpin;
+		/* a source wakes it without work at each bounded sleep: spin after work only */
+		const auto spin_end = (doorbells_ ? last_work : now) + kSpin;
 		bool idle = true;
 		for (unsigned i = 1;; i++) {
 			if (doorbells_)
@@ -236,7 +242,8 @@ void HcaImpl::engine_main()
 			continue;
 		if (doorbells_) {
 			/* a store wakes nobody: sleep only as long as the source allows */
-			auto until = std::chrono::steady_clock::now() + doorbells_->idle();
+			now = std::chrono::steady_clock::now();
+			auto until = now + doorbells_->idle(now - last_work);
 			if (!timed || until < due)
 				due = until;
 			timed = true;

@@ -259,8 +259,11 @@ public:
 	virtual ~DoorbellSource() = default;
 	/** Look once; ring the device (sq_doorbell(), rq_notify(), ...) for each change. */
 	virtual void poll() = 0;
-	/** The engine has nothing to do: how long it may sleep before the next poll(). */
-	virtual std::chrono::nanoseconds idle() = 0;
+	/**
+	 * The engine has had nothing to do for @p quiet (it spins first, then asks):
+	 * how long it may sleep before the next poll().
+	 */
+	virtual std::chrono::nanoseconds idle(std::chrono::nanoseconds quiet) = 0;
 };
 
 /**

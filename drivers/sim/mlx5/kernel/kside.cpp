@@ -175,7 +175,7 @@ struct Watcher final : DoorbellSource {
 	bool running = false;   /**< a thread of its own runs (inline) */
 	bool by_engine = false; /**< the engine thread polls it (thread mode) */
 
-	/* the polling thread's own */
+	/* the polling thread's own; last_work: the inline thread's last doorbell */
 	std::chrono::steady_clock::time_point last_work = std::chrono::steady_clock::now();
 	unsigned rounds = 0;
 	bool slack_set = false;
@@ -184,7 +184,7 @@ struct Watcher final : DoorbellSource {
 	bool scan();
 	void deliver();
 	void poll() override;
-	std::chrono::nanoseconds idle() override;
+	std::chrono::nanoseconds idle(std::chrono::nanoseconds quiet) override;
 };
 
 Watcher *watcher(Device *dev)
@@ -269,10 +269,10 @@ void Watcher::poll()
 		deliver();
 }
 
-std::chrono::nanoseconds Watcher::idle()
+std::chrono::nanoseconds Watcher::idle(std::chrono::nanoseconds quiet)
 {
 	deliver();
-	return watch_pause(std::chrono::steady_clock::now() - last_work);
+	return watch_pause(quiet);
 }
 
 /** Inline mode: the device's doorbell thread, executing what it rings on itself. */
@@ -280,12 +280,12 @@ void watch_loop(Watcher *w)
 {
 	for (;;) {
 		w->poll();
-		auto pause = watch_pause(std::chrono::steady_clock::now() - w->last_work);
-		if (pause.count() == 0) {
-			cpu_relax();
+		std::chrono::nanoseconds quiet = std::chrono::steady_clock::now() - w->last_work;
+		if (watch_pause(quiet).count() == 0) {
+			cpu_relax(); /* spinning */
 			continue;
 		}
-		std::this_thread::sleep_for(w->idle());
+		std::this_thread::sleep_for(w->idle(quiet));
 	}
 }
 

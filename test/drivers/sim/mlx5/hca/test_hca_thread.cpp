@@ -473,7 +473,7 @@ struct RecordSource final : DoorbellSource {
 			h->sq_doorbell(qpn.load(), 0);
 		}
 	}
-	std::chrono::nanoseconds idle() override
+	std::chrono::nanoseconds idle(std::chrono::nanoseconds) override
 	{
 		idles++;
 		return std::chrono::milliseconds(1);
@@ -522,6 +522,10 @@ static void test_doorbell_source(void)
 		CU_ASSERT_TRUE(nop_by_record(q, cq));
 		usleep(100000); /* past the spin: the engine sleeps as long as idle() allows */
 		CU_ASSERT_TRUE(src.idles.load() > 0);
+		/* woken 1000 times a second without work, it does not spin each time */
+		double c0 = cpu_seconds();
+		usleep(300000);
+		CU_ASSERT_TRUE(cpu_seconds() - c0 < 0.03);
 		CU_ASSERT_TRUE(nop_by_record(q, cq));
 		CU_ASSERT_EQUAL(hca->stats().doorbells, 2u);
 		CU_ASSERT_FALSE(src.wrong_thread.load());
