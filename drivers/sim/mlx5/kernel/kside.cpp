@@ -6,7 +6,6 @@
  */
 #include <endian.h>
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -34,21 +33,6 @@ namespace kernel {
 namespace {
 
 int g_log_level = 1;
-
-/*
- * The process's CPU affinity when the library was loaded, before the program (an EAL
- * pinning its main lcore) narrowed its threads': the device threads' default, as the
- * imitation provider's engine (sim_registry.cpp, mlx5_sim_default_engine_cpus). A
- * device thread started from a pinned thread would otherwise share that one CPU.
- */
-cpu_set_t g_load_cpus;
-bool g_load_cpus_valid;
-
-__attribute__((constructor)) void capture_load_cpus()
-{
-	g_load_cpus_valid = sched_getaffinity(0, sizeof(g_load_cpus), &g_load_cpus) == 0 &&
-			    CPU_COUNT(&g_load_cpus) > 0;
-}
 
 Config read_config()
 {
@@ -186,11 +170,9 @@ struct Watcher final : DoorbellSource {
 	std::vector<Watch> qps;
 	std::vector<SrqWatch> srqs;
 	std::vector<ArmWatch> cqs;
-	Device *dev = nullptr; /**< set before the first poll, never changed */
-	Hca *hca = nullptr;    /**< the device's (one per device), under lock */
-	bool running = false;  /**< a thread of its own runs (inline) */
-	cpu_set_t cpus;        /**< where that thread runs (sim_core= or the default) */
-	bool cpus_set = false;
+	Device *dev = nullptr;  /**< set before the first poll, never changed */
+	Hca *hca = nullptr;     /**< the device's (one per device), under lock */
+	bool running = false;   /**< a thread of its own runs (inline) */
 	bool by_engine = false; /**< the engine thread polls it (thread mode) */
 
 	/* the polling thread's own; last_work: the inline thread's last doorbell */
@@ -326,10 +308,7 @@ void watcher_start(Watcher *w, Device *dev, Hca *hca)
 	(void)dev; /* set when the device's HCA was made (device_hca) */
 	w->hca = hca;
 	if (!w->running && !w->by_engine) {
-		std::thread t(watch_loop, w);
-		if (w->cpus_set)
-			pthread_setaffinity_np(t.native_handle(), sizeof(w->cpus), &w->cpus);
-		t.detach();
+		std::thread(watch_loop, w).detach();
 		w->running = true;
 	}
 }
@@ -523,21 +502,11 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 		return nullptr;
 	/* the port's LID as query_port reports it: the device number + 1 */
 	caps.lid = (uint16_t)(dev->index + 1);
-	bool by_default = !cpus_set && g_load_cpus_valid;
-	if (by_default) {
-		cpus = g_load_cpus;
-		cpus_set = true;
-	}
 	Watcher *w = watcher(dev);
 	w->dev = dev; /* before the engine thread starts: it reads it unlocked */
 	try {
 		/* thread mode: the engine reads the doorbell records itself */
 		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr, w);
-		if (!dev->hca && by_default) {
-			/* the CPUs of the start are no longer allowed: the creator's then */
-			cpus_set = false;
-			dev->hca = Hca::create(dev->ibdev, caps, mode, nullptr, w);
-		}
 	} catch (...) {
 		dev->hca = nullptr;
 	}
@@ -546,8 +515,6 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 		return nullptr;
 	}
 	std::lock_guard<std::mutex> wg(w->lock);
-	w->cpus = cpus;
-	w->cpus_set = cpus_set;
 	w->by_engine = mode == ExecMode::Thread;
 	w->hca = dev->hca.get();
 	return dev->hca;

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +36,6 @@ using namespace mlx5sim::kernel;
 using namespace kside_test;
 
 namespace {
-cpu_set_t g_start_cpus; /**< this process's CPUs at its start, before main() pins */
-
 /* ---- tests -------------------------------------------------------------------------- */
 
 void test_node_and_fd()
@@ -1093,32 +1090,6 @@ unsigned threads_named(const char *name)
 	return n;
 }
 
-/* The CPUs the thread named @p name may run on. */
-int thread_cpus(const char *name, cpu_set_t *cpus)
-{
-	DIR *d = opendir("/proc/self/task");
-	int ret = -ENOENT;
-	if (!d)
-		return -errno;
-	for (struct dirent *e; ret && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		char path[300], comm[32] = "";
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = 0;
-		fclose(f);
-		comm[strcspn(comm, "\n")] = 0;
-		if (!strcmp(comm, name))
-			ret = sched_getaffinity(atoi(e->d_name), sizeof(*cpus), cpus) ? -errno : 0;
-	}
-	closedir(d);
-	return ret;
-}
-
 /*
  * Thread mode (the default): the device's engine thread reads the QPs' doorbell
  * records itself, so the device has one thread, as the imitation provider's. The
@@ -1153,11 +1124,6 @@ void test_one_device_thread()
 	usleep(10000);
 	CU_ASSERT_EQUAL(threads_named("mlx5_0-engine"), 1u);
 	CU_ASSERT_EQUAL(threads_named(nullptr), 2u);
-	/* main() pinned this thread before the device was made; the engine runs where the
-	 * process could at its start (it used to share the creator's one CPU) */
-	cpu_set_t eng;
-	CU_ASSERT_EQUAL(thread_cpus("mlx5_0-engine", &eng), 0);
-	CU_ASSERT_TRUE(CPU_EQUAL(&eng, &g_start_cpus));
 	CU_ASSERT_EQUAL(close(efd), 0);
 	CU_ASSERT_EQUAL(close(fd), 0);
 	free(ring);
@@ -1533,17 +1499,5 @@ const struct cunit_test tests[] = {
 
 int main()
 {
-	/* as an EAL pins its main lcore before the devices are opened */
-	if (sched_getaffinity(0, sizeof(g_start_cpus), &g_start_cpus))
-		return 1;
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	for (int i = 0; i < CPU_SETSIZE; i++)
-		if (CPU_ISSET(i, &g_start_cpus)) {
-			CPU_SET(i, &one);
-			break;
-		}
-	if (sched_setaffinity(0, sizeof(one), &one))
-		return 1;
 	return CUNIT_RUN_SUITE("kernel side dispatcher", tests);
 }
