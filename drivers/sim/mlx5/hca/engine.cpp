@@ -4,7 +4,9 @@
  * Execution modes. Inline: the doorbell executes on the caller's thread. Thread:
  * one engine thread per device; a doorbell only sets the QP's pending flag and
  * bumps a sequence counter (no syscall), and wakes the engine only when it sleeps.
- * The engine spins briefly when idle, then sleeps on a condition variable.
+ * The engine spins briefly when idle, then sleeps on a condition variable. A
+ * DoorbellSource (doorbells that are plain stores) is polled by the engine itself:
+ * before each pass, while it spins, and after a sleep it bounds.
  * Polled: doorbells as in thread mode, and the passes run in progress() calls
  * from whatever thread the application gives the device (a DPDK service core).
  */
@@ -171,7 +173,12 @@ bool HcaImpl::engine_pass(bool *more)
 
 void HcaImpl::engine_main()
 {
+	/* with a doorbell source: the end of the last pass that did work */
+	auto last_work = std::chrono::steady_clock::now();
 	while (!stop_.load(std::memory_order_acquire)) {
+		/* doorbells found now are rung before snap: this pass covers them */
+		if (doorbells_)
+			doorbells_->poll();
 		uint64_t snap = work_seq_.load(std::memory_order_seq_cst);
 		bool did, deferred, more, timed;
 		std::chrono::steady_clock::time_point due;
@@ -194,8 +201,11 @@ void HcaImpl::engine_main()
 			std::lock_guard<std::mutex> lk(idle_mu_);
 			done_cv_.notify_all();
 		}
-		if (did)
+		if (did) {
+			if (doorbells_)
+				last_work = std::chrono::steady_clock::now();
 			continue;
+		}
 		/*
 		 * idle: spin a little, then sleep until a doorbell, a held CQE is due or an
 		 * RNR retry (the RNR timer) of a send waiting for a receive WQE is due.
@@ -206,9 +216,12 @@ void HcaImpl::engine_main()
 		 * one, and ahead of threads that use up their time.
 		 */
 		auto now = std::chrono::steady_clock::now();
-		const auto spin_end = now + kSpin;
+		/* a source wakes it without work at each bounded sleep: spin after work only */
+		const auto spin_end = (doorbells_ ? last_work : now) + kSpin;
 		bool idle = true;
 		for (unsigned i = 1;; i++) {
+			if (doorbells_)
+				doorbells_->poll(); /* rings, i.e. moves work_seq_, on a change */
 			if (work_seq_.load(std::memory_order_relaxed) != snap ||
 			    stop_.load(std::memory_order_relaxed)) {
 				idle = false;
@@ -227,6 +240,14 @@ void HcaImpl::engine_main()
 		}
 		if (!idle)
 			continue;
+		if (doorbells_) {
+			/* a store wakes nobody: sleep only as long as the source allows */
+			now = std::chrono::steady_clock::now();
+			auto until = now + doorbells_->idle(now - last_work);
+			if (!timed || until < due)
+				due = until;
+			timed = true;
+		}
 		std::unique_lock<std::mutex> lk(idle_mu_);
 		sleeping_.store(true, std::memory_order_seq_cst);
 		if (work_seq_.load(std::memory_order_seq_cst) == snap &&
@@ -292,13 +313,14 @@ int HcaImpl::engine_cpus(cpu_set_t *cpus) const
 	return -pthread_getaffinity_np(t.native_handle(), sizeof(*cpus), cpus);
 }
 
-int HcaImpl::start(const cpu_set_t *engine_cpus)
+int HcaImpl::start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells)
 {
 	std::string thread_name = name_.substr(0, 8) + "-engine"; /* 15 chars at most */
 	int ret;
 
 	if (mode_ != ExecMode::Thread)
 		return 0;
+	doorbells_ = doorbells; /* before the thread: it reads it unlocked */
 	try {
 		engine_ = std::thread([this] { engine_main(); });
 	} catch (...) {

@@ -98,7 +98,7 @@ HcaImpl::~HcaImpl()
 }
 
 std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, ExecMode mode,
-				 const cpu_set_t *engine_cpus)
+				 const cpu_set_t *engine_cpus, DoorbellSource *doorbells)
 {
 	if (name.empty() || !caps_valid(caps))
 		return nullptr;
@@ -125,7 +125,7 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 		return nullptr;
 	}
 	h->port_.xport_fd = xfd; /* the destructor closes it */
-	if (h->port_.join() != 0 || h->start(engine_cpus) != 0)
+	if (h->port_.join() != 0 || h->start(engine_cpus, doorbells) != 0)
 		return nullptr; /* the destructor leaves the fabric, releases the name */
 	return h;
 }

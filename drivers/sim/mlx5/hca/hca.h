@@ -19,6 +19,7 @@
 
 #include <sched.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -246,6 +247,26 @@ struct HcaStats {
 };
 
 /**
+ * Doorbells the device must look for itself: stores into memory that wake no thread
+ * (the kernel side's doorbell records, doc/guides/sim/kernel_side.rst). In thread
+ * mode the engine thread polls the source before each pass and while it spins, so
+ * the thread that notices a doorbell is the one that executes it (no hand-over to
+ * another thread). Called on the engine thread only, never with the device mutex
+ * held.
+ */
+class DoorbellSource {
+public:
+	virtual ~DoorbellSource() = default;
+	/** Look once; ring the device (sq_doorbell(), rq_notify(), ...) for each change. */
+	virtual void poll() = 0;
+	/**
+	 * The engine has had nothing to do for @p quiet (it spins first, then asks):
+	 * how long it may sleep before the next poll().
+	 */
+	virtual std::chrono::nanoseconds idle(std::chrono::nanoseconds quiet) = 0;
+};
+
+/**
  * One software HCA instance. Thread safety: commands may be issued from any thread;
  * the data path of one QP (doorbells, ring memory) belongs to one thread at a time,
  * as on hardware.
@@ -257,10 +278,12 @@ public:
 	/**
 	 * Create an instance; @p name must be unique ("sim0", ...). Thread mode: the
 	 * engine thread may run on @p engine_cpus only (NULL: wherever the creating
-	 * thread may run).
+	 * thread may run); it also polls @p doorbells when given (which must outlive the
+	 * instance; ignored in the other modes).
 	 */
 	static std::shared_ptr<Hca> create(const std::string &name, const HcaCaps &caps,
-					   ExecMode mode, const cpu_set_t *engine_cpus = nullptr);
+					   ExecMode mode, const cpu_set_t *engine_cpus = nullptr,
+					   DoorbellSource *doorbells = nullptr);
 
 	virtual const std::string &name() const = 0;
 	virtual const HcaCaps &caps() const = 0;

@@ -52,7 +52,7 @@ class HcaImpl final : public Hca, public Host {
 public:
 	HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode);
 	~HcaImpl() override;
-	int start(const cpu_set_t *engine_cpus);
+	int start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells);
 
 	const std::string &name() const override { return name_; }
 	const HcaCaps &caps() const override { return caps_; }
@@ -156,6 +156,7 @@ public:
 	std::atomic<uint32_t> waiters_{0};
 
 	/* thread mode */
+	DoorbellSource *doorbells_ = nullptr; /**< polled by the engine; set before it starts */
 	std::thread engine_;
 	std::mutex idle_mu_;
 	std::condition_variable wake_cv_; /**< engine sleeps here */

@@ -158,15 +158,33 @@ struct ArmWatch {
 	uint32_t arm; /**< raw (BE) */
 };
 
-/** One per device: a thread of the device reading the doorbell records of its QPs. */
-struct Watcher {
+/**
+ * One per device: the doorbell records of its QPs and SRQs and the arm words of its
+ * CQs with a channel, and their reader. In thread mode the reader is the device's
+ * engine thread (Hca::create's DoorbellSource): the thread that notices a doorbell
+ * executes its WQEs, as in the imitation provider, whose doorbell rings the engine
+ * directly. Inline, it is a thread of its own that executes what it rings.
+ */
+struct Watcher final : DoorbellSource {
 	std::mutex lock;
 	std::vector<Watch> qps;
 	std::vector<SrqWatch> srqs;
 	std::vector<ArmWatch> cqs;
-	Device *dev = nullptr;
-	Hca *hca = nullptr; /**< the device's (one per device) */
-	bool running = false;
+	Device *dev = nullptr;  /**< set before the first poll, never changed */
+	Hca *hca = nullptr;     /**< the device's (one per device), under lock */
+	bool running = false;   /**< a thread of its own runs (inline) */
+	bool by_engine = false; /**< the engine thread polls it (thread mode) */
+
+	/* the polling thread's own; last_work: the inline thread's last doorbell */
+	std::chrono::steady_clock::time_point last_work = std::chrono::steady_clock::now();
+	unsigned rounds = 0;
+	bool slack_set = false;
+
+	/** One look at every record; true: something was rung. */
+	bool scan();
+	void deliver();
+	void poll() override;
+	std::chrono::nanoseconds idle(std::chrono::nanoseconds quiet) override;
 };
 
 Watcher *watcher(Device *dev)
@@ -187,60 +205,87 @@ inline void cpu_relax()
 #endif
 }
 
+bool Watcher::scan()
+{
+	bool busy = false;
+	std::lock_guard<std::mutex> g(lock);
+	for (ArmWatch &c : cqs) {
+		/* the CQ doorbell: libmlx5 writes the record, then the UAR */
+		uint32_t arm = __atomic_load_n(&c.dbrec[1], __ATOMIC_ACQUIRE);
+		if (arm != c.arm) {
+			c.arm = arm;
+			c.hca->arm_cq(c.cqn, be32toh(arm));
+			busy = true;
+		}
+	}
+	for (Watch &q : qps) {
+		uint32_t sq = load_be32(&q.dbrec[1]), rq = load_be32(&q.dbrec[0]);
+		if (rq != q.rq) {
+			q.rq = rq;
+			q.hca->rq_notify(q.qpn);
+			busy = true;
+		}
+		if (sq != q.sq) {
+			q.sq = sq;
+			q.hca->sq_doorbell(q.qpn, 0); /* it fetches up to the counter */
+			busy = true;
+		}
+	}
+	for (SrqWatch &sw : srqs) {
+		uint32_t c = load_be32(&sw.dbrec[0]);
+		if (c != sw.seen) {
+			sw.seen = c;
+			/* a send waiting for a receive WQE may go */
+			sw.hca->srq_notify(sw.srqn);
+			busy = true;
+		}
+	}
+	return busy;
+}
+
+void Watcher::deliver()
+{
+	Hca *h;
+	{
+		std::lock_guard<std::mutex> g(lock);
+		h = hca;
+	}
+	if (h)
+		deliver_async_events(dev, h);
+}
+
+void Watcher::poll()
+{
+	if (!slack_set) {
+		/* sleeps of a few microseconds end when asked, not 50 us later (the default
+		 * slack); this is the polling thread */
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+		slack_set = true;
+	}
+	if (scan())
+		last_work = std::chrono::steady_clock::now();
+	/* async events: at each pause, and every 1024 rounds while spinning */
+	if (!(++rounds & 1023))
+		deliver();
+}
+
+std::chrono::nanoseconds Watcher::idle(std::chrono::nanoseconds quiet)
+{
+	deliver();
+	return watch_pause(quiet);
+}
+
+/** Inline mode: the device's doorbell thread, executing what it rings on itself. */
 void watch_loop(Watcher *w)
 {
-	/* sleeps of a few microseconds end when asked, not 50 us later (the default slack) */
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	auto last_work = std::chrono::steady_clock::now();
-	unsigned rounds = 0;
 	for (;;) {
-		bool busy = false;
-		{
-			std::lock_guard<std::mutex> g(w->lock);
-			for (ArmWatch &c : w->cqs) {
-				/* the CQ doorbell: libmlx5 writes the record, then the UAR */
-				uint32_t arm = __atomic_load_n(&c.dbrec[1], __ATOMIC_ACQUIRE);
-				if (arm != c.arm) {
-					c.arm = arm;
-					c.hca->arm_cq(c.cqn, be32toh(arm));
-					busy = true;
-				}
-			}
-			for (Watch &q : w->qps) {
-				uint32_t sq = load_be32(&q.dbrec[1]), rq = load_be32(&q.dbrec[0]);
-				if (rq != q.rq) {
-					q.rq = rq;
-					q.hca->rq_notify(q.qpn);
-					busy = true;
-				}
-				if (sq != q.sq) {
-					q.sq = sq;
-					q.hca->sq_doorbell(q.qpn,
-							   0); /* it fetches up to the counter */
-					busy = true;
-				}
-			}
-			for (SrqWatch &s : w->srqs) {
-				uint32_t c = load_be32(&s.dbrec[0]);
-				if (c != s.seen) {
-					s.seen = c;
-					/* a send waiting for a receive WQE may go */
-					s.hca->srq_notify(s.srqn);
-					busy = true;
-				}
-			}
+		w->poll();
+		std::chrono::nanoseconds quiet = std::chrono::steady_clock::now() - w->last_work;
+		if (watch_pause(quiet).count() == 0) {
+			cpu_relax(); /* spinning */
+			continue;
 		}
-		auto now = std::chrono::steady_clock::now();
-		if (busy)
-			last_work = now;
-		auto pause = watch_pause(now - last_work);
-		/* async events: at each pause, and every 1024 rounds while spinning */
-		if ((pause.count() != 0 || !(++rounds & 1023)) && w->hca)
-			deliver_async_events(w->dev, w->hca);
-		if (pause.count() == 0)
-			cpu_relax();
-		else
-			std::this_thread::sleep_for(pause);
+		std::this_thread::sleep_for(w->idle(quiet));
 	}
 }
 
@@ -257,12 +302,12 @@ std::chrono::nanoseconds watch_pause(std::chrono::nanoseconds quiet)
 
 namespace {
 
-/** The device's watcher thread runs (w->lock held). */
+/** Somebody reads the device's records: its engine, or a thread of its own (w->lock held). */
 void watcher_start(Watcher *w, Device *dev, Hca *hca)
 {
-	if (!w->running) { /* dev and hca never change: the thread reads them unlocked */
-		w->dev = dev;
-		w->hca = hca;
+	(void)dev; /* set when the device's HCA was made (device_hca) */
+	w->hca = hca;
+	if (!w->running && !w->by_engine) {
 		std::thread(watch_loop, w).detach();
 		w->running = true;
 	}
@@ -429,6 +474,20 @@ int devargs_to_caps(const std::string &s, HcaCaps *caps, ExecMode *mode, cpu_set
 
 } // namespace
 
+std::string devargs_of(const std::string &all, unsigned index)
+{
+	/* "set0;set1;...": set i for device i, the last one for the devices after it */
+	size_t pos = 0;
+	for (unsigned i = 0; i < index; i++) {
+		size_t semi = all.find(';', pos);
+		if (semi == std::string::npos)
+			break;
+		pos = semi + 1;
+	}
+	size_t semi = all.find(';', pos);
+	return all.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
+}
+
 std::shared_ptr<Hca> device_hca(Device *dev)
 {
 	std::lock_guard<std::mutex> g(dev->lock);
@@ -438,17 +497,26 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 	ExecMode mode = ExecMode::Thread;
 	cpu_set_t cpus;
 	bool cpus_set = false;
-	if (devargs_to_caps(config().devargs, &caps, &mode, &cpus, &cpus_set))
+	if (devargs_to_caps(devargs_of(config().devargs, dev->index), &caps, &mode, &cpus,
+			    &cpus_set))
 		return nullptr;
 	/* the port's LID as query_port reports it: the device number + 1 */
 	caps.lid = (uint16_t)(dev->index + 1);
+	Watcher *w = watcher(dev);
+	w->dev = dev; /* before the engine thread starts: it reads it unlocked */
 	try {
-		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr);
+		/* thread mode: the engine reads the doorbell records itself */
+		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr, w);
 	} catch (...) {
 		dev->hca = nullptr;
 	}
-	if (!dev->hca)
+	if (!dev->hca) {
 		klog(1, "%s: the software HCA could not be created", dev->ibdev.c_str());
+		return nullptr;
+	}
+	std::lock_guard<std::mutex> wg(w->lock);
+	w->by_engine = mode == ExecMode::Thread;
+	w->hca = dev->hca.get();
 	return dev->hca;
 }
 

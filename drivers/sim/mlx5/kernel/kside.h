@@ -298,6 +298,13 @@ void srq_doorbell_unwatch(Device *dev, uint32_t srqn);
 void doorbell_resync(Device *dev, uint32_t qpn);
 
 /**
+ * The options of device @p index in MLX5_SIM_RDMA_DEVARGS @p all: sets separated by
+ * ';', set i for device i, the last set for every device after it ("sim_exec=thread;
+ * sim_exec=inline": mlx5_0 with an engine thread, mlx5_1 and later inline).
+ */
+std::string devargs_of(const std::string &all, unsigned index);
+
+/**
  * How long the doorbell thread pauses after @p quiet without a doorbell: nothing
  * (spin) for the first 50 us, then a sixteenth of the quiet time, at most 1 ms. A
  * doorbell after a gap waits at most ~1/16 of that gap (ping-pong traffic pays a few

@@ -439,6 +439,109 @@ static void test_shutdown_with_work(void)
 	}
 }
 
+namespace {
+
+/*
+ * Doorbells that are plain stores (the kernel side's records): the source rings the
+ * device for each change of the QP's SQ counter. Only the engine thread may call it.
+ */
+struct RecordSource final : DoorbellSource {
+	std::thread::id creator = std::this_thread::get_id();
+	std::atomic<Hca *> hca{nullptr};
+	std::atomic<const uint32_t *> rec{nullptr};
+	std::atomic<uint32_t> qpn{0};
+	std::atomic<uint64_t> polls{0}, idles{0};
+	std::atomic<bool> wrong_thread{false};
+	/* the poller's own */
+	std::thread::id poller;
+	uint32_t seen = 0;
+
+	void poll() override
+	{
+		if (polls.fetch_add(1) == 0)
+			poller = std::this_thread::get_id();
+		else if (poller != std::this_thread::get_id())
+			wrong_thread = true;
+		if (std::this_thread::get_id() == creator)
+			wrong_thread = true;
+		Hca *h = hca.load(std::memory_order_acquire);
+		if (!h)
+			return;
+		uint32_t v = __atomic_load_n(&rec.load()[MLX5_SND_DBR], __ATOMIC_ACQUIRE);
+		if (v != seen) {
+			seen = v;
+			h->sq_doorbell(qpn.load(), 0);
+		}
+	}
+	std::chrono::nanoseconds idle(std::chrono::nanoseconds) override
+	{
+		idles++;
+		return std::chrono::milliseconds(1);
+	}
+};
+
+/* Post a NOP and only store the record, as libmlx5 does: no sq_doorbell() call. */
+bool nop_by_record(TestQp &q, TestCq &cq)
+{
+	Wqe w(q, MLX5_OPCODE_NOP);
+	w.post(q);
+	__atomic_store_n(&q.dbrec[MLX5_SND_DBR], htobe32(q.pi & 0xffff), __ATOMIC_RELEASE);
+	struct mlx5_cqe64 c;
+	for (int i = 0; i < 4000; i++) {
+		if (cq.poll(&c))
+			return true;
+		usleep(500);
+	}
+	return false;
+}
+
+} // namespace
+
+/*
+ * A DoorbellSource: the engine thread polls it (and nobody else does), so a doorbell
+ * that is only a store is executed by the thread that notices it, busy or after the
+ * engine went idle (its sleeps end for the next poll). The kernel side's doorbell
+ * records used to be read by a thread of their own that handed each doorbell to the
+ * engine: one more thread and hop (test_kernel_dispatch: one device thread).
+ */
+static void test_doorbell_source(void)
+{
+	RecordSource src;
+	std::shared_ptr<Hca> hca = Hca::create("hcatest-dbsrc", HcaCaps(), ExecMode::Thread,
+					       nullptr, &src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hca.get());
+	uint32_t pdn;
+	CU_ASSERT_EQUAL_FATAL(hca->alloc_pd(&pdn), 0);
+	{
+		TestCq cq(*hca, 256), rcq(*hca, 64);
+		TestQp q(*hca, pdn, cq.cqn, rcq.cqn, 64);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(*hca, q.qpn, q.qpn, kAllAccess), 0);
+		src.qpn = q.qpn;
+		src.rec = q.dbrec;
+		src.hca.store(hca.get(), std::memory_order_release);
+		CU_ASSERT_TRUE(nop_by_record(q, cq));
+		usleep(100000); /* past the spin: the engine sleeps as long as idle() allows */
+		CU_ASSERT_TRUE(src.idles.load() > 0);
+		/* woken 1000 times a second without work, it does not spin each time */
+		double c0 = cpu_seconds();
+		usleep(300000);
+		CU_ASSERT_TRUE(cpu_seconds() - c0 < 0.03);
+		CU_ASSERT_TRUE(nop_by_record(q, cq));
+		CU_ASSERT_EQUAL(hca->stats().doorbells, 2u);
+		CU_ASSERT_FALSE(src.wrong_thread.load());
+		/* the records go before the device stops reading them */
+		src.hca.store(nullptr, std::memory_order_release);
+		hca->quiesce();
+	}
+	hca.reset(); /* joins the engine: src is no longer polled */
+	/* inline mode has no engine: the source is not polled */
+	RecordSource none;
+	hca = Hca::create("hcatest-dbsrc", HcaCaps(), ExecMode::Inline, nullptr, &none);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hca.get());
+	usleep(10000);
+	CU_ASSERT_EQUAL(none.polls.load(), 0u);
+}
+
 int main(void)
 {
 	static const struct cunit_test t[] = {
@@ -452,6 +555,7 @@ int main(void)
 		{"a busy SQ does not hold up another SQ or reg_mr", test_busy_sq_arbitration},
 		{"doorbells of 70 QPs", test_doorbells_of_many_qps},
 		{"clean shutdown", test_shutdown_with_work},
+		{"doorbells as stores: the engine polls a DoorbellSource", test_doorbell_source},
 	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("hca thread mode", t),

@@ -7,6 +7,7 @@
  * must carry the kernel's errno and change nothing; the accepted commands answer
  * as mlx5_ib does. MLX5_SIM_RDMA_DEVICES=1 comes from meson test.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1327,6 +1328,87 @@ void test_watch_pause()
 		CU_ASSERT(watch_pause(microseconds(us)) * 16 <= microseconds(us));
 }
 
+/* The threads of this process named @p name, or not (@p name NULL: all of them). */
+unsigned threads_named(const char *name)
+{
+	unsigned n = 0;
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300], comm[32] = "";
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = 0;
+			fclose(f);
+		}
+		comm[strcspn(comm, "\n")] = 0;
+		n += !name || !strcmp(comm, name);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Thread mode (the default): the device's engine thread reads the QPs' doorbell
+ * records itself, so the device has one thread, as the imitation provider's. The
+ * kernel side used to read them on a thread of its own that handed each doorbell to
+ * the engine: an extra thread and wake-up per batch, and three busy threads on two
+ * CPUs cost dma-perf a factor 10 at 64 B (app/dma-perf/kernel.ini).
+ */
+void test_one_device_thread()
+{
+	int fd = ready_fd();
+	CU_ASSERT_FATAL(fd >= 0);
+	int efd = async_fd(fd);
+	CU_ASSERT_FATAL(efd >= 0);
+	uint32_t pd, cq, cqn, qp;
+	CU_ASSERT_EQUAL_FATAL(alloc_pd(fd, &pd), 0);
+	uint8_t *ring = (uint8_t *)aligned_alloc(4096, 64 * 4096);
+	uint32_t *db = (uint32_t *)aligned_alloc(64, 128);
+	CU_ASSERT_FATAL(ring && db);
+	memset(ring, 0, 64 * 4096);
+	memset(db, 0, 128);
+	Mlx5CreateCq creq = {
+		(uint64_t)(uintptr_t)ring, (uint64_t)(uintptr_t)db, 64, 0, 0, 0, 0, 0, 0};
+	CU_ASSERT_EQUAL_FATAL(create_cq(fd, creq, 63, &cq, &cqn), 0);
+	Mlx5CreateQp q = {};
+	q.buf_addr = (uint64_t)(uintptr_t)(ring + 8 * 4096);
+	q.db_addr = (uint64_t)(uintptr_t)(db + 16);
+	q.sq_wqe_count = 16;
+	q.rq_wqe_count = 8;
+	q.rq_wqe_shift = 6;
+	CU_ASSERT_EQUAL_FATAL(create_qp(fd, pd, cq, efd, q, kUverbsQptRc, &qp), 0);
+	/* its records are watched now; this thread, the engine and nothing else */
+	usleep(10000);
+	CU_ASSERT_EQUAL(threads_named("mlx5_0-engine"), 1u);
+	CU_ASSERT_EQUAL(threads_named(nullptr), 2u);
+	CU_ASSERT_EQUAL(close(efd), 0);
+	CU_ASSERT_EQUAL(close(fd), 0);
+	free(ring);
+	free(db);
+}
+
+/* MLX5_SIM_RDMA_DEVARGS: one set of options per device, the last for the rest. */
+void test_devargs_of()
+{
+	CU_ASSERT_EQUAL(devargs_of("", 0), "");
+	CU_ASSERT_EQUAL(devargs_of("", 3), "");
+	CU_ASSERT_EQUAL(devargs_of("sim_exec=inline", 0), "sim_exec=inline");
+	CU_ASSERT_EQUAL(devargs_of("sim_exec=inline", 5), "sim_exec=inline");
+	const std::string two = "sim_exec=thread,sim_core=1;sim_exec=inline";
+	CU_ASSERT_EQUAL(devargs_of(two, 0), "sim_exec=thread,sim_core=1");
+	CU_ASSERT_EQUAL(devargs_of(two, 1), "sim_exec=inline");
+	CU_ASSERT_EQUAL(devargs_of(two, 15), "sim_exec=inline");
+	CU_ASSERT_EQUAL(devargs_of(";sim_exec=inline", 0), "");
+	CU_ASSERT_EQUAL(devargs_of(";sim_exec=inline", 1), "sim_exec=inline");
+	CU_ASSERT_EQUAL(devargs_of("a;b;", 2), "");
+}
+
 /*
  * SRQs: the ring and record must be the process's (EFAULT), the geometry the
  * kernel's (EINVAL), XRC / tag matching / WQE signatures are not modelled
@@ -1680,6 +1762,9 @@ const struct cunit_test tests[] = {
 	{"doorbell thread: spin, then pauses of 1/16 of the gap", test_watch_pause},
 	{"RESIZE_CQ: driver data, refusals, the RESIZE_CQ CQE", test_resize_cq},
 	{"event fds of another context: EBADF", test_event_fd_other_context},
+	{"thread mode: the engine reads the doorbell records, one device thread",
+	 test_one_device_thread},
+	{"MLX5_SIM_RDMA_DEVARGS: options per device", test_devargs_of},
 };
 
 } // namespace
