@@ -140,14 +140,20 @@ static int serve(int16_t dev, const char *listen_at)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
+	/*
+	 * Stop publishing and revoke the key first: then nothing more can land, and the
+	 * device's writes are ordered before this thread's reads (the release waits for
+	 * the device), so the check reads what the peer left.
+	 */
+	rte_pmd_dma_mlx5_remote_listen_close(listener);
+	if (rte_pmd_dma_mlx5_remote_rkey_release(dev, peer.rkey) != 0) {
+		fprintf(stderr, "dma_mlx5_remote: key %#x not released\n", peer.rkey);
+		return 1;
+	}
 	pattern(want);
 	ok = memcmp(far, want, CHUNKS * CHUNK) == 0;
 	printf("dma_mlx5_remote: target: %u bytes written by the other process: %s\n",
 	       CHUNKS * CHUNK, ok ? "PASS" : "FAIL");
-	/* stop publishing, then revoke the key before the memory goes back to the heap */
-	rte_pmd_dma_mlx5_remote_listen_close(listener);
-	if (rte_pmd_dma_mlx5_remote_rkey_release(dev, peer.rkey) != 0)
-		ok = 0;
 	free(want);
 	rte_free(far);
 	return ok ? 0 : 1;
