@@ -236,10 +236,11 @@ static inline int qp_to_init(Hca &hca, uint32_t qpn, int access)
 /**
  * Bring @p q to RTS connected to @p dest_qpn with @p access; @p rnr_retry as
  * requester, @p min_rnr_timer (IB encoding, 12 = 0.64 ms) as responder; @p dlid:
- * the peer's port on a fabric (0: this instance).
+ * the peer's port on a fabric (0: this instance); @p retry_cnt transport retries.
  */
 static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int access,
-			     uint8_t rnr_retry = 7, uint8_t min_rnr_timer = 12, uint16_t dlid = 0)
+			     uint8_t rnr_retry = 7, uint8_t min_rnr_timer = 12, uint16_t dlid = 0,
+			     uint8_t retry_cnt = 7)
 {
 	int rc = qp_to_init(hca, qpn, access);
 	if (rc)
@@ -263,7 +264,7 @@ static inline int connect_qp(Hca &hca, uint32_t qpn, uint32_t dest_qpn, int acce
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
 	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.retry_cnt = retry_cnt;
 	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 1;
 	return hca.modify_qp(qpn, a,

@@ -369,33 +369,8 @@ void test_squatted_lid(void)
 	Hca &h = *t.hca;
 	TestCq cq(h, 16);
 	TestQp q(h, t.pdn, cq.cqn, cq.cqn, 16);
-	struct ibv_qp_attr a = {};
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = kAllAccess;
-	CU_ASSERT_EQUAL(
-		h.modify_qp(q.qpn, a,
-			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
-		0);
-	a = {};
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = 0x100;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.dlid = squat;
-	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
-				    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-					    IBV_QP_MIN_RNR_TIMER),
-			0);
-	a = {};
-	a.qp_state = IBV_QPS_RTS;
-	a.retry_cnt = 0;
-	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
-				    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-					    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					    IBV_QP_MAX_QP_RD_ATOMIC),
-			0);
+	/* to QPN 0x100 at the squatted LID, no transport retry */
+	CU_ASSERT_EQUAL(connect_qp(h, q.qpn, 0x100, kAllAccess, 7, 12, squat, 0), 0);
 	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
 	w.raddr(reinterpret_cast<void *>(0x1000), 0x1234);
 	w.data(64, t.key, t.buf);
@@ -977,33 +952,8 @@ void test_gone_host_waits_retries(void)
 	Hca &h = *t.hca;
 	TestCq cq(h, 16);
 	TestQp q(h, t.pdn, cq.cqn, cq.cqn, 16);
-	struct ibv_qp_attr a = {};
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = kAllAccess;
-	CU_ASSERT_EQUAL(
-		h.modify_qp(q.qpn, a,
-			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
-		0);
-	a = {};
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = 0x100;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.dlid = 0xb07; /* nobody's */
-	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
-				    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-					    IBV_QP_MIN_RNR_TIMER),
-			0);
-	a = {};
-	a.qp_state = IBV_QPS_RTS;
-	a.retry_cnt = 1;
-	CU_ASSERT_EQUAL(h.modify_qp(q.qpn, a,
-				    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-					    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					    IBV_QP_MAX_QP_RD_ATOMIC),
-			0);
+	/* to QPN 0x100 at LID 0xb07, which nobody holds; one transport retry */
+	CU_ASSERT_EQUAL(connect_qp(h, q.qpn, 0x100, kAllAccess, 7, 12, 0xb07, 1), 0);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	Wqe w(q, MLX5_OPCODE_RDMA_WRITE);
