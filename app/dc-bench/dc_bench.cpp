@@ -280,7 +280,7 @@ struct sockaddr_in cm_addr(uint16_t lid)
 }
 
 /* --cm: the answer's DCT number, key and LID into the peer, every field checked */
-int cm_take(void *arg, const void *reply, size_t len)
+int cm_take(void *arg, uint16_t lid, const void *reply, size_t len)
 {
 	Peer *p = static_cast<Peer *>(arg);
 	const uint8_t *d = static_cast<const uint8_t *>(reply);
@@ -293,6 +293,7 @@ int cm_take(void *arg, const void *reply, size_t len)
 	p->dctn = (uint32_t)get_be(d + 4, 4);
 	p->key = get_be(d + 8, 8);
 	p->host.lid = (uint16_t)get_be(d + 16, 2);
+	(void)lid; /* cm_exchange() compares the published LID with the one it asked */
 	return 0;
 }
 

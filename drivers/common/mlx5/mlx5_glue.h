@@ -185,8 +185,10 @@ struct mlx5_glue {
 	void (*cm_listen_close)(struct mlx5_glue_cm_listener *listener);
 	/**
 	 * Connect to @p addr with @p qpn as the connection's QPN and @p req (at most 56
-	 * bytes) as private data, and hand the answer's private data to @p check. When
-	 * @p check returns 0 the connection is confirmed and closed, else rejected.
+	 * bytes) as private data, and hand the answer's private data to @p check with
+	 * the LID of the port that answered (the route's DLID; 0 when the backend
+	 * cannot tell). When @p check returns 0 the connection is confirmed and
+	 * closed, else rejected.
 	 * Each wait is bounded by @p timeout_ms.
 	 * @return 0; what @p check returned; -ECONNREFUSED (nobody listens there, or
 	 *	   the listener refused the request); -ETIMEDOUT (no answer: the peer died
@@ -195,7 +197,8 @@ struct mlx5_glue {
 	 */
 	int (*cm_fetch)(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
 			const void *req, size_t req_len, int timeout_ms,
-			int (*check)(void *arg, const void *reply, size_t len), void *check_arg);
+			int (*check)(void *arg, uint16_t lid, const void *reply, size_t len),
+			void *check_arg);
 };
 
 /** One backend option: a key=value devarg the PMD does not own ("sim_core=2-3"). */

@@ -37,6 +37,9 @@
 /* the IB CM's private data room: REQ after rdma_cm's header, REP */
 #define CM_REQ_PRIVATE 56
 #define CM_REP_PRIVATE 196
+/* connections answered and not yet established or gone: beyond, requests are
+ * rejected, so peers that never finish cannot grow the list without bound */
+#define CM_MAX_CHILDREN 64
 
 struct mlx5_glue_cm_listener {
 	struct rdma_event_channel *ch;
@@ -50,7 +53,7 @@ struct mlx5_glue_cm_listener {
 	void *note_arg;
 	int stop_fd;
 	pthread_t thread;
-	std::vector<struct rdma_cm_id *> children; /**< accepted, not yet gone */
+	std::vector<struct rdma_cm_id *> children; /**< accepted, not yet established */
 };
 
 namespace {
@@ -181,6 +184,14 @@ void on_request(struct mlx5_glue_cm_listener *l, struct rdma_cm_event *ev)
 	char who[64];
 
 	peer_str(child, who, sizeof(who));
+	if (l->children.size() >= CM_MAX_CHILDREN) {
+		note(l, "refused a connection request from %s: %u answers pending", who,
+		     CM_MAX_CHILDREN);
+		lib.ack_cm_event(ev);
+		lib.reject(child, nullptr, 0);
+		lib.destroy_id(child);
+		return;
+	}
 	if (pd == nullptr || len < l->req_len || memcmp(pd, l->req, l->req_len) != 0) {
 		note(l,
 		     "refused a connection request from %s: %zu bytes of private data "
@@ -246,6 +257,9 @@ void *listen_thread(void *arg)
 			lib.ack_cm_event(ev);
 			forget_child(l, id);
 			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			/* the peer took the reply: nothing more to say, disconnect from
+			 * this side rather than wait for a DREQ that may never come */
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_CONNECT_ERROR:
@@ -253,7 +267,7 @@ void *listen_thread(void *arg)
 			lib.ack_cm_event(ev);
 			forget_child(l, id);
 			break;
-		default: /* ESTABLISHED: the peer took the reply; it disconnects next */
+		default:
 			lib.ack_cm_event(ev);
 			break;
 		}
@@ -336,7 +350,8 @@ void mlx5_glue_rdma_cm_listen_close(struct mlx5_glue_cm_listener *l)
 
 int mlx5_glue_rdma_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr,
 			    uint32_t qpn, const void *req, size_t req_len, int timeout_ms,
-			    int (*check)(void *arg, const void *reply, size_t len), void *check_arg)
+			    int (*check)(void *arg, uint16_t lid, const void *reply, size_t len),
+			    void *check_arg)
 {
 	const cm_lib *f = cm();
 	struct rdma_event_channel *ch = nullptr;
@@ -408,7 +423,12 @@ int mlx5_glue_rdma_cm_fetch(struct ibv_context *context, const struct sockaddr_i
 			reply_len = sizeof(reply);
 		memcpy(reply, ev->param.conn.private_data, reply_len);
 		f->ack_cm_event(ev);
-		ret = check(check_arg, reply, reply_len);
+		/* the port that answered: the route's destination (IB: its path record) */
+		ret = check(check_arg,
+			    id->route.num_paths > 0 && id->route.path_rec != nullptr
+				    ? ntohs(id->route.path_rec[0].dlid)
+				    : 0,
+			    reply, reply_len);
 		if (ret) {
 			f->reject(id, nullptr, 0);
 			goto out;
@@ -453,8 +473,8 @@ void mlx5_glue_rdma_cm_listen_close(struct mlx5_glue_cm_listener *)
 }
 
 int mlx5_glue_rdma_cm_fetch(struct ibv_context *, const struct sockaddr_in *, uint32_t,
-			    const void *, size_t, int, int (*)(void *, const void *, size_t),
-			    void *)
+			    const void *, size_t, int,
+			    int (*)(void *, uint16_t, const void *, size_t), void *)
 {
 	return -ENOSYS;
 }

@@ -25,7 +25,7 @@ int mlx5_glue_rdma_cm_listen(struct ibv_context *context, const struct sockaddr_
 void mlx5_glue_rdma_cm_listen_close(struct mlx5_glue_cm_listener *listener);
 int mlx5_glue_rdma_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr,
 			    uint32_t qpn, const void *req, size_t req_len, int timeout_ms,
-			    int (*check)(void *arg, const void *reply, size_t len),
+			    int (*check)(void *arg, uint16_t lid, const void *reply, size_t len),
 			    void *check_arg);
 
 #ifdef __cplusplus

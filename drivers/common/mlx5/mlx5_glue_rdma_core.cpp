@@ -607,7 +607,8 @@ void rc_cm_listen_close(struct mlx5_glue_cm_listener *listener)
 
 int rc_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
 		const void *req, size_t req_len, int timeout_ms,
-		int (*check)(void *arg, const void *reply, size_t len), void *check_arg)
+		int (*check)(void *arg, uint16_t lid, const void *reply, size_t len),
+		void *check_arg)
 {
 	const struct mlx5_glue *impl = rc_impl();
 

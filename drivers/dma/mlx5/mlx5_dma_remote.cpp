@@ -864,8 +864,12 @@ struct cm_fetch_ctx {
 	bool logged;
 };
 
-/** The peer's word, checked field by field before anything is built from it. */
-int cm_check(void *arg, const void *data, size_t len)
+/**
+ * The peer's word, checked field by field before anything is built from it; the
+ * LID it publishes must be the port that answered (@p lid), so a publisher cannot
+ * send the requester to another port's target.
+ */
+int cm_check(void *arg, uint16_t lid, const void *data, size_t len)
 {
 	struct cm_fetch_ctx *c = static_cast<struct cm_fetch_ctx *>(arg);
 	const uint8_t *d = static_cast<const uint8_t *>(data);
@@ -892,6 +896,8 @@ int cm_check(void *arg, const void *data, size_t len)
 		why = "unknown version";
 	else if (p.peer.target.lid == 0 || p.peer.target.lid >= 0xc000)
 		why = "not a unicast LID";
+	else if (p.peer.target.lid != lid)
+		why = "not the LID of the port that answered";
 	else if (p.peer.target.dctn == 0 || p.peer.target.dctn > 0xffffff)
 		why = "not a DCT number";
 	else if (p.len == 0 || p.addr + p.len < p.addr)
@@ -899,9 +905,10 @@ int cm_check(void *arg, const void *data, size_t len)
 	if (why) {
 		MLX5_DMA_LOG(ERR,
 			     "%s: peer %s: refused its private data: %s (tag %#" PRIx64
-			     ", version %u, LID %u, DCT %#x, range %#" PRIx64 " + %" PRIu64 ")",
+			     ", version %u, LID %u from LID %u, DCT %#x, range %#" PRIx64
+			     " + %" PRIu64 ")",
 			     c->dev, c->addr, why, get_be(d, 4), (unsigned int)get_be(d + 4, 2),
-			     p.peer.target.lid, p.peer.target.dctn, p.addr, p.len);
+			     p.peer.target.lid, lid, p.peer.target.dctn, p.addr, p.len);
 		return -EPROTO;
 	}
 	c->logged = false;
@@ -919,6 +926,7 @@ rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_rem
 	uint8_t req[MLX5_DMA_CM_REQ_LEN], rep[MLX5_DMA_CM_REP_LEN];
 	struct mlx5_dma_remote_state *st;
 	struct sockaddr_in sin;
+	struct ibv_port_attr port;
 	const struct ibv_mr *key = NULL;
 	bool found = false;
 	int ret;
@@ -932,9 +940,25 @@ rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_rem
 			     !target || !out ? "argument" : "address", addr ? addr : "(null)");
 		return -EINVAL;
 	}
+	/* the answer names the target by LID: a port without one (RoCE) has nothing
+	 * a peer could reach the target by */
+	if (p->glue->query_port(p->ctx, 1, &port)) {
+		MLX5_DMA_LOG(ERR, "%s: remote listener %s: port 1 not queried", p->name, addr);
+		return -EIO;
+	}
+	if (port.lid == 0) {
+		MLX5_DMA_LOG(ERR,
+			     "%s: remote listener %s: port 1 has LID 0 (RoCE?): a published "
+			     "target is named by LID",
+			     p->name, addr);
+		return -ENOTSUP;
+	}
 	st = state_of(p);
-	if (!st)
+	if (!st) {
+		MLX5_DMA_LOG(ERR, "%s: remote listener %s: no memory for the remote state", p->name,
+			     addr);
 		return -ENOMEM;
+	}
 	for (const struct remote_target &t : st->targets)
 		found |= t.dct->qp_num == target->dctn && t.dc_key == target->dc_key &&
 			 t.lid == target->lid;
@@ -953,8 +977,11 @@ rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_rem
 		return -ENOTSUP;
 	}
 	auto *l = new (std::nothrow) rte_pmd_dma_mlx5_remote_listener();
-	if (!l)
+	if (!l) {
+		MLX5_DMA_LOG(ERR, "%s: remote listener %s: no memory for the listener", p->name,
+			     addr);
 		return -ENOMEM;
+	}
 	l->dev = p;
 	l->rkey = rkey;
 	snprintf(l->addr, sizeof(l->addr), "%s", addr);
@@ -973,6 +1000,8 @@ rte_pmd_dma_mlx5_remote_listen(int16_t dev_id, const struct rte_pmd_dma_mlx5_rem
 	try {
 		st->listeners.reserve(st->listeners.size() + 1);
 	} catch (...) {
+		MLX5_DMA_LOG(ERR, "%s: remote listener %s: no memory for the list of listeners",
+			     p->name, addr);
 		delete l;
 		return -ENOMEM;
 	}
@@ -1057,8 +1086,11 @@ rte_pmd_dma_mlx5_remote_peer_add_addr(struct rte_pmd_dma_mlx5_remote *ch, const 
 			     addr, p->glue->name);
 		return -ENOTSUP;
 	}
-	if (ch->peers.size() > UINT16_MAX)
+	if (ch->peers.size() > UINT16_MAX) {
+		MLX5_DMA_LOG(ERR, "%s: peer %s: the channel has %zu peers, the most it takes",
+			     p->name, addr, ch->peers.size());
 		return -ENOSPC;
+	}
 	c.dev = p->name;
 	c.addr = addr;
 	cm_request(req);

@@ -774,8 +774,9 @@ struct rte_pmd_dma_mlx5_remote_published {
  * (mlx5dv_reserved_qpn_alloc()) while the listener lives.
  *
  * Whoever can connect to @p addr learns what a peer needs to read and write the
- * key's range (the driver guide, Security): publish only what every host of the
- * fabric may reach. Release the key only after closing its listeners.
+ * key's range (the driver guide, Security; on hardware any process of the subnet,
+ * any uid): publish only what every such process may reach. Release the key only
+ * after closing its listeners.
  *
  * Both backends have a connection manager: the rdma-core backend (dev=mlx5_<n>)
  * through Debian's librdmacm, loaded on first use; the embedded software HCA its
@@ -787,7 +788,9 @@ struct rte_pmd_dma_mlx5_remote_published {
  *   0 and @p out set; -EINVAL for a device that is not dma_mlx5, a NULL argument or
  *   an address that is not "a.b.c.d:port"; -ENOENT when @p target is not a DC target
  *   of the device or @p rkey not one of its keys; -ENOTSUP when the backend has no
- *   connection manager (rdma-core backend without librdmacm); -EADDRINUSE,
+ *   connection manager (rdma-core backend without librdmacm) or port 1 has no LID
+ *   (RoCE: the answer names the target by LID); -EIO when the port cannot be
+ *   queried; -EADDRINUSE,
  *   -EADDRNOTAVAIL, -ENODEV from the connection manager (the port taken, an address
  *   that is not the device's own); -ENOMEM. One log line names the value on failure.
  */
@@ -815,9 +818,9 @@ rte_pmd_dma_mlx5_remote_listen_close(struct rte_pmd_dma_mlx5_remote_listener *li
  * on the other host) to channel @p ch: connect there through the connection manager
  * (rdma-cm) with the channel's DCI as the connection's QPN, take the DC target and
  * the remote key from the answer's private data, and close the connection (DC
- * transport needs none). The answer is checked (size, tag, version, LID, range)
- * before anything is added. Control path: it waits for the peer, each step bounded
- * (5 s).
+ * transport needs none). The answer is checked (size, tag, version, LID, range;
+ * the LID must be the one of the port that answered) before anything is added. Control path: it
+ * waits for the peer, each step bounded (5 s).
  *
  * @param[out] out
  *   What the peer published (may be NULL): the address of its range is the base of
@@ -827,9 +830,9 @@ rte_pmd_dma_mlx5_remote_listen_close(struct rte_pmd_dma_mlx5_remote_listener *li
  *   or an address that is not "a.b.c.d:port"; -ECONNREFUSED when nobody publishes
  *   there (or the listener refused the request); -ETIMEDOUT when the peer does not
  *   answer (it died or is stuck); -ENODEV, -EHOSTUNREACH, -EADDRNOTAVAIL when the
- *   address names no port of the fabric; -EPROTO when the answer is short or not a
- *   dma_mlx5 target's; -ENOTSUP when the backend has no connection manager;
- *   -ENOSPC; -ENOMEM. One log line names the address on failure; nothing is added.
+ *   address names no port of the fabric; -EPROTO when the answer is short, not a
+ *   dma_mlx5 target's or names another port's LID; -ENOTSUP when the backend has no connection
+ * manager; -ENOSPC; -ENOMEM. One log line names the address on failure; nothing is added.
  */
 __rte_experimental int
 rte_pmd_dma_mlx5_remote_peer_add_addr(struct rte_pmd_dma_mlx5_remote *ch, const char *addr,

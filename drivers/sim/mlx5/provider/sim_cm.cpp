@@ -10,13 +10,17 @@
  *
  * Trust is the fabric's: both ends check the other's uid (SO_PEERCRED) against the
  * own one and the device's sim_fabric_uids; a record of the wrong size, magic or
- * type for the state closes the connection.
+ * type for the state closes the connection. A listener keeps an accepted connection
+ * for the CM timeout at most and holds at most kMaxConns of them, so peers that
+ * connect and never finish cannot pile up fds in the listening process.
  */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -51,7 +55,12 @@ struct mlx5_glue_cm_listener {
 	size_t reply_len;
 	void (*note)(void *arg, const char *line);
 	void *note_arg;
-	std::vector<int> conns; /**< accepted, not yet closed */
+	/** An accepted connection: closed by its deadline whatever it sent. */
+	struct Conn {
+		int fd;
+		std::chrono::steady_clock::time_point deadline;
+	};
+	std::vector<Conn> conns; /**< accepted, not yet closed */
 };
 
 namespace mlx5sim {
@@ -65,6 +74,19 @@ constexpr size_t kReqPrivate = 56;
 constexpr size_t kRepPrivate = 196;
 constexpr uint32_t kRejConsumer = 28;
 constexpr int kDrepWaitMs = 1000;
+constexpr size_t kMaxConns = 64;
+
+/* The CM timeout, as the kernel side's ucma.cpp cm_timeout(): its default, or
+ * MLX5_SIM_RDMA_CM_TIMEOUT_MS. */
+std::chrono::milliseconds cm_timeout()
+{
+	static const long ms = [] {
+		const char *e = getenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS");
+		long v = e ? strtol(e, nullptr, 10) : 0;
+		return v > 0 ? v : 70000L;
+	}();
+	return std::chrono::milliseconds(ms);
+}
 
 uint32_t random_u32()
 {
@@ -142,14 +164,14 @@ __attribute__((format(printf, 2, 3))) void note(const struct mlx5_glue_cm_listen
 
 void drop(struct mlx5_glue_cm_listener *l, size_t i)
 {
-	close(l->conns[i]);
+	close(l->conns[i].fd);
 	l->conns.erase(l->conns.begin() + (long)i);
 }
 
 /* A record on accepted connection @p i: false when the connection is done. */
 bool on_conn(struct mlx5_glue_cm_listener *l, size_t i)
 {
-	int fd = l->conns[i];
+	int fd = l->conns[i].fd;
 	Msg m;
 
 	if (recv_msg(fd, 0, &m) != 1)
@@ -206,10 +228,27 @@ void *listen_thread(void *arg)
 	std::vector<struct pollfd> p;
 
 	for (;;) {
+		/* connections past their deadline first; the nearest one bounds the wait */
+		const auto now = std::chrono::steady_clock::now();
+		int wait_ms = -1;
+		for (size_t i = l->conns.size(); i-- > 0;) {
+			if (now >= l->conns[i].deadline) {
+				note(l, "closed a connection unfinished after %ld ms",
+				     (long)cm_timeout().count());
+				drop(l, i);
+				continue;
+			}
+			long ms = (long)std::chrono::duration_cast<std::chrono::milliseconds>(
+					  l->conns[i].deadline - now)
+					  .count() +
+				  1;
+			if (wait_ms < 0 || ms < wait_ms)
+				wait_ms = (int)std::min(ms, (long)INT32_MAX);
+		}
 		p.assign({{l->stop_fd, POLLIN, 0}, {l->fd, POLLIN, 0}});
-		for (int c : l->conns)
-			p.push_back({c, POLLIN, 0});
-		if (poll(p.data(), p.size(), -1) < 0) {
+		for (const auto &c : l->conns)
+			p.push_back({c.fd, POLLIN, 0});
+		if (poll(p.data(), p.size(), wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			note(l, "listener stops: poll: %s", strerror(errno));
@@ -230,8 +269,14 @@ void *listen_thread(void *arg)
 				close(c);
 				continue;
 			}
+			if (l->conns.size() >= kMaxConns) {
+				note(l, "closed a connection: %zu connections open", kMaxConns);
+				close(c);
+				continue;
+			}
 			try {
-				l->conns.push_back(c);
+				l->conns.push_back(
+					{c, std::chrono::steady_clock::now() + cm_timeout()});
 			} catch (...) {
 				close(c);
 			}
@@ -242,8 +287,8 @@ void *listen_thread(void *arg)
 
 void listener_free(struct mlx5_glue_cm_listener *l)
 {
-	for (int c : l->conns)
-		close(c);
+	for (const auto &c : l->conns)
+		close(c.fd);
 	if (l->fd >= 0)
 		close(l->fd);
 	if (l->stop_fd >= 0)
@@ -335,7 +380,8 @@ void sim_cm_listen_close(struct mlx5_glue_cm_listener *l)
 
 int sim_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
 		 const void *req, size_t req_len, int timeout_ms,
-		 int (*check)(void *arg, const void *reply, size_t len), void *check_arg)
+		 int (*check)(void *arg, uint16_t lid, const void *reply, size_t len),
+		 void *check_arg)
 {
 	struct sockaddr_un a;
 	Msg m = {};
@@ -390,7 +436,7 @@ int sim_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, ui
 	}
 	ret = recv_msg(fd, remaining_ms(end), &m);
 	if (ret == 1 && m.type == MSG_REP && m.pd_len <= kRepPrivate) {
-		ret = check(check_arg, m.pd, m.pd_len);
+		ret = check(check_arg, lid, m.pd, m.pd_len); /* the port whose socket answered */
 		Msg r = {};
 		if (ret) {
 			r.type = MSG_REJ;

@@ -190,7 +190,8 @@ int sim_cm_listen(struct ibv_context *context, const struct sockaddr_in *addr, u
 void sim_cm_listen_close(struct mlx5_glue_cm_listener *listener);
 int sim_cm_fetch(struct ibv_context *context, const struct sockaddr_in *addr, uint32_t qpn,
 		 const void *req, size_t req_len, int timeout_ms,
-		 int (*check)(void *arg, const void *reply, size_t len), void *check_arg);
+		 int (*check)(void *arg, uint16_t lid, const void *reply, size_t len),
+		 void *check_arg);
 /** Destroy the device objects of every reserved QPN block (context close). */
 void sim_reserved_qpn_release(SimCtxFull *ctx);
 

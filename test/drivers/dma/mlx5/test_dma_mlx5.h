@@ -179,6 +179,14 @@ int test_hook_sig_umr_compare(int16_t dev_id, uint16_t vchan, uint32_t seed, uin
  */
 int test_hook_local_key(int16_t dev_id, const void *addr, uint32_t len, uint32_t *lkey);
 
+/**
+ * TEST-ONLY HOOK: while @p on, the device's port queries report LID 0, as a RoCE
+ * port's do (the device's glue table is swapped for a copy; the software HCA has
+ * no RoCE port). Single-threaded use only. @return 0, or -EINVAL (not a dma_mlx5
+ * device, or already in that state).
+ */
+int test_hook_port_lid_zero(int16_t dev_id, int on);
+
 /** The suites, one per file, run in this order by main(). */
 extern const struct cunit_suite t_suite_probe;
 extern const struct cunit_suite t_suite_ring;

@@ -151,3 +151,35 @@ int test_hook_local_key(int16_t dev_id, const void *addr, uint32_t len, uint32_t
 	*lkey = r->lkey;
 	return 0;
 }
+
+namespace {
+struct mlx5_glue lid_zero_glue;
+const struct mlx5_glue *lid_zero_orig;
+
+int query_port_lid_zero(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *attr)
+{
+	int ret = lid_zero_orig->query_port(context, port_num, attr);
+
+	if (ret == 0)
+		attr->lid = 0;
+	return ret;
+}
+} // namespace
+
+int test_hook_port_lid_zero(int16_t dev_id, int on)
+{
+	struct mlx5_dma_dev *p = mlx5_dma_api_dev(dev_id);
+
+	if (!p || !!on == (lid_zero_orig != NULL))
+		return -EINVAL;
+	if (on) {
+		lid_zero_orig = p->glue;
+		lid_zero_glue = *p->glue;
+		lid_zero_glue.query_port = query_port_lid_zero;
+		p->glue = &lid_zero_glue;
+	} else {
+		p->glue = lid_zero_orig;
+		lid_zero_orig = NULL;
+	}
+	return 0;
+}

@@ -10,11 +10,14 @@
  *  - "embedded": dev=simN,sim_fabric=<fabric>, the software HCA in the process and
  *    its own connection manager on the fabric's CM sockets.
  * The other process is this binary again (--target): it publishes a DC target and a
- * key at an address, and two fake publishers (raw CM records, hca/cm_wire.h) answer
- * with short and with foreign private data. Checked: copies to and from the peer
- * found by address, byte for byte on both sides; bad addresses, nobody listening,
- * garbled answers, a foreign request refused by the listener, the listener's own
- * bad input; the peer killed: its ops fail, a new lookup fails, nothing hangs.
+ * key at an address, and three fake publishers (raw CM records, hca/cm_wire.h) answer
+ * with short, with foreign private data and with another port's LID. Checked: copies
+ * to and from the peer found by address, byte for byte on both sides; bad addresses,
+ * nobody listening, garbled answers, an answer naming another LID, a foreign request
+ * refused by the listener; raw connections that send nothing, or confirm and never
+ * disconnect, let go by the listener, unfinished ones capped; the listener's own bad
+ * input (a port with LID 0 too); the peer killed: its ops fail, a new lookup fails,
+ * nothing hangs.
  *   test_pmd_remote_cm <kernel|embedded (this process)> <kernel|embedded (the peer)> <fabric>
  */
 #include <errno.h>
@@ -53,12 +56,16 @@ constexpr uint32_t kLen = 64 * 1024; /* the target's exposed memory */
 constexpr uint64_t kKey = 0xdc0ffee5eedull;
 constexpr uint32_t kChunk = 4096;
 constexpr int kTimeoutMs = 30000;
+/* the CM timeout of both connection managers in this test (MLX5_SIM_RDMA_CM_TIMEOUT_MS) */
+constexpr int kCmTimeoutMs = 3000;
+/* connections a listener keeps at most (sim_cm.cpp, mlx5_glue_rdma_cm.cpp) */
+constexpr int kMaxConns = 64;
 
 /* the other process */
 pid_t target_pid = -1;
 FILE *to_target, *from_target;
 char target_ip[INET_ADDRSTRLEN];
-unsigned int port; /* the PMD listener; +1 short answer, +2 foreign answer */
+unsigned int port; /* the PMD listener; +1 short, +2 foreign, +3 another LID's answer */
 int16_t dev = -1;
 uint16_t target_lid;
 const char *fabric;
@@ -145,6 +152,23 @@ int target_main(const char *kind, const char *port_arg)
 	memset(foreign_pd, 0x5a, sizeof(foreign_pd));
 	fake_publisher(tgt.lid, p + 1, short_pd, sizeof(short_pd));
 	fake_publisher(tgt.lid, p + 2, foreign_pd, sizeof(foreign_pd));
+	/* a well-formed answer naming a target of another port than the one answering */
+	static uint8_t other_lid_pd[48];
+	const uint8_t hdr[] = {'D', 'M', 'X', '5', 0, 1};
+	const uint16_t other = (uint16_t)(tgt.lid + 1);
+	memcpy(other_lid_pd, hdr, sizeof(hdr));
+	other_lid_pd[6] = (uint8_t)(other >> 8);
+	other_lid_pd[7] = (uint8_t)other;
+	for (int i = 0; i < 4; i++) {
+		other_lid_pd[8 + i] = (uint8_t)(tgt.dctn >> (24 - 8 * i));
+		other_lid_pd[12 + i] = (uint8_t)(rkey >> (24 - 8 * i));
+	}
+	for (int i = 0; i < 8; i++) {
+		other_lid_pd[16 + i] = (uint8_t)(tgt.dc_key >> (56 - 8 * i));
+		other_lid_pd[24 + i] = (uint8_t)((uint64_t)(uintptr_t)buf >> (56 - 8 * i));
+		other_lid_pd[32 + i] = (uint8_t)((uint64_t)kLen >> (56 - 8 * i));
+	}
+	fake_publisher(tgt.lid, p + 3, other_lid_pd, sizeof(other_lid_pd));
 	fprintf(out, "ready %u %" PRIu64 "\n", tgt.lid, (uint64_t)(uintptr_t)buf);
 	fflush(out);
 
@@ -283,6 +307,163 @@ void test_refusals(void)
 	rte_pmd_dma_mlx5_remote_free(ch);
 }
 
+/*
+ * A well-formed answer whose LID is not the port that answered: refused, as a
+ * publisher could otherwise send the requester to another port's target.
+ */
+void test_answer_of_another_lid(void)
+{
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(dev, 32);
+	struct rte_pmd_dma_mlx5_remote_published pub;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_peer_add_addr(ch, target_addr(port + 3), &pub),
+			-EPROTO);
+	/* nothing was added: the first good one is peer 0 */
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_peer_add_addr(ch, target_addr(port), &pub), 0);
+	rte_pmd_dma_mlx5_remote_free(ch);
+}
+
+/* A raw connection to the target's listener (the fabric's CM socket): its fd. */
+int raw_connect(void)
+{
+	struct sockaddr_un a;
+	socklen_t alen = mlx5sim::cm::sock_addr(fabric, target_lid, (uint16_t)port, &a);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, alen)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A dma_mlx5 peer's REQ (tag and version) on raw connection @p fd: whether it went. */
+bool raw_send_req(int fd, uint16_t sport)
+{
+	Msg m = {};
+	const uint8_t req[8] = {'D', 'M', 'X', '5', 0, 1, 0, 0};
+	m.magic = mlx5sim::cm::kMsgMagic;
+	m.type = mlx5sim::cm::MSG_REQ;
+	m.pd_len = sizeof(req);
+	memcpy(m.pd, req, sizeof(req));
+	m.qpn = 0x4244;
+	m.slid = 0x77;
+	m.sip = htonl(0x7f000077);
+	m.sport = htons(sport);
+	m.resp_res = m.init_depth = 1;
+	return send(fd, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m);
+}
+
+/*
+ * Whether the listener lets raw connection @p fd go within @p ms: it closes it, or
+ * sends a DREQ (librdmacm's disconnect). Other records are read over.
+ */
+bool let_go_within(int fd, int ms)
+{
+	uint64_t end = t_now_ms() + (uint64_t)ms;
+	Msg m;
+
+	for (;;) {
+		uint64_t now = t_now_ms();
+		struct pollfd pfd = {fd, POLLIN, 0};
+		if (now >= end || poll(&pfd, 1, (int)(end - now)) != 1)
+			return false;
+		ssize_t n = recv(fd, &m, sizeof(m), MSG_DONTWAIT);
+		if (n <= 0 || (n == (ssize_t)sizeof(m) && m.type == mlx5sim::cm::MSG_DREQ))
+			return true;
+	}
+}
+
+/* A connection that sends nothing is closed at the CM timeout, not kept for good. */
+void test_silent_connection_closed(void)
+{
+	int fd = raw_connect();
+	CU_ASSERT_FATAL(fd >= 0);
+	uint64_t t0 = t_now_ms();
+	CU_ASSERT(let_go_within(fd, kCmTimeoutMs + 5000));
+	printf("\n  silent connection let go after %" PRIu64 " ms\n", t_now_ms() - t0);
+	close(fd);
+}
+
+/*
+ * A peer that takes the answer, confirms (RTU) and never disconnects: the listener
+ * lets it go (librdmacm: at once, the reply was delivered; embedded: at the CM
+ * timeout) instead of keeping it until the peer's DREQ.
+ */
+void test_established_let_go(void)
+{
+	int fd = raw_connect();
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(raw_send_req(fd, 40001));
+	struct pollfd pfd = {fd, POLLIN, 0};
+	Msg m;
+	CU_ASSERT_EQUAL_FATAL(poll(&pfd, 1, 5000), 1);
+	CU_ASSERT_EQUAL_FATAL(recv(fd, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+	CU_ASSERT_EQUAL_FATAL(m.type, mlx5sim::cm::MSG_REP);
+	Msg rtu = {};
+	rtu.magic = mlx5sim::cm::kMsgMagic;
+	rtu.type = mlx5sim::cm::MSG_RTU;
+	CU_ASSERT_EQUAL(send(fd, &rtu, sizeof(rtu), MSG_NOSIGNAL), (ssize_t)sizeof(rtu));
+	uint64_t t0 = t_now_ms();
+	CU_ASSERT(let_go_within(fd, kCmTimeoutMs + 5000));
+	printf("\n  established connection let go after %" PRIu64 " ms\n", t_now_ms() - t0);
+	close(fd);
+}
+
+/*
+ * Peers that ask and never finish: the listener keeps kMaxConns of them at most and
+ * refuses (REJ) or closes the next; once they are gone it answers again.
+ */
+void test_unfinished_capped(void)
+{
+	int fds[kMaxConns + 1];
+	int n = 0;
+
+	for (; n < kMaxConns; n++) {
+		fds[n] = raw_connect();
+		if (fds[n] < 0 || !raw_send_req(fds[n], (uint16_t)(41000 + n)))
+			break;
+		struct pollfd pfd = {fds[n], POLLIN, 0};
+		Msg m;
+		if (poll(&pfd, 1, 5000) != 1 ||
+		    recv(fds[n], &m, sizeof(m), 0) != (ssize_t)sizeof(m) ||
+		    m.type != mlx5sim::cm::MSG_REP)
+			break;
+	}
+	CU_ASSERT_EQUAL(n, kMaxConns);
+	if (n == kMaxConns) {
+		/* one more: embedded closes it at accept, librdmacm rejects its REQ */
+		int fd = raw_connect();
+		bool refused = fd < 0;
+		if (fd >= 0) {
+			raw_send_req(fd, 42000);
+			struct pollfd pfd = {fd, POLLIN, 0};
+			Msg m;
+			if (poll(&pfd, 1, 5000) == 1) {
+				ssize_t got = recv(fd, &m, sizeof(m), 0);
+				refused = got <= 0 || (got == (ssize_t)sizeof(m) &&
+						       m.type == mlx5sim::cm::MSG_REJ);
+			}
+			close(fd);
+		}
+		CU_ASSERT(refused);
+	} else {
+		n++; /* fds[n] is open or -1 */
+	}
+	for (int i = 0; i < n && i <= kMaxConns; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	/* gone (closed, or at the CM timeout at the latest): answers again */
+	struct rte_pmd_dma_mlx5_remote *ch = rte_pmd_dma_mlx5_remote_create(dev, 32);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	int ret = -1;
+	for (uint64_t end = t_now_ms() + kCmTimeoutMs + 5000; ret < 0 && t_now_ms() < end;)
+		if ((ret = rte_pmd_dma_mlx5_remote_peer_add_addr(ch, target_addr(port), NULL)) < 0)
+			usleep(200 * 1000);
+	CU_ASSERT_EQUAL(ret, 0);
+	rte_pmd_dma_mlx5_remote_free(ch);
+}
+
 /* A request without a dma_mlx5 peer's private data is rejected by the listener. */
 void test_listener_refuses_foreign_request(void)
 {
@@ -335,6 +516,10 @@ void test_listen_bad_input(void)
 	other.dc_key ^= 1;
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &other, rkey, addr, &l), -ENOENT);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey ^ 0x100, addr, &l), -ENOENT);
+	/* a port without a LID (RoCE): nothing a peer could reach the target by */
+	CU_ASSERT_EQUAL_FATAL(test_hook_port_lid_zero(dev, 1), 0);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey, addr, &l), -ENOTSUP);
+	CU_ASSERT_EQUAL_FATAL(test_hook_port_lid_zero(dev, 0), 0);
 	CU_ASSERT_PTR_NULL(l);
 	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey, addr, &l), 0);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey, addr, &l2), -EADDRINUSE);
@@ -399,7 +584,11 @@ void test_peer_dies(void)
 const struct cunit_test tests[] = {
 	{"copies to a peer named by address", test_copy_by_address},
 	{"bad addresses, nobody there, garbled answers", test_refusals},
+	{"an answer naming another port's LID", test_answer_of_another_lid},
 	{"a foreign request refused by the listener", test_listener_refuses_foreign_request},
+	{"a connection that sends nothing is closed", test_silent_connection_closed},
+	{"an established connection is let go", test_established_let_go},
+	{"unfinished connections are capped", test_unfinished_capped},
 	{"the listener's bad input, its port, its key", test_listen_bad_input},
 	{"the peer's process dies", test_peer_dies},
 };
@@ -419,6 +608,10 @@ int main(int argc, char **argv)
 	}
 	const char *self = argv[1];
 	fabric = argv[3];
+	/* both connection managers (and the other process) give up on a silent peer soon */
+	char cm_ms[16];
+	snprintf(cm_ms, sizeof(cm_ms), "%d", kCmTimeoutMs);
+	setenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS", cm_ms, 0);
 
 	/* a port per run: two runs on one machine never meet */
 	port = 20000 + (unsigned int)getpid() % 20000;
