@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -120,6 +121,11 @@ struct rte_pmd_dma_mlx5_remote_listener {
 	uint32_t qpn; /**< reserved on the device: the connections' QPN */
 	uint32_t rkey;
 	char addr[24]; /**< as given, for logs */
+	/* the listener thread's log budget (cm_note()): its lines are what peers make it
+	 * say, so a peer must not flood the log */
+	uint64_t note_window_ns;   /**< start of the current window */
+	unsigned int note_lines;   /**< lines logged in it */
+	unsigned int note_dropped; /**< lines suppressed since the last one logged */
 };
 
 /** What a device keeps for remote copies, freed with it. */
@@ -801,6 +807,9 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_remote_stats_get(const struct rte_pmd_dma_m
 #define MLX5_DMA_CM_REP_LEN 48
 /* each wait of an exchange (address, route, answer) at most */
 #define MLX5_DMA_CM_TIMEOUT_MS 5000
+/* a listener's log lines: at most this many per window (cm_note()) */
+#define MLX5_DMA_CM_NOTE_BURST 10
+#define MLX5_DMA_CM_NOTE_WINDOW_S 5
 
 namespace {
 
@@ -847,12 +856,35 @@ int cm_parse(const char *addr, struct sockaddr_in *sin)
 	return inet_pton(AF_INET, ip, &sin->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-/** The listener's thread: its refusals, one log line each. */
+/*
+ * The listener's thread: its refusals, one log line each, at most
+ * MLX5_DMA_CM_NOTE_BURST lines per MLX5_DMA_CM_NOTE_WINDOW_S seconds (the kernel's
+ * default printk rate limit), then one line saying how many were suppressed. Called
+ * only from that thread, so the budget needs no lock.
+ */
 void cm_note(void *arg, const char *line)
 {
-	const struct rte_pmd_dma_mlx5_remote_listener *l =
-		static_cast<const struct rte_pmd_dma_mlx5_remote_listener *>(arg);
+	struct rte_pmd_dma_mlx5_remote_listener *l =
+		static_cast<struct rte_pmd_dma_mlx5_remote_listener *>(arg);
+	struct timespec ts;
+	uint64_t now;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (l->note_lines == 0 ||
+	    now - l->note_window_ns >= MLX5_DMA_CM_NOTE_WINDOW_S * 1000000000ull) {
+		if (l->note_dropped)
+			MLX5_DMA_LOG(WARNING, "%s: remote listener %s: %u more lines suppressed",
+				     l->dev->name, l->addr, l->note_dropped);
+		l->note_window_ns = now;
+		l->note_lines = 0;
+		l->note_dropped = 0;
+	}
+	if (l->note_lines >= MLX5_DMA_CM_NOTE_BURST) {
+		l->note_dropped++;
+		return;
+	}
+	l->note_lines++;
 	MLX5_DMA_LOG(WARNING, "%s: remote listener %s: %s", l->dev->name, l->addr, line);
 }
 
@@ -1049,6 +1081,9 @@ rte_pmd_dma_mlx5_remote_listen_close(struct rte_pmd_dma_mlx5_remote_listener *l)
 	struct mlx5_dma_dev *p = l->dev;
 	/* no new answer from here on: the thread is joined */
 	p->glue->cm_listen_close(l->cm);
+	if (l->note_dropped) /* the thread is gone: its budget is this thread's now */
+		MLX5_DMA_LOG(WARNING, "%s: remote listener %s: %u more lines suppressed", p->name,
+			     l->addr, l->note_dropped);
 	{
 		std::lock_guard<std::mutex> guard(p->remote->keys_lock);
 		auto &v = p->remote->listeners;

@@ -595,7 +595,9 @@ __rte_experimental int rte_pmd_dma_mlx5_sig_error(int16_t dev_id, uint16_t vchan
  * and nothing else, and its vchans' QPs accept no remote request.
  *
  * A channel belongs to one lcore; its calls are not thread safe. Target and channel
- * creation are control-path calls. Remote keys are created and released on the
+ * creation are control-path calls; so is rte_pmd_dma_mlx5_remote_listen(), which
+ * reads the device's targets and must not run while another thread creates one on
+ * the same device. Remote keys are created and released on the
  * control path, from any thread (they take a lock of their own), but not while the
  * device is being closed.
  * @{

@@ -42,6 +42,7 @@
 #include <rte_dmadev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 
 #include "cm_wire.h"
@@ -464,16 +465,18 @@ void test_unfinished_capped(void)
 	rte_pmd_dma_mlx5_remote_free(ch);
 }
 
-/* A request without a dma_mlx5 peer's private data is rejected by the listener. */
-void test_listener_refuses_foreign_request(void)
+/* Sends a request without a dma_mlx5 peer's private data to @p lid:@p p; the answer's type. */
+int send_foreign_request(uint16_t lid, unsigned int p, uint32_t *reason)
 {
 	struct sockaddr_un a;
-	socklen_t alen = mlx5sim::cm::sock_addr(fabric, target_lid, (uint16_t)port, &a);
+	socklen_t alen = mlx5sim::cm::sock_addr(fabric, lid, (uint16_t)p, &a);
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL_FATAL(connect(fd, (struct sockaddr *)&a, alen), 0);
 	static const char junk[] = "not a dma_mlx5 peer";
 	Msg m = {};
+	int type = -1;
+
+	if (fd < 0)
+		return -1;
 	m.magic = mlx5sim::cm::kMsgMagic;
 	m.type = mlx5sim::cm::MSG_REQ;
 	m.pd_len = sizeof(junk);
@@ -483,13 +486,77 @@ void test_listener_refuses_foreign_request(void)
 	m.sip = htonl(0x7f000077);
 	m.sport = htons(40000);
 	m.resp_res = m.init_depth = 1;
-	CU_ASSERT_EQUAL(send(fd, &m, sizeof(m), MSG_NOSIGNAL), (ssize_t)sizeof(m));
 	struct pollfd pfd = {fd, POLLIN, 0};
-	CU_ASSERT_EQUAL_FATAL(poll(&pfd, 1, 5000), 1);
-	CU_ASSERT_EQUAL_FATAL(recv(fd, &m, sizeof(m), 0), (ssize_t)sizeof(m));
-	CU_ASSERT_EQUAL(m.type, mlx5sim::cm::MSG_REJ);
-	CU_ASSERT_EQUAL(m.reason, 28u); /* the consumer's reject */
+	if (connect(fd, (struct sockaddr *)&a, alen) == 0 &&
+	    send(fd, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) &&
+	    poll(&pfd, 1, 5000) == 1 && recv(fd, &m, sizeof(m), 0) == (ssize_t)sizeof(m)) {
+		type = m.type;
+		*reason = m.reason;
+	}
 	close(fd);
+	return type;
+}
+
+/* A request without a dma_mlx5 peer's private data is rejected by the listener. */
+void test_listener_refuses_foreign_request(void)
+{
+	uint32_t reason = 0;
+
+	CU_ASSERT_EQUAL(send_foreign_request(target_lid, port, &reason), mlx5sim::cm::MSG_REJ);
+	CU_ASSERT_EQUAL(reason, 28u); /* the consumer's reject */
+}
+
+/*
+ * What peers make a listener say is rate-limited: a flood of foreign requests, each
+ * refused, gives at most 10 lines, and one more counting what was left out.
+ */
+void test_listener_log_bounded(void)
+{
+	constexpr int kFlood = 40;
+	struct rte_pmd_dma_mlx5_remote_target tgt;
+	struct rte_pmd_dma_mlx5_remote_listener *l = NULL;
+	uint8_t *buf = (uint8_t *)rte_zmalloc(NULL, kChunk, 64);
+	char addr[32], *log = NULL;
+	size_t log_len = 0;
+	uint32_t rkey, reason;
+	int rejected = 0;
+
+	CU_ASSERT_FATAL(buf != NULL);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_target_create(dev, 7, &tgt), 0);
+	CU_ASSERT_EQUAL_FATAL(rte_pmd_dma_mlx5_remote_rkey(dev, buf, kChunk, &rkey), 0);
+	snprintf(addr, sizeof(addr), "0.0.0.0:%u", port + 21);
+	FILE *f = open_memstream(&log, &log_len);
+	CU_ASSERT_FATAL(f != NULL);
+	rte_openlog_stream(f);
+	int ret = rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey, addr, &l);
+	for (int i = 0; ret == 0 && i < kFlood; i++)
+		rejected += send_foreign_request(tgt.lid, port + 21, &reason) ==
+			    mlx5sim::cm::MSG_REJ;
+	rte_pmd_dma_mlx5_remote_listen_close(l);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT_EQUAL(rejected, kFlood);
+	int lines = 0;
+	unsigned int suppressed = 0;
+	for (char *p = log; p && (p = strstr(p, "remote listener ")) != NULL; p++) {
+		const char *more = strstr(p, "more lines suppressed");
+		const char *eol = strchr(p, '\n');
+		lines++;
+		if (more && (!eol || more < eol)) { /* "...: <N> more lines suppressed" */
+			const char *n = more - 1;
+			while (n > p && n[-1] >= '0' && n[-1] <= '9')
+				n--;
+			suppressed = (unsigned int)strtoul(n, NULL, 10);
+		}
+	}
+	printf("\n  %d refused requests: %d log lines, %u lines suppressed\n", rejected, lines,
+	       suppressed);
+	CU_ASSERT_EQUAL(lines, 11);
+	CU_ASSERT(suppressed >= (unsigned int)(kFlood - 10));
+	free(log);
+	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_rkey_release(dev, rkey), 0);
+	rte_free(buf);
 }
 
 /* The listener's own bad input, a port taken twice, a key published can't go. */
@@ -510,7 +577,7 @@ void test_listen_bad_input(void)
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey, addr, NULL), -EINVAL);
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &tgt, rkey, "0.0.0.0", &l), -EINVAL);
 	other = tgt;
-	other.dctn ^= 0x7;
+	other.dctn ^= 0x400000; /* no target of this device */
 	CU_ASSERT_EQUAL(rte_pmd_dma_mlx5_remote_listen(dev, &other, rkey, addr, &l), -ENOENT);
 	other = tgt;
 	other.dc_key ^= 1;
@@ -586,6 +653,7 @@ const struct cunit_test tests[] = {
 	{"bad addresses, nobody there, garbled answers", test_refusals},
 	{"an answer naming another port's LID", test_answer_of_another_lid},
 	{"a foreign request refused by the listener", test_listener_refuses_foreign_request},
+	{"a listener's log lines are rate-limited", test_listener_log_bounded},
 	{"a connection that sends nothing is closed", test_silent_connection_closed},
 	{"an established connection is let go", test_established_let_go},
 	{"unfinished connections are capped", test_unfinished_capped},
