@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/close_range.h>
@@ -182,6 +183,70 @@ static void test_no_listener(void)
 	CU_ASSERT_EQUAL(ev->status, 8);
 	rdma_ack_cm_event(ev);
 	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+}
+
+/** Milliseconds of CLOCK_MONOTONIC. */
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+/*
+ * perftest -R's re-listen (doc/guides/sim/kernel_side.rst, rdma-cm "Tests"): a
+ * listener destroyed and made again on the same port. A REQ in between is
+ * answered REJECTED 8 at once (no wait for a CM timeout, nothing queued for a
+ * later listener), and the new listener takes the next REQ.
+ */
+static void test_relisten(void)
+{
+	struct rdma_event_channel *lch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *id;
+	struct sockaddr_in la = addr_of_lid(my_lid(), 0);
+	struct sockaddr_in dst;
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+	long t0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(lch);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&la), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 1), 0);
+	dst = *(struct sockaddr_in *)rdma_get_local_addr(lis);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x789;
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	t0 = now_ms();
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_REJECTED);
+	CU_ASSERT_EQUAL(ev->status, 8);
+	CU_ASSERT_TRUE(now_ms() - t0 < 1000);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	/* the same port again: this listener gets the next REQ, and only that one */
+	lis = NULL;
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(lch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&dst), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 1), 0);
+	id = resolved_id(g_ch, &dst);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	CU_ASSERT_EQUAL_FATAL(rdma_connect(id, &p), 0);
+	CU_ASSERT_EQUAL_FATAL(next_event(lch, &ev), RDMA_CM_EVENT_CONNECT_REQUEST);
+	CU_ASSERT_EQUAL(ev->listen_id, lis);
+	CU_ASSERT_EQUAL(ev->param.conn.qp_num, 0x789);
+	CU_ASSERT_EQUAL(rdma_reject(ev->id, NULL, 0), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(ev->id), 0);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL_FATAL(next_event(g_ch, &ev), RDMA_CM_EVENT_REJECTED);
+	CU_ASSERT_EQUAL(ev->status, 28);
+	rdma_ack_cm_event(ev);
+	CU_ASSERT_EQUAL(rdma_destroy_id(id), 0);
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(lch);
 }
 
 /* a listener rejects with private data; the requester sees REJECTED 28 and the data */
@@ -958,6 +1023,7 @@ static const struct cunit_test tests[] = {
 	{"CONNECT without a route, bind off the fabric, bind twice", test_connect_refused},
 	{"no listener: REJECTED 8", test_no_listener},
 	{"reject with private data: REJECTED 28; REQ data too long", test_reject},
+	{"listener made again on its port: REJECTED 8 at once between", test_relisten},
 	{"UD: SIDR accept / reject, private data sizes", test_ud_sidr},
 	{"UD: no UD listener: UNREACHABLE 1", test_ud_no_listener},
 	{"UD: a peer's REP or REJ is no SIDR answer: UNREACHABLE", test_ud_peer_answers_rc},
