@@ -13,11 +13,14 @@
 #define MLX5_SIM_CM_WIRE_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+#include <chrono>
 
 namespace mlx5sim {
 namespace cm {
@@ -64,6 +67,22 @@ inline socklen_t sock_addr(const char *fabric, uint16_t lid, uint16_t port, stru
 	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-cm/%s/%u/%u%s", fabric,
 			 (unsigned)lid, (unsigned)port, ud ? "/ud" : "");
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/*
+ * How long a connection waits for the peer's next record (REQ, REP or RTU) before it
+ * is given up: the kernel's CM gives up after its retries (rdma_cm's
+ * CMA_CM_RESPONSE_TIMEOUT 20, i.e. 4.3 s, times CMA_MAX_CM_RETRIES 15: about 70 s).
+ * MLX5_SIM_RDMA_CM_TIMEOUT_MS sets it, for both connection managers.
+ */
+inline std::chrono::milliseconds cm_timeout()
+{
+	static const long ms = [] {
+		const char *e = getenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS");
+		long v = e ? strtol(e, nullptr, 10) : 0;
+		return v > 0 ? v : 70000L;
+	}();
+	return std::chrono::milliseconds(ms);
 }
 
 } // namespace cm

@@ -346,20 +346,8 @@ struct Id {
  */
 std::mutex &g_cm = *new std::mutex;
 
-/*
- * How long an id waits for the peer's REP or RTU: the kernel's CM gives up after
- * its retries (rdma_cm's CMA_CM_RESPONSE_TIMEOUT 20, i.e. 4.3 s, and
- * CMA_MAX_CM_RETRIES 15: about 70 s). MLX5_SIM_RDMA_CM_TIMEOUT_MS sets it.
- */
-std::chrono::milliseconds cm_timeout()
-{
-	static const long ms = [] {
-		const char *e = getenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS");
-		long v = e ? strtol(e, nullptr, 10) : 0;
-		return v > 0 ? v : 70000L;
-	}();
-	return std::chrono::milliseconds(ms);
-}
+using mlx5sim::cm::cm_timeout;
+
 /* sockets the broker reads: listeners and connections, each for one id */
 std::map<int, std::shared_ptr<Id>> &g_socks = *new std::map<int, std::shared_ptr<Id>>;
 /* listener sockets: the LID each listens on */

@@ -76,17 +76,7 @@ constexpr uint32_t kRejConsumer = 28;
 constexpr int kDrepWaitMs = 1000;
 constexpr size_t kMaxConns = 64;
 
-/* The CM timeout, as the kernel side's ucma.cpp cm_timeout(): its default, or
- * MLX5_SIM_RDMA_CM_TIMEOUT_MS. */
-std::chrono::milliseconds cm_timeout()
-{
-	static const long ms = [] {
-		const char *e = getenv("MLX5_SIM_RDMA_CM_TIMEOUT_MS");
-		long v = e ? strtol(e, nullptr, 10) : 0;
-		return v > 0 ? v : 70000L;
-	}();
-	return std::chrono::milliseconds(ms);
-}
+using mlx5sim::cm::cm_timeout;
 
 uint32_t random_u32()
 {

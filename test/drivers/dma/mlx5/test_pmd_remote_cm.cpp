@@ -338,21 +338,27 @@ int raw_connect(void)
 	return fd;
 }
 
-/* A dma_mlx5 peer's REQ (tag and version) on raw connection @p fd: whether it went. */
-bool raw_send_req(int fd, uint16_t sport)
+/* A REQ with @p len bytes of private data @p pd on raw connection @p fd: whether it went. */
+bool raw_send_pd(int fd, uint16_t sport, uint32_t qpn, const void *pd, uint8_t len)
 {
 	Msg m = {};
-	const uint8_t req[8] = {'D', 'M', 'X', '5', 0, 1, 0, 0};
 	m.magic = mlx5sim::cm::kMsgMagic;
 	m.type = mlx5sim::cm::MSG_REQ;
-	m.pd_len = sizeof(req);
-	memcpy(m.pd, req, sizeof(req));
-	m.qpn = 0x4244;
+	m.pd_len = len;
+	memcpy(m.pd, pd, len);
+	m.qpn = qpn;
 	m.slid = 0x77;
 	m.sip = htonl(0x7f000077);
 	m.sport = htons(sport);
 	m.resp_res = m.init_depth = 1;
 	return send(fd, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m);
+}
+
+/* A dma_mlx5 peer's REQ (tag and version) on raw connection @p fd: whether it went. */
+bool raw_send_req(int fd, uint16_t sport)
+{
+	static const uint8_t req[8] = {'D', 'M', 'X', '5', 0, 1, 0, 0};
+	return raw_send_pd(fd, sport, 0x4244, req, sizeof(req));
 }
 
 /*
@@ -468,28 +474,19 @@ void test_unfinished_capped(void)
 /* Sends a request without a dma_mlx5 peer's private data to @p lid:@p p; the answer's type. */
 int send_foreign_request(uint16_t lid, unsigned int p, uint32_t *reason)
 {
+	static const char junk[] = "not a dma_mlx5 peer";
 	struct sockaddr_un a;
 	socklen_t alen = mlx5sim::cm::sock_addr(fabric, lid, (uint16_t)p, &a);
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	static const char junk[] = "not a dma_mlx5 peer";
-	Msg m = {};
+	struct pollfd pfd = {fd, POLLIN, 0};
 	int type = -1;
+	Msg m;
 
 	if (fd < 0)
 		return -1;
-	m.magic = mlx5sim::cm::kMsgMagic;
-	m.type = mlx5sim::cm::MSG_REQ;
-	m.pd_len = sizeof(junk);
-	memcpy(m.pd, junk, sizeof(junk));
-	m.qpn = 0x4243;
-	m.slid = 0x77;
-	m.sip = htonl(0x7f000077);
-	m.sport = htons(40000);
-	m.resp_res = m.init_depth = 1;
-	struct pollfd pfd = {fd, POLLIN, 0};
 	if (connect(fd, (struct sockaddr *)&a, alen) == 0 &&
-	    send(fd, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) &&
-	    poll(&pfd, 1, 5000) == 1 && recv(fd, &m, sizeof(m), 0) == (ssize_t)sizeof(m)) {
+	    raw_send_pd(fd, 40000, 0x4243, junk, sizeof(junk)) && poll(&pfd, 1, 5000) == 1 &&
+	    recv(fd, &m, sizeof(m), 0) == (ssize_t)sizeof(m)) {
 		type = m.type;
 		*reason = m.reason;
 	}
