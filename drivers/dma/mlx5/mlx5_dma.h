@@ -109,17 +109,17 @@ struct alignas(16) mlx5_dma_mmo_head {
 /** One vchan: QP + CQ + rings. The first two cache lines are the fast path. */
 struct __rte_cache_aligned mlx5_dma_vchan {
 	/* ---- enqueue ---- */
-	uint8_t *sq;                      /**< SQ ring, slot 0 */
-	uint32_t sq_mask;                 /**< SQ WQEBBs - 1 */
-	uint32_t sq_limit;                /**< WQEBBs in flight at most (see mlx5_dma_sq_fits) */
-	uint32_t pi;                      /**< producer counter in WQEBBs (free-running) */
-	uint32_t bb_ci;                   /**< WQEBBs the device has completed */
-	uint16_t ring_idx;                /**< next rte_dma ring index */
-	uint16_t max_ops;                 /**< ops in flight allowed (capacity) */
-	uint16_t reported;                /**< next ring index to report */
-	uint16_t done_upto;               /**< ops before this index are complete */
-	uint32_t credits;                 /**< ops that fit without re-checking the rings */
-	uint32_t fp_max_len;              /**< copy fast path: max_len, below 2^31 */
+	uint8_t *sq;         /**< SQ ring, slot 0 */
+	uint32_t sq_mask;    /**< SQ WQEBBs - 1 */
+	uint32_t sq_limit;   /**< WQEBBs in flight at most (see mlx5_dma_sq_fits) */
+	uint32_t pi;         /**< producer counter in WQEBBs (free-running) */
+	uint32_t bb_ci;      /**< WQEBBs the device has completed */
+	uint16_t ring_idx;   /**< next rte_dma ring index */
+	uint16_t max_ops;    /**< ops in flight allowed (capacity) */
+	uint16_t reported;   /**< next ring index to report */
+	uint16_t done_upto;  /**< ops before this index are complete */
+	uint32_t credits;    /**< ops that fit without re-checking the rings */
+	uint32_t fp_max_len; /**< copy fast path: max_len, below 2^31 */
 	/** sva=1: the implicit on-demand MR's lkey_be << 32, the key half of a data
 	 * segment's first word, which copy() names without a lookup; 0 otherwise */
 	uint64_t whole_key_seg;

@@ -163,8 +163,7 @@ static __rte_always_inline uint8_t *write_copy(struct mlx5_dma_vchan *vc, uint64
 	    : [op] "=&a"(op), [wqe] "=&r"(wqe_r), [pi] "=&S"(pi), [slots] "=&r"(slots),
 	      /* the arguments where the ABI puts them (swapped in place) */
 	      [src] "+d"(src), [dst] "+c"(dst), [len] "+r"(len8)
-	    : [vc] "r"(vc), [key] "m"(*key_seg),
-	      [o_pi] "i"(offsetof(struct mlx5_dma_vchan, pi)),
+	    : [vc] "r"(vc), [key] "m"(*key_seg), [o_pi] "i"(offsetof(struct mlx5_dma_vchan, pi)),
 	      [o_ri] "i"(offsetof(struct mlx5_dma_vchan, ring_idx)),
 	      [o_mask] "i"(offsetof(struct mlx5_dma_vchan, sq_mask)),
 	      [o_slots] "i"(offsetof(struct mlx5_dma_vchan, slots)),
@@ -229,8 +228,8 @@ MLX5_DMA_NO_SLP int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t 
 	int idx;
 
 	if (P == MLX5_DMA_PATH_DIRECT) {
-		const uint64_t *key_seg =
-			K == KEYS_WHOLE ? &vc->whole_key_seg : &vc->mr_cache.e[0].key_seg;
+		const uint64_t *key_seg = K == KEYS_WHOLE ? &vc->whole_key_seg
+							  : &vc->mr_cache.e[0].key_seg;
 		uint8_t *wqe = write_copy(vc, src, dst, len, key_seg, &idx);
 
 		if (unlikely(flags & (RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_SUBMIT)))
@@ -305,6 +304,65 @@ MLX5_DMA_NOIPA uint16_t report_poll_cold(struct mlx5_dma_vchan *vc, uint16_t, ui
 	return report_poll<P>(vc, nb_cpls, last_idx, has_error, status);
 }
 
+/* The idle check of report_plain(), which makes no call itself: then report_done(). */
+MLX5_DMA_NOIPA uint16_t report_idle(struct mlx5_dma_vchan *vc, uint16_t nb_cpls, uint16_t *last_idx,
+				    bool *has_error)
+{
+	mlx5_dma_idle_check(vc);
+	return report_done(vc, vc->done_upto - vc->reported, nb_cpls, last_idx, has_error, NULL);
+}
+
+/*
+ * completed() on the direct path: report_poll_cold() for CQEs that all are plain
+ * completions, without a call on the way, so that it saves no register and sets up no
+ * frame. Each case that needs one is a tail call with the state as it stands: an
+ * error CQE (left unconsumed for report_poll_cold()), the idle check, failed ops
+ * to report. The CQ is read up to the CQE that completes every submitted op: none
+ * can follow it before the next doorbell.
+ */
+MLX5_DMA_NOIPA uint16_t report_plain(struct mlx5_dma_vchan *vc, uint16_t vchan, uint16_t nb_cpls,
+				     uint16_t *last_idx, bool *has_error,
+				     enum rte_dma_status_code *status)
+{
+	uint16_t n = vc->done_upto - vc->reported;
+
+	if (n < nb_cpls) {
+		uint32_t ci = vc->cq_ci;
+		uint16_t done = vc->done_upto;
+		uint8_t op_own;
+
+		/* vchan fields in locals: the CQE loads (acquire) would make them reloaded */
+		while (done != vc->submitted_idx && mlx5_dma_cqe_ready(vc, ci, &op_own)) {
+			if (unlikely((op_own >> 4) != MLX5_CQE_REQ)) {
+				mlx5_dma_cq_set_ci(vc, ci);
+				vc->done_upto = done;
+				return report_poll_cold<MLX5_DMA_PATH_DIRECT>(
+					vc, vchan, nb_cpls, last_idx, has_error, status);
+			}
+			rte_io_rmb(); /* CQE body after ownership */
+			const struct mlx5_dma_slot *slot =
+				&vc->slots[rte_be_to_cpu_16(mlx5_dma_cqe_at(vc, ci)->wqe_counter) &
+					   vc->sq_mask];
+			done = slot->ring_idx + 1;
+			vc->bb_ci += (uint16_t)(slot->end_pi - (uint16_t)vc->bb_ci);
+			ci++;
+		}
+		vc->done_upto = done;
+		if (ci != vc->cq_ci_db) {
+			mlx5_dma_cq_set_ci(vc, ci);
+			vc->cq_ci_db = ci;
+			rte_io_wmb(); /* CQE reads done before the entries are handed back */
+			mlx5_dma_dbrec_store(vc->cq_dbrec, rte_cpu_to_be_32(ci & 0xffffff));
+		}
+		n = vc->done_upto - vc->reported;
+		/* nothing comes while ops are out: now and then, ask the device why */
+		if (unlikely(n == 0) && vc->submitted_idx != vc->done_upto &&
+		    unlikely(++vc->idle_polls % MLX5_DMA_IDLE_CHECK == 0))
+			return report_idle(vc, nb_cpls, last_idx, has_error);
+	}
+	return report_done(vc, n, nb_cpls, last_idx, has_error, NULL);
+}
+
 /*
  * The poll that finds nothing: every submitted op reported. reported <= done_upto <=
  * submitted_idx, so no op is done and unreported, and none failed that could be
@@ -323,6 +381,8 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 		*last_idx = vc->reported - 1;
 		return 0;
 	}
+	if (P == MLX5_DMA_PATH_DIRECT && !status)
+		return report_plain(vc, vchan, nb_cpls, last_idx, has_error, status);
 	return report_poll_cold<P>(vc, vchan, nb_cpls, last_idx, has_error, status);
 }
 

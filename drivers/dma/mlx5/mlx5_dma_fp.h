@@ -167,7 +167,9 @@ static __rte_always_inline void mlx5_dma_build_mmo(struct mlx5_dma_vchan *vc, ui
 static __rte_always_inline struct mlx5_cqe64 *mlx5_dma_cqe_at(const struct mlx5_dma_vchan *vc,
 							      uint32_t ci)
 {
-	return (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
+	/* 64-byte CQEs (vchan_map_rings() refuses others): a constant, not cqe_shift */
+	return (struct mlx5_cqe64 *)(vc->cq +
+				     (size_t)(ci & vc->cq_mask) * sizeof(struct mlx5_cqe64));
 }
 
 /**
