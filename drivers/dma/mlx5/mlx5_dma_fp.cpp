@@ -313,14 +313,15 @@ MLX5_DMA_NOIPA uint16_t report_idle(struct mlx5_dma_vchan *vc, uint16_t nb_cpls,
 }
 
 /*
- * completed() on the direct path: report_poll_cold() for CQEs that all are plain
+ * completed() on the direct path (its arguments, the vchan in place of the device and
+ * the vchan id unused): report_poll_cold() for CQEs that all are plain
  * completions, without a call on the way, so that it saves no register and sets up no
  * frame. Each case that needs one is a tail call with the state as it stands: an
  * error CQE (left unconsumed for report_poll_cold()), the idle check, failed ops
  * to report. The CQ is read up to the CQE that completes every submitted op: none
  * can follow it before the next doorbell.
  */
-MLX5_DMA_NOIPA uint16_t report_plain(struct mlx5_dma_vchan *vc, uint16_t vchan, uint16_t nb_cpls,
+MLX5_DMA_NOIPA uint16_t report_plain(struct mlx5_dma_vchan *vc, uint16_t, uint16_t nb_cpls,
 				     uint16_t *last_idx, bool *has_error,
 				     enum rte_dma_status_code *status)
 {
@@ -331,13 +332,13 @@ MLX5_DMA_NOIPA uint16_t report_plain(struct mlx5_dma_vchan *vc, uint16_t vchan, 
 		uint16_t done = vc->done_upto;
 		uint8_t op_own;
 
-		/* vchan fields in locals: the CQE loads (acquire) would make them reloaded */
+		/* done_upto in a local: the CQE's acquire load would make it reloaded */
 		while (done != vc->submitted_idx && mlx5_dma_cqe_ready(vc, ci, &op_own)) {
 			if (unlikely((op_own >> 4) != MLX5_CQE_REQ)) {
 				mlx5_dma_cq_set_ci(vc, ci);
 				vc->done_upto = done;
 				return report_poll_cold<MLX5_DMA_PATH_DIRECT>(
-					vc, vchan, nb_cpls, last_idx, has_error, status);
+					vc, 0, nb_cpls, last_idx, has_error, status);
 			}
 			rte_io_rmb(); /* CQE body after ownership */
 			const struct mlx5_dma_slot *slot =
@@ -377,12 +378,12 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 {
 	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 
-	if (vc->reported == vc->submitted_idx) {
+	if (likely(vc->reported == vc->submitted_idx)) {
 		*last_idx = vc->reported - 1;
 		return 0;
 	}
-	if (P == MLX5_DMA_PATH_DIRECT && !status)
-		return report_plain(vc, vchan, nb_cpls, last_idx, has_error, status);
+	if (P == MLX5_DMA_PATH_DIRECT && !status) /* the vchan id: unused, not kept */
+		return report_plain(vc, 0, nb_cpls, last_idx, has_error, status);
 	return report_poll_cold<P>(vc, vchan, nb_cpls, last_idx, has_error, status);
 }
 
