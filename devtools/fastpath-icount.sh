@@ -10,7 +10,8 @@
 # per configuration:
 #  - driver: instructions executed in the PMD's own code (every function and inlined
 #    header of drivers/dma/mlx5, plus the provider's builders on the verbs path);
-#  - app thread: everything the application thread executes per op (the loop, rte_dma's
+#  - app thread: everything the application thread executes per op inside dma-icount's
+#    measured loop, run_bursts() (the loop, rte_dma's
 #    inline wrappers, the driver, the seam's doorbell hook) minus the device's work,
 #    which in inline mode runs inside the doorbell (on hardware: one 8-byte MMIO store).
 #  - engine: the software HCA's work per op (everything under its doorbell: fetch, checks,
@@ -69,8 +70,9 @@ def entries(path):
 def run(label, bursts):
     total = device = driver = cpl = 0
     for n, what in entries(f"{out}/{label}-{bursts}.incl"):
-        if "PROGRAM TOTALS" in what:
-            total = n
+        # the measured loop (inclusive), not the program: EAL's set-up varies per run
+        if re.search(r"dma_icount\.cpp:run_bursts\(", what):
+            total = max(total, n)
         elif re.search(r":mlx5sim::HcaImpl::sq_doorbell\(.*\[", what):
             device = max(device, n)
         elif re.search(r"/drivers/dma/mlx5/mlx5_dma_fp\.cpp:.*::completed<", what):
