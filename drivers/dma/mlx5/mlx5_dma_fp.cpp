@@ -132,44 +132,45 @@ static __rte_always_inline uint8_t *write_copy(struct mlx5_dma_vchan *vc, uint64
 	register uint8_t *wqe_r asm("r11");
 	register uint32_t len8 asm("r8") = len;
 
-	asm("movl %c[o_pi](%[vc]), %k[pi]\n\t"
-	    "movzwl %c[o_ri](%[vc]), %k[op]\n\t"
-	    "addw $1, %c[o_ri](%[vc])\n\t"
-	    "movl %k[pi], %k[wqe]\n\t"
-	    "andl %c[o_mask](%[vc]), %k[wqe]\n\t"
-	    "movq %c[o_slots](%[vc]), %[slots]\n\t"
-	    "movw %w[op], (%[slots],%[wqe],4)\n\t"
-	    "addl $1, %k[pi]\n\t"
-	    "movw %w[pi], 2(%[slots],%[wqe],4)\n\t"
-	    "movl %k[pi], %c[o_pi](%[vc])\n\t"
-	    "shlq $6, %[wqe]\n\t"
-	    "addq %c[o_sq](%[vc]), %[wqe]\n\t"
-	    "bswapq %[src]\n\t"
-	    "movq %[src], 40(%[wqe])\n\t"
-	    "bswapq %[dst]\n\t"
-	    "movq %[dst], 56(%[wqe])\n\t"
-	    "bswapl %k[len]\n\t"
-	    "orq %[key], %q[len]\n\t"
-	    "movq %q[len], 32(%[wqe])\n\t"
-	    "movq %q[len], 48(%[wqe])\n\t"
-	    "movdqu %c[o_head](%[vc]), %%xmm0\n\t"
-	    "movups %%xmm0, (%[wqe])\n\t"
-	    "movdqu %c[o_head]+16(%[vc]), %%xmm1\n\t"
-	    "movups %%xmm1, 16(%[wqe])\n\t"
-	    "subl $1, %k[pi]\n\t"
-	    "rolw $8, %w[pi]\n\t"
-	    "movw %w[pi], 1(%[wqe])"
-	    /* pi in rsi: the vchan id, spent (copy_slow() is passed 0) */
-	    : [op] "=&a"(op), [wqe] "=&r"(wqe_r), [pi] "=&S"(pi), [slots] "=&r"(slots),
-	      /* the arguments where the ABI puts them (swapped in place) */
-	      [src] "+d"(src), [dst] "+c"(dst), [len] "+r"(len8)
-	    : [vc] "r"(vc), [key] "m"(*key_seg), [o_pi] "i"(offsetof(struct mlx5_dma_vchan, pi)),
-	      [o_ri] "i"(offsetof(struct mlx5_dma_vchan, ring_idx)),
-	      [o_mask] "i"(offsetof(struct mlx5_dma_vchan, sq_mask)),
-	      [o_slots] "i"(offsetof(struct mlx5_dma_vchan, slots)),
-	      [o_sq] "i"(offsetof(struct mlx5_dma_vchan, sq)),
-	      [o_head] "i"(offsetof(struct mlx5_dma_vchan, mmo_head))
-	    : "xmm0", "xmm1", "cc", "memory");
+	asm volatile("movl %c[o_pi](%[vc]), %k[pi]\n\t"
+		     "movzwl %c[o_ri](%[vc]), %k[op]\n\t"
+		     "addw $1, %c[o_ri](%[vc])\n\t"
+		     "movl %k[pi], %k[wqe]\n\t"
+		     "andl %c[o_mask](%[vc]), %k[wqe]\n\t"
+		     "movq %c[o_slots](%[vc]), %[slots]\n\t"
+		     "movw %w[op], (%[slots],%[wqe],4)\n\t"
+		     "addl $1, %k[pi]\n\t"
+		     "movw %w[pi], 2(%[slots],%[wqe],4)\n\t"
+		     "movl %k[pi], %c[o_pi](%[vc])\n\t"
+		     "shlq $6, %[wqe]\n\t"
+		     "addq %c[o_sq](%[vc]), %[wqe]\n\t"
+		     "bswapq %[src]\n\t"
+		     "movq %[src], 40(%[wqe])\n\t"
+		     "bswapq %[dst]\n\t"
+		     "movq %[dst], 56(%[wqe])\n\t"
+		     "bswapl %k[len]\n\t"
+		     "orq %[key], %q[len]\n\t"
+		     "movq %q[len], 32(%[wqe])\n\t"
+		     "movq %q[len], 48(%[wqe])\n\t"
+		     "movdqu %c[o_head](%[vc]), %%xmm0\n\t"
+		     "movups %%xmm0, (%[wqe])\n\t"
+		     "movdqu %c[o_head]+16(%[vc]), %%xmm1\n\t"
+		     "movups %%xmm1, 16(%[wqe])\n\t"
+		     "subl $1, %k[pi]\n\t"
+		     "rolw $8, %w[pi]\n\t"
+		     "movw %w[pi], 1(%[wqe])"
+		     /* pi in rsi: the vchan id, spent (copy_slow() is passed 0) */
+		     : [op] "=&a"(op), [wqe] "=&r"(wqe_r), [pi] "=&S"(pi), [slots] "=&r"(slots),
+		       /* the arguments where the ABI puts them (swapped in place) */
+		       [src] "+d"(src), [dst] "+c"(dst), [len] "+r"(len8)
+		     : [vc] "r"(vc), [key] "m"(*key_seg),
+		       [o_pi] "i"(offsetof(struct mlx5_dma_vchan, pi)),
+		       [o_ri] "i"(offsetof(struct mlx5_dma_vchan, ring_idx)),
+		       [o_mask] "i"(offsetof(struct mlx5_dma_vchan, sq_mask)),
+		       [o_slots] "i"(offsetof(struct mlx5_dma_vchan, slots)),
+		       [o_sq] "i"(offsetof(struct mlx5_dma_vchan, sq)),
+		       [o_head] "i"(offsetof(struct mlx5_dma_vchan, mmo_head))
+		     : "xmm0", "xmm1", "cc", "memory");
 	*idx = (int)op;
 	wqe = wqe_r;
 #else
