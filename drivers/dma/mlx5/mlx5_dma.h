@@ -95,24 +95,36 @@ struct mlx5_dma_vchan_stats {
 
 struct mlx5_dma_dev;
 
+/**
+ * The first 32 bytes of a memcpy MMO WQE of one QP (struct mlx5_hw_mmo_wqe: ctrl and
+ * metadata segments) with WQE index 0: the same in every MMO WQE but for the index
+ * (bytes 1..2), so a copy stores them as two 16-byte words and patches the index.
+ */
+struct alignas(16) mlx5_dma_mmo_head {
+	uint64_t ctrl;      /**< ctrl bytes 0..7: opmod, WQE index 0, opcode, qpn_ds */
+	uint64_t ctrl_tail; /**< ctrl bytes 8..15: 0 (no signature, fence or CQE; imm 0) */
+	uint8_t meta[16];   /**< MMO metadata segment (opaque buffer of the PD) */
+};
+
 /** One vchan: QP + CQ + rings. The first two cache lines are the fast path. */
 struct __rte_cache_aligned mlx5_dma_vchan {
 	/* ---- enqueue ---- */
-	uint8_t *sq;                      /**< SQ ring, slot 0 */
-	uint32_t sq_mask;                 /**< SQ WQEBBs - 1 */
-	uint32_t sq_limit;                /**< WQEBBs in flight at most (see mlx5_dma_sq_fits) */
-	uint32_t pi;                      /**< producer counter in WQEBBs (free-running) */
-	uint32_t bb_ci;                   /**< WQEBBs the device has completed */
-	uint16_t ring_idx;                /**< next rte_dma ring index */
-	uint16_t max_ops;                 /**< ops in flight allowed (capacity) */
-	uint16_t reported;                /**< next ring index to report */
-	uint16_t done_upto;               /**< ops before this index are complete */
-	uint32_t credits;                 /**< ops that fit without re-checking the rings */
-	uint32_t max_len;                 /**< max_wr_memcpy_length, at most 2^31 */
-	uint32_t fp_max_len;              /**< copy fast path: max_len, below 2^31 */
-	uint64_t ctrl_head;               /**< ctrl bytes 0..7 of an MMO WQE, WQE index 0 */
-	alignas(16) uint8_t mmo_meta[16]; /**< MMO metadata segment (opaque buffer of the PD) */
-	struct mlx5_dma_slot *slots;      /**< wqe_cnt entries */
+	uint8_t *sq;         /**< SQ ring, slot 0 */
+	uint32_t sq_mask;    /**< SQ WQEBBs - 1 */
+	uint32_t sq_limit;   /**< WQEBBs in flight at most (see mlx5_dma_sq_fits) */
+	uint32_t pi;         /**< producer counter in WQEBBs (free-running) */
+	uint32_t bb_ci;      /**< WQEBBs the device has completed */
+	uint16_t ring_idx;   /**< next rte_dma ring index */
+	uint16_t max_ops;    /**< ops in flight allowed (capacity) */
+	uint16_t reported;   /**< next ring index to report */
+	uint16_t done_upto;  /**< ops before this index are complete */
+	uint32_t credits;    /**< ops that fit without re-checking the rings */
+	uint32_t fp_max_len; /**< copy fast path: max_len, below 2^31 */
+	/** sva=1: the implicit on-demand MR's lkey_be << 32, the key half of a data
+	 * segment's first word, which copy() names without a lookup; 0 otherwise */
+	uint64_t whole_key_seg;
+	struct mlx5_dma_mmo_head mmo_head; /**< bytes 0..31 of every MMO WQE of the vchan */
+	struct mlx5_dma_slot *slots;       /**< wqe_cnt entries */
 	struct mlx5_dma_mr_cache mr_cache;
 	enum mlx5_dma_path path;
 	uint32_t db_pi;       /**< producer counter at the last doorbell */
@@ -165,6 +177,8 @@ struct __rte_cache_aligned mlx5_dma_vchan {
 	uint16_t umr_max_interleaved;             /**< interleaved entries one UMR WQE takes */
 	struct mlx5_dma_err_info last_err;
 	struct mlx5_dma_vchan_stats stats;
+	uint32_t max_len;    /**< max_wr_memcpy_length, at most 2^31 */
+	uint32_t whole_lkey; /**< sva=1: the implicit MR's lkey (verbs path); 0 otherwise */
 };
 
 /* the fast paths find a vchan with one shift of its id */
@@ -301,7 +315,11 @@ void mlx5_dma_vchan_destroy(struct mlx5_dma_vchan *vc);
 int mlx5_dma_vchan_restart(struct mlx5_dma_vchan *vc);
 
 /* mlx5_dma_fp.cpp */
-void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path);
+/**
+ * The copy, submit and completion entries of @p path; @p whole_key: copy() names the
+ * implicit on-demand MR's key without a lookup (sva=1), else the MR cache's, checked.
+ */
+void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path, bool whole_key);
 /**
  * The device's fast-path entries: the working ones (@p started), or those of a stopped
  * device, which refuse every op (-EPERM), report what the stop left and touch no queue.

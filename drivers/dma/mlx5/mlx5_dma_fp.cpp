@@ -39,15 +39,27 @@
 
 namespace {
 
+/*
+ * The keys a copy names (mlx5_dma_fp_install()): those of the MR cache, found and
+ * range-checked per op; or, with sva=1, the one key of the implicit on-demand MR,
+ * named as it is: the device resolves every page itself and ends an op on an address
+ * that is not mapped with an error CQE (mlx5_dma_status_of_syndrome()).
+ */
+enum copy_keys {
+	KEYS_CHECKED,
+	KEYS_WHOLE,
+};
+
 /* Everything the fast path of a copy does not decide by itself: ring full, MR cache
  * miss or stale, bad length, address not registered. Its arguments are copy()'s, the
- * vchan in place of the device, so that copy()'s fall-back moves no register. copy()
+ * vchan in place of the device and 0 in place of the vchan id (unused: copy() may
+ * reuse its register), so that copy()'s fall-back moves no other register. copy()
  * took a credit before its checks (its sign is the ring-full test): given back first. */
-template <enum mlx5_dma_path P>
+template <enum mlx5_dma_path P, enum copy_keys K>
 MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src, rte_iova_t dst,
 			     uint32_t len, uint64_t flags)
 {
-	const struct mlx5_dma_mr_range *s, *d;
+	uint32_t skey, skey_be, dkey, dkey_be;
 	int idx;
 
 	vc->credits++;
@@ -56,27 +68,37 @@ MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src
 		return admit;
 	if (len - 1 >= vc->max_len)
 		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_LENGTH, flags);
-	s = mlx5_dma_mr_lookup(&vc->mr_cache, src, len);
-	if (!s)
-		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_SRC_ADDR, flags);
-	uint32_t skey = s->lkey, skey_be = s->lkey_be; /* a miss for dst may replace s */
-	d = mlx5_dma_mr_lookup(&vc->mr_cache, dst, len);
-	if (!d)
-		return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
-	if (d != &vc->mr_cache.e[0] && mlx5_dma_mr_in(d, src, len)) {
-		/* both in one MR: make it the one the fast path checks */
-		struct mlx5_dma_mr_range hot = *d;
+	if (K == KEYS_WHOLE) {
+		skey = dkey = vc->whole_lkey;
+		skey_be = dkey_be = (uint32_t)(vc->whole_key_seg >> 32);
+	} else {
+		const struct mlx5_dma_mr_range *s, *d;
 
-		*(struct mlx5_dma_mr_range *)d = vc->mr_cache.e[0];
-		vc->mr_cache.e[0] = hot;
-		d = &vc->mr_cache.e[0];
+		s = mlx5_dma_mr_lookup(&vc->mr_cache, src, len);
+		if (!s)
+			return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_SRC_ADDR, flags);
+		skey = s->lkey; /* a miss for dst may replace s */
+		skey_be = s->lkey_be;
+		d = mlx5_dma_mr_lookup(&vc->mr_cache, dst, len);
+		if (!d)
+			return mlx5_dma_enqueue_trapped(vc, RTE_DMA_STATUS_INVALID_DST_ADDR, flags);
+		if (d != &vc->mr_cache.e[0] && mlx5_dma_mr_in(d, src, len)) {
+			/* both in one MR: make it the one the fast path checks */
+			struct mlx5_dma_mr_range hot = *d;
+
+			*(struct mlx5_dma_mr_range *)d = vc->mr_cache.e[0];
+			vc->mr_cache.e[0] = hot;
+			d = &vc->mr_cache.e[0];
+		}
+		dkey = d->lkey;
+		dkey_be = d->lkey_be;
 	}
 	vc->credits--;
 	if (P == MLX5_DMA_PATH_DIRECT) {
-		mlx5_dma_write_mmo(vc, vc->pi, src, skey_be, dst, d->lkey_be, len, flags);
+		mlx5_dma_write_mmo(vc, vc->pi, src, skey_be, dst, dkey_be, len, flags);
 		mlx5_dma_take_fence(vc, vc->pi); /* after a UMR op (mkey API) */
 	} else {
-		mlx5_dma_build_mmo(vc, src, skey, dst, d->lkey, len, flags);
+		mlx5_dma_build_mmo(vc, src, skey, dst, dkey, len, flags);
 	}
 	idx = mlx5_dma_commit_op(vc, 1);
 	if (flags & RTE_DMA_OP_FLAG_SUBMIT)
@@ -85,35 +107,93 @@ MLX5_DMA_NOIPA int copy_slow(struct mlx5_dma_vchan *vc, uint16_t, rte_iova_t src
 }
 
 /*
- * The WQE and the slot of a one-key copy at producer counter @p pi: mlx5_dma_write_mmo()
- * with the ring and the vchan declared apart (restrict), so that the compiler may
- * interleave loads of the vchan with stores into the ring instead of holding them all.
- * No flag is looked at (copy_flags() applies them); @p len is below 2 GiB, whose
- * encoding (0) only the slow path writes.
+ * The WQE and the slot of a one-key copy (direct path), at the producer counter, which
+ * it advances with the ring index: mlx5_dma_write_mmo() and mlx5_dma_commit_op() for
+ * one WQEBB, where bytes 0..31 are the vchan's template (two 16-byte stores) and
+ * then the WQE index. No flag is looked at (copy_flags() applies them); @p len is
+ * below 2 GiB, whose encoding (0) only the slow path writes. Returns the WQE, and
+ * the op's ring index in *@p idx (zero-extended: copy()'s return value as it is).
  */
-static __rte_always_inline void write_copy(uint8_t *__restrict wqe,
-					   struct mlx5_dma_slot *__restrict slot,
-					   const struct mlx5_dma_vchan *__restrict vc, uint32_t pi,
-					   uint16_t idx, uint64_t src, uint64_t dst,
-					   uint64_t key_seg, uint32_t len)
+static __rte_always_inline uint8_t *write_copy(struct mlx5_dma_vchan *vc, uint64_t src,
+					       uint64_t dst, uint32_t len, const uint64_t *key_seg,
+					       int *idx)
 {
-	uint64_t seg = rte_cpu_to_be_32(len) | key_seg;
-	uint32_t fm_ce_se = 0; /* with signature and stream id: no fence, no CQE (submit's) */
+	uint8_t *wqe;
+#if defined(RTE_ARCH_X86_64)
+	/*
+	 * The same in assembly: from C, GCC holds the arguments in other registers than
+	 * the ABI's (copy_slow() needs them there) and moves them, and recomputes what it
+	 * has, about 7 of the 35 instructions (devtools/fastpath-icount.sh counts them).
+	 * Bytes 1..2 of the template are 0: the WQE index is stored over them.
+	 */
+	uint32_t op, pi;
+	/* in registers that hold no argument: any other would first have to move one */
+	register uint64_t slots asm("r10");
+	register uint8_t *wqe_r asm("r11");
+	register uint32_t len8 asm("r8") = len;
 
-	/* {idx, pi + 1} as one word: its two halves would be two stores */
-	uint32_t slot_v = idx | (pi + 1) << 16;
+	asm volatile("movl %c[o_pi](%[vc]), %k[pi]\n\t"
+		     "movzwl %c[o_ri](%[vc]), %k[op]\n\t"
+		     "addw $1, %c[o_ri](%[vc])\n\t"
+		     "movl %k[pi], %k[wqe]\n\t"
+		     "andl %c[o_mask](%[vc]), %k[wqe]\n\t"
+		     "movq %c[o_slots](%[vc]), %[slots]\n\t"
+		     "movw %w[op], (%[slots],%[wqe],4)\n\t"
+		     "addl $1, %k[pi]\n\t"
+		     "movw %w[pi], 2(%[slots],%[wqe],4)\n\t"
+		     "movl %k[pi], %c[o_pi](%[vc])\n\t"
+		     "shlq $6, %[wqe]\n\t"
+		     "addq %c[o_sq](%[vc]), %[wqe]\n\t"
+		     "bswapq %[src]\n\t"
+		     "movq %[src], 40(%[wqe])\n\t"
+		     "bswapq %[dst]\n\t"
+		     "movq %[dst], 56(%[wqe])\n\t"
+		     "bswapl %k[len]\n\t"
+		     "orq %[key], %q[len]\n\t"
+		     "movq %q[len], 32(%[wqe])\n\t"
+		     "movq %q[len], 48(%[wqe])\n\t"
+		     "movdqu %c[o_head](%[vc]), %%xmm0\n\t"
+		     "movups %%xmm0, (%[wqe])\n\t"
+		     "movdqu %c[o_head]+16(%[vc]), %%xmm1\n\t"
+		     "movups %%xmm1, 16(%[wqe])\n\t"
+		     "subl $1, %k[pi]\n\t"
+		     "rolw $8, %w[pi]\n\t"
+		     "movw %w[pi], 1(%[wqe])"
+		     /* pi in rsi: the vchan id, spent (copy_slow() is passed 0) */
+		     : [op] "=&a"(op), [wqe] "=&r"(wqe_r), [pi] "=&S"(pi), [slots] "=&r"(slots),
+		       /* the arguments where the ABI puts them (swapped in place) */
+		       [src] "+d"(src), [dst] "+c"(dst), [len] "+r"(len8)
+		     : [vc] "r"(vc), [key] "m"(*key_seg),
+		       [o_pi] "i"(offsetof(struct mlx5_dma_vchan, pi)),
+		       [o_ri] "i"(offsetof(struct mlx5_dma_vchan, ring_idx)),
+		       [o_mask] "i"(offsetof(struct mlx5_dma_vchan, sq_mask)),
+		       [o_slots] "i"(offsetof(struct mlx5_dma_vchan, slots)),
+		       [o_sq] "i"(offsetof(struct mlx5_dma_vchan, sq)),
+		       [o_head] "i"(offsetof(struct mlx5_dma_vchan, mmo_head))
+		     : "xmm0", "xmm1", "cc", "memory");
+	*idx = (int)op;
+	wqe = wqe_r;
+#else
+	uint32_t pi = vc->pi;
+	uint32_t slot = pi & vc->sq_mask;
+	uint64_t seg = rte_cpu_to_be_32(len) | *key_seg;
+	uint16_t wqe_idx = rte_cpu_to_be_16((uint16_t)pi);
 
-	static_assert(sizeof(*slot) == sizeof(slot_v) &&
-			      offsetof(struct mlx5_dma_slot, end_pi) == 2,
-		      "slot layout");
-	memcpy(slot, &slot_v, sizeof(slot_v));
-	mlx5_dma_st64(wqe, vc->ctrl_head | (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8);
-	memcpy(wqe + 8, &fm_ce_se, sizeof(fm_ce_se));
-	memcpy(wqe + 16, vc->mmo_meta, 16);
+	*idx = vc->ring_idx;
+	vc->ring_idx = (uint16_t)(*idx + 1);
+	vc->pi = pi + 1;
+	/* slot {idx, pi + 1}: two stores cost less than or-ing the halves */
+	vc->slots[slot].ring_idx = (uint16_t)*idx;
+	vc->slots[slot].end_pi = (uint16_t)(pi + 1);
+	wqe = vc->sq + ((size_t)slot << MLX5_SEND_WQE_SHIFT);
 	mlx5_dma_st64(wqe + 32, seg);
 	mlx5_dma_st64(wqe + 40, rte_cpu_to_be_64(src));
 	mlx5_dma_st64(wqe + 48, seg);
 	mlx5_dma_st64(wqe + 56, rte_cpu_to_be_64(dst));
+	memcpy(wqe, &vc->mmo_head, sizeof(vc->mmo_head));
+	memcpy(wqe + 1, &wqe_idx, sizeof(wqe_idx));
+#endif
+	return wqe;
 }
 
 /* The flags of a copy that has any (FENCE, SUBMIT), returning the copy's ring index: a
@@ -132,35 +212,34 @@ __attribute__((noinline)) int copy_flags(struct mlx5_dma_vchan *vc, int idx, uin
  * The copy fast path. Every check is made before any state of the op is loaded, so that
  * the fall-back to copy_slow() is a tail call that moves no argument and the checks hold
  * few registers; the flags are a tail call too. The credit is taken first: the sign
- * of its decrement is the ring-full test (copy_slow() gives it back).
+ * of its decrement is the ring-full test (copy_slow() gives it back). With the whole
+ * key (K), there is nothing else to check but the length: 0 would be 2 GiB.
  */
-template <enum mlx5_dma_path P>
+template <enum mlx5_dma_path P, enum copy_keys K>
 MLX5_DMA_NO_SLP int copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst, uint32_t len,
 			 uint64_t flags)
 {
 	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
-	const struct mlx5_dma_mr_range *mr = &vc->mr_cache.e[0];
 
 	if (unlikely((int32_t)--vc->credits < 0 || len - 1 >= vc->fp_max_len ||
-		     mlx5_dma_mr_cache_stale(&vc->mr_cache) ||
-		     !mlx5_dma_mr_hit2(&vc->mr_cache, src, dst, len)))
-		return copy_slow<P>(vc, vchan, src, dst, len, flags);
+		     (K == KEYS_CHECKED && (mlx5_dma_mr_cache_stale(&vc->mr_cache) ||
+					    !mlx5_dma_mr_hit2(&vc->mr_cache, src, dst, len)))))
+		return copy_slow<P, K>(vc, 0, src, dst, len, flags);
 
-	uint16_t idx = vc->ring_idx;
-	uint32_t pi = vc->pi;
+	int idx;
 
 	if (P == MLX5_DMA_PATH_DIRECT) {
-		uint32_t slot = pi & vc->sq_mask;
-		uint8_t *wqe = vc->sq + ((size_t)slot << MLX5_SEND_WQE_SHIFT);
+		const uint64_t *key_seg = K == KEYS_WHOLE ? &vc->whole_key_seg
+							  : &vc->mr_cache.e[0].key_seg;
+		uint8_t *wqe = write_copy(vc, src, dst, len, key_seg, &idx);
 
-		/* the vchan's state first: the ring stores below may alias it */
-		vc->pi = pi + 1;
-		vc->ring_idx = idx + 1;
-		write_copy(wqe, vc->slots + slot, vc, pi, idx, src, dst, mr->key_seg, len);
 		if (unlikely(flags & (RTE_DMA_OP_FLAG_FENCE | RTE_DMA_OP_FLAG_SUBMIT)))
 			return copy_flags(vc, idx, wqe, flags);
 	} else {
-		mlx5_dma_build_mmo(vc, src, mr->lkey, dst, mr->lkey, len, flags);
+		idx = vc->ring_idx;
+		uint32_t lkey = K == KEYS_WHOLE ? vc->whole_lkey : vc->mr_cache.e[0].lkey;
+
+		mlx5_dma_build_mmo(vc, src, lkey, dst, lkey, len, flags);
 		mlx5_dma_commit_op(vc, 1);
 		if (unlikely(flags & RTE_DMA_OP_FLAG_SUBMIT))
 			return copy_flags(vc, idx, NULL, RTE_DMA_OP_FLAG_SUBMIT);
@@ -226,6 +305,66 @@ MLX5_DMA_NOIPA uint16_t report_poll_cold(struct mlx5_dma_vchan *vc, uint16_t, ui
 	return report_poll<P>(vc, nb_cpls, last_idx, has_error, status);
 }
 
+/* The idle check of report_plain(), which makes no call itself: then report_done(). */
+MLX5_DMA_NOIPA uint16_t report_idle(struct mlx5_dma_vchan *vc, uint16_t nb_cpls, uint16_t *last_idx,
+				    bool *has_error)
+{
+	mlx5_dma_idle_check(vc);
+	return report_done(vc, vc->done_upto - vc->reported, nb_cpls, last_idx, has_error, NULL);
+}
+
+/*
+ * completed() on the direct path (its arguments, the vchan in place of the device and
+ * the vchan id unused): report_poll_cold() for CQEs that all are plain
+ * completions, without a call on the way, so that it saves no register and sets up no
+ * frame. Each case that needs one is a tail call with the state as it stands: an
+ * error CQE (left unconsumed for report_poll_cold()), the idle check, failed ops
+ * to report. The CQ is read up to the CQE that completes every submitted op: none
+ * can follow it before the next doorbell.
+ */
+MLX5_DMA_NOIPA uint16_t report_plain(struct mlx5_dma_vchan *vc, uint16_t, uint16_t nb_cpls,
+				     uint16_t *last_idx, bool *has_error,
+				     enum rte_dma_status_code *status)
+{
+	uint16_t n = vc->done_upto - vc->reported;
+
+	if (n < nb_cpls) {
+		uint32_t ci = vc->cq_ci;
+		uint16_t done = vc->done_upto;
+		uint8_t op_own;
+
+		/* done_upto in a local: the CQE's acquire load would make it reloaded */
+		while (done != vc->submitted_idx && mlx5_dma_cqe_ready(vc, ci, &op_own)) {
+			if (unlikely((op_own >> 4) != MLX5_CQE_REQ)) {
+				mlx5_dma_cq_set_ci(vc, ci);
+				vc->done_upto = done;
+				return report_poll_cold<MLX5_DMA_PATH_DIRECT>(
+					vc, 0, nb_cpls, last_idx, has_error, status);
+			}
+			rte_io_rmb(); /* CQE body after ownership */
+			const struct mlx5_dma_slot *slot =
+				&vc->slots[rte_be_to_cpu_16(mlx5_dma_cqe_at(vc, ci)->wqe_counter) &
+					   vc->sq_mask];
+			done = slot->ring_idx + 1;
+			vc->bb_ci += (uint16_t)(slot->end_pi - (uint16_t)vc->bb_ci);
+			ci++;
+		}
+		vc->done_upto = done;
+		if (ci != vc->cq_ci_db) {
+			mlx5_dma_cq_set_ci(vc, ci);
+			vc->cq_ci_db = ci;
+			rte_io_wmb(); /* CQE reads done before the entries are handed back */
+			mlx5_dma_dbrec_store(vc->cq_dbrec, rte_cpu_to_be_32(ci & 0xffffff));
+		}
+		n = vc->done_upto - vc->reported;
+		/* nothing comes while ops are out: now and then, ask the device why */
+		if (unlikely(n == 0) && vc->submitted_idx != vc->done_upto &&
+		    unlikely(++vc->idle_polls % MLX5_DMA_IDLE_CHECK == 0))
+			return report_idle(vc, nb_cpls, last_idx, has_error);
+	}
+	return report_done(vc, n, nb_cpls, last_idx, has_error, NULL);
+}
+
 /*
  * The poll that finds nothing: every submitted op reported. reported <= done_upto <=
  * submitted_idx, so no op is done and unreported, and none failed that could be
@@ -240,10 +379,12 @@ __rte_always_inline uint16_t report(void *priv, uint16_t vchan, uint16_t nb_cpls
 {
 	struct mlx5_dma_vchan *vc = mlx5_dma_fp_vchan(priv, vchan);
 
-	if (vc->reported == vc->submitted_idx) {
+	if (likely(vc->reported == vc->submitted_idx)) {
 		*last_idx = vc->reported - 1;
 		return 0;
 	}
+	if (P == MLX5_DMA_PATH_DIRECT && !status) /* the vchan id: unused, not kept */
+		return report_plain(vc, 0, nb_cpls, last_idx, has_error, status);
 	return report_poll_cold<P>(vc, vchan, nb_cpls, last_idx, has_error, status);
 }
 
@@ -329,7 +470,7 @@ void mlx5_dma_fp_set(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p,
 {
 	mlx5_dma_enq_deq_install(fp, p); /* on top of the entries below (25.11) */
 	if (started) {
-		mlx5_dma_fp_install(fp, p->args.path);
+		mlx5_dma_fp_install(fp, p->args.path, p->sva);
 		mlx5_dma_sg_install(fp, p->args.path);
 		if (p->has_mkey)
 			mlx5_dma_fill_install(fp, p->args.path);
@@ -348,14 +489,16 @@ void mlx5_dma_fp_set(struct rte_dma_fp_object *fp, const struct mlx5_dma_dev *p,
 	mlx5_dma_domain_install(fp, p);
 }
 
-void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path)
+void mlx5_dma_fp_install(struct rte_dma_fp_object *fp, enum mlx5_dma_path path, bool whole_key)
 {
 	if (path == MLX5_DMA_PATH_DIRECT) {
-		fp->copy = copy<MLX5_DMA_PATH_DIRECT>;
+		fp->copy = whole_key ? copy<MLX5_DMA_PATH_DIRECT, KEYS_WHOLE>
+				     : copy<MLX5_DMA_PATH_DIRECT, KEYS_CHECKED>;
 		fp->completed = completed<MLX5_DMA_PATH_DIRECT>;
 		fp->completed_status = completed_status<MLX5_DMA_PATH_DIRECT>;
 	} else {
-		fp->copy = copy<MLX5_DMA_PATH_VERBS>;
+		fp->copy = whole_key ? copy<MLX5_DMA_PATH_VERBS, KEYS_WHOLE>
+				     : copy<MLX5_DMA_PATH_VERBS, KEYS_CHECKED>;
 		fp->completed = completed<MLX5_DMA_PATH_VERBS>;
 		fp->completed_status = completed_status<MLX5_DMA_PATH_VERBS>;
 	}

@@ -102,12 +102,12 @@ static __rte_always_inline void mlx5_dma_write_mmo(const struct mlx5_dma_vchan *
 	uint64_t bcount = rte_cpu_to_be_32(len & (MLX5_HW_DMA_MMO_MAX_SIZE - 1));
 	/* bytes 0..7: opmod, wqe index, opcode, qpn_ds; 8..11: signature, stream id,
 	 * fm_ce_se, where FENCE is bit 7 of byte 11 */
-	uint64_t w0 = vc->ctrl_head | (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8;
+	uint64_t w0 = vc->mmo_head.ctrl | (uint32_t)rte_cpu_to_be_16((uint16_t)pi) << 8;
 	uint32_t w2 = (uint32_t)(flags & RTE_DMA_OP_FLAG_FENCE) << 31;
 	uint64_t meta0, meta1;
 
-	memcpy(&meta0, vc->mmo_meta, 8);
-	memcpy(&meta1, vc->mmo_meta + 8, 8);
+	memcpy(&meta0, vc->mmo_head.meta, 8);
+	memcpy(&meta1, vc->mmo_head.meta + 8, 8);
 	mlx5_dma_st64(wqe, w0);
 	memcpy(wqe + 8, &w2, sizeof(w2));
 	/* bytes 12..15 (imm) are not written, as libmlx5's builder does not write them */
@@ -167,7 +167,9 @@ static __rte_always_inline void mlx5_dma_build_mmo(struct mlx5_dma_vchan *vc, ui
 static __rte_always_inline struct mlx5_cqe64 *mlx5_dma_cqe_at(const struct mlx5_dma_vchan *vc,
 							      uint32_t ci)
 {
-	return (struct mlx5_cqe64 *)(vc->cq + ((ci & vc->cq_mask) << vc->cqe_shift));
+	/* 64-byte CQEs (vchan_map_rings() refuses others): a constant, not cqe_shift */
+	return (struct mlx5_cqe64 *)(vc->cq +
+				     (size_t)(ci & vc->cq_mask) * sizeof(struct mlx5_cqe64));
 }
 
 /**

@@ -280,6 +280,17 @@ int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t 
 	return ret ? ret : pub;
 }
 
+bool mlx5_dma_mr_whole_key(const struct mlx5_dma_mr_registry *reg, uint32_t *lkey)
+{
+	std::lock_guard<std::mutex> guard(reg->lock);
+
+	/* an SVA registry holds its one MR from creation to destruction */
+	if (!reg->sva || reg->mrs.size() != 1)
+		return false;
+	*lkey = reg->mrs[0]->lkey;
+	return true;
+}
+
 unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg)
 {
 	std::lock_guard<std::mutex> guard(reg->lock);

@@ -56,6 +56,13 @@ void mlx5_dma_mr_registry_destroy(struct mlx5_dma_mr_registry *reg);
 int mlx5_dma_mr_register(struct mlx5_dma_mr_registry *reg, void *addr, size_t len);
 int mlx5_dma_mr_unregister(struct mlx5_dma_mr_registry *reg, void *addr, size_t len);
 
+/**
+ * The key of the implicit on-demand MR of an SVA registry, which covers every address
+ * (the device resolves pages itself, and faults on what is not mapped): true and
+ * *@p lkey; false for a registry of DPDK memory (no key covers everything).
+ */
+bool mlx5_dma_mr_whole_key(const struct mlx5_dma_mr_registry *reg, uint32_t *lkey);
+
 /** Number of MRs held, for dumps. */
 unsigned mlx5_dma_mr_count(const struct mlx5_dma_mr_registry *reg);
 

@@ -281,10 +281,11 @@ int dump(const struct rte_dma_dev *dev, FILE *f)
 
 	fprintf(f,
 		"  dma_mlx5: device %s (%s backend), posting path %s, max memcpy %" PRIu64
-		", %u MRs%s\n",
+		", %u MRs%s, copy keys %s\n",
 		p->glue->get_device_name(p->device), p->glue->name,
 		p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs", p->max_wr_memcpy_length,
-		mlx5_dma_mr_count(p->mrs), p->sva ? " (SVA)" : "");
+		mlx5_dma_mr_count(p->mrs), p->sva ? " (SVA)" : "",
+		p->sva ? "whole-memory" : "checked");
 	for (uint16_t i = 0; i < p->nb_vchans; i++) {
 		const struct mlx5_dma_vchan *vc = &p->vchans[i];
 		struct ibv_qp_attr attr = {};

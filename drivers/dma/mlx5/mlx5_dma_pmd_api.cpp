@@ -55,6 +55,7 @@ MLX5_DMA_EXPORT int rte_pmd_dma_mlx5_get_caps(int16_t dev_id, struct rte_pmd_dma
 	snprintf(caps->backend, sizeof(caps->backend), "%s", p->glue->name);
 	caps->direct_path = p->args.path == MLX5_DMA_PATH_DIRECT;
 	caps->sva = p->sva;
+	caps->whole_key = p->sva; /* mlx5_dma_fp_install() */
 	return 0;
 }
 

@@ -248,6 +248,7 @@ int probe(struct rte_vdev_device *vdev)
 			     p->args.sva ? " (SVA)" : "", strerror(-ret));
 		goto fail;
 	}
+	/* the registry of sva=1 is one implicit on-demand MR: copies name its key as it is */
 	p->sva = p->args.sva;
 	/* a fill (UMR + MMO: 4 WQEBBs) must fit the smallest ring with one WQEBB free */
 	p->has_mkey = p->args.min_desc >= 8 && mlx5_dma_probe_mkey(p);
@@ -265,9 +266,14 @@ int probe(struct rte_vdev_device *vdev)
 	mlx5_dma_fp_set(dev->fp_obj, p, false); /* refuses ops until rte_dma_start() */
 	dev->state = RTE_DMA_DEV_READY;
 	mlx5_dma_api_attach(dev->data->dev_id, p);
-	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path", name,
+	/* which copy() mlx5_dma_fp_install() puts in place at start (driver guide,
+	 * "Performance"): named once, here */
+	MLX5_DMA_LOG(INFO, "%s: ready on %s (%s backend), %s path, copies %s", name,
 		     p->glue->get_device_name(p->device), p->glue->name,
-		     p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs");
+		     p->args.path == MLX5_DMA_PATH_DIRECT ? "direct" : "verbs",
+		     p->sva ? "through the whole-memory key (sva=1: no lookup per op, "
+			      "unmapped addresses fault in the device)"
+			    : "through checked keys (MR cache lookup per op)");
 	return 0;
 fail:
 	mlx5_dma_dev_release(p);

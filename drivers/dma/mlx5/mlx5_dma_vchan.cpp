@@ -29,7 +29,7 @@ int learn_opaque(struct mlx5_dma_vchan *vc)
 	ibv_wr_abort(vc->qpx);
 	if (mlx5_hw_ctrl_opcode(&probe->ctrl) != MLX5_OPCODE_MMO)
 		return -EPROTO;
-	memcpy(vc->mmo_meta, &probe->meta, sizeof(vc->mmo_meta));
+	memcpy(vc->mmo_head.meta, &probe->meta, sizeof(vc->mmo_head.meta));
 	memset(vc->sq, 0, MLX5_SEND_WQE_BB);
 	return 0;
 }
@@ -164,10 +164,11 @@ int vchan_map_rings(struct mlx5_dma_vchan *vc, uint32_t wqe_cnt,
 	vc->cq_dbrec = dvcq.dbrec;
 	mlx5_dma_cq_set_ci(vc, 0);
 	vc->cq_ci_db = 0;
-	/* opmod | wqe index | opcode, then qpn_ds: the index is or'ed in per WQE */
-	vc->ctrl_head = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 |
-					 MLX5_OPCODE_MMO) |
-			(uint64_t)rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4) << 32;
+	/* opmod | wqe index | opcode, then qpn_ds: the index is put in per WQE */
+	vc->mmo_head.ctrl = rte_cpu_to_be_32((uint32_t)MLX5_HW_OPC_MOD_MMO_DMA << 24 |
+					     MLX5_OPCODE_MMO) |
+			    (uint64_t)rte_cpu_to_be_32(vc->qp->qp_num << 8 | 4) << 32;
+	vc->mmo_head.ctrl_tail = 0;
 	vc->ring_db = glue->sq_doorbell;
 	return 0;
 }
@@ -271,6 +272,9 @@ int mlx5_dma_vchan_create(struct mlx5_dma_dev *dev, struct mlx5_dma_vchan *vc, u
 		goto fail;
 	}
 	mlx5_dma_mr_cache_init(&vc->mr_cache, dev->mrs);
+	/* sva=1: copy() names this key without a lookup (mlx5_dma_fp_install()) */
+	if (mlx5_dma_mr_whole_key(dev->mrs, &vc->whole_lkey))
+		vc->whole_key_seg = (uint64_t)rte_cpu_to_be_32(vc->whole_lkey) << 32;
 	ret = mlx5_dma_vchan_create_queues(vc, wqe_cnt);
 	if (ret)
 		goto fail;

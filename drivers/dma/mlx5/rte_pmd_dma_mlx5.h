@@ -26,6 +26,14 @@ struct rte_pmd_dma_mlx5_caps {
 	char backend[16];              /**< "sim" or "rdma-core" */
 	uint8_t direct_path;           /**< 1: WQEs written by the PMD; 0: rdma-core builders */
 	uint8_t sva;                   /**< 1: any address, through an implicit on-demand MR */
+	/**
+	 * 1: rte_dma_copy() names the implicit MR's one key without a lookup or range
+	 * check (sva=1); an address that is not mapped fails in the device, with an
+	 * error status (RTE_DMA_STATUS_INVALID_ADDR). 0: each copy's addresses are looked
+	 * up in the registered memory, and one outside it fails before it is posted
+	 * (RTE_DMA_STATUS_INVALID_SRC_ADDR / _DST_ADDR).
+	 */
+	uint8_t whole_key;
 };
 
 /** Where a vchan's WQEs go, for callers building raw WQEs. */
