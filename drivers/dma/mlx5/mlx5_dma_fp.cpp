@@ -16,6 +16,13 @@
 #include "mlx5_dma_sdk.h"
 #include "mlx5_dma_umr.h"
 
+/* clang says whether a sanitizer is on with __has_feature(), gcc with __SANITIZE_*__ */
+#ifdef __has_feature
+#define MLX5_DMA_HAS_FEATURE(x) __has_feature(x)
+#else
+#define MLX5_DMA_HAS_FEATURE(x) 0
+#endif
+
 /*
  * Out of line with the signature as written: GCC's noipa also stops it from dropping
  * or reordering parameters, so a tail call into it moves no register. Clang has no
@@ -119,7 +126,10 @@ static __rte_always_inline uint8_t *write_copy(struct mlx5_dma_vchan *vc, uint64
 					       int *idx)
 {
 	uint8_t *wqe;
-#if defined(RTE_ARCH_X86_64)
+	/* sanitizer builds take the C version: ASan and TSan see no store made in assembly,
+	 * and the C version gets compiled and tested there */
+#if defined(RTE_ARCH_X86_64) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
+	!MLX5_DMA_HAS_FEATURE(address_sanitizer) && !MLX5_DMA_HAS_FEATURE(thread_sanitizer)
 	/*
 	 * The same in assembly: from C, GCC holds the arguments in other registers than
 	 * the ABI's (copy_slow() needs them there) and moves them, and recomputes what it
