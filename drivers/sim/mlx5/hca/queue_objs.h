@@ -36,6 +36,7 @@ struct CqObj {
 	bool arm_solicited = false; /**< ... for a solicited or error CQE only */
 	uint32_t arm_ci = 0;        /**< ... at this index or later (24 bits) */
 	uint32_t solicit_pi = 0;    /**< pi after the last solicited or error CQE */
+	uint32_t ci_seen = 0;       /**< consumer counter (dbrec[0]) as last read */
 };
 
 /** A shared receive queue. */
