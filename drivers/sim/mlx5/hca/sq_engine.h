@@ -73,7 +73,11 @@ private:
 	 */
 	uint32_t run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit);
 	/** Neither the QP (armed faults, ring alignment) nor the device rules out the fast path. */
-	bool fast_ok(const QpObj *qp) const;
+	bool fast_ok(const QpObj *qp) const
+	{
+		return fast_mmo_ && !qp->fail_armed && !qp->corrupt_sig_armed &&
+		       caps_.max_wr_memcpy_length != 0 && !((uintptr_t)qp->cfg.sq_buf & 7);
+	}
 	/** plans_[from, to) as fetch_wqe + plan_wqe fill them, from fast_plans_[from, to). */
 	void expand_fast(uint32_t from, uint32_t to);
 

@@ -290,14 +290,13 @@ inline uint32_t move_repeats(const FastMemo &m, uint64_t ctrl0, const uint64_t *
 	const uint64_t *const first = slot;
 	const uint64_t *const stop = slot + (size_t)k * (MLX5_SEND_WQE_BB / 8);
 	/*
-	 * The ctrl word read as a big-endian number: opmod | index | opcode | qpn | ds,
-	 * the index in bits 40..55. No index wraps among these WQEs (the caller stops
-	 * them there): one add per WQE.
+	 * The ctrl word as it lies in the ring: the index's low byte is ring byte 2
+	 * (bits 16..23 of the host word). The low byte does not wrap among these WQEs
+	 * (the caller stops them there): one add per WQE.
 	 */
-	uint64_t want = be64toh(ctrl0) | (uint64_t)(uint16_t)idx << 40;
-	const uint64_t step = 1ull << 40;
+	uint64_t want = want_ctrl_raw(ctrl0, (uint16_t)idx);
 	do {
-		if (be64toh(Wqebb::ld(slot, 0)) != want || Wqebb::ld(slot, 2) != m.meta_key ||
+		if (Wqebb::ld(slot, 0) != want || Wqebb::ld(slot, 2) != m.meta_key ||
 		    Wqebb::ld(slot, 3) != m.meta_addr || Wqebb::ld(slot, 4) != m.src_bk ||
 		    Wqebb::ld(slot, 6) != m.dst_bk) {
 			*why = RepeatEnd::Other;
@@ -313,7 +312,7 @@ inline uint32_t move_repeats(const FastMemo &m, uint64_t ctrl0, const uint64_t *
 					     __ATOMIC_RELAXED);
 		move_span(host_ptr(dst), host_ptr(src), k64 ? 64 : m.len);
 		slot += MLX5_SEND_WQE_BB / 8;
-		want += step;
+		want += 1u << 16;
 		if (__builtin_expect(fm & MLX5_WQE_CTRL_CQ_UPDATE, 0)) {
 			*why = RepeatEnd::Cqe;
 			break;
@@ -327,12 +326,6 @@ inline uint32_t move_repeats(const FastMemo &m, uint64_t ctrl0, const uint64_t *
 }
 
 } // namespace
-
-bool SqEngine::fast_ok(const QpObj *qp) const
-{
-	return fast_mmo_ && !qp->fail_armed && !qp->corrupt_sig_armed &&
-	       caps_.max_wr_memcpy_length != 0 && !((uintptr_t)qp->cfg.sq_buf & 7);
-}
 
 uint32_t SqEngine::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence)
 {
@@ -430,13 +423,14 @@ uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
 		const uint64_t *slot = ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8);
 		RepeatEnd why = RepeatEnd::Other;
 		if (m.gen == gen) {
-			/* repeats of the remembered WQE, up to the ring end or an index wrap */
+			/* repeats of the remembered WQE, up to the ring end or a wrap of the
+			 * index's low byte */
 			uint32_t k = end - ci;
 			uint32_t to_wrap = mask + 1 - (ci & mask);
 			if (k > to_wrap)
 				k = to_wrap;
-			if (k > 0x10000 - (ci & 0xffff))
-				k = 0x10000 - (ci & 0xffff);
+			if (k > 0x100 - (ci & 0xff))
+				k = 0x100 - (ci & 0xff);
 			uint32_t done = m.len == 64
 						? move_repeats<true>(m, ctrl0, slot, ci, k, &why)
 						: move_repeats<false>(m, ctrl0, slot, ci, k, &why);
