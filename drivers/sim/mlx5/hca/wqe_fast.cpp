@@ -16,6 +16,7 @@
 #include "cq_table.h"
 #include "dev_stats.h"
 #include "sq_engine.h"
+#include "wqe_exec.h"
 
 namespace mlx5sim {
 
@@ -246,7 +247,7 @@ __attribute__((noinline)) bool plan_new(FastCtx *c, FastMemo *m, const uint64_t 
 /**
  * The move of a checked WQE: one span to one span of the same length, pinned
  * memory. The usual 64-byte copy is inlined (the compiler loads all 64 bytes before
- * storing any, so it is a memmove); anything else is one memmove of the whole span.
+ * storing any, so it is a memmove); anything else is one move_pinned() of the whole span.
  */
 inline void move_span(uint8_t *d, const uint8_t *s, uint64_t n)
 {
@@ -265,7 +266,7 @@ inline void move_span(uint8_t *d, const uint8_t *s, uint64_t n)
 		memcpy(d + 32, &c, 16);
 		memcpy(d + 48, &e, 16);
 	} else {
-		memmove(d, s, n);
+		move_pinned(d, s, n);
 	}
 }
 

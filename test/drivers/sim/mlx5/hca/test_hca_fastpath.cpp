@@ -15,6 +15,7 @@
 #include "cunit_run.h"
 #include "hca_impl.h"
 #include "hca_test_util.h"
+#include "wqe_exec.h"
 
 using namespace hcatest;
 
@@ -678,6 +679,35 @@ static void test_memo_bounds_mid_burst(void)
 	CU_ASSERT_TRUE(r.untouched(192, 4096 - 192));
 }
 
+/** move_pinned(): every length and alignment around its vector loop, overlap included. */
+static void test_move_pinned(void)
+{
+	const size_t cap = 70000;
+	std::vector<uint8_t> a(2 * cap + 256), ref;
+	for (size_t n : {(size_t)1, (size_t)64, (size_t)2047, (size_t)2048, (size_t)2049,
+			 (size_t)2175, (size_t)4096, (size_t)4097, (size_t)65536, (size_t)65599}) {
+		for (size_t so : {0, 1, 15}) {
+			for (size_t gap : {(size_t)0, (size_t)3, n / 2 + 1, n + 7}) {
+				/* source at so, destination gap bytes after its start (gap < n:
+				 * they overlap, memmove's result) */
+				for (size_t i = 0; i < a.size(); i++)
+					a[i] = (uint8_t)(i * 7 + n);
+				ref = a;
+				memmove(ref.data() + so + gap + 64, ref.data() + so, n);
+				mlx5sim::move_pinned(a.data() + so + gap + 64, a.data() + so, n);
+				CU_ASSERT_TRUE(a == ref);
+				/* and backwards */
+				for (size_t i = 0; i < a.size(); i++)
+					a[i] = (uint8_t)(i * 5 + n);
+				ref = a;
+				memmove(ref.data() + so, ref.data() + so + gap + 64, n);
+				mlx5sim::move_pinned(a.data() + so, a.data() + so + gap + 64, n);
+				CU_ASSERT_TRUE(a == ref);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	static const struct cunit_test eq[] = {
@@ -697,6 +727,7 @@ int main(void)
 		{"rereg smaller or read-only: checked again", test_memo_rereg},
 		{"an unrelated MR changes: repeats stay fast", test_memo_other_mr},
 		{"out of bounds mid-burst: earlier WQEs land", test_memo_bounds_mid_burst},
+		{"move_pinned == memmove, every length and overlap", test_move_pinned},
 	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("mmo fast path equivalence", eq),
