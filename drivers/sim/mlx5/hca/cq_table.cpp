@@ -156,15 +156,25 @@ uint32_t resp_rsn_field(const HcaCaps &caps, const QpObj *qp)
 
 } // namespace
 
-bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited)
+inline bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited)
 {
 	if (cq->error) {
 		/* a CQ in error takes no CQEs; its writers go to ERR */
 		overrun_qps_.push_back(qp);
 		return false;
 	}
-	uint32_t ci = be32toh(__atomic_load_n(&cq->cfg.dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
-	uint32_t used = (cq->pi - ci) & 0xffffff;
+	/*
+	 * The consumer counter is read only when the copy of its last read leaves no
+	 * room, as hardware does: the record's line is the consumer's, written at each
+	 * poll that consumed CQEs. A consumer only moves it forward, so an old copy
+	 * never finds room that is not there.
+	 */
+	uint32_t used = (cq->pi - cq->ci_seen) & 0xffffff;
+	if (used >= cq->cfg.ncqe) {
+		cq->ci_seen = be32toh(__atomic_load_n(&cq->cfg.dbrec[0], __ATOMIC_ACQUIRE)) &
+			      0xffffff;
+		used = (cq->pi - cq->ci_seen) & 0xffffff;
+	}
 	if (cq->overrun_fault || used >= cq->cfg.ncqe) {
 		cq->overrun_fault = false;
 		cq->error = true;
@@ -233,14 +243,24 @@ void CqTable::forget(const QpObj *qp)
 
 void CqTable::write_req_cqe(QpObj *qp, const Plan *pl)
 {
+	write_req_cqe(qp, pl->opcode, pl->idx, pl->byte_cnt, pl->delay_us);
+}
+
+void CqTable::write_req_cqe(QpObj *qp, uint8_t opcode, uint16_t idx, uint32_t byte_cnt,
+			    uint32_t delay_us)
+{
 	uint8_t cqe[64] = {};
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, qp));
-	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), pl->byte_cnt);
+	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, byte_cnt), byte_cnt);
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, sop_drop_qpn),
-			(uint32_t)pl->opcode << 24 | qp->qpn);
-	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), pl->idx);
+			(uint32_t)opcode << 24 | qp->qpn);
+	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_cqe64, wqe_counter), idx);
 	cqe[63] = MLX5_CQE_REQ << MLX5_HW_CQE_OPCODE_SHIFT;
-	put_cqe(qp->scq, qp, cqe, pl->delay_us);
+	/* nothing held back: stored now (the usual CQE of a burst) */
+	if (__builtin_expect(!(qp->delay_us | qp->deferred | delay_us), 1))
+		store_cqe(qp->scq, qp, cqe, false);
+	else
+		put_cqe(qp->scq, qp, cqe, delay_us);
 }
 
 void CqTable::write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn)

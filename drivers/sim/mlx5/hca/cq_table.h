@@ -49,6 +49,9 @@ public:
 	/* ---- the CQE writer ---- */
 	/** Requester CQE of a successful WQE. */
 	void write_req_cqe(QpObj *qp, const Plan *pl);
+	/** The same from its fields: opcode, WQE index, byte count, link delay. */
+	void write_req_cqe(QpObj *qp, uint8_t opcode, uint16_t idx, uint32_t byte_cnt,
+			   uint32_t delay_us = 0);
 	/** Responder CQE of a successful receive. */
 	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
 	/** Error CQE (REQ_ERR or RESP_ERR). */

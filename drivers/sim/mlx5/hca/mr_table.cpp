@@ -109,6 +109,7 @@ size_t MrTable::free_key_index(bool mkey)
 			/* a new index's first variant is random (the next one after this) */
 			MrEntry e{};
 			e.variant = random_byte();
+			gen_++;
 			mrs_.push_back(e);
 			mkeys_.push_back(nullptr);
 		}
@@ -154,6 +155,7 @@ int MrTable::add_mkey(uint32_t pdn, MkeyObj *mk, uint32_t *key)
 		return -ENOMEM;
 	}
 	MrEntry &mr = mrs_[idx];
+	gen_++;
 	mk->mr_variant = mr.variant;
 	mkeys_[idx] = mk;
 	/* zero-based, length 0 until a UMR sets it; local read is always on */
@@ -171,6 +173,7 @@ int MrTable::destroy_mkey(uint32_t key)
 	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used || !mrs_[idx].indirect)
 		return -EINVAL;
 	MrEntry &mr = mrs_[idx];
+	gen_++;
 	pds_[mr.pdn].refs--;
 	/* the next MR here continues the MR variants: a stale MR key never comes back */
 	mr.variant = mkeys_[idx]->mr_variant;
@@ -215,6 +218,7 @@ int MrTable::reg_mr(uint32_t pdn, uint64_t addr, uint64_t len, int access, uint3
 	if (idx == 0)
 		return -ENOMEM;
 	MrEntry &mr = mrs_[idx];
+	gen_++;
 	uint8_t variant = (uint8_t)(mr.variant + 1);
 	if (variant == 0)
 		variant = 1;
@@ -233,6 +237,7 @@ int MrTable::dereg_mr(uint32_t key)
 	if (idx == 0 || idx >= mrs_.size() || !mrs_[idx].used ||
 	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].indirect)
 		return -EINVAL;
+	gen_++;
 	pds_[mrs_[idx].pdn].refs--;
 	mrs_[idx].used = false;
 	mrs_[idx].fast_key = 0;
@@ -247,6 +252,7 @@ int MrTable::rereg_mr(uint32_t key, uint32_t pdn, uint64_t addr, uint64_t len, i
 	    mrs_[idx].variant != (key & 0xff) || mrs_[idx].indirect || !pd_live(pdn))
 		return -EINVAL;
 	MrEntry &mr = mrs_[idx];
+	gen_++;
 	bool odp = access & IBV_ACCESS_ON_DEMAND;
 	pds_[mr.pdn].refs--;
 	pds_[pdn].refs++;

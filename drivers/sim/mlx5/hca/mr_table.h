@@ -113,9 +113,13 @@ public:
 	int destroy_mkey(uint32_t key);
 
 	/* ---- lookup ---- */
-	/** Entry @p idx (a key >> 8), used or not; NULL out of the table. */
+	/**
+	 * Entry @p idx (a key >> 8), used or not; NULL out of the table. The caller may
+	 * change it (UMR, SEND_INVAL): the generation moves.
+	 */
 	MrEntry *entry(uint32_t idx)
 	{
+		gen_++;
 		return idx == 0 || idx >= mrs_.size() ? nullptr : &mrs_[idx];
 	}
 	const MrEntry *entry(uint32_t idx) const
@@ -127,6 +131,12 @@ public:
 	/** The entries, for the MMO fast path's one-compare key check. */
 	const MrEntry *entries() const { return mrs_.data(); }
 	size_t size() const { return mrs_.size(); }
+	/**
+	 * Moves on every change of any entry (registration, deregistration, rereg,
+	 * mkeys, a non-const entry()): a check the MMO fast path remembers (QpObj::fast)
+	 * holds only while the generation it was made under is current. Never 0.
+	 */
+	uint64_t generation() const { return gen_; }
 
 	/* ---- key checks (mr_table.cpp) ---- */
 	/**
@@ -167,6 +177,7 @@ private:
 	std::vector<MrEntry> mrs_;     /**< index = key >> 8; 0 unused */
 	std::vector<MkeyObj *> mkeys_; /**< same index: indirect mkeys (owned), else NULL */
 	uint32_t mr_count_ = 0;
+	uint64_t gen_ = 1; /**< generation() */
 	/*
 	 * Not the same from run to run (the device seeds it from getrandom), as
 	 * hardware's: the draws of each new key index's first variant byte

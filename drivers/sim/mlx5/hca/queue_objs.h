@@ -36,6 +36,7 @@ struct CqObj {
 	bool arm_solicited = false; /**< ... for a solicited or error CQE only */
 	uint32_t arm_ci = 0;        /**< ... at this index or later (24 bits) */
 	uint32_t solicit_pi = 0;    /**< pi after the last solicited or error CQE */
+	uint32_t ci_seen = 0;       /**< consumer counter (dbrec[0]) as last read */
 };
 
 /** A shared receive queue. */
@@ -46,6 +47,21 @@ struct SrqObj {
 	uint16_t consumed; /**< WQEs taken so far (compared with the counter) */
 	uint32_t refs;     /**< QPs using it */
 	uint32_t limit;    /**< armed limit (ARM_RQ), 0: not armed */
+};
+
+/**
+ * What the MMO fast path (wqe_fast.cpp) checked for the last WQE it accepted on a QP:
+ * the segment words of that WQE as they lay in the ring, and the bounds its MRs leave.
+ * A later WQE with the very same segment words (keys, byte counts, metadata) needs
+ * only its two addresses tested, as long as the MR table is the one the checks were
+ * made against (MrTable::generation()).
+ */
+struct FastMemo {
+	uint64_t gen;                                 /**< MrTable generation; 0: empty */
+	uint64_t meta_key, meta_addr, src_bk, dst_bk; /**< ring words 2, 3, 4, 6 (raw) */
+	uint64_t len;
+	uint64_t src_base, src_room; /**< src - src_base <= src_room: in the source MR */
+	uint64_t dst_base, dst_room;
 };
 
 /** A queue pair. */
@@ -93,8 +109,13 @@ struct QpObj {
 	/** UC responder: where the next chunk of the message it receives from another
 	 * process starts (0: a message's first); a chunk that is not it is dropped */
 	uint64_t uc_next_off;
-	/* doorbell path, no lock */
-	std::atomic<bool> db_pending{false};
+	FastMemo fast{}; /**< the MMO fast path's checks, kept from WQE to WQE */
+	/*
+	 * Doorbell path, no lock: the only fields the application's doorbell writes, on
+	 * a line of their own, so that the engine's writes of the fields above
+	 * (sq_ci, ...) do not take it away from the posting core at each doorbell.
+	 */
+	alignas(64) std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
 
 	/** The SQ producer counter software wrote into the doorbell record. */

@@ -129,8 +129,7 @@ void SqEngine::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 	/* no responder, no signature, no fault: only signaled WQEs have a CQE */
 	for (uint32_t signaled = fast_signaled_; signaled; signaled &= signaled - 1) {
 		uint32_t i = (uint32_t)__builtin_ctz(signaled);
-		expand_fast(i, i + 1);
-		cqs_.write_req_cqe(qp, &plans_[i]);
+		cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, plans[i].idx, (uint32_t)plans[i].len);
 	}
 }
 
@@ -213,10 +212,9 @@ void SqEngine::fail_moved(QpObj *qp, uint32_t bad)
  * Plan up to @p limit WQEs into plans_ (a fenced WQE only as the first). Returns
  * how many; *end says why it stopped early (Error: *bad and *err describe it).
  */
-uint32_t SqEngine::plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad,
+uint32_t SqEngine::plan_group(QpObj *qp, uint16_t pi, uint32_t limit, PlanResult *end, Plan **bad,
 			      PlanError *err, bool *all_fast)
 {
-	uint16_t pi = qp->sq_producer();
 	uint32_t n = 0;
 	*end = PlanResult::Ok;
 	*all_fast = true;
@@ -333,6 +331,13 @@ bool SqEngine::process_sq(QpObj *qp, uint32_t budget, bool *more)
 	bool reorder = mode_ == ExecMode::Thread && caps_.reorder_unfenced;
 	uint32_t limit = sqd ? 1 : HCA_MAX_GROUP; /* SQD: only finish the started WQE */
 	bool did = false;
+	/*
+	 * The doorbell record once per call: WQEs posted after this read come with a
+	 * doorbell of their own (inline: its own call; thread mode: db_pending, set
+	 * after the record), so reading it again per group would only take its line
+	 * from the posting core more often.
+	 */
+	const uint16_t pi = qp->sq_producer();
 
 	for (uint32_t groups = 0;; groups++) {
 		/*
@@ -342,18 +347,26 @@ bool SqEngine::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		if (groups >= budget && (qps_.live().size() > 1 || mu_.contended())) {
 			/* WQEs may be left: the caller comes back after the other QPs */
 			if (more)
-				*more = (uint16_t)(qp->sq_producer() - (uint16_t)qp->sq_ci) != 0;
+				*more = (uint16_t)(pi - (uint16_t)qp->sq_ci) != 0;
 			break;
 		}
-		PlanResult end;
+		PlanResult end = PlanResult::Ok;
 		Plan *bad = nullptr;
 		PlanError err;
-		bool all_fast;
-		uint32_t n = plan_group(qp, limit, &end, &bad, &err, &all_fast);
+		bool all_fast = false;
+		uint32_t n = 0;
+		/* in WQE order, the common case moves each WQE as soon as it is checked */
+		uint32_t ran = 0;
+		if (!reorder && !qp->sig_draining && qp->cfg.dc != DcRole::Dci)
+			ran = run_fast_mmo(qp, pi, limit);
+		did |= ran != 0;
+		/* a WQE it declined follows: the general path plans the rest of the group */
+		if (ran < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci))
+			n = plan_group(qp, pi, limit - ran, &end, &bad, &err, &all_fast);
 		if (all_fast && n) {
 			run_fast_group(qp, n, reorder);
 			did = true;
-		} else {
+		} else if (n) {
 			did |= run_group(qp, n, reorder);
 		}
 		/* ERR already: a copy in the group faulted and flushed this WQE too */
@@ -373,10 +386,10 @@ bool SqEngine::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		/* a DCI that lost one stream goes on with the others */
 		bool dci_goes_on = end == PlanResult::Error && qp->cfg.dc == DcRole::Dci;
 		if ((end != PlanResult::Ok && !dci_goes_on) || qp->stalled || sqd ||
-		    qp->state != IBV_QPS_RTS || (n == 0 && !dci_goes_on))
+		    qp->state != IBV_QPS_RTS || (n == 0 && ran == 0 && !dci_goes_on))
 			break;
 		/* nothing posted after this group: the next one would plan nothing */
-		if (!(uint16_t)(qp->sq_producer() - (uint16_t)qp->sq_ci))
+		if (!(uint16_t)(pi - (uint16_t)qp->sq_ci))
 			break;
 	}
 	if (qp->state == IBV_QPS_SQD && qp->sqd_notify && !qp->stalled) {

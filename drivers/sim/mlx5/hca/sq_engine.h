@@ -63,12 +63,27 @@ private:
 	 * run_group() executes, run_fast_group() reads fast_plans_.
 	 */
 	uint32_t plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t limit, bool *fence);
+	/**
+	 * Execute consecutive WQEs from qp->sq_ci (producer @p pi), at most @p limit,
+	 * while each is one plan_fast_mmo() would accept: each is checked, moved and
+	 * completed (its CQE if it asks for one, statistics first) before the next is
+	 * read; consumes them and returns how many. The first WQE it declines is left
+	 * as plan_fast_mmo() leaves it. Not for reorder_unfenced, whose groups are
+	 * planned before any byte moves.
+	 */
+	uint32_t run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit);
+	/** Neither the QP (armed faults, ring alignment) nor the device rules out the fast path. */
+	bool fast_ok(const QpObj *qp) const
+	{
+		return fast_mmo_ && !qp->fail_armed && !qp->corrupt_sig_armed &&
+		       caps_.max_wr_memcpy_length != 0 && !((uintptr_t)qp->cfg.sq_buf & 7);
+	}
 	/** plans_[from, to) as fetch_wqe + plan_wqe fill them, from fast_plans_[from, to). */
 	void expand_fast(uint32_t from, uint32_t to);
 
 	/* ---- sq_engine.cpp ---- */
-	uint32_t plan_group(QpObj *qp, uint32_t limit, PlanResult *end, Plan **bad, PlanError *err,
-			    bool *all_fast);
+	uint32_t plan_group(QpObj *qp, uint16_t pi, uint32_t limit, PlanResult *end, Plan **bad,
+			    PlanError *err, bool *all_fast);
 	bool run_group(QpObj *qp, uint32_t n, bool reorder);
 	/** run_group() of a group plan_fast_mmo() planned entirely. */
 	void run_fast_group(QpObj *qp, uint32_t n, bool reorder);

@@ -38,7 +38,7 @@ int stream_copy(const Span *src, uint32_t nsrc, const Span *dst, uint32_t ndst, 
 		/* a copy onto itself changes nothing: no page is touched for it */
 		if (dst[di].p + doff != src[si].p + soff) {
 			if (!safe)
-				memmove(dst[di].p + doff, src[si].p + soff, n);
+				move_pinned(dst[di].p + doff, src[si].p + soff, n);
 			else if (int side = mem::safe_move(dst[di].p + doff, src[si].p + soff, n))
 				return side;
 		}

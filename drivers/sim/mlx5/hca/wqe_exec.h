@@ -17,6 +17,54 @@
 
 namespace mlx5sim {
 
+/**
+ * memmove() of pinned memory, at the rate of a plain vector copy loop for large
+ * disjoint spans: glibc's memmove takes ``rep movsb`` from 2 KiB up, which moves
+ * about 5 % fewer bytes per cycle than 16-byte loads and stores on the CPUs this
+ * runs on (doc/guides/sim/software_hca.rst, Performance). Overlapping spans and
+ * everything shorter keep memmove.
+ */
+static inline void move_pinned(uint8_t *d, const uint8_t *s, uint64_t n)
+{
+#if defined(__SSE2__)
+	uintptr_t da = (uintptr_t)d, sa = (uintptr_t)s;
+	if (n >= 2048 && (da + n <= sa || sa + n <= da)) {
+		typedef uint64_t v2 __attribute__((vector_size(16), aligned(1)));
+		const uint8_t *end = s + n;
+		/* 128 bytes a step; the last step ends at the end (it may copy bytes twice:
+		 * disjoint spans, so the same bytes) */
+		for (;;) {
+			if ((uint64_t)(end - s) < 128) {
+				d -= 128 - (end - s);
+				s = end - 128;
+			}
+			v2 a0, a1, a2, a3, a4, a5, a6, a7;
+			memcpy(&a0, s, 16);
+			memcpy(&a1, s + 16, 16);
+			memcpy(&a2, s + 32, 16);
+			memcpy(&a3, s + 48, 16);
+			memcpy(&a4, s + 64, 16);
+			memcpy(&a5, s + 80, 16);
+			memcpy(&a6, s + 96, 16);
+			memcpy(&a7, s + 112, 16);
+			memcpy(d, &a0, 16);
+			memcpy(d + 16, &a1, 16);
+			memcpy(d + 32, &a2, 16);
+			memcpy(d + 48, &a3, 16);
+			memcpy(d + 64, &a4, 16);
+			memcpy(d + 80, &a5, 16);
+			memcpy(d + 96, &a6, 16);
+			memcpy(d + 112, &a7, 16);
+			s += 128;
+			d += 128;
+			if (s == end)
+				return;
+		}
+	}
+#endif
+	memmove(d, s, n);
+}
+
 /** exec_plan() of atomics, gather/scatter lists and on-demand spans (wqe_exec.cpp). */
 uint64_t exec_general(Plan *pl);
 
@@ -32,7 +80,7 @@ static inline uint64_t exec_plan(Plan *pl)
 			n = pl->dst[0].len;
 		/* a copy onto itself changes nothing: no page is touched for it */
 		if (n && pl->dst[0].p != pl->src[0].p)
-			memmove(pl->dst[0].p, pl->src[0].p, n);
+			move_pinned(pl->dst[0].p, pl->src[0].p, n);
 		return pl->total;
 	}
 	return exec_general(pl);

@@ -11,7 +11,12 @@
  * the general path decides that WQE; so error CQEs have one source.
  * test_hca_fastpath pins the equivalence of both paths.
  */
+#include <string.h>
+
+#include "cq_table.h"
+#include "dev_stats.h"
 #include "sq_engine.h"
+#include "wqe_exec.h"
 
 namespace mlx5sim {
 
@@ -174,22 +179,8 @@ inline bool plan_one(FastCtx *c, const Wqebb &w, uint16_t idx, FastPlan *fp)
 	return true;
 }
 
-/**
- * The segment words (metadata, source and destination byte count | key) of the last
- * WQE plan_one() accepted, as they lie in the ring, and the bounds that WQE's MRs
- * leave for its length. A WQE whose segment words are the very same passes every
- * check of plan_one() but the two address bounds: same keys (so the KeyMemos of the
- * run hit), same length (already within max_len and both MRs' lengths), same metadata.
- */
-struct SegMemo {
-	uint64_t meta_key, meta_addr, src_bk, dst_bk; /**< ring words 2, 3, 4, 6 (raw) */
-	uint64_t len;
-	uint64_t src_base, src_room; /**< src - src_base <= src_room: in the source MR */
-	uint64_t dst_base, dst_room;
-};
-
 /** After plan_one() accepted @p w: the words it checked, not the ring again. */
-inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const FastPlan *fp)
+inline void remember(FastMemo *m, const FastCtx &c, const Wqebb &w, const FastPlan *fp)
 {
 	m->meta_key = w.raw[2];
 	m->meta_addr = w.raw[3];
@@ -203,18 +194,34 @@ inline void remember(SegMemo *m, const FastCtx &c, const Wqebb &w, const FastPla
 }
 
 /**
+ * The checks of plan_one() left for a WQE @p w whose segment words repeat those of
+ * the WQE @p m was filled from (under the current MR table generation): the same
+ * keys, byte counts and metadata passed every check but the two address bounds.
+ */
+inline bool repeats(const FastMemo &m, uint64_t ctrl0, const Wqebb &w, uint16_t idx)
+{
+	return w.raw[0] == want_ctrl_raw(ctrl0, idx) && w.raw[2] == m.meta_key &&
+	       w.raw[3] == m.meta_addr && w.raw[4] == m.src_bk && w.raw[6] == m.dst_bk;
+}
+
+/** Both addresses of a repeating WQE inside the MRs @p m remembers. */
+inline bool in_bounds(const FastMemo &m, uint64_t src, uint64_t dst)
+{
+	return src - m.src_base <= m.src_room && dst - m.dst_base <= m.dst_room;
+}
+
+/**
  * plan_one() for a WQE whose segment words repeat the last accepted WQE's (only after
  * plan_new() filled @p m): checks the ctrl word and both address bounds only. False:
  * plan_new() decides.
  */
-inline bool plan_repeat(const FastCtx &c, const SegMemo &m, const Wqebb &w, uint16_t idx,
+inline bool plan_repeat(const FastCtx &c, const FastMemo &m, const Wqebb &w, uint16_t idx,
 			FastPlan *fp)
 {
-	if (w.raw[0] != want_ctrl_raw(c.ctrl0, idx) || w.raw[2] != m.meta_key ||
-	    w.raw[3] != m.meta_addr || w.raw[4] != m.src_bk || w.raw[6] != m.dst_bk)
+	if (!repeats(m, c.ctrl0, w, idx))
 		return false;
 	uint64_t src = w.be(5), dst = w.be(7);
-	if (src - m.src_base > m.src_room || dst - m.dst_base > m.dst_room)
+	if (!in_bounds(m, src, dst))
 		return false;
 	keep(fp, idx, w.raw[1], src, dst, m.len);
 	return true;
@@ -222,19 +229,101 @@ inline bool plan_repeat(const FastCtx &c, const SegMemo &m, const Wqebb &w, uint
 
 /**
  * plan_one() and remember() for the WQE at ring slot @p slot when it does not repeat
- * the last one (the first of a run nearly always): out of line, so that the repeat loop
- * keeps its values in registers. It reads the WQE once more; what it checks is what
- * it plans, as plan_one() says.
+ * the last one: out of line, so that the repeat loops keep their values in registers.
+ * It reads the WQE once more; what it checks is what it plans, as plan_one() says.
  */
-__attribute__((noinline)) bool plan_new(FastCtx *c, SegMemo *m, const uint64_t *slot, uint16_t idx,
-					FastPlan *fp)
+__attribute__((noinline)) bool plan_new(FastCtx *c, FastMemo *m, const uint64_t *slot, uint16_t idx,
+					FastPlan *fp, uint64_t gen)
 {
 	const Wqebb w(slot);
 
 	if (!plan_one(c, w, idx, fp))
 		return false;
 	remember(m, *c, w, fp);
+	m->gen = gen;
 	return true;
+}
+
+/**
+ * The move of a checked WQE: one span to one span of the same length, pinned
+ * memory. The usual 64-byte copy is inlined (the compiler loads all 64 bytes before
+ * storing any, so it is a memmove); anything else is one move_pinned() of the whole span.
+ */
+inline void move_span(uint8_t *d, const uint8_t *s, uint64_t n)
+{
+	/* a copy onto itself changes nothing: no page is touched for it */
+	if (__builtin_expect(d == s, 0))
+		return;
+	if (n == 64) {
+		typedef uint64_t u64x2 __attribute__((vector_size(16)));
+		u64x2 a, b, c, e;
+		memcpy(&a, s, 16);
+		memcpy(&b, s + 16, 16);
+		memcpy(&c, s + 32, 16);
+		memcpy(&e, s + 48, 16);
+		memcpy(d, &a, 16);
+		memcpy(d + 16, &b, 16);
+		memcpy(d + 32, &c, 16);
+		memcpy(d + 48, &e, 16);
+	} else {
+		move_pinned(d, s, n);
+	}
+}
+
+/** Why move_repeats() stopped. */
+enum class RepeatEnd : uint8_t {
+	Count, /**< it moved all it was given */
+	Cqe,   /**< the last WQE it moved asks for a CQE */
+	Other, /**< the WQE after the last one it moved is no repeat: the full checks decide */
+};
+
+/**
+ * Check and move the WQEs from ring slot @p slot (index @p idx) on, at most @p k
+ * (@p k > 0, none past the ring end), while each repeats the WQE @p m remembers and
+ * lies inside its MRs (repeats(), in_bounds()); returns how many it moved. @p k64:
+ * m.len is 64, the inlined move. Every word is read once, the ones checked are the
+ * ones used.
+ */
+template <bool k64>
+inline uint32_t move_repeats(const FastMemo &m, uint64_t ctrl0, const uint64_t *slot, uint32_t idx,
+			     uint32_t k, RepeatEnd *why)
+{
+	const uint64_t *const first = slot;
+	const uint64_t *const stop = slot + (size_t)k * (MLX5_SEND_WQE_BB / 8);
+	/*
+	 * The ctrl word as it lies in the ring: the index's low byte is ring byte 2
+	 * (bits 16..23 of the host word). The low byte does not wrap among these WQEs
+	 * (the caller stops them there): one add per WQE.
+	 */
+	uint64_t want = want_ctrl_raw(ctrl0, (uint16_t)idx);
+	do {
+		if (Wqebb::ld(slot, 0) != want || Wqebb::ld(slot, 2) != m.meta_key ||
+		    Wqebb::ld(slot, 3) != m.meta_addr || Wqebb::ld(slot, 4) != m.src_bk ||
+		    Wqebb::ld(slot, 6) != m.dst_bk) {
+			*why = RepeatEnd::Other;
+			break;
+		}
+		uint64_t src = be64toh(Wqebb::ld(slot, 5)), dst = be64toh(Wqebb::ld(slot, 7));
+		if (!in_bounds(m, src, dst)) {
+			*why = RepeatEnd::Other;
+			break;
+		}
+		/* ctrl byte 11 (fence mode, CQE request) */
+		uint8_t fm = __atomic_load_n(reinterpret_cast<const uint8_t *>(slot) + 11,
+					     __ATOMIC_RELAXED);
+		move_span(host_ptr(dst), host_ptr(src), k64 ? 64 : m.len);
+		slot += MLX5_SEND_WQE_BB / 8;
+		want += 1u << 16;
+		if (__builtin_expect(fm & MLX5_WQE_CTRL_CQ_UPDATE, 0)) {
+			*why = RepeatEnd::Cqe;
+			break;
+		}
+		if (slot == stop) {
+			*why = RepeatEnd::Count;
+			break;
+		}
+	} while (true);
+	return (uint32_t)(slot - first) / (MLX5_SEND_WQE_BB / 8);
 }
 
 } // namespace
@@ -243,8 +332,7 @@ uint32_t SqEngine::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t li
 {
 	const uint64_t *ring = static_cast<const uint64_t *>(qp->cfg.sq_buf);
 	*fence = false;
-	if (!fast_mmo_ || qp->fail_armed || qp->corrupt_sig_armed ||
-	    caps_.max_wr_memcpy_length == 0 || ((uintptr_t)ring & 7))
+	if (!fast_ok(qp))
 		return n;
 	FastCtx c = {mrt_.entries(),
 		     mrt_.size(),
@@ -255,9 +343,10 @@ uint32_t SqEngine::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t li
 		     {},
 		     {},
 		     0};
+	const uint64_t gen = mrt_.generation();
 	const uint32_t mask = qp->cfg.sq_wqe_cnt - 1;
 	const uint32_t first = n;
-	SegMemo memo{};
+	FastMemo &memo = qp->fast;
 	uint32_t ci = qp->sq_ci;
 
 	/* the WQEs posted and the plan slots left bound the run: one counter */
@@ -271,8 +360,10 @@ uint32_t SqEngine::plan_fast_mmo(QpObj *qp, uint16_t pi, uint32_t n, uint32_t li
 	while (n < end) {
 		FastPlan *fp = &plans[n];
 		const uint64_t *slot = ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8);
-		if (!plan_new(&c, &memo, slot, (uint16_t)ci, fp))
-			break;
+		/* what the QP remembers from an earlier run holds while the MRs are unchanged */
+		if (memo.gen != gen || !plan_repeat(c, memo, Wqebb(slot), (uint16_t)ci, fp))
+			if (!plan_new(&c, &memo, slot, (uint16_t)ci, fp, gen))
+				break;
 		for (;;) {
 			/* the fence bits of the ctrl word the plan was made from; one test for
 			 * them and the CQE request, which few WQEs carry */
@@ -304,6 +395,93 @@ out:
 		fast_wqes_ += n - first;
 	}
 	return n;
+}
+
+uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
+{
+	if (!fast_ok(qp))
+		return 0;
+	const uint64_t *ring = static_cast<const uint64_t *>(qp->cfg.sq_buf);
+	const uint64_t gen = mrt_.generation();
+	const uint64_t ctrl0 = want_ctrl_raw0(qp->qpn << 8 | HCA_MMO_DS);
+	const uint32_t mask = qp->cfg.sq_wqe_cnt - 1;
+	FastMemo &m = qp->fast;
+	const uint32_t first = qp->sq_ci;
+	uint32_t ci = first;
+	const uint32_t posted = (uint16_t)(pi - (uint16_t)ci);
+	const uint32_t end = ci + (posted < limit ? posted : limit);
+	uint32_t counted = ci; /* the WQEs before it are in st_ */
+	uint64_t bytes = 0;
+	FastCtx c;
+	bool have_ctx = false; /* c is filled when the first WQE needs the full checks */
+
+	/*
+	 * Each WQE is read once (the values checked are the values used, whatever
+	 * software writes to the ring meanwhile), checked, moved and, if it asks for a
+	 * CQE, completed before the next is read: nothing waits for a fence here.
+	 */
+	while (ci != end) {
+		const uint64_t *slot = ring + (size_t)(ci & mask) * (MLX5_SEND_WQE_BB / 8);
+		RepeatEnd why = RepeatEnd::Other;
+		if (m.gen == gen) {
+			/* repeats of the remembered WQE, up to the ring end or a wrap of the
+			 * index's low byte */
+			uint32_t k = end - ci;
+			uint32_t to_wrap = mask + 1 - (ci & mask);
+			if (k > to_wrap)
+				k = to_wrap;
+			if (k > 0x100 - (ci & 0xff))
+				k = 0x100 - (ci & 0xff);
+			uint32_t done = m.len == 64
+						? move_repeats<true>(m, ctrl0, slot, ci, k, &why)
+						: move_repeats<false>(m, ctrl0, slot, ci, k, &why);
+			bytes += done * m.len;
+			ci += done;
+			slot += (size_t)done * (MLX5_SEND_WQE_BB / 8);
+		}
+		if (why == RepeatEnd::Other) {
+			/* unlike the remembered WQE (or nothing remembered): every check */
+			if (!have_ctx) {
+				c = FastCtx{mrt_.entries(),
+					    mrt_.size(),
+					    qp->cfg.pdn,
+					    ctrl0,
+					    caps_.max_wr_memcpy_length,
+					    {},
+					    {},
+					    {},
+					    0};
+				have_ctx = true;
+			}
+			FastPlan fp;
+			if (!plan_new(&c, &m, slot, (uint16_t)ci, &fp, gen))
+				break;
+			move_span(fp.dst, fp.src, fp.len);
+			bytes += fp.len;
+			ci++;
+			if (fp.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE)
+				why = RepeatEnd::Cqe;
+		}
+		if (why == RepeatEnd::Cqe) {
+			/* whoever polls the CQE finds its WQE counted */
+			st_.wqes.fetch_add(ci - counted, std::memory_order_relaxed);
+			st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
+			counted = ci;
+			bytes = 0;
+			cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, (uint16_t)(ci - 1),
+					   (uint32_t)m.len);
+		}
+	}
+	if (ci == first)
+		return 0;
+	if (ci != counted) {
+		st_.wqes.fetch_add(ci - counted, std::memory_order_relaxed);
+		st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
+	}
+	qp->sq_ci = ci;
+	qp->stalled = false;
+	fast_wqes_ += ci - first;
+	return ci - first;
 }
 
 void SqEngine::expand_fast(uint32_t from, uint32_t to)

@@ -281,6 +281,37 @@ static void test_cq_overrun(void)
 	CU_ASSERT_EQUAL(f.h().stats().cqes_written, 4u);
 }
 
+/**
+ * The device reads the consumer record only when its last copy leaves no room: a
+ * consumer that keeps up never sees an overrun, one that stops sees it at the
+ * first CQE past a full ring.
+ */
+static void test_cq_overrun_after_polls(void)
+{
+	Fix f(4);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 3 + round % 2; i++)
+			f.nop();
+		f.q.ring(f.h());
+		CU_ASSERT_EQUAL(f.cq.drain(), 3 + round % 2);
+	}
+	AsyncEvent ev;
+	CU_ASSERT_EQUAL(f.h().get_async_event(&ev), -EAGAIN);
+	CU_ASSERT_EQUAL(qp_state(f.h(), f.q.qpn), IBV_QPS_RTS);
+	/* 4 CQEs fill the ring; nobody polls; the fifth overruns it */
+	for (int i = 0; i < 4; i++)
+		f.nop();
+	f.q.ring(f.h());
+	CU_ASSERT_EQUAL(f.h().get_async_event(&ev), -EAGAIN);
+	f.nop();
+	f.q.ring(f.h());
+	CU_ASSERT_EQUAL_FATAL(f.h().get_async_event(&ev), 0);
+	CU_ASSERT_EQUAL(ev.type, IBV_EVENT_CQ_ERR);
+	CU_ASSERT_EQUAL(qp_state(f.h(), f.q.qpn), IBV_QPS_ERR);
+	CU_ASSERT_EQUAL(f.cq.drain(), 4);
+	CU_ASSERT_EQUAL(f.h().stats().cqes_written, 14u);
+}
+
 static void test_fault_cq_overrun(void)
 {
 	Fix f;
@@ -392,6 +423,7 @@ int main(void)
 		{"every syndrome, then one flush per WQE (SQ and RQ)", test_syndromes},
 		{"doorbells and receives in ERR are flushed", test_doorbell_in_err_flushes},
 		{"CQ overrun: CQ_ERR, QP to ERR, no CQE", test_cq_overrun},
+		{"CQ overrun only past the consumer's last poll", test_cq_overrun_after_polls},
 		{"random WQE bytes never escape", test_fuzz},
 	};
 	static const struct cunit_test flt[] = {

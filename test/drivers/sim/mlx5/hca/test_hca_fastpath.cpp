@@ -9,10 +9,13 @@
  * once with the fast path and once without (SqEngine::fast_mmo_). Memory, every
  * CQE byte, QP states and statistics must be identical, and the fast path must
  * actually have planned WQEs, so the two paths cannot drift apart unnoticed.
+ * What the fast path remembers on a QP from one doorbell to the next holds only
+ * while the MR table is unchanged: dereg, rereg and bounds between and inside bursts.
  */
 #include "cunit_run.h"
 #include "hca_impl.h"
 #include "hca_test_util.h"
+#include "wqe_exec.h"
 
 using namespace hcatest;
 
@@ -531,6 +534,180 @@ static void test_fast_only_touches_dst(void)
 	free(arena);
 }
 
+namespace {
+
+/**
+ * One QP copying 64-byte pieces from a read-only source MR into a destination MR,
+ * the same keys in every WQE: after the first one, the fast path decides each WQE
+ * from what it remembers on the QP (QpObj::fast), across doorbells.
+ */
+struct Repeat {
+	Env e;
+	TestCq cq;
+	TestQp q;
+	Buf src, dst, opq;
+	uint32_t skey, dkey, okey;
+	explicit Repeat(ExecMode mode = ExecMode::Inline)
+		: e(mode), cq(e.h(), 64), q(e.h(), e.pdn, cq.cqn, cq.cqn, 64), src(4096, 0x5a),
+		  dst(4096, 0), opq(64)
+	{
+		for (size_t i = 0; i < 4096; i++)
+			src.p()[i] = (uint8_t)(i * 13 + 1);
+		skey = reg(e.h(), e.pdn, src.p(), 4096, 0);
+		dkey = reg(e.h(), e.pdn, dst.p(), 4096, IBV_ACCESS_LOCAL_WRITE);
+		okey = reg(e.h(), e.pdn, opq.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q.qpn, q.qpn, 0), 0);
+	}
+	/** Post the copy of bytes [off, off + 64) (the last of a burst asks for a CQE). */
+	void copy(uint32_t off, bool signaled)
+	{
+		Wqe w(q, MLX5_OPCODE_MMO, signaled ? MLX5_WQE_CTRL_CQ_UPDATE : 0,
+		      MLX5_HW_OPC_MOD_MMO_DMA);
+		w.meta(okey, opq.p()).data(64, skey, src.p() + off).data(64, dkey, dst.p() + off);
+		w.post(q);
+	}
+	/** Copies at @p off, off + 64, ... (@p n of them); the CQE of the last one. */
+	struct mlx5_cqe64 burst(uint32_t off, unsigned n)
+	{
+		for (unsigned i = 0; i < n; i++)
+			copy(off + 64 * i, i + 1 == n);
+		q.ring(e.h());
+		e.h().quiesce();
+		struct mlx5_cqe64 c = {};
+		CU_ASSERT_TRUE(cq.poll(&c));
+		CU_ASSERT_EQUAL(cq.drain(), 0);
+		return c;
+	}
+	uint64_t fast_wqes()
+	{
+		auto *impl = dynamic_cast<HcaImpl *>(e.hca.get());
+		mlx5sim::DevLock lk(impl->mu_);
+		return impl->sq_.fast_wqes_;
+	}
+	bool copied(uint32_t off, uint32_t len)
+	{
+		return memcmp(src.p() + off, dst.p() + off, len) == 0;
+	}
+	bool untouched(uint32_t off, uint32_t len)
+	{
+		for (uint32_t i = 0; i < len; i++)
+			if (dst.p()[off + i] != 0)
+				return false;
+		return dst.guards_intact();
+	}
+};
+
+/** The second burst repeats the first one's keys: a LOC_PROT CQE, nothing written. */
+void expect_refused(Repeat &r, uint32_t off)
+{
+	struct mlx5_cqe64 c = r.burst(off, 1);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(c), MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+	CU_ASSERT_TRUE(r.untouched(off, 64));
+	CU_ASSERT_EQUAL(qp_state(r.e.h(), r.q.qpn), IBV_QPS_ERR);
+}
+
+} // namespace
+
+/** A deregistered destination MR: the remembered check of its key no longer holds. */
+static void test_memo_dereg(void)
+{
+	for (ExecMode mode : {ExecMode::Inline, ExecMode::Thread}) {
+		Repeat r(mode);
+		CU_ASSERT_EQUAL(cqe_opcode(r.burst(0, 4)), MLX5_CQE_REQ);
+		CU_ASSERT_TRUE(r.copied(0, 256));
+		CU_ASSERT_EQUAL(r.fast_wqes(), 4u);
+		CU_ASSERT_EQUAL(r.e.h().dereg_mr(r.dkey), 0);
+		expect_refused(r, 256);
+	}
+}
+
+/** A destination MR re-registered smaller, or without LOCAL_WRITE. */
+static void test_memo_rereg(void)
+{
+	Repeat r;
+	CU_ASSERT_EQUAL(cqe_opcode(r.burst(0, 2)), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(r.e.h().rereg_mr(r.dkey, r.e.pdn, (uintptr_t)r.dst.p(), 512,
+					 IBV_ACCESS_LOCAL_WRITE),
+			0);
+	/* still inside: fine; past the new end: refused */
+	CU_ASSERT_EQUAL(cqe_opcode(r.burst(256, 4)), MLX5_CQE_REQ);
+	CU_ASSERT_TRUE(r.copied(256, 256));
+	expect_refused(r, 512);
+
+	Repeat w;
+	CU_ASSERT_EQUAL(cqe_opcode(w.burst(0, 2)), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(w.e.h().rereg_mr(w.dkey, w.e.pdn, (uintptr_t)w.dst.p(), 4096, 0), 0);
+	expect_refused(w, 128);
+}
+
+/** Another MR registered between bursts: the repeats still take the fast path. */
+static void test_memo_other_mr(void)
+{
+	Repeat r;
+	Buf other(256);
+	CU_ASSERT_EQUAL(cqe_opcode(r.burst(0, 4)), MLX5_CQE_REQ);
+	uint32_t k = reg(r.e.h(), r.e.pdn, other.p(), 256, IBV_ACCESS_LOCAL_WRITE);
+	CU_ASSERT_EQUAL(cqe_opcode(r.burst(256, 8)), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(r.e.h().dereg_mr(k), 0);
+	CU_ASSERT_EQUAL(cqe_opcode(r.burst(768, 8)), MLX5_CQE_REQ);
+	CU_ASSERT_TRUE(r.copied(0, 1280));
+	CU_ASSERT_TRUE(r.untouched(1280, 4096 - 1280));
+	CU_ASSERT_EQUAL(r.fast_wqes(), 20u);
+	HcaStats st = r.e.h().stats();
+	CU_ASSERT_EQUAL(st.wqes_executed, 20u);
+	CU_ASSERT_EQUAL(st.bytes_moved, 20u * 64);
+	CU_ASSERT_EQUAL(st.cqes_written, 3u);
+}
+
+/** An address out of the remembered MR in the middle of a burst: the earlier ones land. */
+static void test_memo_bounds_mid_burst(void)
+{
+	Repeat r;
+	CU_ASSERT_EQUAL(cqe_opcode(r.burst(0, 2)), MLX5_CQE_REQ);
+	r.copy(128, false);
+	r.copy(4096 - 32, false); /* crosses the end of both MRs */
+	r.copy(192, true);
+	r.q.ring(r.e.h());
+	std::vector<struct mlx5_cqe64> v;
+	CU_ASSERT_EQUAL(r.cq.drain(&v), 2); /* the error, then the flush of the last one */
+	CU_ASSERT_EQUAL_FATAL(v.size(), 2u);
+	CU_ASSERT_EQUAL(cqe_opcode(v[0]), MLX5_CQE_REQ_ERR);
+	CU_ASSERT_EQUAL(cqe_syndrome(v[0]), MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+	CU_ASSERT_EQUAL(cqe_counter(v[0]), 3);
+	CU_ASSERT_TRUE(r.copied(0, 192));
+	CU_ASSERT_TRUE(r.untouched(192, 4096 - 192));
+}
+
+/** move_pinned(): every length and alignment around its vector loop, overlap included. */
+static void test_move_pinned(void)
+{
+	const size_t cap = 70000;
+	std::vector<uint8_t> a(2 * cap + 256), ref;
+	for (size_t n : {(size_t)1, (size_t)64, (size_t)2047, (size_t)2048, (size_t)2049,
+			 (size_t)2175, (size_t)4096, (size_t)4097, (size_t)65536, (size_t)65599}) {
+		for (size_t so : {0, 1, 15}) {
+			for (size_t gap : {(size_t)0, (size_t)3, n / 2 + 1, n + 7}) {
+				/* source at so, destination gap bytes after its start (gap < n:
+				 * they overlap, memmove's result) */
+				for (size_t i = 0; i < a.size(); i++)
+					a[i] = (uint8_t)(i * 7 + n);
+				ref = a;
+				memmove(ref.data() + so + gap + 64, ref.data() + so, n);
+				mlx5sim::move_pinned(a.data() + so + gap + 64, a.data() + so, n);
+				CU_ASSERT_TRUE(a == ref);
+				/* and backwards */
+				for (size_t i = 0; i < a.size(); i++)
+					a[i] = (uint8_t)(i * 5 + n);
+				ref = a;
+				memmove(ref.data() + so, ref.data() + so + gap + 64, n);
+				mlx5sim::move_pinned(a.data() + so, a.data() + so + gap + 64, n);
+				CU_ASSERT_TRUE(a == ref);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	static const struct cunit_test eq[] = {
@@ -545,8 +722,16 @@ int main(void)
 		{"thread, reorder, only valid copies: fast == general", test_thread_reorder_clean},
 		{"fast path writes only destination MRs", test_fast_only_touches_dst},
 	};
+	static const struct cunit_test memo[] = {
+		{"dereg between doorbells: the next WQE is refused", test_memo_dereg},
+		{"rereg smaller or read-only: checked again", test_memo_rereg},
+		{"an unrelated MR changes: repeats stay fast", test_memo_other_mr},
+		{"out of bounds mid-burst: earlier WQEs land", test_memo_bounds_mid_burst},
+		{"move_pinned == memmove, every length and overlap", test_move_pinned},
+	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("mmo fast path equivalence", eq),
+		CUNIT_SUITE("mmo fast path across doorbells", memo),
 	};
 
 	return CUNIT_RUN_SUITES(suites);
