@@ -90,7 +90,7 @@ def run(label, bursts):
 ops = 32 * b
 print(f"dma_mlx5 fast path, instructions per 64 B copy (callgrind; bursts of 32; "
       f"{ops} ops difference; targets: app thread <= 75 with checked keys, "
-      f"<= 60 with the whole-memory key (sva); engine <= 100)")
+      f"<= 60 with the whole-memory key (sva); engine <= 60 with pinned memory)")
 print(f"  {'path':<8}{'driver':>8}{'app thread':>12}{'engine':>8}"
       f"{'completed()/op':>16}{'empty completed()':>19}")
 for label in ("direct", "verbs", "sva"):
