@@ -93,6 +93,8 @@ struct QpObj {
 	/** UC responder: where the next chunk of the message it receives from another
 	 * process starts (0: a message's first); a chunk that is not it is dropped */
 	uint64_t uc_next_off;
+	/** Thread mode: the engine thread that executes it (HcaImpl::pick_engine()) */
+	uint8_t engine;
 	/* doorbell path, no lock */
 	std::atomic<bool> db_pending{false};
 	std::atomic<bool> rq_pending{false};
