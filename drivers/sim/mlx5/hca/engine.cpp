@@ -42,6 +42,13 @@ int HcaImpl::get_async_event(AsyncEvent *event)
 {
 	if (!event)
 		return -EINVAL;
+	/*
+	 * No lock when there is nothing: dma_mlx5 looks for events whenever a poll finds
+	 * no completion, and a caller waiting for the device mutex makes the engine give
+	 * way to it; a poller on a busy CPU then idled the engine for a time slice.
+	 */
+	if (events_.none())
+		return -EAGAIN;
 	DevLock lk(mu_);
 	return events_.pop(event) ? 0 : -EAGAIN;
 }

@@ -128,6 +128,7 @@ public:
 	void push(enum ibv_event_type type, uint32_t qpn, uint32_t cqn, uint32_t srqn = 0)
 	{
 		q_.push_back(AsyncEvent{type, qpn, cqn, srqn});
+		n_.store((uint32_t)q_.size(), std::memory_order_release);
 	}
 	/** The oldest event into *ev; false when there is none. */
 	bool pop(AsyncEvent *ev)
@@ -136,11 +137,18 @@ public:
 			return false;
 		*ev = q_.front();
 		q_.pop_front();
+		n_.store((uint32_t)q_.size(), std::memory_order_release);
 		return true;
 	}
+	/**
+	 * Without the device lock: no event is queued (one pushed meanwhile is found
+	 * by the next look). Drivers poll for events from their data path when idle.
+	 */
+	bool none() const { return n_.load(std::memory_order_acquire) == 0; }
 
 private:
 	std::deque<AsyncEvent> q_;
+	std::atomic<uint32_t> n_{0}; /**< q_.size(), written under the device lock */
 };
 
 } // namespace mlx5sim

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "cunit_run.h"
+#include "hca_impl.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
@@ -451,6 +453,40 @@ static void test_doorbell_source_several(void)
 	}
 }
 
+/*
+ * get_async_event() with no event queued does not wait for the device mutex: the
+ * PMD asks whenever a poll finds no completion, and a caller waiting for the mutex
+ * makes the engine give way; a poller that a busy CPU kept from running then left
+ * the engine idle for whole time slices (dma-perf, two workers on one CPU).
+ */
+static void test_event_poll_lock_free(void)
+{
+	Env e(ExecMode::Thread);
+	HcaImpl *impl = dynamic_cast<HcaImpl *>(e.hca.get());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(impl);
+	AsyncEvent ev;
+	std::future<int> f;
+	bool quick;
+	{
+		DevLock lk(impl->mu_); /* the engine in a long pass */
+		f = std::async(std::launch::async, [&] { return e.h().get_async_event(&ev); });
+		quick = f.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
+	}
+	CU_ASSERT_TRUE(quick);
+	CU_ASSERT_EQUAL(f.get(), -EAGAIN); /* (after the unlock, when it waited) */
+	/* an event queued is still delivered, once */
+	TestCq cq(e.h(), 16);
+	TestQp q(e.h(), e.pdn, cq.cqn, cq.cqn, 8);
+	Fault fault{};
+	fault.kind = Fault::Kind::QpFatal;
+	fault.qpn = q.qpn;
+	CU_ASSERT_EQUAL_FATAL(e.h().inject(fault), 0);
+	e.h().quiesce();
+	CU_ASSERT_EQUAL(e.h().get_async_event(&ev), 0);
+	CU_ASSERT_EQUAL(ev.qpn, q.qpn);
+	CU_ASSERT_EQUAL(e.h().get_async_event(&ev), -EAGAIN);
+}
+
 int main(void)
 {
 	static const struct cunit_test t[] = {
@@ -460,6 +496,7 @@ int main(void)
 		{"per-QP completion order with many QPs and engines", test_order_under_load},
 		{"QPs destroyed while another engine streams", test_destroy_while_running},
 		{"a DoorbellSource polled by engine 0 only", test_doorbell_source_several},
+		{"no event: get_async_event takes no lock", test_event_poll_lock_free},
 	};
 	return CUNIT_RUN_SUITE("several engine threads", t);
 }
