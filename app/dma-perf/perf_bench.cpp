@@ -63,7 +63,10 @@ void flush_cache(const uint8_t *p, size_t n)
 #endif
 }
 
-/* Device setup: one MEM_TO_MEM vchan of ring_size descriptors. */
+/*
+ * Device setup by the first worker on it: one MEM_TO_MEM vchan of ring_size
+ * descriptors per worker on the device (w->nb_vchans).
+ */
 int setup_dev(const perf_scenario *s, perf_worker *w, std::string *err)
 {
 	const perf_case *pc = s->pc;
@@ -108,13 +111,22 @@ int setup_dev(const perf_scenario *s, perf_worker *w, std::string *err)
 		       " above max_wr_memcpy_length " + std::to_string(caps.max_wr_memcpy_length);
 		return -EINVAL;
 	}
+	if (w->nb_vchans > info.max_vchans) {
+		*err = w->dev_name + ": " + std::to_string(w->nb_vchans) +
+		       " workers need as many vchans, the device has max_vchans " +
+		       std::to_string(info.max_vchans);
+		return -ENOTSUP;
+	}
 	w->sva = info.dev_capa & RTE_DMA_CAPA_SVA;
-	conf.nb_vchans = 1;
+	conf.nb_vchans = w->nb_vchans;
 	vconf.direction = RTE_DMA_DIR_MEM_TO_MEM;
 	vconf.nb_desc = (uint16_t)s->ring_size;
-	if ((ret = rte_dma_configure(w->dev_id, &conf)) ||
-	    (ret = rte_dma_vchan_setup(w->dev_id, 0, &vconf)) || (ret = rte_dma_start(w->dev_id))) {
-		*err = w->dev_name + ": configure/vchan_setup/start (ring " +
+	ret = rte_dma_configure(w->dev_id, &conf);
+	for (uint16_t v = 0; ret == 0 && v < w->nb_vchans; v++)
+		ret = rte_dma_vchan_setup(w->dev_id, v, &vconf);
+	if (ret || (ret = rte_dma_start(w->dev_id))) {
+		*err = w->dev_name + ": configure/vchan_setup/start (" +
+		       std::to_string(w->nb_vchans) + " vchan(s), ring " +
 		       std::to_string(s->ring_size) + "): " + errstr(ret);
 		return ret;
 	}
@@ -279,6 +291,7 @@ void describe(const perf_scenario *s, perf_result *res)
 	res->buf_size = s->buf_size;
 	res->mem_mb = s->mem_mb;
 	res->nr_buf = perf_nr_buf(s->mem_mb, s->buf_size, pc->workers.size());
+	res->workers = (unsigned int)pc->workers.size();
 	/* what the op is, in the engine's name: ratios compare like with like */
 	res->op = pc->fill ? " fill"
 		  : pc->src_sge
@@ -294,6 +307,10 @@ void describe(const perf_scenario *s, perf_result *res)
 		if (res->engine.find(name) == std::string::npos)
 			res->engine += (res->engine.empty() ? "" : "+") + name;
 	}
+	res->single = res->engine;
+	/* N workers (N vchans of one dmadev, or N dmadevs): "dma_mlx5 x2" */
+	if (res->workers > 1)
+		res->engine += " x" + std::to_string(res->workers);
 	res->base = res->engine;
 	res->engine += res->op;
 }
@@ -304,9 +321,25 @@ int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &w
 	const perf_case *pc = s->pc;
 	int ret;
 
-	for (const perf_worker_cfg &wc : pc->workers) {
+	for (size_t i = 0; i < pc->workers.size(); i++) {
+		const perf_worker_cfg &wc = pc->workers[i];
+		perf_worker *first = nullptr;
+		uint16_t nth = 0, count = 0;
+
 		ws.emplace_back(new perf_worker());
 		perf_worker *w = ws.back().get();
+		/* workers on one dmadev: one vchan each, the first one sets the device up */
+		for (size_t j = 0; pc->type == PERF_TYPE_DMA && j < pc->workers.size(); j++) {
+			if (pc->workers[j].dev != wc.dev)
+				continue;
+			if (j < i) {
+				first = first ? first : ws[j].get();
+				nth++;
+			}
+			count++;
+		}
+		w->vchan = nth;
+		w->nb_vchans = count ? count : 1;
 
 		w->type = pc->type;
 		w->lcore = wc.lcore;
@@ -319,8 +352,12 @@ int prepare(const perf_scenario *s, std::vector<std::unique_ptr<perf_worker>> &w
 		w->nr_buf = perf_nr_buf(s->mem_mb, s->buf_size, pc->workers.size());
 		w->tsc_overhead = tsc_overhead;
 		w->drain_cycles = (uint64_t)(DRAIN_SECONDS * rte_get_tsc_hz());
-		if (pc->type == PERF_TYPE_DMA && (ret = setup_dev(s, w, err)))
+		if (first) {
+			w->dev_id = first->dev_id;
+			w->sva = first->sva;
+		} else if (pc->type == PERF_TYPE_DMA && (ret = setup_dev(s, w, err))) {
 			return ret;
+		}
 		if ((ret = setup_buffers(s, w, ++salt, err)))
 			return ret;
 	}

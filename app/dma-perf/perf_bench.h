@@ -30,6 +30,8 @@ struct perf_result {
 	std::string engine;        /**< dmadev name(s), or "rte_memcpy", then op */
 	std::string base;          /**< engine without the op */
 	std::string op;            /**< "" (copy), " sg<S>x<D>" or " fill" */
+	std::string single;        /**< engine without " x<N>" and the op */
+	unsigned int workers;      /**< worker lcores (each its own vchan) */
 	std::string lcores;        /**< worker lcores, e.g. "1" or "1 2" */
 	bool on_main;              /**< a worker ran on the main lcore */
 	uint32_t ring_size;        /**< dma_ring_size (0 for CPU) */

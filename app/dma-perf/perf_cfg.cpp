@@ -304,7 +304,6 @@ int check_case(ctx &c, perf_case &pc, const case_state &st)
 {
 	const bool dma = pc.type == PERF_TYPE_DMA;
 	std::set<unsigned int> lcores;
-	std::set<std::string> devs;
 
 	if (!st.have_type)
 		return c.fail(pc.section, "type", "", "missing (DMA_MEM_COPY or CPU_MEM_COPY)");
@@ -334,14 +333,11 @@ int check_case(ctx &c, perf_case &pc, const case_state &st)
 			      "uses lcore");
 	if (pc.workers.empty())
 		return c.fail(pc.section, dma ? "lcore_dma" : "lcore", "", "missing");
-	for (const perf_worker_cfg &w : pc.workers) {
+	/* workers may share a dmadev: each drives a vchan of its own (perf_bench.cpp) */
+	for (const perf_worker_cfg &w : pc.workers)
 		if (!lcores.insert(w.lcore).second)
 			return c.fail(pc.section, dma ? "lcore_dma" : "lcore",
 				      std::to_string(w.lcore), "lcore used twice in one case");
-		if (dma && !devs.insert(w.dev).second)
-			return c.fail(pc.section, "lcore_dma", w.dev,
-				      "dmadev used by two workers of one case");
-	}
 	if (st.have_src_sge != st.have_dst_sge)
 		return c.fail(pc.section, st.have_src_sge ? "dma_dst_sge" : "dma_src_sge", "",
 			      "missing: dma_src_sge and dma_dst_sge go together");

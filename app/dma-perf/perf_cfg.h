@@ -65,9 +65,10 @@ struct perf_case {
 	 * store loop into the destination buffers instead of a copy.
 	 */
 	bool fill;
-	std::vector<struct perf_worker_cfg> workers; /**< in key order */
-	std::string eal_args;                        /**< normalised (single spaces) */
-	bool cache_flush;                            /**< clflush the buffers before the run */
+	/** In key order. Workers naming one dmadev share it: the i-th drives vchan i. */
+	std::vector<struct perf_worker_cfg> workers;
+	std::string eal_args; /**< normalised (single spaces) */
+	bool cache_flush;     /**< clflush the buffers before the run */
 	/**
 	 * main_lcore_worker=1: a worker may be the main lcore, the placement of a plain
 	 * DPDK program; the measuring timer then runs in a control thread.

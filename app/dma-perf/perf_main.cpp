@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 	failed = run_all(cfg, &res);
 	perf_report_table(res);
 	perf_report_ratios(res);
+	perf_report_scaling(res);
 	ret = perf_report_csv(o.result.c_str(), res, rte_get_tsc_hz());
 	if (!ret)
 		printf("\nResults written to %s\n", o.result.c_str());

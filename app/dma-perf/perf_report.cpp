@@ -103,8 +103,10 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			bool cpu = e->type == PERF_TYPE_CPU;
 			bool common = false;
 
-			/* copies with copies, fills with fills, SG with the same SG */
+			/* copies with copies, fills with fills, SG with the same SG; as many
+			 * workers (perf_report_scaling() compares N workers with one) */
 			if (e->engine == subject->engine || e->op != subject->op ||
+			    e->workers != subject->workers ||
 			    (!cpu && e->on_main != subject->on_main))
 				continue;
 			for (uint32_t s : sizes)
@@ -134,6 +136,43 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			}
 			printf("\n");
 		}
+	}
+}
+
+void perf_report_scaling(const std::vector<perf_result> &res)
+{
+	std::vector<const perf_result *> engines;
+	std::vector<uint32_t> sizes;
+	int header = 0;
+
+	axes(res, &engines, &sizes);
+	for (const perf_result *n : engines) {
+		const perf_result *one = nullptr;
+
+		if (n->workers < 2)
+			continue;
+		for (const perf_result *e : engines)
+			if (!one && e->workers == 1 && e->single == n->single && e->op == n->op &&
+			    e->on_main == n->on_main)
+				one = e;
+		if (!one)
+			continue;
+		if (!header++)
+			printf("\nScaling in this run (total Mops of N workers, each its own "
+			       "vchan, "
+			       "against one worker, same buf_size):\n");
+		printf("  %s / %s (N=%u):", engine_of(*n).c_str(), engine_of(*one).c_str(),
+		       n->workers);
+		for (uint32_t s : sizes) {
+			const perf_result *a = find(res, engine_of(*n), s);
+			const perf_result *b = find(res, engine_of(*one), s);
+
+			if (!a || !b || b->mops <= 0)
+				continue;
+			printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(), a->mops / b->mops,
+			       a->mops, b->mops);
+		}
+		printf("\n");
 	}
 }
 

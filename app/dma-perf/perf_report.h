@@ -21,6 +21,13 @@ void perf_report_table(const std::vector<struct perf_result> &res);
 void perf_report_ratios(const std::vector<struct perf_result> &res);
 
 /**
+ * Print, for every engine run by N > 1 workers (one vchan each), its total Mops
+ * against the same engine run by one worker in the same placement, per buf_size.
+ * Prints nothing when the run has no such pair.
+ */
+void perf_report_scaling(const std::vector<struct perf_result> &res);
+
+/**
  * Write upstream-like CSV columns plus driver cycles/op.
  * @return 0, or a negative errno (the reason is printed).
  */

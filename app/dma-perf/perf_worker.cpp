@@ -45,15 +45,15 @@ inline int enqueue(const perf_worker *w, uint64_t b, sg_tables *sg)
 	const uint64_t off = b * w->buf_size;
 
 	if (w->fill)
-		return rte_dma_fill(w->dev_id, 0, PERF_FILL_PATTERN, w->dst_iova + off, w->buf_size,
-				    0);
+		return rte_dma_fill(w->dev_id, w->vchan, PERF_FILL_PATTERN, w->dst_iova + off,
+				    w->buf_size, 0);
 	if (likely(!w->src_sge))
-		return rte_dma_copy(w->dev_id, 0, w->src_iova + off, w->dst_iova + off, w->buf_size,
-				    0);
+		return rte_dma_copy(w->dev_id, w->vchan, w->src_iova + off, w->dst_iova + off,
+				    w->buf_size, 0);
 	split_sge(w->src_iova + off, w->buf_size, w->src_sge, sg->src.data());
 	split_sge(w->dst_iova + off, w->buf_size, w->dst_sge, sg->dst.data());
-	return rte_dma_copy_sg(w->dev_id, 0, sg->src.data(), sg->dst.data(), (uint16_t)w->src_sge,
-			       (uint16_t)w->dst_sge, 0);
+	return rte_dma_copy_sg(w->dev_id, w->vchan, sg->src.data(), sg->dst.data(),
+			       (uint16_t)w->src_sge, (uint16_t)w->dst_sge, 0);
 }
 
 /* A completion reported an error: fetch its status code and stop. */
@@ -63,7 +63,7 @@ void fail_op(perf_worker *w)
 	uint16_t last = 0;
 	char m[96];
 
-	rte_dma_completed_status(w->dev_id, 0, 1, &last, &st);
+	rte_dma_completed_status(w->dev_id, w->vchan, 1, &last, &st);
 	snprintf(m, sizeof(m), "%s: op at ring index %u failed with status %d", w->dev_name.c_str(),
 		 last, (int)st);
 	w->status = -EIO;
@@ -84,9 +84,9 @@ void drain(perf_worker *w, uint64_t enq, uint64_t done)
 	uint16_t last;
 	bool err = false;
 
-	rte_dma_submit(w->dev_id, 0);
+	rte_dma_submit(w->dev_id, w->vchan);
 	while (done < enq && !err && rte_rdtsc() < deadline)
-		done += rte_dma_completed(w->dev_id, 0, COMPLETE_BURST, &last, &err);
+		done += rte_dma_completed(w->dev_id, w->vchan, COMPLETE_BURST, &last, &err);
 	if (err) {
 		fail_op(w);
 	} else if (done < enq) {
@@ -131,8 +131,8 @@ int dma_loop(perf_worker *w)
 		/* Kick: every kick_batch enqueues, and whenever the ring is full. */
 		pending = 0;
 		t2 = rte_rdtsc();
-		rte_dma_submit(w->dev_id, 0);
-		n = rte_dma_completed(w->dev_id, 0, COMPLETE_BURST, &last, &err);
+		rte_dma_submit(w->dev_id, w->vchan);
+		n = rte_dma_completed(w->dev_id, w->vchan, COMPLETE_BURST, &last, &err);
 		t3 = rte_rdtsc();
 		if (ret >= 0 || n)
 			drv += span(t2, t3, ovh) + (ret < 0 ? span(t0, t1, ovh) : 0);

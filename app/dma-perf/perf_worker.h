@@ -21,7 +21,9 @@ struct perf_worker {
 	unsigned int lcore;     /**< lcore it runs on */
 	std::string dev_name;   /**< dmadev name (DMA) */
 	int16_t dev_id = -1;    /**< dmadev id (DMA) */
-	bool started = false;   /**< dmadev started, to be stopped */
+	uint16_t vchan = 0;     /**< its vchan: i for the i-th worker on the dmadev */
+	uint16_t nb_vchans = 1; /**< workers on the dmadev (the first one sets it up) */
+	bool started = false;   /**< dmadev started by this worker, to be stopped */
 	bool sva = false;       /**< device takes virtual addresses */
 	uint32_t buf_size;      /**< bytes per op */
 	uint32_t kick_batch;    /**< submit every this many enqueues */

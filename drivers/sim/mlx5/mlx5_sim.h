@@ -12,8 +12,8 @@
  *
  * Options of the seam's prepare step (devargs of dma_mlx5), for a device that
  * does not exist yet: sim_exec=inline|thread|service (polled: a DPDK service of
- * the PMD gives it CPU time) and sim_core=<CPU list> ("3", "2-3", "0,2-5"), the
- * CPUs of the engine thread.
+ * the PMD gives it CPU time) and sim_core=<CPU list> ("3", "2-3", "0,2-5"): one
+ * engine thread on each of these CPUs.
  *
  * All functions are thread safe and return 0 or a negative errno.
  */
@@ -106,8 +106,9 @@ struct mlx5_sim_device_attr {
 	 */
 	uint8_t reorder_unfenced;
 	/**
-	 * Thread mode: non-zero to run the engine thread on @c engine_cpus only.
-	 * Zero: on the CPUs the process could use when this library was loaded,
+	 * Thread mode: non-zero to run one engine thread pinned to each CPU of
+	 * @c engine_cpus (sim_core=; at most 64), QPs spread over them. Zero: one
+	 * engine thread, on the CPUs the process could use when this library was loaded,
 	 * which is before DPDK's EAL pins the main lcore, so the OS scheduler keeps the
 	 * engine off a busy lcore whenever the process has another CPU.
 	 */

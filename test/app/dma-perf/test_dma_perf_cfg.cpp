@@ -301,7 +301,6 @@ void test_bad_values(void)
 	expect_bad(dma_with("lcore_dma0", "lcore1@"), {"[case1]", "lcore_dma0=lcore1@"});
 	expect_bad(dma_with("lcore_dma0", "core1@dma_mlx5"), {"[case1]", "core1@dma_mlx5"});
 	expect_bad(dma_with("lcore_dma0", "lcore1@a, lcore1@b"), {"[case1]", "lcore used twice"});
-	expect_bad(dma_with("lcore_dma0", "lcore1@a, lcore2@a"), {"[case1]", "two workers"});
 	expect_bad(dma_with("lcore", "1"), {"[case1]", "lcore", "CPU_MEM_COPY"});
 	expect_bad(dma_with("dma_src_sge", "4"), {"[case1]", "dma_dst_sge", "missing"});
 	expect_bad(dma_with("dma_src_sge", "0"), {"[case1]", "dma_src_sge=0"});
@@ -359,6 +358,48 @@ void test_bad_structure(void)
 	CU_ASSERT_FALSE(err.empty());
 }
 
+/* N workers on one dmadev (N lcores, N vchans): the multi-worker case. */
+void test_workers_share_dev(void)
+{
+	perf_config cfg;
+	std::string err;
+	const std::string text = std::string(global_hdr) +
+				 "[case1]\n"
+				 "type=DMA_MEM_COPY\n"
+				 "mem_size=10\n"
+				 "buf_size=64\n"
+				 "dma_ring_size=1024\n"
+				 "kick_batch=32\n"
+				 "lcore_dma0=lcore=1,dev=dma_mlx5,dir=mem2mem\n"
+				 "lcore_dma1=lcore=2,dev=dma_mlx5,dir=mem2mem\n"
+				 "lcore_dma2=lcore=3,dev=dma_mlx5,dir=mem2mem\n"
+				 "[case2]\n"
+				 "type=DMA_MEM_COPY\n"
+				 "mem_size=10\n"
+				 "buf_size=64\n"
+				 "dma_ring_size=1024\n"
+				 "kick_batch=32\n"
+				 "lcore_dma=lcore1@a, lcore2@a\n";
+
+	CU_ASSERT_EQUAL_FATAL(load(text, &cfg, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg.cases.size(), 2);
+	CU_ASSERT_EQUAL_FATAL(cfg.cases[0].workers.size(), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(cfg.cases[0].workers[i].lcore, i + 1);
+		CU_ASSERT_STRING_EQUAL(cfg.cases[0].workers[i].dev.c_str(), "dma_mlx5");
+	}
+	CU_ASSERT_EQUAL_FATAL(cfg.cases[1].workers.size(), 2);
+	CU_ASSERT_STRING_EQUAL(cfg.cases[1].workers[1].dev.c_str(), "a");
+	/* an lcore still drives one vchan only */
+	expect_bad(dma_with("lcore_dma0", "lcore1@a, lcore1@a"), {"[case1]", "lcore used twice"});
+	/* every worker needs a buffer: mem_size is split between them */
+	expect_bad(std::string(global_hdr) + "[case1]\ntype=DMA_MEM_COPY\nmem_size=1\n"
+					     "buf_size=262144\ndma_ring_size=1024\nkick_batch=32\n"
+					     "lcore_dma0=lcore=1,dev=x\nlcore_dma1=lcore=2,dev=x\n"
+					     "lcore_dma2=lcore=3,dev=x\n",
+		   {"[case1]", "too small"});
+}
+
 } /* namespace */
 
 int main(void)
@@ -371,6 +412,7 @@ int main(void)
 		{"main lcore worker", test_main_lcore_worker},
 		{"bad values", test_bad_values},
 		{"bad structure", test_bad_structure},
+		{"workers sharing a dmadev", test_workers_share_dev},
 	};
 
 	return CUNIT_RUN_SUITE("dma_perf_cfg", tests);

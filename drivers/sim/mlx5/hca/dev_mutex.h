@@ -31,13 +31,23 @@ public:
 	}
 	bool try_lock() { return m_.try_lock(); }
 	void unlock() { m_.unlock(); }
-	/** The engine: lock once nobody else waits (a late arrival waits one pass). */
+	/**
+	 * The engine: lock once nobody else waits (a late arrival waits one pass). With
+	 * several engine threads on the mutex, one that waits counts as a caller, so the
+	 * others let it go first and cut their passes short for it (a plain mutex lets the
+	 * thread that just unlocked win again and again).
+	 */
 	void lock_engine()
 	{
 		while (waiting_.load(std::memory_order_relaxed))
 			sched_yield();
-		m_.lock();
+		if (several_.load(std::memory_order_relaxed))
+			lock();
+		else
+			m_.lock();
 	}
+	/** More than one engine thread takes this mutex from now on. */
+	void several_engines() { several_.store(true, std::memory_order_relaxed); }
 	/** Somebody waits in lock() right now. */
 	bool contended() const { return waiting_.load(std::memory_order_relaxed) != 0; }
 	/** The mutex itself, for paths without an engine thread (inline doorbells). */
@@ -46,6 +56,7 @@ public:
 private:
 	std::mutex m_;
 	std::atomic<uint32_t> waiting_{0};
+	std::atomic<bool> several_{false};
 };
 
 /** A held DevMutex. */

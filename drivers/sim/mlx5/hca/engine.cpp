@@ -2,11 +2,13 @@
 /**
  * @file
  * Execution modes. Inline: the doorbell executes on the caller's thread. Thread:
- * one engine thread per device; a doorbell only sets the QP's pending flag and
- * bumps a sequence counter (no syscall), and wakes the engine only when it sleeps.
- * The engine spins briefly when idle, then sleeps on a condition variable. A
- * DoorbellSource (doorbells that are plain stores) is polled by the engine itself:
- * before each pass, while it spins, and after a sleep it bounds.
+ * one engine thread per device, or one per CPU of sim_core, each serving its own
+ * QPs (QpObj::engine); a doorbell only sets the QP's pending flag and bumps its
+ * engine's sequence counter (no syscall), and wakes that engine only when it sleeps.
+ * An engine spins briefly when idle, then sleeps on a condition variable. A
+ * DoorbellSource (doorbells that are plain stores) is polled by engine 0 itself:
+ * before each pass, while it spins, and after a sleep it bounds; a doorbell it
+ * finds for another engine's QP wakes that one.
  * Polled: doorbells as in thread mode, and the passes run in progress() calls
  * from whatever thread the application gives the device (a DPDK service core).
  */
@@ -40,17 +42,83 @@ int HcaImpl::get_async_event(AsyncEvent *event)
 {
 	if (!event)
 		return -EINVAL;
+	/*
+	 * No lock when there is nothing: dma_mlx5 looks for events whenever a poll finds
+	 * no completion, and a caller waiting for the device mutex makes the engine give
+	 * way to it; a poller on a busy CPU then idled the engine for a time slice.
+	 */
+	if (events_.none())
+		return -EAGAIN;
 	DevLock lk(mu_);
 	return events_.pop(event) ? 0 : -EAGAIN;
 }
 
+namespace {
+
+/** Move @p e's work_seq_ and wake it if it sleeps. */
+void wake(Engine &e)
+{
+	e.work_seq_.fetch_add(1, std::memory_order_seq_cst);
+	if (e.sleeping_.load(std::memory_order_seq_cst)) {
+		std::lock_guard<std::mutex> lk(e.idle_mu_);
+		e.wake_cv_.notify_one();
+	}
+}
+
+} // namespace
+
+Engine::Engine(HcaImpl &h, unsigned index)
+	: h_(h), index_(index), mu_(h.mu_), cqt_(h.cqt_), stop_(h.stop_), waiters_(h.waiters_),
+	  idle_mu_(h.idle_mu_), done_cv_(h.done_cv_)
+{
+}
+
+bool Engine::engine_pass(bool *more)
+{
+	return h_.engine_pass(more, this);
+}
+
 void HcaImpl::kick()
 {
-	work_seq_.fetch_add(1, std::memory_order_seq_cst);
-	if (sleeping_.load(std::memory_order_seq_cst)) {
-		std::lock_guard<std::mutex> lk(idle_mu_);
-		wake_cv_.notify_one();
+	for (const std::unique_ptr<Engine> &e : engines_)
+		wake(*e);
+}
+
+void HcaImpl::kick(const QpObj *qp)
+{
+	/* engines_ is fixed after start(); qp->engine was set when the QP was created */
+	if (qp->engine < engines_.size())
+		wake(*engines_[qp->engine]);
+}
+
+void HcaImpl::pick_engine(QpObj *qp)
+{
+	size_t n = engines_.size();
+	unsigned best = 0;
+
+	qp->engine = 0;
+	if (n < 2)
+		return;
+	/* a CQ is written by one thread: its CQEs stay in the order they were produced */
+	for (const QpObj *o : qpt_.live()) {
+		if (o != qp && ((qp->scq && (o->scq == qp->scq || o->rcq == qp->scq)) ||
+				(qp->rcq && (o->scq == qp->rcq || o->rcq == qp->rcq)))) {
+			qp->engine = o->engine;
+			engines_[o->engine]->qps_++;
+			return;
+		}
 	}
+	for (unsigned i = 1; i < n; i++)
+		if (engines_[i]->qps_ < engines_[best]->qps_)
+			best = i;
+	qp->engine = (uint8_t)best;
+	engines_[best]->qps_++;
+}
+
+void HcaImpl::drop_engine(const QpObj *qp)
+{
+	if (qp->engine < engines_.size() && engines_[qp->engine]->qps_)
+		engines_[qp->engine]->qps_--;
 }
 
 void HcaImpl::responder_changed()
@@ -59,17 +127,15 @@ void HcaImpl::responder_changed()
 		/* every pass re-plans stalled sends; an engine with none need not wake (a
 		 * fabric of many hosts would otherwise wake them all at every change) */
 		for (const QpObj *qp : qpt_.live())
-			if (qp->stalled) {
-				kick();
-				break;
-			}
+			if (qp->stalled)
+				kick(qp);
 		return;
 	}
 	sq_.retry_stalled();
 	qpt_.drain_overruns();
 }
 
-/* Thread mode: mark @p flag of QP @p qpn and wake the engine; the engine does the rest. */
+/* Thread mode: mark @p flag of QP @p qpn and wake its engine; the engine does the rest. */
 static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*flag)
 {
 	QpObj *qp = h->qpt_.find(qpn);
@@ -77,7 +143,7 @@ static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*f
 	if (!qp)
 		return;
 	(qp->*flag).store(true, std::memory_order_release);
-	h->kick();
+	h->kick(qp);
 }
 
 void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
@@ -134,14 +200,19 @@ void HcaImpl::rq_notify(uint32_t qpn)
  * control calls get their turn after every pass. A lone QP with nobody waiting for
  * the mutex is not cut (no pass overhead every 128 WQEs). *more: WQEs are left.
  */
-bool HcaImpl::engine_pass(bool *more)
+bool HcaImpl::engine_pass(bool *more, Engine *e)
 {
 	bool did = false;
+	/* the RNR timer of the engine thread that runs the pass (the device's without one) */
+	bool &rnr_timed_ = e ? e->rnr_timed_ : this->rnr_timed_;
+	auto &rnr_wake_ = e ? e->rnr_wake_ : this->rnr_wake_;
 	*more = false;
 	rnr_timed_ = false;
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
 	for (size_t i = 0; i < qpt_.live().size(); i++) {
 		QpObj *qp = qpt_.live()[i];
+		if (e && qp->engine != e->index_)
+			continue; /* another engine thread's */
 		/* read before clearing: an exchange of a clear flag would still take its line
 		 * from the application core, whose next doorbell then misses on it */
 		bool db = qp->db_pending.load(std::memory_order_relaxed) &&
@@ -171,7 +242,7 @@ bool HcaImpl::engine_pass(bool *more)
 	return did || *more;
 }
 
-void HcaImpl::engine_main()
+void Engine::engine_main()
 {
 	/* with a doorbell source: the end of the last pass that did work */
 	auto last_work = std::chrono::steady_clock::now();
@@ -291,14 +362,24 @@ void HcaImpl::quiesce()
 		release_deferred(true);
 		return;
 	}
+	uint64_t target[HCA_MAX_ENGINES];
+	size_t n = engines_.size();
+
 	waiters_.fetch_add(1, std::memory_order_seq_cst);
-	kick(); /* makes the engine run (and report) one more pass */
-	uint64_t target = work_seq_.load(std::memory_order_seq_cst);
+	/* makes every engine run (and report) one more pass */
+	for (size_t i = 0; i < n; i++) {
+		wake(*engines_[i]);
+		target[i] = engines_[i]->work_seq_.load(std::memory_order_seq_cst);
+	}
 	{
 		std::unique_lock<std::mutex> lk(idle_mu_);
 		done_cv_.wait(lk, [&] {
-			return done_seq_.load(std::memory_order_seq_cst) >= target &&
-			       !has_deferred_.load(std::memory_order_seq_cst);
+			for (size_t i = 0; i < n; i++)
+				if (engines_[i]->done_seq_.load(std::memory_order_seq_cst) <
+					    target[i] ||
+				    engines_[i]->has_deferred_.load(std::memory_order_seq_cst))
+					return false;
+			return true;
 		});
 	}
 	waiters_.fetch_sub(1, std::memory_order_seq_cst);
@@ -306,31 +387,92 @@ void HcaImpl::quiesce()
 
 int HcaImpl::engine_cpus(cpu_set_t *cpus) const
 {
-	if (mode_ != ExecMode::Thread || !engine_.joinable() || !cpus)
+	if (mode_ != ExecMode::Thread || engines_.empty() || !cpus)
 		return -ENOTSUP;
-	/* the thread's own mask: what the kernel enforces, not what was asked */
-	std::thread &t = const_cast<std::thread &>(engine_);
-	return -pthread_getaffinity_np(t.native_handle(), sizeof(*cpus), cpus);
+	CPU_ZERO(cpus);
+	for (const std::unique_ptr<Engine> &e : engines_) {
+		cpu_set_t one;
+		/* the thread's own mask: what the kernel enforces, not what was asked */
+		std::thread &t = e->thread_;
+		int ret = pthread_getaffinity_np(t.native_handle(), sizeof(one), &one);
+		if (ret)
+			return -ret;
+		CPU_OR(cpus, cpus, &one);
+	}
+	return (int)engines_.size();
 }
 
-int HcaImpl::start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells)
+void HcaImpl::stop_engines()
 {
-	std::string thread_name = name_.substr(0, 8) + "-engine"; /* 15 chars at most */
-	int ret;
+	stop_.store(true, std::memory_order_seq_cst);
+	for (const std::unique_ptr<Engine> &e : engines_) {
+		{
+			std::lock_guard<std::mutex> lk(idle_mu_);
+			e->wake_cv_.notify_one();
+		}
+		if (e->thread_.joinable())
+			e->thread_.join();
+	}
+}
+
+int HcaImpl::start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells, bool per_cpu)
+{
+	int cpu[HCA_MAX_ENGINES];
+	unsigned n = 0;
 
 	if (mode_ != ExecMode::Thread)
 		return 0;
-	doorbells_ = doorbells; /* before the thread: it reads it unlocked */
+	if (per_cpu && engine_cpus) {
+		for (int c = 0; c < CPU_SETSIZE; c++) {
+			if (!CPU_ISSET(c, engine_cpus))
+				continue;
+			if (n == HCA_MAX_ENGINES)
+				return -E2BIG;
+			cpu[n++] = c;
+		}
+		if (n == 0)
+			return -EINVAL;
+	} else {
+		n = 1;
+		cpu[0] = -1;
+	}
+	/* every Engine before any thread: kick() and the threads read engines_ unlocked */
 	try {
-		engine_ = std::thread([this] { engine_main(); });
+		for (unsigned i = 0; i < n; i++)
+			engines_.emplace_back(new Engine(*this, i));
 	} catch (...) {
+		engines_.clear();
 		return -ENOMEM;
 	}
-	pthread_setname_np(engine_.native_handle(), thread_name.c_str());
-	if (engine_cpus == nullptr)
-		return 0;
-	ret = pthread_setaffinity_np(engine_.native_handle(), sizeof(*engine_cpus), engine_cpus);
-	return -ret; /* -EINVAL: no usable CPU in the set; the destructor joins */
+	engines_[0]->doorbells_ = doorbells;
+	if (n > 1)
+		mu_.several_engines();
+	for (unsigned i = 0; i < n; i++) {
+		Engine &e = *engines_[i];
+		/* "sim1-engine" (one) or "sim1-eng3" (several): 15 characters at most */
+		std::string thread_name = name_.substr(0, 8) +
+					  (n == 1 ? "-engine" : "-eng" + std::to_string(i));
+		cpu_set_t one;
+		int ret;
+
+		try {
+			e.thread_ = std::thread([&e] { e.engine_main(); });
+		} catch (...) {
+			return -ENOMEM; /* the destructor joins the ones started */
+		}
+		pthread_setname_np(e.thread_.native_handle(), thread_name.c_str());
+		if (cpu[i] < 0 && engine_cpus == nullptr)
+			continue;
+		if (cpu[i] >= 0) {
+			CPU_ZERO(&one);
+			CPU_SET(cpu[i], &one);
+		}
+		ret = pthread_setaffinity_np(e.thread_.native_handle(), sizeof(one),
+					     cpu[i] >= 0 ? &one : engine_cpus);
+		if (ret)
+			return -ret; /* -EINVAL: no usable CPU in the set; the destructor joins */
+	}
+	return 0;
 }
 
 } // namespace mlx5sim

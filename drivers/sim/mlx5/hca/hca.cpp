@@ -85,20 +85,14 @@ HcaImpl::HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode)
 
 HcaImpl::~HcaImpl()
 {
-	if (engine_.joinable()) {
-		stop_.store(true, std::memory_order_seq_cst);
-		{
-			std::lock_guard<std::mutex> lk(idle_mu_);
-			wake_cv_.notify_one();
-		}
-		engine_.join();
-	}
+	stop_engines();
 	port_.leave();
 	release_name(name_);
 }
 
 std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, ExecMode mode,
-				 const cpu_set_t *engine_cpus, DoorbellSource *doorbells)
+				 const cpu_set_t *engine_cpus, DoorbellSource *doorbells,
+				 bool engine_per_cpu)
 {
 	if (name.empty() || !caps_valid(caps))
 		return nullptr;
@@ -125,7 +119,7 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 		return nullptr;
 	}
 	h->port_.xport_fd = xfd; /* the destructor closes it */
-	if (h->port_.join() != 0 || h->start(engine_cpus, doorbells) != 0)
+	if (h->port_.join() != 0 || h->start(engine_cpus, doorbells, engine_per_cpu) != 0)
 		return nullptr; /* the destructor leaves the fabric, releases the name */
 	return h;
 }
@@ -242,12 +236,22 @@ int HcaImpl::query_srq(uint32_t srqn, uint32_t *limit)
 
 int HcaImpl::create_qp(const QpConfig &cfg, uint32_t *qpn)
 {
-	return create_in(mu_, qpt_, cfg, qpn);
+	int rc = qpt_.check(cfg, qpn);
+	if (rc)
+		return rc;
+	DevLock lk(mu_);
+	rc = qpt_.create(cfg, qpn);
+	if (rc == 0)
+		pick_engine(qpt_.find(*qpn)); /* before anybody knows its number */
+	return rc;
 }
 
 int HcaImpl::destroy_qp(uint32_t qpn)
 {
 	DevLock lk(mu_);
+	QpObj *qp = qpt_.find(qpn);
+	if (qp)
+		drop_engine(qp);
 	int rc = qpt_.destroy(qpn);
 	if (rc == 0)
 		port_.responders_changed_everywhere(); /* stalled on it: RETRY_EXC now */
@@ -284,7 +288,7 @@ int HcaImpl::modify_qp(uint32_t qpn, const struct ibv_qp_attr &attr, int attr_ma
 			qpt_.drain_overruns();
 		} else {
 			qp->db_pending.store(true, std::memory_order_release);
-			kick();
+			kick(qp);
 		}
 	}
 	return 0;

@@ -227,6 +227,7 @@ struct QpInfo {
 	uint32_t access_flags;
 	bool drain_sigerr; /**< qpc.drain_sigerr */
 	uint32_t qkey;     /**< UD: the Q_Key */
+	uint8_t engine;    /**< thread mode: the engine thread that executes it (0..n-1) */
 };
 
 /** An affiliated or unaffiliated asynchronous event, by object number. */
@@ -266,6 +267,9 @@ public:
 	virtual std::chrono::nanoseconds idle(std::chrono::nanoseconds quiet) = 0;
 };
 
+/** Most engine threads of one instance (Hca::create's engine_per_cpu). */
+constexpr unsigned HCA_MAX_ENGINES = 64;
+
 /**
  * One software HCA instance. Thread safety: commands may be issued from any thread;
  * the data path of one QP (doorbells, ring memory) belongs to one thread at a time,
@@ -278,12 +282,15 @@ public:
 	/**
 	 * Create an instance; @p name must be unique ("sim0", ...). Thread mode: the
 	 * engine thread may run on @p engine_cpus only (NULL: wherever the creating
-	 * thread may run); it also polls @p doorbells when given (which must outlive the
-	 * instance; ignored in the other modes).
+	 * thread may run); with @p engine_per_cpu there is one engine thread pinned to
+	 * each CPU of @p engine_cpus (at most HCA_MAX_ENGINES), and each QP belongs to
+	 * one of them. The (first) engine thread also polls @p doorbells when given
+	 * (which must outlive the instance; ignored in the other modes).
 	 */
 	static std::shared_ptr<Hca> create(const std::string &name, const HcaCaps &caps,
 					   ExecMode mode, const cpu_set_t *engine_cpus = nullptr,
-					   DoorbellSource *doorbells = nullptr);
+					   DoorbellSource *doorbells = nullptr,
+					   bool engine_per_cpu = false);
 
 	virtual const std::string &name() const = 0;
 	virtual const HcaCaps &caps() const = 0;
@@ -440,8 +447,8 @@ public:
 	virtual int progress() = 0;
 
 	/**
-	 * Thread mode: the CPUs the engine thread may run on, and 1 (the number of
-	 * engine threads). @return -ENOTSUP in the other modes.
+	 * Thread mode: the CPUs the engine threads may run on (their masks' union).
+	 * @return the number of engine threads, or -ENOTSUP in the other modes.
 	 */
 	virtual int engine_cpus(cpu_set_t *cpus) const = 0;
 

@@ -14,8 +14,13 @@
  *
  * Locking: one device mutex (HcaImpl::mu_, dev_mutex.h) guards every object
  * except the atomics, which the doorbell path touches without the lock. Callers
- * of the device take it before the engine thread (DevMutex), and an engine pass
+ * of the device take it before the engine threads (DevMutex), and an engine pass
  * does bounded work per QP, so a control call waits for at most one pass.
+ *
+ * Engine threads (thread mode): one, or one per CPU of sim_core. Each QP belongs to
+ * one of them (QpObj::engine, fixed at CREATE_QP): only that thread executes it, so
+ * its WQEs and CQEs stay in order. QPs that share a CQ belong to the same thread
+ * (engine.cpp, pick_engine()), so each CQ is written by one thread.
  */
 #ifndef MLX5_SIM_HCA_IMPL_H
 #define MLX5_SIM_HCA_IMPL_H
@@ -28,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "cq_table.h"
 #include "dev_mutex.h"
@@ -47,12 +53,57 @@
 
 namespace mlx5sim {
 
+class HcaImpl;
+
+/**
+ * One engine thread (thread mode) and its own words. Its loop (engine.cpp) reaches
+ * the device through the references below, which bear the device's member names.
+ */
+struct Engine {
+	Engine(HcaImpl &h, unsigned index);
+	Engine(const Engine &) = delete;
+	Engine &operator=(const Engine &) = delete;
+	/** The thread's loop. */
+	void engine_main();
+	/** HcaImpl::engine_pass() over this thread's QPs. */
+	bool engine_pass(bool *more);
+
+	HcaImpl &h_;
+	const unsigned index_;
+	DevMutex &mu_;
+	CqTable &cqt_;
+	std::atomic<bool> &stop_;
+	std::atomic<uint32_t> &waiters_;
+	std::mutex &idle_mu_;
+	std::condition_variable &done_cv_;
+	/** The device's DoorbellSource, polled by engine 0 only (its state is one poller's). */
+	DoorbellSource *doorbells_ = nullptr;
+	/** Earliest RNR retry of a stalled send of its QPs (engine_pass) */
+	bool rnr_timed_ = false;
+	std::chrono::steady_clock::time_point rnr_wake_;
+	unsigned qps_ = 0; /**< QPs it serves (under mu_) */
+
+	/* written by this thread */
+	alignas(64) std::atomic<uint64_t> done_seq_{0}; /**< work_seq_ covered by a pass */
+	std::atomic<bool> has_deferred_{false};         /**< CQEs held back after the last pass */
+	/* written by every doorbell / notify of its QPs */
+	alignas(64) std::atomic<uint64_t> work_seq_{0};
+	/* rarely written */
+	alignas(64) std::atomic<bool> sleeping_{false};
+	std::condition_variable wake_cv_; /**< it sleeps here (under idle_mu_) */
+	std::thread thread_;
+};
+
 /** The device. */
 class HcaImpl final : public Hca, public Host {
 public:
 	HcaImpl(const std::string &name, const HcaCaps &caps, ExecMode mode);
 	~HcaImpl() override;
-	int start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells);
+	/**
+	 * Thread mode: start the engine threads: one on @p engine_cpus (NULL: anywhere),
+	 * or with @p per_cpu one pinned to each CPU of it. Engine 0 polls @p doorbells.
+	 */
+	int start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells, bool per_cpu);
 
 	const std::string &name() const override { return name_; }
 	const HcaCaps &caps() const override { return caps_; }
@@ -95,15 +146,26 @@ public:
 
 	/* ---- engine.cpp ---- */
 	void responder_changed() override;
-	/** Tell a possibly sleeping engine that work_seq_ moved (no lock needed). */
+	/** Wake every engine thread for a pass (no lock needed). */
 	void kick();
+	/** Wake the engine thread of @p qp for a pass (no lock needed). */
+	void kick(const QpObj *qp);
+	/**
+	 * CREATE_QP (under mu_): the engine thread of new QP @p qp. The thread of a QP
+	 * that shares one of its CQs, else the one with the fewest QPs.
+	 */
+	void pick_engine(QpObj *qp);
+	/** DESTROY_QP (under mu_, before the QP is freed): its thread serves one less. */
+	void drop_engine(const QpObj *qp);
+	/** One pass over the QPs of engine @p e (all QPs: NULL); *more: WQEs are left. */
+	bool engine_pass(bool *more, Engine *e = nullptr);
 
 private:
 	/* engine.cpp */
-	void engine_main();
-	bool engine_pass(bool *more);
 	int progress() override;
 	int engine_cpus(cpu_set_t *cpus) const override;
+	/** Stop and join the engine threads (the destructor). */
+	void stop_engines();
 	/** Write CQEs held back by DelayCompletions that are due (all if @p all). */
 	void release_deferred(bool all)
 	{
@@ -133,7 +195,7 @@ public:
 	SigEngine sig_;        /**< SET_PSV, signature errors */
 	WqePlanner planner_;   /**< the general path's planner */
 	SqEngine sq_;          /**< QP/SQ execution */
-	/** Earliest RNR retry of a stalled send with limited retries (engine_pass) */
+	/** Earliest RNR retry of a stalled send (engine_pass() without an Engine) */
 	bool rnr_timed_ = false;
 	std::chrono::steady_clock::time_point rnr_wake_;
 
@@ -141,25 +203,20 @@ public:
 	 * Atomics, grouped by writer on separate cache lines: in thread mode the
 	 * application core rings doorbells while the engine core runs passes, and
 	 * a shared line would bounce between them on every doorbell and pass.
-	 * Statistics are relaxed: stats() may run on any thread.
+	 * Statistics are relaxed: stats() may run on any thread. Each engine thread
+	 * has its own wake-up and progress words (Engine).
 	 */
-	/* written by the engine (thread mode) or the doorbell caller (inline) */
+	/* written by the engines (thread mode) or the doorbell caller (inline) */
 	alignas(64) DevStats st_;
-	std::atomic<uint64_t> done_seq_{0};     /**< work_seq_ covered by a finished pass */
-	std::atomic<bool> has_deferred_{false}; /**< CQEs held back after the last pass */
 	/* written by every doorbell / notify */
 	alignas(64) std::atomic<uint64_t> st_doorbells_{0};
-	std::atomic<uint64_t> work_seq_{0}; /**< bumped by every doorbell / notify */
 	/* rarely written */
 	alignas(64) std::atomic<bool> stop_{false};
-	std::atomic<bool> sleeping_{false};
 	std::atomic<uint32_t> waiters_{0};
 
-	/* thread mode */
-	DoorbellSource *doorbells_ = nullptr; /**< polled by the engine; set before it starts */
-	std::thread engine_;
-	std::mutex idle_mu_;
-	std::condition_variable wake_cv_; /**< engine sleeps here */
+	/* thread mode: the engine threads, fixed once start() returns */
+	std::vector<std::unique_ptr<Engine>> engines_;
+	std::mutex idle_mu_;              /**< engines sleep and quiesce() waits under it */
 	std::condition_variable done_cv_; /**< quiesce() waits here */
 };
 

@@ -110,6 +110,8 @@ struct QpObj {
 	 * process starts (0: a message's first); a chunk that is not it is dropped */
 	uint64_t uc_next_off;
 	FastMemo fast{}; /**< the MMO fast path's checks, kept from WQE to WQE */
+	/** Thread mode: the engine thread that executes it (HcaImpl::pick_engine()) */
+	uint8_t engine;
 	/*
 	 * Doorbell path, no lock: the only fields the application's doorbell writes, on
 	 * a line of their own, so that the engine's writes of the fields above
@@ -147,6 +149,7 @@ public:
 	void push(enum ibv_event_type type, uint32_t qpn, uint32_t cqn, uint32_t srqn = 0)
 	{
 		q_.push_back(AsyncEvent{type, qpn, cqn, srqn});
+		n_.store((uint32_t)q_.size(), std::memory_order_release);
 	}
 	/** The oldest event into *ev; false when there is none. */
 	bool pop(AsyncEvent *ev)
@@ -155,11 +158,18 @@ public:
 			return false;
 		*ev = q_.front();
 		q_.pop_front();
+		n_.store((uint32_t)q_.size(), std::memory_order_release);
 		return true;
 	}
+	/**
+	 * Without the device lock: no event is queued (one pushed meanwhile is found
+	 * by the next look). Drivers poll for events from their data path when idle.
+	 */
+	bool none() const { return n_.load(std::memory_order_acquire) == 0; }
 
 private:
 	std::deque<AsyncEvent> q_;
+	std::atomic<uint32_t> n_{0}; /**< q_.size(), written under the device lock */
 };
 
 } // namespace mlx5sim

@@ -506,7 +506,8 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 	w->dev = dev; /* before the engine thread starts: it reads it unlocked */
 	try {
 		/* thread mode: the engine reads the doorbell records itself */
-		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr, w);
+		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr, w,
+				       cpus_set);
 	} catch (...) {
 		dev->hca = nullptr;
 	}

@@ -102,10 +102,14 @@ int sim_progress_info(struct ibv_context *context, struct mlx5_glue_progress_inf
 	case ExecMode::Polled:
 		info->mode = MLX5_GLUE_PROGRESS_POLLED;
 		return 0;
-	case ExecMode::Thread:
+	case ExecMode::Thread: {
+		int n = hca->engine_cpus(&info->cpus);
+		if (n < 0)
+			return n;
 		info->mode = MLX5_GLUE_PROGRESS_THREADS;
-		info->threads = 1;
-		return hca->engine_cpus(&info->cpus);
+		info->threads = (unsigned int)n;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }

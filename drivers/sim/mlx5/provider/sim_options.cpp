@@ -30,7 +30,10 @@ bool sim_fabric_name_ok(const char *s, size_t cap)
 
 namespace {
 
-/* "3", "2-3", "0,2-5": every CPU must exist. On error @p why names the bad part. */
+/*
+ * "3", "2-3", "0,2-5": every CPU must exist, and one engine thread per CPU makes at
+ * most HCA_MAX_ENGINES. On error @p why names the value.
+ */
 int parse_cpu_list(const char *s, cpu_set_t *cpus, char *why, size_t why_len)
 {
 	long n_cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -52,7 +55,9 @@ int parse_cpu_list(const char *s, cpu_set_t *cpus, char *why, size_t why_len)
 				goto bad;
 			hi = strtoul(end + 1, &end, 10);
 		}
-		if (hi < lo || hi >= (unsigned long)n_cpus) {
+		if (hi < lo)
+			goto bad;
+		if (hi >= (unsigned long)n_cpus) {
 			snprintf(why, why_len, "sim_core '%s': CPU %lu does not exist (0-%ld)", s,
 				 hi, n_cpus - 1);
 			return -EINVAL;
@@ -65,6 +70,12 @@ int parse_cpu_list(const char *s, cpu_set_t *cpus, char *why, size_t why_len)
 			p = end;
 		else
 			goto bad;
+	}
+	if (CPU_COUNT(cpus) > (int)HCA_MAX_ENGINES) {
+		snprintf(why, why_len,
+			 "sim_core '%s': %d CPUs, at most %u (one engine thread per CPU)", s,
+			 CPU_COUNT(cpus), HCA_MAX_ENGINES);
+		return -EINVAL;
 	}
 	if (CPU_COUNT(cpus) > 0)
 		return 0;

@@ -102,7 +102,8 @@ int add_locked(Registry &r, const char *name, uint32_t number,
 		cpus = attr.engine_cpus;
 	else
 		mlx5_sim_default_engine_cpus(&cpus);
-	dev->hca = Hca::create(name, caps, mode, &cpus);
+	/* sim_core: one engine thread per CPU named; the default set: one thread */
+	dev->hca = Hca::create(name, caps, mode, &cpus, nullptr, attr.engine_cpus_set != 0);
 	if (!dev->hca)
 		return -ENOMEM;
 	return insert_locked(r, name, number, dev);
