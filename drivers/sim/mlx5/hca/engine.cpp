@@ -178,6 +178,10 @@ void HcaImpl::rq_notify(uint32_t qpn)
 {
 	if (mode_ != ExecMode::Inline) {
 		post_to_engine(this, qpn, &QpObj::rq_pending);
+		/* a send of this device waiting for it (RNR) may be another engine's: its
+		 * passes re-plan stalled sends, so wake them all (srq_notify() does too) */
+		if (engines_.size() > 1)
+			kick();
 		if (caps_.fabric) { /* a sender on another host may wait for it */
 			DevLock lk(mu_);
 			port_.responders_changed_everywhere();

@@ -454,6 +454,47 @@ static void test_doorbell_source_several(void)
 }
 
 /*
+ * A SEND waiting for a receive WQE (RNR, retried for ever: no timer) on one engine,
+ * its responder on another: the receive posted there wakes the engine of the
+ * waiting send too (one engine thread re-planned every stalled send at each pass).
+ */
+static void test_rnr_wait_other_engine(void)
+{
+	cpu_set_t cpus;
+	if (!usable_cpus(&cpus, 2)) {
+		printf("(one CPU: skipped) ");
+		return;
+	}
+	MultiEnv e("hcaeng-rnr", cpus);
+	TestCq acq(e.h(), 64), bcq(e.h(), 64), brcq(e.h(), 64);
+	TestQp a(e.h(), e.pdn, acq.cqn, acq.cqn, 8, 16, 6, 0x11);
+	TestQp b(e.h(), e.pdn, bcq.cqn, brcq.cqn, 8, 16, 6, 0x22);
+	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(e.h(), a.qpn), engine_of(e.h(), b.qpn));
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), a.qpn, b.qpn, kAllAccess, 7), 0);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), b.qpn, a.qpn, kAllAccess), 0);
+	Buf dst(64);
+	uint32_t dk = reg(e.h(), e.pdn, dst.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	Wqe w(a, MLX5_OPCODE_SEND);
+	w.inl("abc", 3);
+	w.post(a);
+	a.ring(e.h());
+	e.h().quiesce(); /* A has tried: it waits for a receive WQE */
+	CU_ASSERT_EQUAL(acq.drain(), 0);
+	b.post_recv(e.h(), {dseg(64, dk, dst.p())});
+	struct mlx5_cqe64 c = {};
+	bool got = false;
+	for (int i = 0; i < 4000 && !got; i++) {
+		got = acq.poll(&c);
+		if (!got)
+			usleep(250);
+	}
+	CU_ASSERT_TRUE(got);
+	CU_ASSERT_EQUAL(cqe_opcode(c), MLX5_CQE_REQ);
+	CU_ASSERT_EQUAL(memcmp(dst.p(), "abc", 3), 0);
+	e.h().quiesce();
+}
+
+/*
  * get_async_event() with no event queued does not wait for the device mutex: the
  * PMD asks whenever a poll finds no completion, and a caller waiting for the mutex
  * makes the engine give way; a poller that a busy CPU kept from running then left
@@ -497,6 +538,7 @@ int main(void)
 		{"QPs destroyed while another engine streams", test_destroy_while_running},
 		{"a DoorbellSource polled by engine 0 only", test_doorbell_source_several},
 		{"no event: get_async_event takes no lock", test_event_poll_lock_free},
+		{"a receive wakes the engine of a send waiting for it", test_rnr_wait_other_engine},
 	};
 	return CUNIT_RUN_SUITE("several engine threads", t);
 }
