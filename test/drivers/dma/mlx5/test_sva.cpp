@@ -200,6 +200,53 @@ void test_sva_bad_address_recovers(void)
 	}
 }
 
+/*
+ * sva=1 names every address with one key, but grants only what the process may do:
+ * a destination that is mapped read-only (wholly, or from its middle on) and a
+ * source with no access at all end as the device's error status, and not a byte
+ * of the read-only page changes; the writable half of a straddling op is not
+ * required to stay unwritten, the read-only half is.
+ */
+void test_sva_read_only_dst(void)
+{
+	T_FOREACH_MODE (m) {
+		int id = t_open("dma_mlx5_svaro", t_args(m, "sva=1"), 1, 64);
+		uint8_t *map = (uint8_t *)mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t_bufs b(4096);
+		enum rte_dma_status_code st[4];
+		uint16_t last;
+
+		CU_ASSERT_TRUE_FATAL(id >= 0 && map != MAP_FAILED && b.ok());
+		t_fill(b.src, 4096, 17);
+		memset(map, 0x11, 3 * 4096);
+		/* page 1 read-only, page 2 no access */
+		CU_ASSERT_EQUAL_FATAL(mprotect(map + 4096, 4096, PROT_READ), 0);
+		CU_ASSERT_EQUAL_FATAL(mprotect(map + 8192, 4096, PROT_NONE), 0);
+		rte_iova_t ro = t_iova(map + 4096);
+
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), ro + 128, 256, 0), 0);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(map + 4096 - 64), 128, 0),
+				1);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(map + 8192), t_iova(b.dst), 64, 0), 2);
+		CU_ASSERT_EQUAL(rte_dma_copy(id, 0, t_iova(b.src), t_iova(b.dst), 64,
+					     RTE_DMA_OP_FLAG_SUBMIT),
+				3);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, 4, st, &last), 4);
+		CU_ASSERT_EQUAL(st[0], RTE_DMA_STATUS_INVALID_ADDR);
+		CU_ASSERT_EQUAL(st[1], RTE_DMA_STATUS_INVALID_ADDR);
+		CU_ASSERT_EQUAL(st[2], RTE_DMA_STATUS_INVALID_ADDR);
+		CU_ASSERT_EQUAL(st[3], RTE_DMA_STATUS_SUCCESSFUL);
+		bool ro_intact = true;
+		for (int i = 0; i < 4096; i++)
+			ro_intact &= map[4096 + i] == 0x11;
+		CU_ASSERT_TRUE(ro_intact);
+		CU_ASSERT_EQUAL(memcmp(b.dst, b.src, 64), 0);
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_svaro"), 0);
+		munmap(map, 3 * 4096);
+	}
+}
+
 /* What probe logged for @p args, at INFO for the driver. */
 bool probe_log_has(const char *args, const char *what)
 {
@@ -254,6 +301,7 @@ const struct cunit_test tests[] = {
 	{"sva_whole_key_copies", test_sva_whole_key_copies},
 	{"sva_bad_address_recovers", test_sva_bad_address_recovers},
 	{"sva_probe_names_path", test_sva_probe_names_path},
+	{"sva_read_only_dst", test_sva_read_only_dst},
 };
 
 } // namespace
