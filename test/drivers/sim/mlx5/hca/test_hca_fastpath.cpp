@@ -12,6 +12,8 @@
  * What the fast path remembers on a QP from one doorbell to the next holds only
  * while the MR table is unchanged: dereg, rereg and bounds between and inside bursts.
  */
+#include <unistd.h>
+
 #include "cunit_run.h"
 #include "hca_impl.h"
 #include "hca_test_util.h"
@@ -708,6 +710,30 @@ static void test_move_pinned(void)
 	}
 }
 
+/*
+ * Thread mode: the application shrinks the destination MR (rereg) while the engine
+ * streams repeats into its upper half. Once rereg_mr() has returned, the engine
+ * writes no byte there any more, whatever it remembered from the WQEs before.
+ */
+static void test_memo_rereg_racing(void)
+{
+	for (int round = 0; round < 100; round++) {
+		Repeat r(ExecMode::Thread);
+		CU_ASSERT_EQUAL(cqe_opcode(r.burst(2048, 2)), MLX5_CQE_REQ);
+		for (unsigned i = 0; i < 48; i++)
+			r.copy(2048 + 64 * (i % 32), i == 47);
+		r.q.ring(r.e.h());
+		if (round % 4)
+			usleep((useconds_t)(round % 7) * 3);
+		CU_ASSERT_EQUAL(r.e.h().rereg_mr(r.dkey, r.e.pdn, (uintptr_t)r.dst.p(), 2048,
+						 IBV_ACCESS_LOCAL_WRITE),
+				0);
+		memset(r.dst.p() + 2048, 0, 2048);
+		r.e.h().quiesce();
+		CU_ASSERT_TRUE_FATAL(r.untouched(2048, 2048));
+	}
+}
+
 int main(void)
 {
 	static const struct cunit_test eq[] = {
@@ -728,6 +754,7 @@ int main(void)
 		{"an unrelated MR changes: repeats stay fast", test_memo_other_mr},
 		{"out of bounds mid-burst: earlier WQEs land", test_memo_bounds_mid_burst},
 		{"move_pinned == memmove, every length and overlap", test_move_pinned},
+		{"thread: rereg racing the engine's repeats", test_memo_rereg_racing},
 	};
 	static const struct cunit_suite suites[] = {
 		CUNIT_SUITE("mmo fast path equivalence", eq),
