@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <rte_malloc.h>
 #include <rte_memory.h>
@@ -394,6 +395,50 @@ void test_unknown_syndrome(void)
 	}
 }
 
+/*
+ * completed() that stops short of a failed op it has not reached yet (nb_cpls below
+ * what the CQ holds): the CQEs it consumed up to that op free their SQ slots, so
+ * they must be handed back to the device too. Then a full ring of one-op bursts
+ * behind them: every op is reported, nothing overruns the CQ.
+ */
+void test_cq_handed_back_before_error(void)
+{
+	T_FOREACH_MODE (m) {
+		t_bufs b(256 * 64);
+		uint8_t *heap = (uint8_t *)malloc(64);
+		int id = t_open("dma_mlx5_cqhb", t_args(m, NULL), 1, 64);
+		enum rte_dma_status_code st[256];
+		uint16_t last = 0;
+		bool err = false;
+		int k = 0;
+
+		CU_ASSERT_TRUE_FATAL(id >= 0 && b.src && b.dst && heap);
+		t_fill(b.src, 256 * 64, 23);
+		for (int i = 0; i < 10; i++) {
+			rte_iova_t s = t_iova(i == 5 ? heap : b.src + i * 64);
+
+			CU_ASSERT_EQUAL(rte_dma_copy(id, 0, s, t_iova(b.dst + i * 64), 64,
+						     RTE_DMA_OP_FLAG_SUBMIT),
+					i);
+		}
+		usleep(50 * 1000); /* thread mode: the device has written every CQE */
+		CU_ASSERT_EQUAL(rte_dma_completed(id, 0, 3, &last, &err), 3);
+		CU_ASSERT_FALSE(err);
+		while (k < 200 &&
+		       rte_dma_copy(id, 0, t_iova(b.src + (10 + k) * 64),
+				    t_iova(b.dst + (10 + k) * 64), 64, RTE_DMA_OP_FLAG_SUBMIT) >= 0)
+			k++;
+		CU_ASSERT_TRUE(k > 0);
+		CU_ASSERT_EQUAL(t_wait_status(id, 0, (uint16_t)(7 + k), st, &last), 7 + k);
+		CU_ASSERT_EQUAL(last, (uint16_t)(9 + k));
+		for (int i = 0; i < 7 + k; i++)
+			CU_ASSERT_EQUAL(st[i], i == 2 ? RTE_DMA_STATUS_INVALID_SRC_ADDR
+						      : RTE_DMA_STATUS_SUCCESSFUL);
+		CU_ASSERT_EQUAL(t_close("dma_mlx5_cqhb"), 0);
+		free(heap);
+	}
+}
+
 const struct cunit_test tests[] = {
 	{"unregistered_addr", test_unregistered_addr},
 	{"extmem_map_unmap", test_extmem},
@@ -401,6 +446,7 @@ const struct cunit_test tests[] = {
 	{"op_flags", test_flags},
 	{"injected_faults", test_injected_faults},
 	{"unknown_syndrome", test_unknown_syndrome},
+	{"cq_handed_back_before_error", test_cq_handed_back_before_error},
 };
 
 } // namespace
