@@ -99,7 +99,8 @@ void HcaImpl::pick_engine(QpObj *qp)
 	qp->engine = 0;
 	if (n < 2)
 		return;
-	/* a CQ is written by one thread: its CQEs stay in the order they were produced */
+	/* with the thread of a QP sharing a CQ: a CQ's writers are one thread where the
+	 * CQ groups allow it (not when this QP bridges two: hca_impl.h, "Engine threads") */
 	for (const QpObj *o : qpt_.live()) {
 		if (o != qp && ((qp->scq && (o->scq == qp->scq || o->rcq == qp->scq)) ||
 				(qp->rcq && (o->scq == qp->rcq || o->rcq == qp->rcq)))) {

@@ -19,8 +19,12 @@
  *
  * Engine threads (thread mode): one, or one per CPU of sim_core. Each QP belongs to
  * one of them (QpObj::engine, fixed at CREATE_QP): only that thread executes it, so
- * its WQEs and CQEs stay in order. QPs that share a CQ belong to the same thread
- * (engine.cpp, pick_engine()), so each CQ is written by one thread.
+ * its WQEs and CQEs stay in order. A QP that shares a CQ with an existing QP joins
+ * that QP's thread (engine.cpp, pick_engine()), so a CQ usually has one writer; a QP
+ * whose send and receive CQs are already served by two threads joins the first, and
+ * then a CQ has writers on two threads. That is safe only because every engine pass
+ * holds the device mutex (CQ writes are serialized, each QP keeps its own order):
+ * running passes outside it needs the groups merged first.
  */
 #ifndef MLX5_SIM_HCA_IMPL_H
 #define MLX5_SIM_HCA_IMPL_H
