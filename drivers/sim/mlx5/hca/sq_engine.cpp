@@ -78,32 +78,13 @@ namespace {
 
 /**
  * exec_plan() of a plan_fast_mmo() plan: one span to one span of the same length,
- * pinned memory, no atomic. The usual 64-byte copy is inlined (the compiler loads
- * all 64 bytes before storing any, so it is a memmove).
+ * pinned memory, no atomic (move_span(), wqe_exec.h).
  */
 inline uint64_t exec_fast(const FastPlan *fp)
 {
-	uint8_t *d = fp->dst;
-	const uint8_t *s = fp->src;
 	uint64_t n = fp->len;
-	/* a copy onto itself changes nothing: no page is touched for it */
-	if (__builtin_expect(d != s, 1)) {
-		if (n == 64) {
-			/* all 64 bytes loaded before any is stored (a memmove), inline */
-			typedef uint64_t u64x2 __attribute__((vector_size(16)));
-			u64x2 a, b, c, e;
-			memcpy(&a, s, 16);
-			memcpy(&b, s + 16, 16);
-			memcpy(&c, s + 32, 16);
-			memcpy(&e, s + 48, 16);
-			memcpy(d, &a, 16);
-			memcpy(d + 16, &b, 16);
-			memcpy(d + 32, &c, 16);
-			memcpy(d + 48, &e, 16);
-		} else {
-			memmove(d, s, n);
-		}
-	}
+
+	move_span(fp->dst, fp->src, n);
 	return n;
 }
 

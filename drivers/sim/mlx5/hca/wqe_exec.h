@@ -65,6 +65,32 @@ static inline void move_pinned(uint8_t *d, const uint8_t *s, uint64_t n)
 	memmove(d, s, n);
 }
 
+/**
+ * The move of a checked WQE: one span to one span of the same length, pinned
+ * memory. The usual 64-byte copy is inlined (the compiler loads all 64 bytes before
+ * storing any, so it is a memmove); anything else is one move_pinned() of the whole span.
+ */
+static inline void move_span(uint8_t *d, const uint8_t *s, uint64_t n)
+{
+	/* a copy onto itself changes nothing: no page is touched for it */
+	if (__builtin_expect(d == s, 0))
+		return;
+	if (n == 64) {
+		typedef uint64_t u64x2 __attribute__((vector_size(16)));
+		u64x2 a, b, c, e;
+		memcpy(&a, s, 16);
+		memcpy(&b, s + 16, 16);
+		memcpy(&c, s + 32, 16);
+		memcpy(&e, s + 48, 16);
+		memcpy(d, &a, 16);
+		memcpy(d + 16, &b, 16);
+		memcpy(d + 32, &c, 16);
+		memcpy(d + 48, &e, 16);
+	} else {
+		move_pinned(d, s, n);
+	}
+}
+
 /** exec_plan() of atomics, gather/scatter lists and on-demand spans (wqe_exec.cpp). */
 uint64_t exec_general(Plan *pl);
 

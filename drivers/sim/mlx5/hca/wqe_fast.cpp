@@ -244,32 +244,6 @@ __attribute__((noinline)) bool plan_new(FastCtx *c, FastMemo *m, const uint64_t 
 	return true;
 }
 
-/**
- * The move of a checked WQE: one span to one span of the same length, pinned
- * memory. The usual 64-byte copy is inlined (the compiler loads all 64 bytes before
- * storing any, so it is a memmove); anything else is one move_pinned() of the whole span.
- */
-inline void move_span(uint8_t *d, const uint8_t *s, uint64_t n)
-{
-	/* a copy onto itself changes nothing: no page is touched for it */
-	if (__builtin_expect(d == s, 0))
-		return;
-	if (n == 64) {
-		typedef uint64_t u64x2 __attribute__((vector_size(16)));
-		u64x2 a, b, c, e;
-		memcpy(&a, s, 16);
-		memcpy(&b, s + 16, 16);
-		memcpy(&c, s + 32, 16);
-		memcpy(&e, s + 48, 16);
-		memcpy(d, &a, 16);
-		memcpy(d + 16, &b, 16);
-		memcpy(d + 32, &c, 16);
-		memcpy(d + 48, &e, 16);
-	} else {
-		move_pinned(d, s, n);
-	}
-}
-
 /** Why move_repeats() stopped. */
 enum class RepeatEnd : uint8_t {
 	Count, /**< it moved all it was given */
