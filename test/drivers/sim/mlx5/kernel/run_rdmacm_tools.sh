@@ -50,14 +50,22 @@ run() {
 		echo "ok: $name (server $addr)"
 		tail -n 4 "$cli" | cut -c 1-100 | sed 's/^/  client: /'
 		tail -n 4 "$srv" | cut -c 1-100 | sed 's/^/  server: /'
+	elif [ -n "${6:-}" ] && [ "$st" -eq 0 ] && grep -q "$6" "$srv" && [ "$tries" -lt 2 ]; then
+		# the program's own race, named by the caller's pattern: run it again
+		echo "retried: $name: the server ended with \"$6\""
+		tries=$((tries + 1))
+		run "$@" # on the same port: the options carry it, the server is gone
+		return
 	else
 		echo "--- server (exit $sst)"; cat "$srv"
 		echo "--- client (exit $st)"; cat "$cli"
 		echo "FAIL: $name"
 		failed=$((failed + 1))
 	fi
+	tries=0
 	port=$((port + 1))
 }
+tries=0
 
 run "ucmatose: 1 connection, 10 messages of 100 bytes" ucmatose "-p $port" "-p $port -s" \
 	"test complete"
@@ -77,11 +85,17 @@ run "udaddy: 4 UD pairs, 50 datagrams of 1 KiB each way" udaddy "-c 4 -C 50 -S 1
 port=$cm_port
 # rping: the client's pings are RDMA read by the server and written back, each
 # compared (-V); completions arrive through completion channels (CQ events).
+# rping's server tears down while its CM thread may still be between two
+# rdma_get_cm_event() calls: that thread's next call then reads a destroyed
+# channel (EBADF, as under a kernel) and exits 255 after every ping was verified.
+# It is rping's race (rping.c cm_thread() exits on any error), seen once in the
+# ASan build under load: such a run is run again, at most three runs.
 need rping rdmacm-utils
+rping_race="rdma_get_cm_event: Bad file descriptor"
 run "rping: 50 pings of 100 bytes, verified" rping "-s -v -V -C 50 -p $port" \
-	"-c -v -V -C 50 -p $port -a" "ping data: rdma-ping-49:"
+	"-c -v -V -C 50 -p $port -a" "ping data: rdma-ping-49:" "$rping_race"
 run "rping: 20 pings of 16 KiB, verified" rping "-s -v -V -C 20 -S 16384 -p $port" \
-	"-c -v -V -C 20 -S 16384 -p $port -a" "ping data: rdma-ping-19:"
+	"-c -v -V -C 20 -S 16384 -p $port -a" "ping data: rdma-ping-19:" "$rping_race"
 
 # A client that dies in the middle of its pings: the server ends by itself, never
 # waits forever (its QP's flushed completions or DISCONNECTED, whichever rping sees
