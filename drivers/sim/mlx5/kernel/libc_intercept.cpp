@@ -8,6 +8,9 @@
  * character device lands here and everything else goes on to libc (RTLD_NEXT):
  *   open*, openat*          /dev/infiniband/uverbs<i> -> a Context on a memfd
  *   stat*, fstat*, statx    that path and those fds look like the char device
+ *   __xstat*, __fxstat*     the same, under glibc's pre-2.33 names: programs built
+ *                           against an older glibc, and sanitizer runtimes (TSan's
+ *                           fstat goes to __fxstat), still call them
  *   ioctl, mmap             the command channel and the UAR pages
  *   read, write, close      async event fds, teardown
  *   dup, dup2, dup3, fcntl  a copy of one of ours is ours (the same file); an fd
@@ -84,6 +87,15 @@ int (*real_fstat64)(int, struct stat64 *);
 int (*real_fstatat)(int, const char *, struct stat *, int);
 int (*real_fstatat64)(int, const char *, struct stat64 *, int);
 int (*real_statx)(int, const char *, int, unsigned int, struct statx *);
+/* glibc's compatibility symbols; @p ver is _STAT_VER (the struct layout the caller has) */
+int (*real___xstat)(int, const char *, struct stat *);
+int (*real___xstat64)(int, const char *, struct stat64 *);
+int (*real___lxstat)(int, const char *, struct stat *);
+int (*real___lxstat64)(int, const char *, struct stat64 *);
+int (*real___fxstat)(int, int, struct stat *);
+int (*real___fxstat64)(int, int, struct stat64 *);
+int (*real___fxstatat)(int, int, const char *, struct stat *, int);
+int (*real___fxstatat64)(int, int, const char *, struct stat64 *, int);
 int (*real_ioctl)(int, unsigned long, ...);
 void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
@@ -661,6 +673,76 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) 
 	bool dev = stat_target(dirfd, path, flags, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
 		       [=] { return REAL(fstatat64)(dirfd, path, st, flags); });
+}
+
+/*
+ * glibc before 2.33 compiled stat() into calls of these, and still exports them for
+ * such programs; ThreadSanitizer's fstat interceptor calls __fxstat. The struct is
+ * the one of the caller's glibc (@p ver names it): the layout fill_stat() writes on
+ * every 64-bit architecture glibc has.
+ */
+EXPORT int __xstat(int ver, const char *path, struct stat *st) noexcept
+{
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(__xstat)(ver, path, st); });
+}
+
+EXPORT int __xstat64(int ver, const char *path, struct stat64 *st) noexcept
+{
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(__xstat64)(ver, path, st); });
+}
+
+EXPORT int __lxstat(int ver, const char *path, struct stat *st) noexcept
+{
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(__lxstat)(ver, path, st); });
+}
+
+EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st) noexcept
+{
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path),
+		       [=] { return REAL(__lxstat64)(ver, path, st); });
+}
+
+EXPORT int __fxstat(int ver, int fd, struct stat *st) noexcept
+{
+	unsigned idx = 0;
+	bool dev = cmd_fd(fd, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_fd(fd),
+		       [=] { return REAL(__fxstat)(ver, fd, st); });
+}
+
+EXPORT int __fxstat64(int ver, int fd, struct stat64 *st) noexcept
+{
+	unsigned idx = 0;
+	bool dev = cmd_fd(fd, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_fd(fd),
+		       [=] { return REAL(__fxstat64)(ver, fd, st); });
+}
+
+EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags) noexcept
+{
+	unsigned idx = 0;
+	bool dev = stat_target(dirfd, path, flags, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
+		       [=] { return REAL(__fxstatat)(ver, dirfd, path, st, flags); });
+}
+
+EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags) noexcept
+{
+	unsigned idx = 0;
+	bool dev = stat_target(dirfd, path, flags, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
+		       [=] { return REAL(__fxstatat64)(ver, dirfd, path, st, flags); });
 }
 
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,

@@ -8,6 +8,7 @@
  * as mlx5_ib does. MLX5_SIM_RDMA_DEVICES=1 comes from meson test.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -65,6 +66,53 @@ void test_node_and_fd()
 	CU_ASSERT_EQUAL(read(fd, b, sizeof(b)), -1);
 	CU_ASSERT_EQUAL(write(fd, b, sizeof(b)), -1);
 	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT_EQUAL(close(fd), 0);
+}
+
+/*
+ * glibc's pre-2.33 stat names: what a program built against an older glibc calls,
+ * and what ThreadSanitizer's fstat interceptor goes on to. Looked up at run time, as
+ * the dynamic linker binds them for such a program (the preloaded definition first).
+ */
+void test_compat_stat_names()
+{
+	typedef int (*fxstat_fn)(int, int, struct stat *);
+	typedef int (*xstat_fn)(int, const char *, struct stat *);
+	typedef int (*fxstatat_fn)(int, int, const char *, struct stat *, int);
+	const int ver = 1; /* _STAT_VER_LINUX: the struct stat of this glibc */
+	auto fx = reinterpret_cast<fxstat_fn>(dlsym(RTLD_DEFAULT, "__fxstat"));
+	auto fx64 = reinterpret_cast<fxstat_fn>(dlsym(RTLD_DEFAULT, "__fxstat64"));
+	auto x = reinterpret_cast<xstat_fn>(dlsym(RTLD_DEFAULT, "__xstat"));
+	auto lx = reinterpret_cast<xstat_fn>(dlsym(RTLD_DEFAULT, "__lxstat64"));
+	auto fxat = reinterpret_cast<fxstatat_fn>(dlsym(RTLD_DEFAULT, "__fxstatat"));
+	CU_ASSERT_FATAL(fx && fx64 && x && lx && fxat);
+	int fd = open_dev();
+	CU_ASSERT_FATAL(fd >= 0);
+	struct stat st;
+	for (fxstat_fn f : {fx, fx64}) {
+		memset(&st, 0, sizeof(st));
+		CU_ASSERT_EQUAL(f(ver, fd, &st), 0);
+		CU_ASSERT_TRUE(S_ISCHR(st.st_mode));
+		CU_ASSERT_EQUAL(st.st_rdev, makedev(231, 192));
+	}
+	for (xstat_fn f : {x, lx}) {
+		memset(&st, 0, sizeof(st));
+		CU_ASSERT_EQUAL(f(ver, "/dev/infiniband/uverbs0", &st), 0);
+		CU_ASSERT_EQUAL(st.st_rdev, makedev(231, 192));
+	}
+	memset(&st, 0, sizeof(st));
+	CU_ASSERT_EQUAL(fxat(ver, AT_FDCWD, "/dev/infiniband/uverbs0", &st, 0), 0);
+	CU_ASSERT_EQUAL(st.st_rdev, makedev(231, 192));
+	/* anything else is libc's: a pipe is a FIFO, a missing path ENOENT */
+	int p[2];
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	CU_ASSERT_EQUAL(fx(ver, p[0], &st), 0);
+	CU_ASSERT_TRUE(S_ISFIFO(st.st_mode));
+	errno = 0;
+	CU_ASSERT_EQUAL(x(ver, "/dev/infiniband/no-such-node", &st), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	close(p[0]);
+	close(p[1]);
 	CU_ASSERT_EQUAL(close(fd), 0);
 }
 
@@ -1741,6 +1789,7 @@ void test_dct()
 
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
+	{"glibc's pre-2.33 stat names answer as stat and fstat", test_compat_stat_names},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
 	{"attribute refusals: mandatory, duplicate, length, handle, order", test_attr_refusals},
 	{"GET_CONTEXT: mlx5 driver data, refusals, once per fd", test_get_context},
