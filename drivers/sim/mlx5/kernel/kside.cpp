@@ -354,16 +354,18 @@ void srq_doorbell_watch(Device *dev, Hca *hca, uint32_t srqn, const uint32_t *db
 	watcher_start(w, dev, hca);
 }
 
-void srq_doorbell_unwatch(Device *dev, uint32_t srqn)
+const uint32_t *srq_doorbell_unwatch(Device *dev, uint32_t srqn)
 {
 	Watcher *w = watcher(dev);
 	std::lock_guard<std::mutex> g(w->lock);
 	for (size_t i = 0; i < w->srqs.size(); i++) {
 		if (w->srqs[i].srqn == srqn) {
+			const uint32_t *dbrec = w->srqs[i].dbrec;
 			w->srqs.erase(w->srqs.begin() + (long)i);
-			return;
+			return dbrec;
 		}
 	}
+	return nullptr;
 }
 
 void doorbell_resync(Device *dev, uint32_t qpn)
@@ -381,16 +383,18 @@ void doorbell_resync(Device *dev, uint32_t qpn)
 	}
 }
 
-void doorbell_unwatch(Device *dev, uint32_t qpn)
+const uint32_t *doorbell_unwatch(Device *dev, uint32_t qpn)
 {
 	Watcher *w = watcher(dev);
 	std::lock_guard<std::mutex> g(w->lock);
 	for (size_t i = 0; i < w->qps.size(); i++) {
 		if (w->qps[i].qpn == qpn) {
+			const uint32_t *dbrec = w->qps[i].dbrec;
 			w->qps.erase(w->qps.begin() + (long)i);
-			return;
+			return dbrec;
 		}
 	}
+	return nullptr;
 }
 
 /* ---- devices ---------------------------------------------------------------------- */
@@ -596,20 +600,33 @@ int Context::destroy_obj(Uobj &o)
 		else
 			obj_events_destroyed(*this, o);
 		break;
-	case Uobj::Type::Qp:
+	case Uobj::Type::Qp: {
+		/*
+		 * Unwatched first: the watcher hands a doorbell it notices to the device
+		 * without the device lock, which must not find the QP while it is freed.
+		 * A refused destroy watches again and catches up with what was rung.
+		 */
+		const uint32_t *dbrec = doorbell_unwatch(dev_, o.qpn);
 		ret = hca->destroy_qp(o.qpn);
-		if (!ret)
-			doorbell_unwatch(dev_, o.qpn);
+		if (ret && dbrec) {
+			doorbell_watch(dev_, hca.get(), o.qpn, dbrec);
+			doorbell_resync(dev_, o.qpn);
+		}
 		if (!ret)
 			obj_events_destroyed(*this, o);
 		break;
-	case Uobj::Type::Srq:
+	}
+	case Uobj::Type::Srq: {
+		const uint32_t *dbrec = srq_doorbell_unwatch(dev_, o.srqn);
 		ret = hca->destroy_srq(o.srqn);
-		if (!ret)
-			srq_doorbell_unwatch(dev_, o.srqn);
+		if (ret && dbrec) {
+			srq_doorbell_watch(dev_, hca.get(), o.srqn, dbrec);
+			hca->srq_notify(o.srqn); /* posts meanwhile: any stalled send may go */
+		}
 		if (!ret)
 			obj_events_destroyed(*this, o);
 		break;
+	}
 	case Uobj::Type::AsyncEvent:
 		break;
 	case Uobj::Type::DevxObj:

@@ -281,14 +281,16 @@ uint32_t cq_arm_unwatch(Device *dev, uint32_t cqn);
 /**
  * Doorbells: the device notices a QP's new work as hardware does, by watching its
  * doorbell record (SQ and RQ producer counters) from a thread of the device; the
- * process's stores never trap. watch() before the QP is used, unwatch() before
- * its memory may go.
+ * process's stores never trap. watch() before the QP is used; unwatch() before
+ * the QP is destroyed (a doorbell the watcher notices names the QP to the device
+ * without the device lock) and before its memory may go. unwatch() returns the
+ * record it watched (NULL: none), for a watch() again if the destroy fails.
  */
 void doorbell_watch(Device *dev, Hca *hca, uint32_t qpn, const uint32_t *dbrec);
-void doorbell_unwatch(Device *dev, uint32_t qpn);
+const uint32_t *doorbell_unwatch(Device *dev, uint32_t qpn);
 /** The same for an SRQ: its record's counter (dbrec[0]) moves on each post. */
 void srq_doorbell_watch(Device *dev, Hca *hca, uint32_t srqn, const uint32_t *dbrec);
-void srq_doorbell_unwatch(Device *dev, uint32_t srqn);
+const uint32_t *srq_doorbell_unwatch(Device *dev, uint32_t srqn);
 /**
  * After a state change of QP @p qpn: the counters restart at RESET (libmlx5 zeroes
  * the record), so a change alone can miss a doorbell (16 before RESET, 16 again
