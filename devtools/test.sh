@@ -57,10 +57,13 @@ build_tsan() {
 }
 # Suites of the ThreadSanitizer build: the model's, the seam's (thread mode through the
 # provider), the PMD's and dmadev_autotest (the stock dpdk-test, TSan runtime preloaded;
-# DPDK itself is not instrumented, so only races involving our code can be seen). Not
+# DPDK itself is not instrumented, so only races involving our code can be seen), and
+# the kernel side's (Debian's programs and libraries, TSan runtime preloaded). Not
 # the tools suite: dma-perf's busy-polling benchmark runs exceed their timeout under
-# TSan, and its data path is the PMD's.
-tsan_suites=(--suite sim --suite seam --suite pmd --suite dmadev)
+# TSan, and its data path is the PMD's. Suite no_tsan: the kernel-side runs of tools,
+# the PMD's kernel run (the pmd suite is here), and Debian's rping/librdmacm, whose
+# own threads race (doc/guides/sim/software_hca.rst, Threads).
+tsan_suites=(--suite sim --suite seam --suite pmd --suite dmadev --suite kernel --no-suite no_tsan)
 
 passed=0
 failed=0

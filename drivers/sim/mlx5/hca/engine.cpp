@@ -16,6 +16,7 @@
 #include <sched.h>
 
 #include "hca_impl.h"
+#include "tsan_dma.h"
 
 namespace mlx5sim {
 
@@ -157,6 +158,7 @@ void HcaImpl::sq_doorbell(uint32_t qpn, uint64_t ctrl8)
 	}
 	/* no engine thread to give way to: the plain mutex */
 	std::lock_guard<std::mutex> lk(mu_.raw());
+	DmaScope dma(caps_.dma_opaque);
 	QpObj *qp = qpt_.find(qpn);
 	if (!qp)
 		return;
@@ -207,6 +209,7 @@ void HcaImpl::rq_notify(uint32_t qpn)
  */
 bool HcaImpl::engine_pass(bool *more, Engine *e)
 {
+	DmaScope dma(caps_.dma_opaque);
 	bool did = false;
 	/* the RNR timer of the engine thread that runs the pass (the device's without one) */
 	bool &rnr_timed_ = e ? e->rnr_timed_ : this->rnr_timed_;

@@ -115,6 +115,13 @@ struct HcaCaps {
 	uint32_t fabric_uids[HCA_FABRIC_MAX_UIDS] = {};
 	/** Entries of @c fabric_uids in use (0: the own uid only). */
 	uint8_t n_fabric_uids = 0;
+	/**
+	 * The application polls CQs with code ThreadSanitizer does not see (the kernel
+	 * side: Debian's libmlx5), so it cannot see the CQE order a DMA write is under.
+	 * TSan builds then hide the device's passes from TSan as DMA is (tsan_dma.h);
+	 * other builds ignore it.
+	 */
+	bool dma_opaque = false;
 };
 
 /** Largest DCI log_num_errored the model tracks (2^this errored streams). */

@@ -53,6 +53,7 @@
 #include "mem_probe.h"
 #include "qp_table.h"
 #include "span_cursor.h"
+#include "tsan_dma.h"
 #include "wqe_exec.h"
 
 namespace mlx5sim {
@@ -248,6 +249,7 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 	rep.magic = XF_MAGIC;
 	rep.seq = rq.seq;
 	Host *host = fabric_host(rq.dlid);
+	DmaScope dma(host && host->caps.dma_opaque);
 	QpObj *completes = nullptr;
 	if (!host)
 		rep.syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; /* gone meanwhile */

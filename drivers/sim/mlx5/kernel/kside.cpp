@@ -506,6 +506,7 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 		return nullptr;
 	/* the port's LID as query_port reports it: the device number + 1 */
 	caps.lid = (uint16_t)(dev->index + 1);
+	caps.dma_opaque = true; /* Debian's libmlx5 polls the CQs */
 	Watcher *w = watcher(dev);
 	w->dev = dev; /* before the engine thread starts: it reads it unlocked */
 	try {
