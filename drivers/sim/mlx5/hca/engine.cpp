@@ -314,6 +314,40 @@ bool HcaImpl::engine_pass(bool *more, Engine *e)
 	return did || *more;
 }
 
+bool HcaImpl::fast_pass(Engine *e, bool *more, bool *locked)
+{
+	bool did = false;
+
+	*more = false;
+	*locked = false;
+	if (!mu_.enter_unlocked()) {
+		*locked = true; /* a holder is in: the locked pass */
+		return false;
+	}
+	/* the QP list, QP states and the MR table change only under the mutex: stable */
+	for (size_t i = 0; i < qpt_.live().size(); i++) {
+		QpObj *qp = qpt_.live()[i];
+		if (qp->engine.load(std::memory_order_relaxed) != e->index_)
+			continue;
+		if (qp->stalled || qp->rq_pending.load(std::memory_order_relaxed)) {
+			*locked = true;
+			continue;
+		}
+		bool db = qp->db_pending.load(std::memory_order_relaxed) &&
+			  qp->db_pending.exchange(false, std::memory_order_acq_rel);
+		if (!db)
+			continue;
+		bool need = false, left = false;
+		did |= sq_.run_unlocked(qp, HCA_PASS_GROUPS, &need, &left) != 0;
+		if (need || left)
+			qp->db_pending.store(true, std::memory_order_relaxed);
+		*locked |= need;
+		*more |= left;
+	}
+	mu_.leave_unlocked();
+	return did;
+}
+
 void Engine::engine_main()
 {
 	/* with a doorbell source: the end of the last pass that did work */
@@ -323,12 +357,20 @@ void Engine::engine_main()
 		if (doorbells_)
 			doorbells_->poll();
 		uint64_t snap = work_seq_.load(std::memory_order_seq_cst);
-		bool did, deferred, more, timed;
+		bool did = false, deferred = false, more = false, timed = false, locked = true;
 		std::chrono::steady_clock::time_point due;
-		mu_.lock_engine(); /* callers waiting for the mutex go first */
-		{
+		/* several threads: the MMO fast path first, unlocked; the rest locked */
+		if (unlocked_) {
+			did = h_.fast_pass(this, &more, &locked);
+			locked = locked || rnr_timed_ ||
+				 has_deferred_.load(std::memory_order_relaxed);
+		}
+		if (locked) {
+			bool left;
+			mu_.lock_engine(); /* callers waiting for the mutex go first */
 			DevLock lk(mu_, std::adopt_lock);
-			did = engine_pass(&more);
+			did |= engine_pass(&left);
+			more |= left;
 			deferred = cqt_.deferred_due(&due);
 			timed = deferred || rnr_timed_;
 			if (rnr_timed_ && (!deferred || rnr_wake_ < due))
@@ -517,8 +559,16 @@ int HcaImpl::start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells, bool
 		return -ENOMEM;
 	}
 	engines_[0]->doorbells_ = doorbells;
-	if (n > 1)
+	if (n > 1) {
 		mu_.several_engines();
+		/* not on a fabric: its hosts share one mutex, and an inline host's doorbell
+		 * takes it raw (DevMutex::raw()), excluding nothing */
+		if (!caps_.fabric) {
+			mu_.allow_unlocked();
+			for (unsigned i = 0; i < n; i++)
+				engines_[i]->unlocked_ = true;
+		}
+	}
 	for (unsigned i = 0; i < n; i++) {
 		Engine &e = *engines_[i];
 		/* "sim1-engine" (one) or "sim1-eng3" (several): 15 characters at most */

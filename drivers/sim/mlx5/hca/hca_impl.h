@@ -24,6 +24,12 @@
  * served by two threads merges the two groups onto one (merge_engines(), under the
  * device mutex, so no pass of the moved QPs is in flight). Every CQ that QPs complete
  * to thus has one writer thread for its QPs' own completions.
+ *
+ * With several threads, each runs the MMO fast path of its QPs outside the device
+ * mutex (fast_pass()) while nobody holds it: every holder first waits until no such
+ * pass runs, and no pass starts while one holds it (DevMutex::enter_unlocked()). A pass
+ * touches only its own QPs, their send CQs (one writer: the thread) and the MR table,
+ * which only holders change; it leaves every other case to the locked pass.
  */
 #ifndef MLX5_SIM_HCA_IMPL_H
 #define MLX5_SIM_HCA_IMPL_H
@@ -85,6 +91,8 @@ struct Engine {
 	bool rnr_timed_ = false;
 	std::chrono::steady_clock::time_point rnr_wake_;
 	unsigned qps_ = 0; /**< QPs it serves (under mu_) */
+	/** Several engine threads: its MMO fast path runs outside the mutex (fast_pass()) */
+	bool unlocked_ = false;
 
 	/* written by this thread */
 	alignas(64) std::atomic<uint64_t> done_seq_{0}; /**< work_seq_ covered by a pass */
@@ -165,6 +173,12 @@ public:
 	void drop_engine(const QpObj *qp);
 	/** One pass over the QPs of engine @p e (all QPs: NULL); *more: WQEs are left. */
 	bool engine_pass(bool *more, Engine *e = nullptr);
+	/**
+	 * The unlocked part of a pass of engine @p e (DevMutex::enter_unlocked()): the MMO
+	 * fast path of its QPs (SqEngine::run_unlocked()). *more: WQEs are left; *locked:
+	 * a QP needs the locked pass (its doorbell flag stays set for it).
+	 */
+	bool fast_pass(Engine *e, bool *more, bool *locked);
 
 private:
 	/* engine.cpp */
