@@ -87,40 +87,106 @@ void HcaImpl::kick()
 
 void HcaImpl::kick(const QpObj *qp)
 {
-	/* engines_ is fixed after start(); qp->engine was set when the QP was created */
-	if (qp->engine < engines_.size())
-		wake(*engines_[qp->engine]);
+	/*
+	 * engines_ is fixed after start(). A merge (pick_engine()) may move the QP: the
+	 * caller's flag store and this load are seq_cst, as are the mover's store and its
+	 * wake of the new engine, so either this load sees the new engine or the new
+	 * engine's pass sees the flag.
+	 */
+	unsigned i = qp->engine.load(std::memory_order_seq_cst);
+	if (i < engines_.size())
+		wake(*engines_[i]);
 }
+
+namespace {
+
+bool share_cq(const QpObj *a, const QpObj *b)
+{
+	return (a->scq && (a->scq == b->scq || a->scq == b->rcq)) ||
+	       (a->rcq && (a->rcq == b->scq || a->rcq == b->rcq));
+}
+
+} // namespace
 
 void HcaImpl::pick_engine(QpObj *qp)
 {
 	size_t n = engines_.size();
 	unsigned best = 0;
+	int first = -1, second = -1;
 
-	qp->engine = 0;
+	qp->engine.store(0, std::memory_order_relaxed);
 	if (n < 2)
 		return;
-	/* with the thread of a QP sharing a CQ: a CQ's writers are one thread where the
-	 * CQ groups allow it (not when this QP bridges two: hca_impl.h, "Engine threads") */
+	/*
+	 * One writer per CQ: with the thread of the QPs sharing a CQ. Invariant: every CQ's
+	 * QPs are on one thread, so the QPs sharing a CQ with this one are on at most two
+	 * (its send CQ's and its receive CQ's).
+	 */
 	for (const QpObj *o : qpt_.live()) {
-		if (o != qp && ((qp->scq && (o->scq == qp->scq || o->rcq == qp->scq)) ||
-				(qp->rcq && (o->scq == qp->rcq || o->rcq == qp->rcq)))) {
-			qp->engine = o->engine;
-			engines_[o->engine]->qps_++;
-			return;
-		}
+		if (o == qp || !share_cq(qp, o))
+			continue;
+		unsigned oe = o->engine.load(std::memory_order_relaxed);
+		if (first < 0)
+			first = (int)oe;
+		else if ((unsigned)first != oe)
+			second = (int)oe;
 	}
-	for (unsigned i = 1; i < n; i++)
-		if (engines_[i]->qps_ < engines_[best]->qps_)
-			best = i;
-	qp->engine = (uint8_t)best;
-	engines_[best]->qps_++;
+	if (first < 0) {
+		for (unsigned i = 1; i < n; i++)
+			if (engines_[i]->qps_ < engines_[best]->qps_)
+				best = i;
+		qp->engine.store((uint8_t)best, std::memory_order_relaxed);
+		engines_[best]->qps_++;
+		return;
+	}
+	qp->engine.store((uint8_t)first, std::memory_order_relaxed);
+	engines_[first]->qps_++;
+	if (second >= 0)
+		merge_engines((unsigned)first, (unsigned)second);
+}
+
+/*
+ * A new QP (on engine @p to) bridges a CQ group of engine @p from: move that whole
+ * group (the QPs of @p from linked to it through shared CQs) to @p to. Before the new
+ * QP no QP of @p from shared a CQ with one of @p to, so "shares a CQ with a QP of
+ * @p to" finds exactly that group. Under mu_, so no
+ * pass is in flight (every pass holds it); a doorbell rung meanwhile wakes the old
+ * engine, which skips the QP, and the new one is woken below. Control path only:
+ * quadratic in the QPs, no allocation.
+ */
+void HcaImpl::merge_engines(unsigned to, unsigned from)
+{
+	bool moved;
+
+	do {
+		moved = false;
+		for (QpObj *o : qpt_.live()) {
+			if (o->engine.load(std::memory_order_relaxed) != from)
+				continue;
+			bool linked = false;
+			for (const QpObj *m : qpt_.live())
+				if (m != o && m->engine.load(std::memory_order_relaxed) == to &&
+				    share_cq(o, m)) {
+					linked = true;
+					break;
+				}
+			if (!linked)
+				continue;
+			o->engine.store((uint8_t)to, std::memory_order_seq_cst);
+			engines_[from]->qps_--;
+			engines_[to]->qps_++;
+			moved = true;
+		}
+	} while (moved);
+	/* the moved QPs' pending doorbells, receives and stalled sends are the new one's */
+	wake(*engines_[to]);
 }
 
 void HcaImpl::drop_engine(const QpObj *qp)
 {
-	if (qp->engine < engines_.size() && engines_[qp->engine]->qps_)
-		engines_[qp->engine]->qps_--;
+	unsigned i = qp->engine.load(std::memory_order_relaxed);
+	if (i < engines_.size() && engines_[i]->qps_)
+		engines_[i]->qps_--;
 }
 
 void HcaImpl::responder_changed()
@@ -144,7 +210,8 @@ static void post_to_engine(HcaImpl *h, uint32_t qpn, std::atomic<bool> QpObj::*f
 
 	if (!qp)
 		return;
-	(qp->*flag).store(true, std::memory_order_release);
+	/* seq_cst against a merge moving the QP (HcaImpl::kick()) */
+	(qp->*flag).store(true, std::memory_order_seq_cst);
 	h->kick(qp);
 }
 
@@ -219,7 +286,7 @@ bool HcaImpl::engine_pass(bool *more, Engine *e)
 	/* index loop: a pass never destroys QPs, but stays safe if the vector grows */
 	for (size_t i = 0; i < qpt_.live().size(); i++) {
 		QpObj *qp = qpt_.live()[i];
-		if (e && qp->engine != e->index_)
+		if (e && qp->engine.load(std::memory_order_relaxed) != e->index_)
 			continue; /* another engine thread's */
 		/* read before clearing: an exchange of a clear flag would still take its line
 		 * from the application core, whose next doorbell then misses on it */
@@ -250,6 +317,40 @@ bool HcaImpl::engine_pass(bool *more, Engine *e)
 	return did || *more;
 }
 
+bool HcaImpl::fast_pass(Engine *e, bool *more, bool *locked)
+{
+	bool did = false;
+
+	*more = false;
+	*locked = false;
+	if (!mu_.enter_unlocked()) {
+		*locked = true; /* a holder is in: the locked pass */
+		return false;
+	}
+	/* the QP list, QP states and the MR table change only under the mutex: stable */
+	for (size_t i = 0; i < qpt_.live().size(); i++) {
+		QpObj *qp = qpt_.live()[i];
+		if (qp->engine.load(std::memory_order_relaxed) != e->index_)
+			continue;
+		if (qp->stalled || qp->rq_pending.load(std::memory_order_relaxed)) {
+			*locked = true;
+			continue;
+		}
+		bool db = qp->db_pending.load(std::memory_order_relaxed) &&
+			  qp->db_pending.exchange(false, std::memory_order_acq_rel);
+		if (!db)
+			continue;
+		bool need = false, left = false;
+		did |= sq_.run_unlocked(qp, HCA_PASS_GROUPS, &need, &left) != 0;
+		if (need || left)
+			qp->db_pending.store(true, std::memory_order_relaxed);
+		*locked |= need;
+		*more |= left;
+	}
+	mu_.leave_unlocked();
+	return did;
+}
+
 void Engine::engine_main()
 {
 	/* with a doorbell source: the end of the last pass that did work */
@@ -259,12 +360,20 @@ void Engine::engine_main()
 		if (doorbells_)
 			doorbells_->poll();
 		uint64_t snap = work_seq_.load(std::memory_order_seq_cst);
-		bool did, deferred, more, timed;
+		bool did = false, deferred = false, more = false, timed = false, locked = true;
 		std::chrono::steady_clock::time_point due;
-		mu_.lock_engine(); /* callers waiting for the mutex go first */
-		{
+		/* several threads: the MMO fast path first, unlocked; the rest locked */
+		if (unlocked_) {
+			did = h_.fast_pass(this, &more, &locked);
+			locked = locked || rnr_timed_ ||
+				 has_deferred_.load(std::memory_order_relaxed);
+		}
+		if (locked) {
+			bool left;
+			mu_.lock_engine(); /* callers waiting for the mutex go first */
 			DevLock lk(mu_, std::adopt_lock);
-			did = engine_pass(&more);
+			did |= engine_pass(&left);
+			more |= left;
 			deferred = cqt_.deferred_due(&due);
 			timed = deferred || rnr_timed_;
 			if (rnr_timed_ && (!deferred || rnr_wake_ < due))
@@ -453,8 +562,16 @@ int HcaImpl::start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells, bool
 		return -ENOMEM;
 	}
 	engines_[0]->doorbells_ = doorbells;
-	if (n > 1)
+	if (n > 1) {
 		mu_.several_engines();
+		/* not on a fabric: its hosts share one mutex, and an inline host's doorbell
+		 * takes it raw (DevMutex::raw()), excluding nothing */
+		if (!caps_.fabric) {
+			mu_.allow_unlocked();
+			for (unsigned i = 0; i < n; i++)
+				engines_[i]->unlocked_ = true;
+		}
+	}
 	for (unsigned i = 0; i < n; i++) {
 		Engine &e = *engines_[i];
 		/* "sim1-engine" (one) or "sim1-eng3" (several): 15 characters at most */

@@ -18,13 +18,18 @@
  * does bounded work per QP, so a control call waits for at most one pass.
  *
  * Engine threads (thread mode): one, or one per CPU of sim_core. Each QP belongs to
- * one of them (QpObj::engine, fixed at CREATE_QP): only that thread executes it, so
+ * one of them (QpObj::engine, set at CREATE_QP): only that thread executes it, so
  * its WQEs and CQEs stay in order. A QP that shares a CQ with an existing QP joins
- * that QP's thread (engine.cpp, pick_engine()), so a CQ usually has one writer; a QP
- * whose send and receive CQs are already served by two threads joins the first, and
- * then a CQ has writers on two threads. That is safe only because every engine pass
- * holds the device mutex (CQ writes are serialized, each QP keeps its own order):
- * running passes outside it needs the groups merged first.
+ * that QP's thread (engine.cpp, pick_engine()); a QP whose send and receive CQs are
+ * served by two threads merges the two groups onto one (merge_engines(), under the
+ * device mutex, so no pass of the moved QPs is in flight). Every CQ that QPs complete
+ * to thus has one writer thread for its QPs' own completions.
+ *
+ * With several threads, each runs the MMO fast path of its QPs outside the device
+ * mutex (fast_pass()) while nobody holds it: every holder first waits until no such
+ * pass runs, and no pass starts while one holds it (DevMutex::enter_unlocked()). A pass
+ * touches only its own QPs, their send CQs (one writer: the thread) and the MR table,
+ * which only holders change; it leaves every other case to the locked pass.
  */
 #ifndef MLX5_SIM_HCA_IMPL_H
 #define MLX5_SIM_HCA_IMPL_H
@@ -86,6 +91,8 @@ struct Engine {
 	bool rnr_timed_ = false;
 	std::chrono::steady_clock::time_point rnr_wake_;
 	unsigned qps_ = 0; /**< QPs it serves (under mu_) */
+	/** Several engine threads: its MMO fast path runs outside the mutex (fast_pass()) */
+	bool unlocked_ = false;
 
 	/* written by this thread */
 	alignas(64) std::atomic<uint64_t> done_seq_{0}; /**< work_seq_ covered by a pass */
@@ -156,13 +163,22 @@ public:
 	void kick(const QpObj *qp);
 	/**
 	 * CREATE_QP (under mu_): the engine thread of new QP @p qp. The thread of a QP
-	 * that shares one of its CQs, else the one with the fewest QPs.
+	 * that shares one of its CQs (its send CQ's when they are two: merge_engines()),
+	 * else the one with the fewest QPs.
 	 */
 	void pick_engine(QpObj *qp);
+	/** pick_engine(): move the CQ group of engine @p from linked to a new QP to @p to. */
+	void merge_engines(unsigned to, unsigned from);
 	/** DESTROY_QP (under mu_, before the QP is freed): its thread serves one less. */
 	void drop_engine(const QpObj *qp);
 	/** One pass over the QPs of engine @p e (all QPs: NULL); *more: WQEs are left. */
 	bool engine_pass(bool *more, Engine *e = nullptr);
+	/**
+	 * The unlocked part of a pass of engine @p e (DevMutex::enter_unlocked()): the MMO
+	 * fast path of its QPs (SqEngine::run_unlocked()). *more: WQEs are left; *locked:
+	 * a QP needs the locked pass (its doorbell flag stays set for it).
+	 */
+	bool fast_pass(Engine *e, bool *more, bool *locked);
 
 private:
 	/* engine.cpp */

@@ -308,7 +308,7 @@ int QpTable::query(uint32_t qpn, QpInfo *info) const
 	info->access_flags = qp->access_flags;
 	info->drain_sigerr = qp->cfg.drain_sigerr;
 	info->qkey = qp->qkey;
-	info->engine = qp->engine;
+	info->engine = qp->engine.load(std::memory_order_relaxed);
 	return 0;
 }
 

@@ -110,8 +110,9 @@ struct QpObj {
 	 * process starts (0: a message's first); a chunk that is not it is dropped */
 	uint64_t uc_next_off;
 	FastMemo fast{}; /**< the MMO fast path's checks, kept from WQE to WQE */
-	/** Thread mode: the engine thread that executes it (HcaImpl::pick_engine()) */
-	uint8_t engine;
+	/** Thread mode: the engine thread that executes it (HcaImpl::pick_engine()); written
+	 * under the device mutex, read by the doorbell path without it (HcaImpl::kick()) */
+	std::atomic<uint8_t> engine{0};
 	/*
 	 * Doorbell path, no lock: the only fields the application's doorbell writes, on
 	 * a line of their own, so that the engine's writes of the fields above

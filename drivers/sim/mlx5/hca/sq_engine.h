@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include <atomic>
 #include <memory>
 
 #include "wqe_planner.h"
@@ -49,7 +50,19 @@ public:
 	 * off to compare the fast path with the general planner byte for byte.
 	 */
 	bool fast_mmo_ = true;
-	uint64_t fast_wqes_ = 0; /**< WQEs planned by the fast path (tests) */
+	/** WQEs planned by the fast path (tests); unlocked passes add to it too */
+	std::atomic<uint64_t> fast_wqes_{0};
+
+	/**
+	 * An unlocked pass (HcaImpl::fast_pass(), DevMutex::enter_unlocked()) over @p qp:
+	 * run_fast_mmo() in groups of HCA_MAX_GROUP, at most @p budget groups, while the
+	 * QP is in RTS with nothing the locked path must see (faults, stalls, held CQEs,
+	 * signature draining, DCI, reordering) and its send CQ takes every CQE without an
+	 * event or an overrun (not armed, not in error, room for the whole group).
+	 * @return WQEs executed. *locked: the QP needs the locked path (a WQE declined,
+	 * or any of the above); *more: the budget ran out with WQEs left.
+	 */
+	uint32_t run_unlocked(QpObj *qp, uint32_t budget, bool *locked, bool *more);
 
 private:
 	/* ---- wqe_fast.cpp ---- */

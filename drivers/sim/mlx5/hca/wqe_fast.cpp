@@ -25,7 +25,8 @@ namespace {
 /**
  * An MR a key of this run was checked against, with the access the role needs
  * (source: read, metadata and destination: LOCAL_WRITE). The MR table cannot
- * change during a run (mu_ is held), so a later WQE with the same key only needs
+ * change during a run (mu_ is held, or an unlocked pass runs:
+ * DevMutex::enter_unlocked()), so a later WQE with the same key only needs
  * the bounds test against the remembered MR. Empty: key 0 (never valid) and
  * len 0, which no span fits.
  */
@@ -366,7 +367,7 @@ out:
 	if (n != first) {
 		qp->sq_ci = ci;
 		qp->stalled = false;
-		fast_wqes_ += n - first;
+		fast_wqes_.fetch_add(n - first, std::memory_order_relaxed);
 	}
 	return n;
 }
@@ -454,8 +455,60 @@ uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
 	}
 	qp->sq_ci = ci;
 	qp->stalled = false;
-	fast_wqes_ += ci - first;
+	fast_wqes_.fetch_add(ci - first, std::memory_order_relaxed);
 	return ci - first;
+}
+
+uint32_t SqEngine::run_unlocked(QpObj *qp, uint32_t budget, bool *locked, bool *more)
+{
+	*locked = false;
+	*more = false;
+	/* what process_sq() does besides run_fast_mmo() for an RTS QP: none of it here */
+	if (qp->state != IBV_QPS_RTS || qp->cfg.sq_wqe_cnt == 0 || qp->stalled ||
+	    qp->sig_draining || qp->sig_stop || qp->cfg.dc == DcRole::Dci || qp->delay_us ||
+	    qp->deferred || (mode_ == ExecMode::Thread && caps_.reorder_unfenced) || !fast_ok(qp)) {
+		*locked = true;
+		return 0;
+	}
+	CqObj *cq = qp->scq;
+	const uint16_t pi = qp->sq_producer();
+	const uint32_t ncqe = cq->cfg.ncqe;
+	uint32_t total = 0;
+
+	for (uint32_t g = 0;; g++) {
+		if (!(uint16_t)(pi - (uint16_t)qp->sq_ci))
+			return total;
+		if (g >= budget) {
+			*more = true;
+			return total;
+		}
+		/* store_cqe() must find room, no error and no arm: an event or an overrun
+		 * is the locked path's (events_, overrun_qps_ are the device's) */
+		if (cq->error || cq->overrun_fault || cq->armed) {
+			*locked = true;
+			return total;
+		}
+		uint32_t lim = HCA_MAX_GROUP;
+		uint32_t used = (cq->pi - cq->ci_seen) & 0xffffff;
+		if (used + lim > ncqe) {
+			cq->ci_seen =
+				be32toh(__atomic_load_n(&cq->cfg.dbrec[0], __ATOMIC_ACQUIRE)) &
+				0xffffff;
+			used = (cq->pi - cq->ci_seen) & 0xffffff;
+			if (used >= ncqe) {
+				*locked = true;
+				return total;
+			}
+			if (lim > ncqe - used)
+				lim = ncqe - used; /* at most one CQE per WQE */
+		}
+		uint32_t ran = run_fast_mmo(qp, pi, lim);
+		total += ran;
+		if (ran < lim && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
+			*locked = true; /* it declined a WQE: the general path decides */
+			return total;
+		}
+	}
 }
 
 void SqEngine::expand_fast(uint32_t from, uint32_t to)

@@ -222,6 +222,106 @@ static void test_spread_and_cq_affinity(void)
 	CU_ASSERT_EQUAL(engine_of(e.h(), qc.qpn), e0);
 }
 
+/* Every two live QPs of @p qpns that share a CQ are on one engine thread. */
+static bool one_writer_per_cq(Hca &h, const std::vector<uint32_t> &qpns,
+			      const std::vector<std::pair<uint32_t, uint32_t>> &cqs)
+{
+	std::map<uint32_t, unsigned> cq_engine;
+	for (size_t i = 0; i < qpns.size(); i++) {
+		unsigned eng = engine_of(h, qpns[i]);
+		for (uint32_t cqn : {cqs[i].first, cqs[i].second}) {
+			auto it = cq_engine.find(cqn);
+			if (it == cq_engine.end())
+				cq_engine[cqn] = eng;
+			else if (it->second != eng)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A QP whose send CQ is served by one engine thread and whose receive CQ by another
+ * merges the two CQ groups onto one thread (the whole group, also QPs linked only
+ * through a third CQ), so every CQ keeps one writer; then traffic on every QP from
+ * two application threads completes in order. Before, the new QP joined its send
+ * CQ's thread and its receive CQ had writers on two threads.
+ */
+static void test_bridge_merges_groups(void)
+{
+	cpu_set_t cpus;
+	if (!usable_cpus(&cpus, 4)) {
+		printf("(one CPU: skipped) ");
+		return;
+	}
+	MultiEnv e("hcaeng-bridge", cpus);
+	TestCq a(e.h(), 1024), b(e.h(), 1024), c(e.h(), 1024), d(e.h(), 1024);
+	/* groups: {q1: A} and {q2: B/C, q3: C}; q4 (send A, receive B) bridges them */
+	TestQp q1(e.h(), e.pdn, a.cqn, a.cqn, 64);
+	TestQp q2(e.h(), e.pdn, b.cqn, c.cqn, 64);
+	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(e.h(), q1.qpn), engine_of(e.h(), q2.qpn));
+	TestQp q3(e.h(), e.pdn, c.cqn, c.cqn, 64);
+	CU_ASSERT_EQUAL(engine_of(e.h(), q3.qpn), engine_of(e.h(), q2.qpn));
+	/* an unrelated QP stays where it is */
+	TestQp q5(e.h(), e.pdn, d.cqn, d.cqn, 64);
+	unsigned e5 = engine_of(e.h(), q5.qpn);
+	TestQp q4(e.h(), e.pdn, a.cqn, b.cqn, 64);
+	std::vector<uint32_t> qpns = {q1.qpn, q2.qpn, q3.qpn, q4.qpn, q5.qpn};
+	std::vector<std::pair<uint32_t, uint32_t>> cqs = {
+		{a.cqn, a.cqn}, {b.cqn, c.cqn}, {c.cqn, c.cqn}, {a.cqn, b.cqn}, {d.cqn, d.cqn}};
+	CU_ASSERT_TRUE(one_writer_per_cq(e.h(), qpns, cqs));
+	CU_ASSERT_EQUAL(engine_of(e.h(), q1.qpn), engine_of(e.h(), q4.qpn));
+	CU_ASSERT_EQUAL(engine_of(e.h(), q2.qpn), engine_of(e.h(), q4.qpn));
+	CU_ASSERT_EQUAL(engine_of(e.h(), q3.qpn), engine_of(e.h(), q4.qpn));
+	CU_ASSERT_EQUAL(engine_of(e.h(), q5.qpn), e5);
+	/* the merged group's thread counts them: a new lone QP goes elsewhere */
+	TestCq f(e.h(), 64);
+	TestQp q6(e.h(), e.pdn, f.cqn, f.cqn, 8);
+	CU_ASSERT_NOT_EQUAL(engine_of(e.h(), q6.qpn), engine_of(e.h(), q4.qpn));
+
+	/* traffic on all of them from two threads: every CQE, each QP's in order */
+	TestQp *qs[] = {&q1, &q2, &q3, &q4, &q5};
+	for (TestQp *q : qs)
+		CU_ASSERT_EQUAL_FATAL(connect_qp(e.h(), q->qpn, q->qpn, kAllAccess), 0);
+	Buf opaque(64), buf(5 * 8192);
+	uint32_t okey = reg(e.h(), e.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t k = reg(e.h(), e.pdn, buf.p(), 5 * 8192, IBV_ACCESS_LOCAL_WRITE);
+	constexpr int kRounds = 150;
+	auto app = [&](int first) {
+		for (int r = 0; r < kRounds; r++)
+			for (int i = first; i < 5; i += 2) {
+				TestQp &q = *qs[i];
+				uint8_t *src = buf.p() + (size_t)i * 8192;
+				Wqe w(q, MLX5_OPCODE_MMO, MLX5_WQE_CTRL_CQ_UPDATE,
+				      MLX5_HW_OPC_MOD_MMO_DMA);
+				w.meta(okey, opaque.p()).data(256, k, src).data(256, k, src + 4096);
+				w.post(q);
+				q.ring(e.h());
+				if (r % 32 == 31)
+					e.h().quiesce(); /* keep within the 64-WQE rings */
+			}
+	};
+	std::thread t(app, 1);
+	app(0);
+	t.join();
+	e.h().quiesce();
+	std::map<uint32_t, uint16_t> next;
+	size_t total = 0;
+	for (TestCq *cq : {&a, &b, &c, &d}) {
+		std::vector<struct mlx5_cqe64> v;
+		total += (size_t)cq->drain(&v);
+		for (const struct mlx5_cqe64 &x : v) {
+			CU_ASSERT_EQUAL(cqe_opcode(x), MLX5_CQE_REQ);
+			CU_ASSERT_EQUAL(cqe_counter(x), next[cqe_qpn(x)]);
+			next[cqe_qpn(x)]++;
+		}
+	}
+	CU_ASSERT_EQUAL(total, (size_t)5 * kRounds);
+	for (uint32_t qpn : qpns)
+		CU_ASSERT_EQUAL(next[qpn], kRounds);
+	CU_ASSERT_TRUE(one_writer_per_cq(e.h(), qpns, cqs));
+}
+
 /*
  * Many QPs on several engines, streamed from several application threads, small and
  * large copies mixed: every QP's CQEs come in WQE order, every byte arrives, and the
@@ -534,6 +634,7 @@ int main(void)
 		{"one engine thread pinned to each CPU", test_one_thread_per_cpu},
 		{"more CPUs than HCA_MAX_ENGINES: refused", test_engine_cap},
 		{"QPs spread over engines, QPs sharing a CQ together", test_spread_and_cq_affinity},
+		{"a QP bridging two engines' CQs merges them", test_bridge_merges_groups},
 		{"per-QP completion order with many QPs and engines", test_order_under_load},
 		{"QPs destroyed while another engine streams", test_destroy_while_running},
 		{"a DoorbellSource polled by engine 0 only", test_doorbell_source_several},

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Run dma-perf on tiny_scaling.ini and check its "Scaling" lines: one per N-worker
+# engine (dma_mlx5 x2 against dma_mlx5, rte_memcpy x2 against rte_memcpy), an
+# entry per buf_size, each "<size> <ratio> (<N-worker Mops>/<one-worker Mops>)"
+# where the ratio is the quotient of the two figures (within their printed
+# rounding) and the figures are the CSV's MOps of the cases compared (cases 2/1
+# and 4/3 of the config).
+# Usage: run_scaling.sh <dma-perf> <tiny_scaling.ini> <result.csv>
+set -u
+tool=$1 cfg=$2 csv=$3
+rm -f "$csv"
+log=$csv.log
+st=0
+"$tool" --config "$cfg" --result "$csv" >"$log" 2>&1 || st=$?
+cat "$log"
+[ "$st" -eq 0 ] || { echo "dma-perf exited $st"; exit 1; }
+[ -s "$csv" ] || { echo "no CSV written at $csv"; exit 1; }
+n=$(grep -c '^Scaling in this run (total Mops of N workers' "$log")
+[ "$n" -eq 1 ] || { echo "expected one Scaling header, found $n"; exit 1; }
+# the lines after the header that compare N workers with one
+sed -n '/^Scaling in this run/,/^$/p' "$log" | grep '(N=' >"$log.scaling"
+awk -v csv="$csv" '
+BEGIN {
+	FS = ","
+	while ((getline line < csv) > 0) {
+		split(line, f, ",")
+		if (f[1] == "Case" || f[17] != "ok")
+			continue
+		mops[f[1] "," f[8]] = f[13] + 0
+	}
+	FS = " "
+	bad = 0
+	lines = 0
+}
+function unit(v, u) {
+	return u == "KiB" ? v * 1024 : u == "MiB" ? v * 1048576 : v
+}
+{
+	lines++
+	if ($0 ~ /^  dma_mlx5 x2 \/ dma_mlx5 \(N=2\):/) {
+		num = 2; den = 1; what = "dma"
+	} else if ($0 ~ /^  rte_memcpy x2 \/ rte_memcpy \(N=2\):/) {
+		num = 4; den = 3; what = "cpu"
+	} else {
+		print "unexpected Scaling line: " $0
+		bad = 1
+		next
+	}
+	seen[what]++
+	rest = substr($0, index($0, "):") + 2)
+	entries = 0
+	while (match(rest, /[0-9]+ [KM]?i?B [0-9.]+ \([0-9.]+\/[0-9.]+\)/)) {
+		e = substr(rest, RSTART, RLENGTH)
+		rest = substr(rest, RSTART + RLENGTH)
+		split(e, p, /[ ()\/]+/)
+		size = unit(p[1], p[2]); r = p[3]; a = p[4]; b = p[5]
+		entries++
+		if (b <= 0 || a <= 0) {
+			print "non-positive Mops in: " e
+			bad = 1
+			continue
+		}
+		# a and b are rounded to 0.01, r to 0.001
+		lo = (a - 0.005) / (b + 0.005) - 0.0005
+		hi = (a + 0.005) / (b - 0.005) + 0.0005
+		if (r < lo || r > hi) {
+			printf "ratio %s is not %s/%s (%.4f..%.4f)\n", r, a, b, lo, hi
+			bad = 1
+		}
+		ka = num "," size; kb = den "," size
+		if (!(ka in mops) || !(kb in mops)) {
+			printf "no CSV row for cases %d/%d at %d B\n", num, den, size
+			bad = 1
+			continue
+		}
+		if (mops[ka] - a > 0.0051 || a - mops[ka] > 0.0051 ||
+		    mops[kb] - b > 0.0051 || b - mops[kb] > 0.0051) {
+			printf "%s: %s/%s against the CSV MOps %.3f/%.3f\n", e, a, b,
+			       mops[ka], mops[kb]
+			bad = 1
+		}
+		printf "%s %d B: %s = %s/%s, CSV %.3f/%.3f\n", what, size, r, a, b,
+		       mops[ka], mops[kb]
+	}
+	if (entries != 2) {
+		print "expected 2 sizes in: " $0
+		bad = 1
+	}
+}
+END {
+	if (seen["dma"] != 1 || seen["cpu"] != 1) {
+		print "expected one dma_mlx5 and one CPU Scaling line"
+		bad = 1
+	}
+	exit bad
+}' "$log.scaling" || { echo "Scaling lines wrong"; exit 1; }
+echo "Scaling lines ok"
