@@ -319,6 +319,7 @@ bool HcaImpl::engine_pass(bool *more, Engine *e)
 
 bool HcaImpl::fast_pass(Engine *e, bool *more, bool *locked)
 {
+	DmaScope dma(caps_.dma_opaque);
 	bool did = false;
 
 	*more = false;
