@@ -72,6 +72,12 @@ struct Device {
 	dev_t rdev;
 	std::mutex lock; /**< creation of hca */
 	std::shared_ptr<Hca> hca;
+	/**
+	 * A fork() child's: the LID of the device its parent had (0: none). The
+	 * child's own device shares that port (HcaCaps::share_lid) when the parent's
+	 * is on a machine-wide fabric, as processes share a port under a kernel.
+	 */
+	uint16_t parent_lid = 0;
 };
 
 /** Configuration from the environment (read once). */
