@@ -561,6 +561,12 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 	return dev->hca;
 }
 
+uint16_t device_lid_if_made(Device *dev)
+{
+	std::lock_guard<std::mutex> g(dev->lock);
+	return dev->hca ? dev->hca->caps().lid : 0;
+}
+
 void fill_chardev_stat(unsigned index, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));

@@ -96,6 +96,8 @@ uint64_t node_guid_of(uint32_t run_id, unsigned index);
  * NULL (errno set, one log line) when the options are bad or creation failed.
  */
 std::shared_ptr<Hca> device_hca(Device *dev);
+/** The LID of @p dev's port if its HCA exists in this process (never made here), else 0. */
+uint16_t device_lid_if_made(Device *dev);
 
 /* ---- fake fds ----------------------------------------------------------------------- */
 

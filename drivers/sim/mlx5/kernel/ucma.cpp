@@ -334,6 +334,7 @@ struct Id {
 	uint8_t init_depth = 0;
 	uint8_t retry = 7;
 	uint8_t rnr_retry = 7;
+	uint8_t ack_timeout = 14; /**< RTS's timeout: the ACK_TIMEOUT option, as the kernel's */
 	uint32_t events_reported = 0;
 	/* ReqSent / RepSent: when the peer's answer is given up (cm_timeout()) */
 	std::chrono::steady_clock::time_point deadline;
@@ -1675,7 +1676,7 @@ int cmd_init_qp_attr(const Cmd &c)
 		a.qp_attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 		a.sq_psn = id->psn;
-		a.timeout = 14;
+		a.timeout = id->ack_timeout;
 		a.retry_cnt = id->retry;
 		a.rnr_retry = id->rnr_retry;
 		a.max_rd_atomic = id->init_depth;
@@ -1701,12 +1702,22 @@ int cmd_set_option(const Cmd &c)
 	int ret = take_id(c, &r, "SET_OPTION", &id);
 	if (ret)
 		return ret;
-	/* level ID: TOS (u8), REUSEADDR, AFONLY (int), ACK_TIMEOUT (u8): accepted, no effect */
+	/*
+	 * level ID: TOS (u8), REUSEADDR, AFONLY (int): accepted, no effect on the fabric;
+	 * ACK_TIMEOUT (u8): the timeout INIT_QP_ATTR gives for RTS (the kernel's
+	 * rdma_set_ack_timeout)
+	 */
 	if (r.level == 0 && r.optname <= 3) {
 		uint32_t want = r.optname == 0 || r.optname == 3 ? 1 : 4;
 		if (r.optlen != want)
 			return fail_log(EINVAL, "SET_OPTION: option %u of %u bytes", r.optname,
 					r.optlen);
+		if (r.optname == 3) {
+			uint8_t t;
+			if (!copy_from_user(&t, r.optval, 1))
+				return fail_log(EFAULT, "SET_OPTION: option value");
+			id->ack_timeout = t; /* under g_cm, as every command */
+		}
 		return 0;
 	}
 	return fail_log(ENOSYS, "SET_OPTION: level %u option %u", r.level, r.optname);

@@ -8,11 +8,13 @@
  * machine-wide fabric (meson test does): an RC send and RDMA write between the
  * parent and a child by QPN, a child that dies (the parent's next request fails
  * with RETRY_EXC, never a hang, and the next child works), and rdma-cm between
- * two sibling children on the one address (REQ / REP / RTU; the passive side
- * dies connected: DISCONNECTED).
+ * two sibling children on the one address (REQ / REP / RTU, the ACK timeout the
+ * active side asked; the passive side dies connected: DISCONNECTED), and the
+ * port's address on the device's network interface as pyverbs finds it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,6 +363,9 @@ static int active_main(uint16_t lid, uint16_t port, int ready)
 	struct sockaddr_in dst = addr_of_lid(lid, port);
 	struct rdma_cm_event *ev;
 	struct rdma_conn_param p;
+	struct ibv_qp_attr qa;
+	int mask = 0;
+	uint8_t timeout = 21;
 	char c;
 
 	if (!ch || read(ready, &c, 1) != 1 || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
@@ -373,11 +379,18 @@ static int active_main(uint16_t lid, uint16_t port, int ready)
 	rdma_ack_cm_event(ev);
 	memset(&p, 0, sizeof(p));
 	p.qp_num = 0x135;
-	if (rdma_connect(id, &p))
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
+			    sizeof(timeout)) ||
+	    rdma_connect(id, &p))
 		return 5;
 	if (next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_RESPONSE)
 		return 6; /* REJECTED 8 when the sibling's listener is not found */
 	rdma_ack_cm_event(ev);
+	/* the ACK timeout asked is the one RTS gets (pyverbs' async traffic checks it) */
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IBV_QPS_RTS;
+	if (rdma_init_qp_attr(id, &qa, &mask) || !(mask & IBV_QP_TIMEOUT) || qa.timeout != 21)
+		return 9;
 	if (rdma_accept(id, &p)) /* the RTU */
 		return 7;
 	if (next_event(ch, &ev) != RDMA_CM_EVENT_DISCONNECTED)
@@ -415,9 +428,50 @@ static void test_cm_between_siblings(void)
 	side_close(&p);
 }
 
+/*
+ * The port's address on a network interface of the device, where pyverbs looks
+ * (an ls of /sys/class/infiniband/<dev>/device/net/, then ip addr): "lo" for the
+ * port whose address is 127.0.0.1 (LID 1), no "net" at all for another.
+ */
+static void test_net_interface(void)
+{
+	struct side p;
+	struct stat st;
+	char line[64] = "";
+	FILE *ls;
+	DIR *d;
+	int lo = 0;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	printf("\n    LID %u: ", p.lid);
+	if (p.lid != 1) {
+		CU_ASSERT_NOT_EQUAL(stat("/sys/class/infiniband/mlx5_0/device/net/", &st), 0);
+		printf("no interface ");
+		side_close(&p);
+		return;
+	}
+	CU_ASSERT_EQUAL(stat("/sys/class/infiniband/mlx5_0/device/net/", &st), 0);
+	CU_ASSERT_TRUE(S_ISDIR(st.st_mode));
+	d = opendir("/sys/class/infiniband/mlx5_0/device/net");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		lo += !strcmp(e->d_name, "lo");
+	closedir(d);
+	CU_ASSERT_EQUAL(lo, 1);
+	/* another program (pyverbs' subprocess) sees the same */
+	ls = popen("ls /sys/class/infiniband/mlx5_0/device/net/", "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ls);
+	CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof(line), ls));
+	CU_ASSERT_EQUAL(pclose(ls), 0);
+	CU_ASSERT_STRING_EQUAL(line, "lo\n");
+	printf("ls: %s", line);
+	side_close(&p);
+}
+
 static const struct cunit_test tests[] = {
 	{"a fork child shares the port: RC send and write by QPN, it dies", test_rc_with_children},
 	{"rdma-cm between sibling processes of one port", test_cm_between_siblings},
+	{"the port's address on the device's network interface", test_net_interface},
 };
 
 int main(void)
