@@ -412,19 +412,22 @@ static void test_cm_between_siblings(void)
 	CU_ASSERT_EQUAL_FATAL(pipe(ready), 0);
 	for (int i = 0; i < 2; i++) {
 		pid[i] = fork();
-		if (pid[i] == 0)
+		if (pid[i] == 0) {
+			/* one end each: a passive side that fails ends the active's read */
+			close(ready[i == 0 ? 0 : 1]);
 			_exit(i == 0 ? passive_main(p.lid, port, ready[1])
 				     : active_main(p.lid, port, ready[0]));
+		}
 		CU_ASSERT_FATAL(pid[i] > 0);
 	}
+	close(ready[0]);
+	close(ready[1]);
 	for (int i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL(waitpid(pid[i], &st[i], 0), pid[i]);
 		CU_ASSERT_TRUE(WIFEXITED(st[i]));
 		printf("\n    %s: exit %d ", i ? "active" : "passive", WEXITSTATUS(st[i]));
 		CU_ASSERT_EQUAL(WEXITSTATUS(st[i]), 0);
 	}
-	close(ready[0]);
-	close(ready[1]);
 	side_close(&p);
 }
 
