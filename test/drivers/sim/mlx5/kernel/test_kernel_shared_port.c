@@ -5,12 +5,12 @@
  * that has the device open get a device of their own on the parent's port (its
  * LID), with QPNs of their own (kernel_side.rst, "Processes sharing a port").
  * Through Debian's libibverbs and librdmacm only, under devtools/sim-rdma on a
- * machine-wide fabric (meson test does): an RC send and RDMA write between the
- * parent and a child by QPN, a child that dies (the parent's next request fails
- * with RETRY_EXC, never a hang, and the next child works), and rdma-cm between
- * two sibling children on the one address (REQ / REP / RTU, the ACK timeout the
- * active side asked; the passive side dies connected: DISCONNECTED), and the
- * port's address on the device's network interface as pyverbs finds it.
+ * machine-wide fabric (meson test does): an RC send, RDMA read, fetch-and-add
+ * and RDMA write between the parent and a child by QPN, a child that dies (the parent's next
+ * request fails with RETRY_EXC, never a hang, and the next child works), and rdma-cm between two
+ * sibling children on the one address (REQ / REP / RTU, the ACK timeout the active side asked; the
+ * passive side dies connected: DISCONNECTED), and the port's address on the device's network
+ * interface as pyverbs finds it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -86,7 +86,7 @@ static int side_open(struct side *s)
 	memset(s->buf, 0, kBuf);
 	s->mr = ibv_reg_mr(s->pd, s->buf, kBuf,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ);
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!s->mr)
 		return -1;
 	memset(&qa, 0, sizeof(qa));
@@ -100,7 +100,8 @@ static int side_open(struct side *s)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
 	return ibv_modify_qp(s->qp, &a,
 			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
 		       ? -1
@@ -199,6 +200,39 @@ static int post(struct side *s, enum ibv_wr_opcode op, const char *msg, const st
 	return ibv_post_send(s->qp, &wr, &bad);
 }
 
+/* an RDMA read of the peer's first 64 bytes into buf + 512 */
+static int post_read(struct side *s, const struct ends *peer)
+{
+	struct ibv_sge sge = {(uintptr_t)s->buf + 512, 64, s->mr->lkey};
+	struct ibv_send_wr wr, *bad;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = peer->addr;
+	wr.wr.rdma.rkey = peer->rkey;
+	return ibv_post_send(s->qp, &wr, &bad);
+}
+
+/* a fetch-and-add of @p add on the peer's buf + 3072, the old value to buf + 3072 */
+static int post_fadd(struct side *s, const struct ends *peer, uint64_t add)
+{
+	struct ibv_sge sge = {(uintptr_t)s->buf + 3072, 8, s->mr->lkey};
+	struct ibv_send_wr wr, *bad;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.atomic.remote_addr = peer->addr + 3072;
+	wr.wr.atomic.rkey = peer->rkey;
+	wr.wr.atomic.compare_add = add;
+	return ibv_post_send(s->qp, &wr, &bad);
+}
+
 static int post_recv(struct side *s)
 {
 	struct ibv_sge sge = {(uintptr_t)s->buf + 1024, 1024, s->mr->lkey};
@@ -235,6 +269,13 @@ static void child_main(int rd, int wr, uint16_t parent_lid)
 		_exit(13);
 	if (poll_one(s.cq, 5000) != IBV_WC_SUCCESS || strcmp(s.buf + 1024, kHello))
 		_exit(14);
+	/* the parent's message is still at the start of its buffer */
+	if (post_read(&s, &peer) || poll_one(s.cq, 5000) != IBV_WC_SUCCESS ||
+	    strcmp(s.buf + 512, kHello))
+		_exit(17);
+	if (post_fadd(&s, &peer, 5) || poll_one(s.cq, 5000) != IBV_WC_SUCCESS ||
+	    *(volatile uint64_t *)(s.buf + 3072) != 0)
+		_exit(18);
 	if (post(&s, IBV_WR_RDMA_WRITE, kWritten, &peer) || poll_one(s.cq, 5000) != IBV_WC_SUCCESS)
 		_exit(15);
 	if (write(wr, &c, 1) != 1)
@@ -281,6 +322,7 @@ static void one_round(struct side *p)
 	CU_ASSERT_EQUAL(poll_one(p->cq, 5000), IBV_WC_SUCCESS);
 	CU_ASSERT_EQUAL(read(c2p[0], &c, 1), 1); /* it wrote */
 	CU_ASSERT_STRING_EQUAL(p->buf + 2048, kWritten);
+	CU_ASSERT_EQUAL(*(volatile uint64_t *)(p->buf + 3072), 5); /* its fetch-and-add */
 	/* it dies: our next request to it fails after the retries, no hang */
 	kill(pid, SIGKILL);
 	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
@@ -472,7 +514,8 @@ static void test_net_interface(void)
 }
 
 static const struct cunit_test tests[] = {
-	{"a fork child shares the port: RC send and write by QPN, it dies", test_rc_with_children},
+	{"a fork child shares the port: RC send, read, atomic, write by QPN, it dies",
+	 test_rc_with_children},
 	{"rdma-cm between sibling processes of one port", test_cm_between_siblings},
 	{"the port's address on the device's network interface", test_net_interface},
 };
