@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -370,6 +371,12 @@ bool g_broker = false;
 uint32_t random_u32()
 {
 	static std::mt19937 rng{std::random_device{}()};
+	static pid_t seeded = getpid();
+	if (seeded != getpid()) {
+		/* a fork child: not the sequence of its parent and siblings (PSNs, ports) */
+		rng.seed(std::random_device{}());
+		seeded = getpid();
+	}
 	return rng();
 }
 
@@ -836,9 +843,31 @@ void broker_loop()
 	}
 }
 
+/*
+ * fork(): the broker thread is not in the child, and the sockets it reads are the
+ * parent's: the child must not take the parent's CM messages. Its copies of those
+ * sockets stay open, as the fds it inherited (their ids are the parent's); the
+ * child starts with nothing to read and no broker, and its first LISTEN or
+ * CONNECT starts its own, for ids of its own. The parent's state is left alone
+ * (a thread of the parent may have held its lock).
+ */
+void ucma_fork_child()
+{
+	new (&g_cm) std::mutex;
+	new (&g_socks) std::map<int, std::shared_ptr<Id>>;
+	new (&g_listen_lid) std::map<int, uint16_t>;
+	new (&g_pending) std::map<int, Pending>;
+	if (g_wake >= 0)
+		sys::close(g_wake); /* the parent's: a write would wake its broker */
+	g_wake = -1;
+	g_broker = false;
+}
+
 /** The broker thread, started with the first listener or connection. */
 int broker_start()
 {
+	static bool once = (pthread_atfork(nullptr, nullptr, ucma_fork_child), true);
+	(void)once;
 	if (g_broker)
 		return 0;
 	g_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -443,22 +443,19 @@ static int active_main(uint16_t lid, uint16_t port, int ready)
 }
 
 /* two children of the process holding the port: one listens, the other connects */
-static void test_cm_between_siblings(void)
+static void run_siblings(uint16_t lid, uint16_t port)
 {
-	struct side p;
-	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
 	int ready[2], st[2] = {-1, -1};
 	pid_t pid[2];
 
-	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
 	CU_ASSERT_EQUAL_FATAL(pipe(ready), 0);
 	for (int i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (pid[i] == 0) {
 			/* one end each: a passive side that fails ends the active's read */
 			close(ready[i == 0 ? 0 : 1]);
-			_exit(i == 0 ? passive_main(p.lid, port, ready[1])
-				     : active_main(p.lid, port, ready[0]));
+			_exit(i == 0 ? passive_main(lid, port, ready[1])
+				     : active_main(lid, port, ready[0]));
 		}
 		CU_ASSERT_FATAL(pid[i] > 0);
 	}
@@ -470,6 +467,37 @@ static void test_cm_between_siblings(void)
 		printf("\n    %s: exit %d ", i ? "active" : "passive", WEXITSTATUS(st[i]));
 		CU_ASSERT_EQUAL(WEXITSTATUS(st[i]), 0);
 	}
+}
+
+static void test_cm_between_siblings(void)
+{
+	struct side p;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	run_siblings(p.lid, (uint16_t)(20000 + getpid() % 20000));
+	side_close(&p);
+}
+
+/*
+ * The same, the parent listening itself when it forks (its CM broker runs): the
+ * children's rdma-cm is their own (a broker each), never the parent's.
+ */
+static void test_cm_after_parent_listened(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL;
+	struct side p;
+	struct sockaddr_in a;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	a = addr_of_lid(p.lid, (uint16_t)(20000 + (getpid() + 1) % 20000));
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_bind_addr(lis, (struct sockaddr *)&a), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_listen(lis, 1), 0);
+	run_siblings(p.lid, (uint16_t)(20000 + (getpid() + 2) % 20000));
+	CU_ASSERT_EQUAL(rdma_destroy_id(lis), 0);
+	rdma_destroy_event_channel(ch);
 	side_close(&p);
 }
 
@@ -517,6 +545,7 @@ static const struct cunit_test tests[] = {
 	{"a fork child shares the port: RC send, read, atomic, write by QPN, it dies",
 	 test_rc_with_children},
 	{"rdma-cm between sibling processes of one port", test_cm_between_siblings},
+	{"the same while the parent listens itself", test_cm_after_parent_listened},
 	{"the port's address on the device's network interface", test_net_interface},
 };
 
