@@ -9,6 +9,7 @@
  * engine would (no lock order to keep, no deadlock between two hosts' engines).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <map>
@@ -32,10 +33,24 @@ struct Fabric {
 	std::map<uint16_t, Host *> hosts;
 };
 
+Fabric *g_fabric;
+
+/*
+ * fork(): the child's copy lists the parent's hosts, whose engines are not in
+ * the child, and its lock may be held by a thread of the parent. The child
+ * starts with none (the copy is left alone: the parent's objects are not ours).
+ */
+void fabric_fork_child()
+{
+	g_fabric = new Fabric;
+}
+
 Fabric &fabric()
 {
-	static Fabric *f = new Fabric;
-	return *f;
+	static bool once = (g_fabric = new Fabric,
+			    pthread_atfork(nullptr, nullptr, fabric_fork_child), true);
+	(void)once;
+	return *g_fabric;
 }
 
 /** @p r answers requests (RTR, RTS, SQD, SQE). */

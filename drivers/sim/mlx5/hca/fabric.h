@@ -33,6 +33,14 @@ Host *fabric_host(uint16_t lid);
  * free one (1..0xbfff). Returns the LID's listening socket, or -errno.
  */
 int xfabric_claim_lid(const char *name, uint16_t *lid);
+/**
+ * Share LID @p lid of machine-wide fabric @p name with the process this one was
+ * forked from: it must hold the LID's socket (inherited, the membership) and no
+ * host of this process may have it yet. Claims the lowest free member index
+ * (its socket "mlx5-sim-fabric/<name>/<lid>/m<index>") into @p *member. Returns
+ * that socket, or -errno (-ENOENT: the LID's socket is not ours).
+ */
+int xfabric_join_lid(const char *name, uint16_t lid, uint8_t *member);
 /** Serve requests to listening socket @p fd of our host @p lid. Under fabric_lock(). */
 int xfabric_port_add(int fd, uint16_t lid);
 /** Stop serving @p fd and close it. Under fabric_lock(). */

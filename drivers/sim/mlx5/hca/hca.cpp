@@ -9,6 +9,7 @@
  * (sq_engine.h); doorbells and engine passes are in engine.cpp.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/random.h>
 
 #include <chrono>
@@ -33,10 +34,20 @@ struct NameRegistry {
 	std::set<std::string> names;
 };
 
+NameRegistry *g_names;
+
+/* fork(): the parent's instances are not the child's; its lock may be held */
+void names_fork_child()
+{
+	g_names = new NameRegistry;
+}
+
 NameRegistry &names()
 {
-	static NameRegistry *r = new NameRegistry;
-	return *r;
+	static bool once = (g_names = new NameRegistry,
+			    pthread_atfork(nullptr, nullptr, names_fork_child), true);
+	(void)once;
+	return *g_names;
 }
 
 bool take_name(const std::string &name)
@@ -58,7 +69,9 @@ bool caps_valid(const HcaCaps &c)
 	return c.max_qp && c.max_cq && c.max_mr && c.max_pd && c.max_cqe &&
 	       c.max_qp <= 0xffffff - HCA_QPN_BASE && c.cqe_version <= 1 &&
 	       c.max_sq_desc_sz >= MLX5_SEND_WQE_BB && c.max_send_wqebb &&
-	       c.log_reserved_qpn_granularity <= HCA_RSV_QPN_MAX_LOG;
+	       c.log_reserved_qpn_granularity <= HCA_RSV_QPN_MAX_LOG &&
+	       (!c.share_lid ||
+		(c.fabric && c.fabric_name[0] && c.lid && c.max_qp <= HCA_MEMBER_MAX_QP));
 }
 
 } // namespace
@@ -103,7 +116,9 @@ std::shared_ptr<Hca> Hca::create(const std::string &name, const HcaCaps &caps, E
 	int xfd = -1;
 	if (c.fabric && c.fabric_name[0]) {
 		c.fabric_name[sizeof(c.fabric_name) - 1] = 0;
-		xfd = xfabric_claim_lid(c.fabric_name, &c.lid);
+		c.lid_member = 0;
+		xfd = c.share_lid ? xfabric_join_lid(c.fabric_name, c.lid, &c.lid_member)
+				  : xfabric_claim_lid(c.fabric_name, &c.lid);
 		if (xfd < 0) {
 			release_name(name);
 			return nullptr;
@@ -391,7 +406,13 @@ int HcaImpl::create_reserved_qpn(uint32_t log_range, uint32_t *first_qpn)
 	    log_range > HCA_RSV_QPN_MAX_LOG)
 		return -EINVAL;
 	DevLock lk(mu_);
-	return rsv_qpns_.create(HCA_QPN_BASE + caps_.max_qp, HCA_QPN_END, log_range, first_qpn);
+	/* a host of a machine-wide fabric keeps them in its LID member's window */
+	uint32_t lo = HCA_QPN_BASE + ((uint32_t)caps_.lid_member << HCA_MEMBER_SHIFT) +
+		      caps_.max_qp;
+	uint32_t hi = HCA_QPN_END;
+	if (caps_.fabric_name[0] && caps_.max_qp <= HCA_MEMBER_MAX_QP)
+		hi = ((uint32_t)caps_.lid_member + 1) << HCA_MEMBER_SHIFT;
+	return rsv_qpns_.create(lo, hi, log_range, first_qpn);
 }
 
 int HcaImpl::destroy_reserved_qpn(uint32_t first_qpn)

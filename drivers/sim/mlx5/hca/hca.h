@@ -122,6 +122,17 @@ struct HcaCaps {
 	 * other builds ignore it.
 	 */
 	bool dma_opaque = false;
+	/**
+	 * With @c fabric_name: share LID @c lid with the process this one was forked
+	 * from (which holds it), as processes share a port under a kernel, instead of
+	 * claiming a LID (xfabric_join_lid). Needs max_qp <= HCA_MEMBER_MAX_QP.
+	 */
+	bool share_lid = false;
+	/**
+	 * Set by the device: this host's member index on its LID (0: the process that
+	 * claimed it). Its QPNs lie in member << HCA_MEMBER_SHIFT + HCA_QPN_BASE ...
+	 */
+	uint8_t lid_member = 0;
 };
 
 /** Largest DCI log_num_errored the model tracks (2^this errored streams). */

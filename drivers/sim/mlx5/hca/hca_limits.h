@@ -16,8 +16,16 @@ namespace mlx5sim {
 
 /** Internal numbering. */
 enum {
-	HCA_QPN_BASE = 0x100,     /**< first QPN handed out */
-	HCA_QPN_END = 1u << 24,   /**< QPNs are 24 bits */
+	HCA_QPN_BASE = 0x100,   /**< first QPN handed out */
+	HCA_QPN_END = 1u << 24, /**< QPNs are 24 bits */
+	/*
+	 * A LID shared by the processes of one port (HcaCaps::lid_member): member m's
+	 * QPNs (and DCT numbers, reserved QPNs) lie in [m << 20, (m + 1) << 20), so a
+	 * (LID, QPN) names one process. Only for max_qp <= HCA_MEMBER_MAX_QP.
+	 */
+	HCA_MEMBER_SHIFT = 20,
+	HCA_MAX_MEMBERS = 16, /**< processes of one LID: the owner (0) and 15 more */
+	HCA_MEMBER_MAX_QP = (1u << 20) - 0x100 - 0x10000,
 	HCA_RSV_QPN_MAX_LOG = 16, /**< largest reserved QPN object: 2^16 QPNs */
 	HCA_CQN_BASE = 0x40,      /**< first CQN handed out */
 	HCA_MAX_GATHER = 64,      /**< spans one side of a WQE can name */

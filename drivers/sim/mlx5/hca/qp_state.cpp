@@ -196,8 +196,10 @@ bool pow2_or_zero(uint32_t v)
 
 QpTable::QpTable(const HcaCaps &caps, Host *owner, MrTable &mrt, CqTable &cqs, SrqTable &srqs,
 		 EventQueue &events)
-	: caps_(caps), max_qp_(caps.max_qp), owner_(owner), mrt_(mrt), cqs_(cqs), srqs_(srqs),
-	  events_(events), slots_(new std::atomic<QpObj *>[caps.max_qp])
+	: caps_(caps), max_qp_(caps.max_qp),
+	  qpn_base_(HCA_QPN_BASE + ((uint32_t)caps.lid_member << HCA_MEMBER_SHIFT)), owner_(owner),
+	  mrt_(mrt), cqs_(cqs), srqs_(srqs), events_(events),
+	  slots_(new std::atomic<QpObj *>[caps.max_qp])
 {
 	for (uint32_t i = 0; i < caps.max_qp; i++)
 		slots_[i].store(nullptr, std::memory_order_relaxed);
@@ -265,7 +267,7 @@ int QpTable::create(const QpConfig &cfg, uint32_t *qpn)
 	}
 	qp->cfg = cfg;
 	qp->owner = owner_;
-	qp->qpn = HCA_QPN_BASE + slot;
+	qp->qpn = qpn_base_ + slot;
 	qp->scq = scq;
 	qp->rcq = rcq;
 	qp->srq = srq;
@@ -285,7 +287,7 @@ int QpTable::destroy(uint32_t qpn)
 	QpObj *qp = find(qpn);
 	if (!qp)
 		return -EINVAL;
-	slots_[qpn - HCA_QPN_BASE].store(nullptr, std::memory_order_release);
+	slots_[qpn - qpn_base_].store(nullptr, std::memory_order_release);
 	qps_.erase(std::find(qps_.begin(), qps_.end(), qp));
 	cqs_.forget(qp);
 	qp->scq->refs--;

@@ -68,9 +68,9 @@ public:
 
 	QpObj *find(uint32_t qpn) const
 	{
-		if (qpn < HCA_QPN_BASE || qpn - HCA_QPN_BASE >= max_qp_)
+		if (qpn < qpn_base_ || qpn - qpn_base_ >= max_qp_)
 			return nullptr;
-		return slots_[qpn - HCA_QPN_BASE].load(std::memory_order_acquire);
+		return slots_[qpn - qpn_base_].load(std::memory_order_acquire);
 	}
 	/** The live QPs, in the engine's scan order. */
 	const std::vector<QpObj *> &live() const { return qps_; }
@@ -107,7 +107,9 @@ public:
 private:
 	const HcaCaps &caps_;
 	const uint32_t max_qp_; /**< caps.max_qp */
-	Host *const owner_;     /**< QpObj::owner of the QPs created here */
+	/** The first QPN: HCA_QPN_BASE in the window of the host's LID member */
+	const uint32_t qpn_base_;
+	Host *const owner_; /**< QpObj::owner of the QPs created here */
 	MrTable &mrt_;
 	CqTable &cqs_;
 	SrqTable &srqs_;

@@ -26,13 +26,25 @@
  * for the first requester LID it names; a request naming another, or a LID of
  * this process, closes it. Each chunk's range is checked against its message
  * before anything is touched (doc/guides/sim/software_hca.rst, "Security").
+ *
+ * A shared LID: the fork children of a process holding a LID may share it, as
+ * processes share a port (HcaCaps::share_lid). Each member has a socket of its
+ * own, "<lid>/m<index>" (the owner's is "<lid>"), and its QPNs in its index's
+ * window (HCA_MEMBER_SHIFT), so a request goes to the socket its (LID, QPN)
+ * names. A member is a process that holds the LID's socket (the owner, or a fork
+ * child that inherited it and keeps it): a request naming one of our own LIDs
+ * is served only from a process that holds that LID's socket, which both ends
+ * check in /proc/<pid>/fd (the peer's pid from SO_PEERCRED).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +86,8 @@ struct Conn {
 	int fd;
 	uint16_t lid;  /**< our host it connected to: the only dlid it may name */
 	uint16_t slid; /**< the requester LID it speaks for (0: none named yet) */
+	pid_t pid;     /**< the requester's process (SO_PEERCRED) */
+	int8_t member; /**< it holds our LID slid's socket: -1 not checked yet */
 };
 
 /**
@@ -82,13 +96,14 @@ struct Conn {
  * Intentionally leaked, as the process's fabric (fabric.cpp).
  */
 struct XFabric {
-	std::string name;                        /**< the one fabric of this process */
-	std::mutex fds_mu;                       /**< ports and conns, for the listener */
-	std::vector<Port> ports;                 /**< listening sockets of our hosts */
-	std::vector<Conn> conns;                 /**< accepted: requests arrive here */
-	std::map<uint32_t, int> clients;         /**< ours to theirs, by slid << 16 | dlid */
-	bool listening = false;                  /**< the listener thread runs */
-	uint64_t seq = 0;                        /**< request numbers */
+	std::string name;                /**< the one fabric of this process */
+	std::mutex fds_mu;               /**< ports and conns, for the listener */
+	std::vector<Port> ports;         /**< listening sockets of our hosts */
+	std::vector<Conn> conns;         /**< accepted: requests arrive here */
+	std::map<uint64_t, int> clients; /**< ours to theirs, by slid, dlid, member */
+	std::map<uint16_t, int> held;    /**< the sockets of our LIDs (claimed, inherited) */
+	bool listening = false;          /**< the listener thread runs */
+	uint64_t seq = 0;                /**< request numbers */
 	std::unique_ptr<Plan> scratch{new Plan}; /**< the responder's plan */
 	std::vector<struct pollfd> wait_fds;     /**< exchange()'s poll set, reused */
 	/* message buffers: the requester's and the responder's (serving while waiting) */
@@ -100,20 +115,96 @@ struct XFabric {
 	uint64_t refused = 0;        /**< peers and requests refused (for the log line) */
 };
 
-XFabric &xf()
+XFabric *g_xf;
+
+/*
+ * fork(): the child's copy is the parent's: its connections and its member
+ * sockets are the parent's to read (the child closes its copies), its threads
+ * are not in the child. It keeps the sockets of the LIDs it inherited: holding
+ * one is what makes it a member of that LID (xfabric_join_lid), and the LID
+ * stays taken while a member lives.
+ */
+void xfabric_fork_child()
 {
-	static XFabric *x = new XFabric;
-	return *x;
+	XFabric *old = g_xf;
+	XFabric *x = new XFabric;
+	x->name = old->name;
+	x->held = old->held;
+	auto held = [&](int fd) {
+		for (const auto &h : old->held)
+			if (h.second == fd)
+				return true;
+		return false;
+	};
+	for (const Port &p : old->ports)
+		if (!held(p.fd))
+			close(p.fd);
+	for (const Conn &c : old->conns)
+		close(c.fd);
+	for (const auto &c : old->clients)
+		close(c.second);
+	g_xf = x; /* the copy is left alone: a thread of the parent may have held its locks */
 }
 
-socklen_t lid_addr(const char *name, uint16_t lid, struct sockaddr_un *a)
+XFabric &xf()
+{
+	static bool once = (g_xf = new XFabric,
+			    pthread_atfork(nullptr, nullptr, xfabric_fork_child), true);
+	(void)once;
+	return *g_xf;
+}
+
+/** The member index QPN @p qpn names (0 when the host's QPNs have no windows). */
+uint8_t qpn_member(uint32_t qpn, const HcaCaps &caps)
+{
+	if (caps.max_qp > HCA_MEMBER_MAX_QP)
+		return 0;
+	return (uint8_t)((qpn & 0xffffff) >> HCA_MEMBER_SHIFT);
+}
+
+socklen_t lid_addr(const char *name, uint16_t lid, struct sockaddr_un *a, uint8_t member = 0)
 {
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
 	/* abstract namespace: sun_path[0] = 0, no file, gone with its last holder */
-	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-fabric/%s/%u", name,
-			 (unsigned)lid);
+	int n = member ? snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
+				  "mlx5-sim-fabric/%s/%u/m%u", name, (unsigned)lid,
+				  (unsigned)member)
+		       : snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mlx5-sim-fabric/%s/%u",
+				  name, (unsigned)lid);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/**
+ * Process @p pid holds socket @p fd of ours (an fd of it in /proc/<pid>/fd): it
+ * is a member of that socket's LID. Only a process of our uid can be read there.
+ */
+bool pid_holds_socket(pid_t pid, int fd)
+{
+	struct stat st;
+	if (pid <= 0 || fd < 0 || fstat(fd, &st) != 0)
+		return false;
+	char want[48], path[64], link[64];
+	snprintf(want, sizeof(want), "socket:[%llu]", (unsigned long long)st.st_ino);
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d)) != nullptr) {
+		if (e->d_name[0] == '.')
+			continue;
+		char p[sizeof(path) + sizeof(e->d_name) + 2];
+		snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+		ssize_t n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		found = strcmp(link, want) == 0;
+	}
+	closedir(d);
+	return found;
 }
 
 Verdict synd(uint8_t s)
@@ -150,7 +241,7 @@ bool uid_admitted(const HcaCaps &caps, uid_t uid)
  * The process at the other end of @p fd may join, for our host @p lid (its
  * admitted uids). The credentials are the peer's at connect() / listen().
  */
-bool peer_admitted(int fd, uint16_t lid, bool accepted)
+bool peer_admitted(int fd, uint16_t lid, bool accepted, pid_t *pid = nullptr)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
@@ -159,6 +250,8 @@ bool peer_admitted(int fd, uint16_t lid, bool accepted)
 		log_refusal("peer credentials unknown, refused", lid, -1, -1);
 		return false;
 	}
+	if (pid)
+		*pid = cr.pid;
 	if (host && uid_admitted(host->caps, cr.uid))
 		return true;
 	log_refusal(accepted ? "connection from a uid not admitted, closed"
@@ -238,12 +331,27 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 	if (rq.magic != XF_MAGIC ||
 	    n != sizeof(rq) + (rq.opcode == MLX5_OPCODE_RDMA_READ ? 0 : rq.len))
 		return true; /* not a message of ours: no reply, the requester times out */
-	/* one connection, one remote host: never a LID of this process, never two */
-	if (rq.dlid != c.lid || rq.slid == 0 || rq.slid > 0xbfff || fabric_host(rq.slid) ||
-	    (c.slid && rq.slid != c.slid)) {
+	/* one connection, one remote host: never two LIDs, a LID of this process only
+	 * from a member of it (a process that holds its socket) */
+	if (rq.dlid != c.lid || rq.slid == 0 || rq.slid > 0xbfff || (c.slid && rq.slid != c.slid)) {
 		log_refusal("request naming a LID its connection does not speak for, closed", c.lid,
-			    -1, -1);
+			    -1, (long)c.pid);
 		return false;
+	}
+	if (fabric_host(rq.slid)) {
+		if (c.member < 0) {
+			auto h = x.held.find(rq.slid);
+			/* never this process itself: it reaches its own hosts directly */
+			c.member = h != x.held.end() && c.pid != getpid() &&
+				   pid_holds_socket(c.pid, h->second);
+		}
+		if (!c.member) {
+			log_refusal(
+				"request naming our LID from a process that is no member of it, "
+				"closed",
+				c.lid, -1, (long)c.pid);
+			return false;
+		}
 	}
 	c.slid = rq.slid;
 	rep.magic = XF_MAGIC;
@@ -280,12 +388,13 @@ void serve_pending()
 	for (const Port &p : x.ports) {
 		int c;
 		while ((c = accept4(p.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-			if (!peer_admitted(c, p.lid, true)) {
+			pid_t pid = 0;
+			if (!peer_admitted(c, p.lid, true, &pid)) {
 				close(c); /* never read: nothing of ours is touched */
 				continue;
 			}
 			std::lock_guard<std::mutex> g(x.fds_mu);
-			x.conns.push_back(Conn{c, p.lid, 0});
+			x.conns.push_back(Conn{c, p.lid, 0, pid, -1});
 		}
 	}
 	for (size_t i = 0; i < x.conns.size();) {
@@ -325,14 +434,20 @@ void listen_main()
 	}
 }
 
+uint64_t client_key(uint16_t slid, uint16_t lid, uint8_t member)
+{
+	return (uint64_t)slid << 24 | (uint64_t)lid << 8 | member;
+}
+
 /**
- * The connection of our host @p slid to host @p lid of another process, or -1
- * (nobody there, or a process of a uid @p slid does not admit).
+ * The connection of our host @p slid to host @p lid, member @p member, of another
+ * process, or -1 (nobody there, a process of a uid @p slid does not admit, or
+ * one that speaks for a LID of ours without being its member).
  */
-int client_fd(uint16_t slid, uint16_t lid)
+int client_fd(uint16_t slid, uint16_t lid, uint8_t member)
 {
 	XFabric &x = xf();
-	uint32_t k = (uint32_t)slid << 16 | lid;
+	uint64_t k = client_key(slid, lid, member);
 	auto it = x.clients.find(k);
 	if (it != x.clients.end())
 		return it->second;
@@ -340,10 +455,19 @@ int client_fd(uint16_t slid, uint16_t lid)
 	if (fd < 0)
 		return -1;
 	struct sockaddr_un a;
-	socklen_t len = lid_addr(x.name.c_str(), lid, &a);
+	socklen_t len = lid_addr(x.name.c_str(), lid, &a, member);
 	/* whoever holds the name must be a member too: our writes and reads go there */
+	pid_t pid = 0;
 	if (connect(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0 ||
-	    !peer_admitted(fd, slid, false)) {
+	    !peer_admitted(fd, slid, false, &pid)) {
+		close(fd);
+		return -1;
+	}
+	auto h = x.held.find(lid);
+	if (h != x.held.end() && !pid_holds_socket(pid, h->second)) {
+		log_refusal(
+			"member name of our LID held by a process that is no member, not sent to",
+			lid, -1, (long)pid);
 		close(fd);
 		return -1;
 	}
@@ -356,9 +480,9 @@ int client_fd(uint16_t slid, uint16_t lid)
 	return fd;
 }
 
-void drop_client(uint16_t slid, uint16_t lid)
+void drop_client(uint16_t slid, uint16_t lid, uint8_t member)
 {
-	auto it = xf().clients.find((uint32_t)slid << 16 | lid);
+	auto it = xf().clients.find(client_key(slid, lid, member));
 	if (it == xf().clients.end())
 		return;
 	close(it->second);
@@ -367,7 +491,7 @@ void drop_client(uint16_t slid, uint16_t lid)
 
 /**
  * Send the request in xf().req (header + @p data_len bytes) of our host @p slid
- * to host @p lid and wait for its reply in xf().rep, serving requests that
+ * to host @p lid (its process @p member) and wait for its reply in xf().rep, serving requests that
  * arrive meanwhile. false: no reply (nobody there, the connection failed, or
  * the time ran out): the request is lost. An @p acked request (RC) that finds
  * the host gone, or that the host dropped (a reply with RETRY_EXC: no such QP,
@@ -377,17 +501,17 @@ void drop_client(uint16_t slid, uint16_t lid)
  * fail at once: a DCI serves many targets, and this engine, blocked while it
  * waits, would hold up all of them, which a device does not (ASSUMPTIONS.md 75).
  */
-bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, bool acked,
-	      size_t *rep_len)
+bool exchange(uint16_t slid, uint16_t lid, uint8_t member, size_t data_len, uint8_t retry_cnt,
+	      bool acked, size_t *rep_len)
 {
 	XFabric &x = xf();
 	auto deadline = std::chrono::steady_clock::now() +
 			std::chrono::milliseconds(kAckTimeoutMs * (1 + (int)retry_cnt));
-	int fd = client_fd(slid, lid);
+	int fd = client_fd(slid, lid, member);
 	XfReq *rq = reinterpret_cast<XfReq *>(x.req.get());
 	uint64_t seq = rq->seq = ++x.seq;
 	if (fd >= 0 && send(fd, x.req.get(), sizeof(XfReq) + data_len, MSG_NOSIGNAL) < 0) {
-		drop_client(slid, lid);
+		drop_client(slid, lid, member);
 		fd = -1;
 	}
 	std::vector<struct pollfd> &fds = x.wait_fds; /* no allocation once grown */
@@ -422,7 +546,7 @@ bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, b
 			continue;
 		if (n <= 0) {
 			/* the responder's process is gone */
-			drop_client(slid, lid);
+			drop_client(slid, lid, member);
 			fd = -1;
 			continue;
 		}
@@ -442,7 +566,7 @@ bool exchange(uint16_t slid, uint16_t lid, size_t data_len, uint8_t retry_cnt, b
 	if (dropped)
 		return true;
 	if (fd >= 0)
-		drop_client(slid, lid); /* late replies die with the connection */
+		drop_client(slid, lid, member); /* late replies die with the connection */
 	return false;
 }
 
@@ -493,8 +617,42 @@ int xfabric_claim_lid(const char *name, uint16_t *lid)
 		}
 		if (listen(fd, 64) != 0)
 			break;
+		try {
+			x.held[cand] = fd;
+		} catch (...) {
+			errno = ENOMEM;
+			break;
+		}
 		x.name = name;
 		*lid = cand;
+		return fd;
+	}
+	int err = errno ? errno : EADDRINUSE;
+	close(fd);
+	return -err;
+}
+
+int xfabric_join_lid(const char *name, uint16_t lid, uint8_t *member)
+{
+	XFabric &x = xf();
+	std::lock_guard<DevMutex> lk(fabric_lock());
+	if (x.name != name || !x.held.count(lid) || fabric_host(lid))
+		return -ENOENT; /* not a LID this process inherited, or one it already has */
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* the lowest free member index: bind() allocates it among the members */
+	for (uint8_t m = 1; m < HCA_MAX_MEMBERS; m++) {
+		struct sockaddr_un a;
+		socklen_t len = lid_addr(name, lid, &a, m);
+		if (bind(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
+			if (errno == EADDRINUSE)
+				continue;
+			break;
+		}
+		if (listen(fd, 64) != 0)
+			break;
+		*member = m;
 		return fd;
 	}
 	int err = errno ? errno : EADDRINUSE;
@@ -525,6 +683,8 @@ void xfabric_port_remove(int fd)
 	for (size_t i = 0; i < x.ports.size(); i++)
 		if (x.ports[i].fd == fd)
 			x.ports.erase(x.ports.begin() + (long)i);
+	for (auto it = x.held.begin(); it != x.held.end();)
+		it = it->second == fd ? x.held.erase(it) : std::next(it);
 	close(fd);
 }
 
@@ -536,7 +696,10 @@ bool FabricPort::leaves_process(const QpObj *qp, const Plan *pl)
 		return false;
 	bool av = qp->cfg.dc == DcRole::Dci || qp->cfg.type == IBV_QPT_UD;
 	uint16_t dlid = av ? mlx5_hw_ld_be16(pl->wqe + MLX5_HW_DS_BYTES + 14) : qp->dest_lid;
-	return host_of(dlid) == nullptr;
+	uint32_t dqpn = av ? mlx5_hw_ld_be32(pl->wqe + MLX5_HW_DS_BYTES + 8) : qp->dest_qpn;
+	const Host *h = host_of(dlid);
+	/* a LID shared with other processes: the QPN names the member */
+	return h == nullptr || qpn_member(dqpn, caps_) != h->caps.lid_member;
 }
 
 PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanError *err)
@@ -611,6 +774,9 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		pl->total = 8;
 	}
 	rq.total = pl->total;
+	if (rq.dlid == 0)
+		rq.dlid = caps_.lid; /* RC's own host: another member of its LID */
+	uint8_t member = qpn_member(rq.dqpn, caps_);
 	/* nothing leaves a host whose link is down */
 	err->req = synd(MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 	/* UD and UC: nothing answers, a lost message completes the sender all the same */
@@ -639,11 +805,11 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 		}
 		size_t got;
 		/* a datagram nobody takes is gone: no ACK tells the sender (UD) */
-		if (ud &&
-		    (link_down_ || !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, false, &got)))
+		if (ud && (link_down_ ||
+			   !exchange(rq.slid, rq.dlid, member, out, rq.retry_cnt, false, &got)))
 			break;
-		if (!ud &&
-		    !exchange(rq.slid, rq.dlid, out, rq.retry_cnt, !(rq.flags & XF_REQ_DC), &got))
+		if (!ud && !exchange(rq.slid, rq.dlid, member, out, rq.retry_cnt,
+				     !(rq.flags & XF_REQ_DC), &got))
 			return PlanResult::Error; /* RETRY_EXC */
 		XfRep rep;
 		memcpy(&rep, x.rep.get(), sizeof(rep));

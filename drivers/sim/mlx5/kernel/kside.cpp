@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "hca_limits.h"
 #include "mlx5_abi.h"
 #include "sim_options.h"
 #include "kside.h"
@@ -187,10 +189,13 @@ struct Watcher final : DoorbellSource {
 	std::chrono::nanoseconds idle(std::chrono::nanoseconds quiet) override;
 };
 
+Watcher *g_watchers; /* never freed: their threads run to exit */
+
 Watcher *watcher(Device *dev)
 {
-	static Watcher *w = new Watcher[kMaxDevices]; /* never freed: its thread runs to exit */
-	return &w[dev->index];
+	static bool once = (g_watchers = new Watcher[kMaxDevices], true);
+	(void)once;
+	return &g_watchers[dev->index];
 }
 
 uint32_t load_be32(const uint32_t *p)
@@ -492,8 +497,30 @@ std::string devargs_of(const std::string &all, unsigned index)
 	return all.substr(pos, semi == std::string::npos ? std::string::npos : semi - pos);
 }
 
+/*
+ * fork(): the child's devices are the parent's copies, without their threads.
+ * They stay as they are for the fds the child inherited (their contexts hold
+ * them); the child's next open gets a device of its own, on the parent's port.
+ */
+void devices_fork_child()
+{
+	for (unsigned i = 0; i < config().n_devices; i++) {
+		Device *d = device(i);
+		new (&d->lock) std::mutex; /* a thread that held it is not in the child */
+		if (d->hca) {
+			d->parent_lid = d->hca->caps().lid;
+			/* never destroyed here: its threads and its peers are the parent's */
+			(void)new std::shared_ptr<Hca>(std::move(d->hca));
+			d->hca = nullptr;
+		}
+	}
+	g_watchers = new Watcher[kMaxDevices]; /* the copies' threads are not in the child */
+}
+
 std::shared_ptr<Hca> device_hca(Device *dev)
 {
+	static bool once = (pthread_atfork(nullptr, nullptr, devices_fork_child), true);
+	(void)once;
 	std::lock_guard<std::mutex> g(dev->lock);
 	if (dev->hca)
 		return dev->hca;
@@ -510,9 +537,22 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 	Watcher *w = watcher(dev);
 	w->dev = dev; /* before the engine thread starts: it reads it unlocked */
 	try {
+		/* a fork child shares its parent's port when it can (machine-wide fabric) */
+		if (dev->parent_lid && caps.fabric && caps.fabric_name[0] &&
+		    caps.max_qp <= HCA_MEMBER_MAX_QP) {
+			HcaCaps shared = caps;
+			shared.lid = dev->parent_lid;
+			shared.share_lid = true;
+			dev->hca = Hca::create(dev->ibdev, shared, mode, cpus_set ? &cpus : nullptr,
+					       w, cpus_set);
+			if (!dev->hca)
+				klog(1, "%s: LID %u of the parent process not shared, claiming one",
+				     dev->ibdev.c_str(), (unsigned)dev->parent_lid);
+		}
 		/* thread mode: the engine reads the doorbell records itself */
-		dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr, w,
-				       cpus_set);
+		if (!dev->hca)
+			dev->hca = Hca::create(dev->ibdev, caps, mode, cpus_set ? &cpus : nullptr,
+					       w, cpus_set);
 	} catch (...) {
 		dev->hca = nullptr;
 	}
@@ -524,6 +564,12 @@ std::shared_ptr<Hca> device_hca(Device *dev)
 	w->by_engine = mode == ExecMode::Thread;
 	w->hca = dev->hca.get();
 	return dev->hca;
+}
+
+uint16_t device_lid_if_made(Device *dev)
+{
+	std::lock_guard<std::mutex> g(dev->lock);
+	return dev->hca ? dev->hca->caps().lid : 0;
 }
 
 void fill_chardev_stat(unsigned index, struct stat *st)

@@ -72,6 +72,12 @@ struct Device {
 	dev_t rdev;
 	std::mutex lock; /**< creation of hca */
 	std::shared_ptr<Hca> hca;
+	/**
+	 * A fork() child's: the LID of the device its parent had (0: none). The
+	 * child's own device shares that port (HcaCaps::share_lid) when the parent's
+	 * is on a machine-wide fabric, as processes share a port under a kernel.
+	 */
+	uint16_t parent_lid = 0;
 };
 
 /** Configuration from the environment (read once). */
@@ -90,6 +96,8 @@ uint64_t node_guid_of(uint32_t run_id, unsigned index);
  * NULL (errno set, one log line) when the options are bad or creation failed.
  */
 std::shared_ptr<Hca> device_hca(Device *dev);
+/** The LID of @p dev's port if its HCA exists in this process (never made here), else 0. */
+uint16_t device_lid_if_made(Device *dev);
 
 /* ---- fake fds ----------------------------------------------------------------------- */
 

@@ -25,6 +25,7 @@
  */
 #undef _FORTIFY_SOURCE
 #undef _FILE_OFFSET_BITS
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,7 @@
 #include <atomic>
 #include <map>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "kside.h"
@@ -55,6 +57,7 @@ namespace {
 
 constexpr int kNetlinkRdma = 20;
 constexpr char kUverbsPrefix[] = "/dev/infiniband/uverbs";
+constexpr char kSysIb[] = "/sys/class/infiniband";
 
 /* ---- libc's own definitions ------------------------------------------------------- */
 
@@ -96,6 +99,7 @@ int (*real___fxstat)(int, int, struct stat *);
 int (*real___fxstat64)(int, int, struct stat64 *);
 int (*real___fxstatat)(int, int, const char *, struct stat *, int);
 int (*real___fxstatat64)(int, int, const char *, struct stat64 *, int);
+DIR *(*real_opendir)(const char *);
 int (*real_ioctl)(int, unsigned long, ...);
 void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
@@ -309,6 +313,61 @@ int fail(int err)
 {
 	errno = err;
 	return -1;
+}
+
+/**
+ * The network interface of device @p index's port, in the tree at @p root: the
+ * port whose address is 127.0.0.1 (LID 1, ucma.cpp) shows the loopback
+ * interface "lo", the one real interface that carries that address; another port
+ * shows none (no "net" directory, as a device without a netdev). Decided by a
+ * process that has the device open; one that has not (an "ls" the program
+ * started) sees what that process left.
+ */
+void sync_net(const std::string &root, unsigned index)
+{
+	Device *d = device(index);
+	uint16_t lid = d ? device_lid_if_made(d) : 0;
+	if (!lid)
+		return;
+	std::string net = root + "/class/infiniband/mlx5_" + std::to_string(index) + "/device/net";
+	if (lid == 1) {
+		(void)mkdir(net.c_str(), 0755);
+		(void)mkdir((net + "/lo").c_str(), 0755);
+	} else {
+		(void)rmdir((net + "/lo").c_str());
+		(void)rmdir(net.c_str());
+	}
+}
+
+/**
+ * A path under /sys/class/infiniband: the model's devices are in the tree the
+ * wrapper wrote under $SYSFS_PATH (libibverbs reads it there itself), so a program
+ * that looks at /sys/class/infiniband directly (pyverbs lists a device's
+ * "device/net" with ls) sees the same devices; @p out is that path.
+ */
+bool sysfs_path(const char *upath, std::string *out)
+{
+	char path[512];
+	const size_t n = sizeof(kSysIb) - 1;
+	if (!upath || !active() || !user_path(upath, path, sizeof(path)) ||
+	    strncmp(path, kSysIb, n) || (path[n] && path[n] != '/'))
+		return false;
+	const char *root = getenv("SYSFS_PATH");
+	if (!root || root[0] != '/')
+		return false;
+	try {
+		std::string r(root);
+		unsigned idx = 0;
+		char rest[16];
+		/* "/mlx5_<i>/device/net...": its port's interface first */
+		if (sscanf(path + n, "/mlx5_%u/devic%15s", &idx, rest) == 2 && idx < kMaxDevices &&
+		    !strncmp(rest, "e/net", 5))
+			sync_net(r, idx);
+		*out = r + "/class/infiniband" + (path + n);
+	} catch (...) {
+		return false; /* no memory: libc answers for the real path */
+	}
+	return true;
 }
 
 /** /dev/infiniband/rdma_cm, while the library serves devices. */
@@ -616,6 +675,9 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 EXPORT int stat(const char *path, struct stat *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(stat)(sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path), [=] { return REAL(stat)(path, st); });
@@ -623,6 +685,9 @@ EXPORT int stat(const char *path, struct stat *st) noexcept
 
 EXPORT int stat64(const char *path, struct stat64 *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(stat64)(sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -631,6 +696,9 @@ EXPORT int stat64(const char *path, struct stat64 *st) noexcept
 
 EXPORT int lstat(const char *path, struct stat *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(lstat)(sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -639,6 +707,9 @@ EXPORT int lstat(const char *path, struct stat *st) noexcept
 
 EXPORT int lstat64(const char *path, struct stat64 *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(lstat64)(sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -661,6 +732,9 @@ EXPORT int fstat64(int fd, struct stat64 *st) noexcept
 
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(fstatat)(dirfd, sys.c_str(), st, flags);
 	unsigned idx = 0;
 	bool dev = stat_target(dirfd, path, flags, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
@@ -669,6 +743,9 @@ EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noex
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(fstatat64)(dirfd, sys.c_str(), st, flags);
 	unsigned idx = 0;
 	bool dev = stat_target(dirfd, path, flags, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
@@ -683,6 +760,9 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) 
  */
 EXPORT int __xstat(int ver, const char *path, struct stat *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(__xstat)(ver, sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -691,6 +771,9 @@ EXPORT int __xstat(int ver, const char *path, struct stat *st) noexcept
 
 EXPORT int __xstat64(int ver, const char *path, struct stat64 *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(__xstat64)(ver, sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -699,6 +782,9 @@ EXPORT int __xstat64(int ver, const char *path, struct stat64 *st) noexcept
 
 EXPORT int __lxstat(int ver, const char *path, struct stat *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(__lxstat)(ver, sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -707,6 +793,9 @@ EXPORT int __lxstat(int ver, const char *path, struct stat *st) noexcept
 
 EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(__lxstat64)(ver, sys.c_str(), st);
 	unsigned idx = 0;
 	bool dev = uverbs_path(path, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_path(path),
@@ -731,6 +820,9 @@ EXPORT int __fxstat64(int ver, int fd, struct stat64 *st) noexcept
 
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(__fxstatat)(ver, dirfd, sys.c_str(), st, flags);
 	unsigned idx = 0;
 	bool dev = stat_target(dirfd, path, flags, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
@@ -739,6 +831,9 @@ EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int
 
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(__fxstatat64)(ver, dirfd, sys.c_str(), st, flags);
 	unsigned idx = 0;
 	bool dev = stat_target(dirfd, path, flags, &idx);
 	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
@@ -748,11 +843,22 @@ EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st,
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,
 		 struct statx *stx) noexcept
 {
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(statx)(dirfd, sys.c_str(), flags, mask, stx);
 	unsigned idx;
 	if (stat_target(dirfd, path, flags, &idx)) {
 		return fill_statx(idx, stx);
 	}
 	return REAL(statx)(dirfd, path, flags, mask, stx);
+}
+
+EXPORT DIR *opendir(const char *path)
+{
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return REAL(opendir)(sys.c_str());
+	return REAL(opendir)(path);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...) noexcept

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -334,6 +335,7 @@ struct Id {
 	uint8_t init_depth = 0;
 	uint8_t retry = 7;
 	uint8_t rnr_retry = 7;
+	uint8_t ack_timeout = 14; /**< RTS's timeout: the ACK_TIMEOUT option, as the kernel's */
 	uint32_t events_reported = 0;
 	/* ReqSent / RepSent: when the peer's answer is given up (cm_timeout()) */
 	std::chrono::steady_clock::time_point deadline;
@@ -369,6 +371,12 @@ bool g_broker = false;
 uint32_t random_u32()
 {
 	static std::mt19937 rng{std::random_device{}()};
+	static pid_t seeded = getpid();
+	if (seeded != getpid()) {
+		/* a fork child: not the sequence of its parent and siblings (PSNs, ports) */
+		rng.seed(std::random_device{}());
+		seeded = getpid();
+	}
 	return rng();
 }
 
@@ -835,9 +843,31 @@ void broker_loop()
 	}
 }
 
+/*
+ * fork(): the broker thread is not in the child, and the sockets it reads are the
+ * parent's: the child must not take the parent's CM messages. Its copies of those
+ * sockets stay open, as the fds it inherited (their ids are the parent's); the
+ * child starts with nothing to read and no broker, and its first LISTEN or
+ * CONNECT starts its own, for ids of its own. The parent's state is left alone
+ * (a thread of the parent may have held its lock).
+ */
+void ucma_fork_child()
+{
+	new (&g_cm) std::mutex;
+	new (&g_socks) std::map<int, std::shared_ptr<Id>>;
+	new (&g_listen_lid) std::map<int, uint16_t>;
+	new (&g_pending) std::map<int, Pending>;
+	if (g_wake >= 0)
+		sys::close(g_wake); /* the parent's: a write would wake its broker */
+	g_wake = -1;
+	g_broker = false;
+}
+
 /** The broker thread, started with the first listener or connection. */
 int broker_start()
 {
+	static bool once = (pthread_atfork(nullptr, nullptr, ucma_fork_child), true);
+	(void)once;
 	if (g_broker)
 		return 0;
 	g_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -1675,7 +1705,7 @@ int cmd_init_qp_attr(const Cmd &c)
 		a.qp_attr_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 		a.sq_psn = id->psn;
-		a.timeout = 14;
+		a.timeout = id->ack_timeout;
 		a.retry_cnt = id->retry;
 		a.rnr_retry = id->rnr_retry;
 		a.max_rd_atomic = id->init_depth;
@@ -1701,12 +1731,22 @@ int cmd_set_option(const Cmd &c)
 	int ret = take_id(c, &r, "SET_OPTION", &id);
 	if (ret)
 		return ret;
-	/* level ID: TOS (u8), REUSEADDR, AFONLY (int), ACK_TIMEOUT (u8): accepted, no effect */
+	/*
+	 * level ID: TOS (u8), REUSEADDR, AFONLY (int): accepted, no effect on the fabric;
+	 * ACK_TIMEOUT (u8): the timeout INIT_QP_ATTR gives for RTS (the kernel's
+	 * rdma_set_ack_timeout)
+	 */
 	if (r.level == 0 && r.optname <= 3) {
 		uint32_t want = r.optname == 0 || r.optname == 3 ? 1 : 4;
 		if (r.optlen != want)
 			return fail_log(EINVAL, "SET_OPTION: option %u of %u bytes", r.optname,
 					r.optlen);
+		if (r.optname == 3) {
+			uint8_t t;
+			if (!copy_from_user(&t, r.optval, 1))
+				return fail_log(EFAULT, "SET_OPTION: option value");
+			id->ack_timeout = t; /* under g_cm, as every command */
+		}
 		return 0;
 	}
 	return fail_log(ENOSYS, "SET_OPTION: level %u option %u", r.level, r.optname);

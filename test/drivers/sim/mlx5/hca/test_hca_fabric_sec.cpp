@@ -454,6 +454,51 @@ void test_rc_peer_only(void)
 }
 
 /*
+ * A LID shared with fork children (xfabric.cpp, "A shared LID"): a request naming
+ * the target's own LID as its source is served only from a process that holds
+ * the LID's socket. A fork child that keeps its fds is a member (its DC write
+ * lands); one that closed them first is not (the connection closes, nothing
+ * lands), though it has the right DCT number and key.
+ */
+int member_attack(const Target &t, bool keep_fds)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		static Answer ans;
+		static uint8_t junk[64];
+		memset(junk, 'M', sizeof(junk));
+		if (!keep_fds)
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd); /* the LID's socket with them: no member */
+		int fd = raw_connect(t.lid);
+		if (fd < 0)
+			_exit(kNoConnect);
+		XfReq d = request(MLX5_OPCODE_RDMA_WRITE, t.lid, t.dct, (uintptr_t)t.buf, t.key,
+				  64);
+		d.flags |= XF_REQ_DC;
+		d.dc_key = kDcKey;
+		d.slid = t.lid; /* speaking for the target's own LID */
+		ask(fd, d, junk, &ans);
+		_exit(ans.got == 1 && ans.rep.syndrome == 0 ? kServedDcWrite : 0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+void test_shared_lid_members_only(void)
+{
+	Target t("fsec-member");
+	CU_ASSERT_EQUAL(member_attack(t, false), 0);
+	CU_ASSERT_TRUE(t.untouched());
+	CU_ASSERT_EQUAL(member_attack(t, true), kServedDcWrite);
+	t.sync();
+	CU_ASSERT_EQUAL(t.buf[0], 'M'); /* the member's write landed */
+}
+
+/*
  * UD datagrams from another process (XF_REQ_UD): only a UD QP with that Q_Key
  * takes one, into a receive its owner posted, after the 40 bytes of GRH space
  * and never past its end; anything else is dropped, the sender told nothing.
@@ -982,6 +1027,7 @@ int main(void)
 		{"another uid admitted by the option", test_other_uid_admitted},
 		{"a LID squatted by another uid", test_squatted_lid},
 		{"RC answers its connected peer only", test_rc_peer_only},
+		{"a shared LID speaks for its members only", test_shared_lid_members_only},
 		{"chunk ranges inside their message", test_chunk_range},
 		{"the reply leaves before the responder's CQE", test_reply_before_cqe},
 		{"a LID nobody holds: RETRY_EXC after the retries", test_gone_host_waits_retries},
