@@ -119,16 +119,23 @@ void HcaImpl::pick_engine(QpObj *qp)
 	/*
 	 * One writer per CQ: with the thread of the QPs sharing a CQ. Invariant: every CQ's
 	 * QPs are on one thread, so the QPs sharing a CQ with this one are on at most two
-	 * (its send CQ's and its receive CQ's).
+	 * (its send CQ's and its receive CQ's); it joins the send CQ's, whatever order
+	 * the QP list has.
 	 */
 	for (const QpObj *o : qpt_.live()) {
-		if (o == qp || !share_cq(qp, o))
+		if (o == qp)
 			continue;
-		unsigned oe = o->engine.load(std::memory_order_relaxed);
-		if (first < 0)
-			first = (int)oe;
-		else if ((unsigned)first != oe)
-			second = (int)oe;
+		int oe = (int)o->engine.load(std::memory_order_relaxed);
+		if (qp->scq && (o->scq == qp->scq || o->rcq == qp->scq))
+			first = oe;
+		else if (share_cq(qp, o))
+			second = oe;
+	}
+	if (first < 0) {
+		first = second;
+		second = -1;
+	} else if (second == first) {
+		second = -1;
 	}
 	if (first < 0) {
 		for (unsigned i = 1; i < n; i++)
