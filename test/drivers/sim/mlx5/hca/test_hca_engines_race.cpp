@@ -76,6 +76,12 @@ void post_mmo(Hca &h, TestQp &q, uint32_t okey, void *opaque, uint32_t sk, const
 	q.ring(h);
 }
 
+/** The first byte of a copy's target, read while the engine may write it. */
+__attribute__((no_sanitize_thread)) bool first_byte_is(const uint8_t *p, uint8_t v)
+{
+	return *(volatile const uint8_t *)p == v;
+}
+
 } // namespace
 
 /*
@@ -408,6 +414,70 @@ static void test_arm_while_streaming(void)
 	cq.cqn = 0;
 }
 
+/*
+ * quiesce() returns once everything rung before it has executed (hca.h), also when a
+ * bridging QP moves the rung QP to the other thread meanwhile. Thread B copies a large
+ * span for p; q (same CQ group, B too) is rung and quiesce() called, then a QP that
+ * bridges q's CQ and thread A's moves q and p to A once B's pass ends. A had already
+ * covered quiesce() with a pass before the move; B covers it with a pass without q.
+ * Before, quiesce() returned while A was still copying q's WQE: its CQE was missing.
+ */
+static void test_quiesce_across_merge(void)
+{
+	cpu_set_t cpus;
+	if (!two_cpus(&cpus)) {
+		printf("(one CPU: skipped) ");
+		return;
+	}
+	Dev d("hcarace-quiesce", cpus);
+	Hca &h = d.h();
+	constexpr uint32_t kBig = 64u << 20;
+	Buf opaque(64), src(kBig, 0x3c), dp(kBig), dq(kBig);
+	uint32_t okey = reg(h, d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t sk = reg(h, d.pdn, src.p(), kBig, 0);
+	uint32_t kp = reg(h, d.pdn, dp.p(), kBig, IBV_ACCESS_LOCAL_WRITE);
+	uint32_t kq = reg(h, d.pdn, dq.p(), kBig, IBV_ACCESS_LOCAL_WRITE);
+	TestCq ca(h, 64), cb(h, 64);
+	TestQp r(h, d.pdn, ca.cqn, ca.cqn, 8);
+	TestQp q(h, d.pdn, cb.cqn, cb.cqn, 8);
+	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(h, r.qpn), engine_of(h, q.qpn));
+	/* after q in the QP list: B's pass looks at q before it copies for p */
+	TestQp p(h, d.pdn, cb.cqn, cb.cqn, 8);
+	CU_ASSERT_EQUAL_FATAL(engine_of(h, p.qpn), engine_of(h, q.qpn));
+	CU_ASSERT_EQUAL_FATAL(connect_qp(h, q.qpn, q.qpn, kAllAccess), 0);
+	CU_ASSERT_EQUAL_FATAL(connect_qp(h, p.qpn, p.qpn, kAllAccess), 0);
+	/* one pass of B: 7 x 64 MiB, tens of milliseconds */
+	for (int i = 0; i < 7; i++)
+		post_mmo(h, p, okey, opaque.p(), sk, src.p(), kp, dp.p(), kBig);
+	/* B copies for p: its pass has looked at q already */
+	auto due = Clock::now() + std::chrono::seconds(10);
+	while (!first_byte_is(dp.p(), 0x3c) && Clock::now() < due)
+		;
+	/* q: as long, so that its thread is still at it when quiesce() looks */
+	for (int i = 0; i < 7; i++)
+		post_mmo(h, q, okey, opaque.p(), sk, src.p(), kq, dq.p(), kBig);
+	std::unique_ptr<TestQp> x;
+	std::thread bridge([&] {
+		usleep(5000); /* quiesce() has woken both threads, A has answered */
+		x.reset(new TestQp(h, d.pdn, ca.cqn, cb.cqn, 8));
+	});
+	h.quiesce();
+	/* rung before quiesce(): its CQE is there */
+	bool q_done = false;
+	std::vector<struct mlx5_cqe64> v;
+	cb.drain(&v);
+	for (const struct mlx5_cqe64 &e : v)
+		if (cqe_qpn(e) == q.qpn && cqe_opcode(e) == MLX5_CQE_REQ && cqe_counter(e) == 6)
+			q_done = true;
+	bridge.join();
+	CU_ASSERT_EQUAL(engine_of(h, q.qpn), engine_of(h, r.qpn));
+	CU_ASSERT_TRUE(q_done);
+	h.quiesce();
+	cb.drain();
+	CU_ASSERT_EQUAL(h.destroy_qp(x->qpn), 0);
+	x->qpn = 0;
+}
+
 int main(void)
 {
 	static const struct cunit_test t[] = {
@@ -415,6 +485,7 @@ int main(void)
 		 test_send_cqe_into_unlocked_cq},
 		{"a bridging QP merges two streaming threads", test_merge_while_streaming},
 		{"CQ arming while its QP streams", test_arm_while_streaming},
+		{"quiesce() covers a QP a merge moves", test_quiesce_across_merge},
 	};
 	return CUNIT_RUN_SUITE("unlocked passes against other writers", t);
 }
