@@ -184,6 +184,8 @@ void HcaImpl::merge_engines(unsigned to, unsigned from)
 			moved = true;
 		}
 	} while (moved);
+	/* after the moves: a quiesce() that read the old count goes another round */
+	merges_.fetch_add(1, std::memory_order_seq_cst);
 	/* the moved QPs' pending doorbells, receives and stalled sends are the new one's */
 	wake(*engines_[to]);
 }
@@ -485,14 +487,21 @@ void HcaImpl::quiesce()
 	}
 	uint64_t target[HCA_MAX_ENGINES];
 	size_t n = engines_.size();
+	uint64_t merges;
 
 	waiters_.fetch_add(1, std::memory_order_seq_cst);
-	/* makes every engine run (and report) one more pass */
-	for (size_t i = 0; i < n; i++) {
-		wake(*engines_[i]);
-		target[i] = engines_[i]->work_seq_.load(std::memory_order_seq_cst);
-	}
-	{
+	/*
+	 * A merge (merge_engines()) during a round may move a rung QP to a thread that
+	 * has already answered it: the moved WQEs are covered only by a round after the
+	 * move, so go again until a round saw none.
+	 */
+	do {
+		merges = merges_.load(std::memory_order_seq_cst);
+		/* makes every engine run (and report) one more pass */
+		for (size_t i = 0; i < n; i++) {
+			wake(*engines_[i]);
+			target[i] = engines_[i]->work_seq_.load(std::memory_order_seq_cst);
+		}
 		std::unique_lock<std::mutex> lk(idle_mu_);
 		done_cv_.wait(lk, [&] {
 			for (size_t i = 0; i < n; i++)
@@ -502,7 +511,7 @@ void HcaImpl::quiesce()
 					return false;
 			return true;
 		});
-	}
+	} while (merges_.load(std::memory_order_seq_cst) != merges);
 	waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
