@@ -120,16 +120,23 @@ void HcaImpl::pick_engine(QpObj *qp)
 	/*
 	 * One writer per CQ: with the thread of the QPs sharing a CQ. Invariant: every CQ's
 	 * QPs are on one thread, so the QPs sharing a CQ with this one are on at most two
-	 * (its send CQ's and its receive CQ's).
+	 * (its send CQ's and its receive CQ's); it joins the send CQ's, whatever order
+	 * the QP list has.
 	 */
 	for (const QpObj *o : qpt_.live()) {
-		if (o == qp || !share_cq(qp, o))
+		if (o == qp)
 			continue;
-		unsigned oe = o->engine.load(std::memory_order_relaxed);
-		if (first < 0)
-			first = (int)oe;
-		else if ((unsigned)first != oe)
-			second = (int)oe;
+		int oe = (int)o->engine.load(std::memory_order_relaxed);
+		if (qp->scq && (o->scq == qp->scq || o->rcq == qp->scq))
+			first = oe;
+		else if (share_cq(qp, o))
+			second = oe;
+	}
+	if (first < 0) {
+		first = second;
+		second = -1;
+	} else if (second == first) {
+		second = -1;
 	}
 	if (first < 0) {
 		for (unsigned i = 1; i < n; i++)
@@ -178,6 +185,8 @@ void HcaImpl::merge_engines(unsigned to, unsigned from)
 			moved = true;
 		}
 	} while (moved);
+	/* after the moves: a quiesce() that read the old count goes another round */
+	merges_.fetch_add(1, std::memory_order_seq_cst);
 	/* the moved QPs' pending doorbells, receives and stalled sends are the new one's */
 	wake(*engines_[to]);
 }
@@ -482,14 +491,21 @@ void HcaImpl::quiesce()
 	}
 	uint64_t target[HCA_MAX_ENGINES];
 	size_t n = engines_.size();
+	uint64_t merges;
 
 	waiters_.fetch_add(1, std::memory_order_seq_cst);
-	/* makes every engine run (and report) one more pass */
-	for (size_t i = 0; i < n; i++) {
-		wake(*engines_[i]);
-		target[i] = engines_[i]->work_seq_.load(std::memory_order_seq_cst);
-	}
-	{
+	/*
+	 * A merge (merge_engines()) during a round may move a rung QP to a thread that
+	 * has already answered it: the moved WQEs are covered only by a round after the
+	 * move, so go again until a round saw none.
+	 */
+	do {
+		merges = merges_.load(std::memory_order_seq_cst);
+		/* makes every engine run (and report) one more pass */
+		for (size_t i = 0; i < n; i++) {
+			wake(*engines_[i]);
+			target[i] = engines_[i]->work_seq_.load(std::memory_order_seq_cst);
+		}
 		std::unique_lock<std::mutex> lk(idle_mu_);
 		done_cv_.wait(lk, [&] {
 			for (size_t i = 0; i < n; i++)
@@ -499,7 +515,7 @@ void HcaImpl::quiesce()
 					return false;
 			return true;
 		});
-	}
+	} while (merges_.load(std::memory_order_seq_cst) != merges);
 	waiters_.fetch_sub(1, std::memory_order_seq_cst);
 }
 

@@ -233,6 +233,8 @@ public:
 	/* rarely written */
 	alignas(64) std::atomic<bool> stop_{false};
 	std::atomic<uint32_t> waiters_{0};
+	/** merge_engines() calls: a quiesce() they overlap waits another round */
+	std::atomic<uint64_t> merges_{0};
 
 	/* thread mode: the engine threads, fixed once start() returns */
 	std::vector<std::unique_ptr<Engine>> engines_;

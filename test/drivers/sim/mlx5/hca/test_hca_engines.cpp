@@ -323,6 +323,32 @@ static void test_bridge_merges_groups(void)
 }
 
 /*
+ * The bridging QP joins its send CQ's thread and its receive CQ's group moves there
+ * (doc/guides/sim/software_hca.rst, hca_impl.h), whichever of the two groups was
+ * created first. Before, it joined the thread of the first QP in the QP list that
+ * shared either CQ: here the receive CQ's, and the send CQ's group moved.
+ */
+static void test_bridge_joins_send_cq_thread(void)
+{
+	cpu_set_t cpus;
+	if (!usable_cpus(&cpus, 2)) {
+		printf("(one CPU: skipped) ");
+		return;
+	}
+	MultiEnv e("hcaeng-bridge-scq", cpus);
+	TestCq a(e.h(), 64), b(e.h(), 64);
+	TestQp qa(e.h(), e.pdn, a.cqn, a.cqn, 8);
+	TestQp qb(e.h(), e.pdn, b.cqn, b.cqn, 8);
+	unsigned ea = engine_of(e.h(), qa.qpn), eb = engine_of(e.h(), qb.qpn);
+	CU_ASSERT_NOT_EQUAL_FATAL(ea, eb);
+	/* send CQ b (qb's thread), receive CQ a (qa's, the older group) */
+	TestQp x(e.h(), e.pdn, b.cqn, a.cqn, 8);
+	CU_ASSERT_EQUAL(engine_of(e.h(), x.qpn), eb);
+	CU_ASSERT_EQUAL(engine_of(e.h(), qb.qpn), eb);
+	CU_ASSERT_EQUAL(engine_of(e.h(), qa.qpn), eb);
+}
+
+/*
  * Many QPs on several engines, streamed from several application threads, small and
  * large copies mixed: every QP's CQEs come in WQE order, every byte arrives, and the
  * QPs that share a CQ see their own CQEs in order too.
@@ -635,6 +661,7 @@ int main(void)
 		{"more CPUs than HCA_MAX_ENGINES: refused", test_engine_cap},
 		{"QPs spread over engines, QPs sharing a CQ together", test_spread_and_cq_affinity},
 		{"a QP bridging two engines' CQs merges them", test_bridge_merges_groups},
+		{"a bridging QP joins its send CQ's thread", test_bridge_joins_send_cq_thread},
 		{"per-QP completion order with many QPs and engines", test_order_under_load},
 		{"QPs destroyed while another engine streams", test_destroy_while_running},
 		{"a DoorbellSource polled by engine 0 only", test_doorbell_source_several},
