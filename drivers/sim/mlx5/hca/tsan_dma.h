@@ -42,7 +42,7 @@ public:
 	DmaScope &operator=(const DmaScope &) = delete;
 
 private:
-	bool on_;
+	[[maybe_unused]] bool on_; /* read only in TSan builds */
 };
 
 } // namespace mlx5sim
