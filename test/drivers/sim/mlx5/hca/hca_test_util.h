@@ -8,6 +8,7 @@
 #ifndef MLX5_SIM_HCA_TEST_UTIL_H
 #define MLX5_SIM_HCA_TEST_UTIL_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,6 +345,31 @@ struct Env {
 	}
 	Hca &h() { return *hca; }
 };
+
+/** The first two CPUs this process may run on, for a device with two engine threads. */
+inline bool two_cpus(cpu_set_t *set)
+{
+	cpu_set_t mine;
+	unsigned n = 0;
+
+	CPU_ZERO(set);
+	if (sched_getaffinity(0, sizeof(mine), &mine))
+		return false;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &mine)) {
+			CPU_SET(c, set);
+			n++;
+		}
+	return n == 2;
+}
+
+/** The engine thread QP @p qpn runs on (query_qp). */
+inline unsigned engine_of(Hca &h, uint32_t qpn)
+{
+	QpInfo info{};
+	CU_ASSERT_EQUAL(h.query_qp(qpn, &info), 0);
+	return info.engine;
+}
 
 } // namespace hcatest
 

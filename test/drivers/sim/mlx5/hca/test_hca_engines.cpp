@@ -63,13 +63,6 @@ struct MultiEnv {
 	Hca &h() { return *hca; }
 };
 
-unsigned engine_of(Hca &h, uint32_t qpn)
-{
-	QpInfo info{};
-	CU_ASSERT_EQUAL(h.query_qp(qpn, &info), 0);
-	return info.engine;
-}
-
 /** A QP with a CQ of its own, connected to itself, and an MMO poster. */
 struct Lane {
 	TestCq cq;

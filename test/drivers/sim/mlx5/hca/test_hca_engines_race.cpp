@@ -26,29 +26,6 @@ using namespace hcatest;
 
 namespace {
 
-bool two_cpus(cpu_set_t *set)
-{
-	cpu_set_t mine;
-	unsigned n = 0;
-
-	CPU_ZERO(set);
-	if (sched_getaffinity(0, sizeof(mine), &mine))
-		return false;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &mine)) {
-			CPU_SET(c, set);
-			n++;
-		}
-	return n == 2;
-}
-
-unsigned engine_of(Hca &h, uint32_t qpn)
-{
-	QpInfo info{};
-	CU_ASSERT_EQUAL(h.query_qp(qpn, &info), 0);
-	return info.engine;
-}
-
 struct Dev {
 	std::shared_ptr<Hca> hca;
 	HcaImpl *impl = nullptr;
