@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
@@ -364,6 +365,10 @@ struct Pending {
 };
 std::map<int, Pending> &g_pending = *new std::map<int, Pending>;
 int g_wake = -1;
+/* the broker thread is in its loop (broker_start() waits for it) */
+std::mutex &g_up_lock = *new std::mutex;
+std::condition_variable &g_up_cv = *new std::condition_variable;
+bool g_up = false;
 /* ids are numbered process-wide, as the kernel's ctx table: MIGRATE_ID keeps them */
 uint32_t g_next_id = 0;
 bool g_broker = false;
@@ -773,6 +778,12 @@ void broker_loop()
 {
 	std::vector<struct pollfd> pf;
 	std::unique_ptr<Msg> m(new Msg);
+	{
+		/* set up, its memory taken: from here it allocates only under g_cm */
+		std::lock_guard<std::mutex> g(g_up_lock);
+		g_up = true;
+		g_up_cv.notify_all();
+	}
 	for (;;) {
 		pf.clear();
 		int timeout;
@@ -844,6 +855,25 @@ void broker_loop()
 }
 
 /*
+ * fork() while the broker allocates (a thread starting, a map changing) leaves the
+ * child a memory allocator whose lock no thread of the child holds, unless the
+ * allocator takes its locks around fork() as glibc's malloc does: GCC 12's
+ * AddressSanitizer does not (its libasan has no fork interceptor), and every thread
+ * the child started then waited on that lock for ever (its rdma-cm broker too: no
+ * CONNECT_REQUEST reached its listener). So fork() waits for the broker to be out
+ * of g_cm, the one place it allocates once started (broker_start()).
+ */
+void ucma_fork_prepare()
+{
+	g_cm.lock();
+}
+
+void ucma_fork_parent()
+{
+	g_cm.unlock();
+}
+
+/*
  * fork(): the broker thread is not in the child, and the sockets it reads are the
  * parent's: the child must not take the parent's CM messages. Its copies of those
  * sockets stay open, as the fds it inherited (their ids are the parent's); the
@@ -853,7 +883,10 @@ void broker_loop()
  */
 void ucma_fork_child()
 {
-	new (&g_cm) std::mutex;
+	new (&g_cm) std::mutex; /* held by the thread that forked (ucma_fork_prepare) */
+	new (&g_up_lock) std::mutex;
+	new (&g_up_cv) std::condition_variable;
+	g_up = false;
 	new (&g_socks) std::map<int, std::shared_ptr<Id>>;
 	new (&g_listen_lid) std::map<int, uint16_t>;
 	new (&g_pending) std::map<int, Pending>;
@@ -863,10 +896,15 @@ void ucma_fork_child()
 	g_broker = false;
 }
 
-/** The broker thread, started with the first listener or connection. */
+/**
+ * The broker thread, started with the first listener or connection (g_cm held).
+ * Returns once the thread runs its loop: a fork() right after LISTEN or CONNECT
+ * must not find it still setting up (ucma_fork_prepare()).
+ */
 int broker_start()
 {
-	static bool once = (pthread_atfork(nullptr, nullptr, ucma_fork_child), true);
+	static bool once = (pthread_atfork(ucma_fork_prepare, ucma_fork_parent, ucma_fork_child),
+			    true);
 	(void)once;
 	if (g_broker)
 		return 0;
@@ -879,6 +917,11 @@ int broker_start()
 		sys::close(g_wake);
 		g_wake = -1;
 		return -EAGAIN;
+	}
+	{
+		/* the thread takes g_up_lock, never g_cm, before it signals */
+		std::unique_lock<std::mutex> g(g_up_lock);
+		g_up_cv.wait(g, [] { return g_up; });
 	}
 	g_broker = true;
 	return 0;
