@@ -16,6 +16,7 @@
 #include <sched.h>
 
 #include "hca_impl.h"
+#include "thread_up.h"
 #include "tsan_dma.h"
 
 namespace mlx5sim {
@@ -598,7 +599,10 @@ int HcaImpl::start(const cpu_set_t *engine_cpus, DoorbellSource *doorbells, bool
 		int ret;
 
 		try {
-			e.thread_ = std::thread([&e] { e.engine_main(); });
+			e.thread_ = start_thread([&e](ThreadUp &u) {
+				u.up();
+				e.engine_main();
+			});
 		} catch (...) {
 			return -ENOMEM; /* the destructor joins the ones started */
 		}

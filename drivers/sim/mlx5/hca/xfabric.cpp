@@ -65,6 +65,7 @@
 #include "mem_probe.h"
 #include "qp_table.h"
 #include "span_cursor.h"
+#include "thread_up.h"
 #include "tsan_dma.h"
 #include "wqe_exec.h"
 
@@ -667,7 +668,10 @@ int xfabric_port_add(int fd, uint16_t lid)
 		std::lock_guard<std::mutex> g(x.fds_mu);
 		x.ports.push_back(Port{fd, lid});
 		if (!x.listening) {
-			std::thread(listen_main).detach();
+			start_thread([](ThreadUp &u) {
+				u.up();
+				listen_main();
+			}).detach();
 			x.listening = true;
 		}
 	} catch (...) {

@@ -25,6 +25,7 @@
 #include "hca_limits.h"
 #include "mlx5_abi.h"
 #include "sim_options.h"
+#include "thread_up.h"
 #include "kside.h"
 
 namespace mlx5sim {
@@ -313,7 +314,10 @@ void watcher_start(Watcher *w, Device *dev, Hca *hca)
 	(void)dev; /* set when the device's HCA was made (device_hca) */
 	w->hca = hca;
 	if (!w->running && !w->by_engine) {
-		std::thread(watch_loop, w).detach();
+		start_thread([w](ThreadUp &u) {
+			u.up();
+			watch_loop(w);
+		}).detach();
 		w->running = true;
 	}
 }

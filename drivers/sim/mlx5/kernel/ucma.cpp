@@ -41,7 +41,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
@@ -55,6 +54,7 @@
 
 #include "cm_wire.h"
 #include "kside.h"
+#include "thread_up.h"
 #include "ucma.h"
 
 namespace mlx5sim {
@@ -365,10 +365,6 @@ struct Pending {
 };
 std::map<int, Pending> &g_pending = *new std::map<int, Pending>;
 int g_wake = -1;
-/* the broker thread is in its loop (broker_start() waits for it) */
-std::mutex &g_up_lock = *new std::mutex;
-std::condition_variable &g_up_cv = *new std::condition_variable;
-bool g_up = false;
 /* ids are numbered process-wide, as the kernel's ctx table: MIGRATE_ID keeps them */
 uint32_t g_next_id = 0;
 bool g_broker = false;
@@ -774,16 +770,11 @@ int expire_waits()
 	return (int)(next > INT32_MAX ? INT32_MAX : next);
 }
 
-void broker_loop()
+void broker_loop(ThreadUp &u)
 {
 	std::vector<struct pollfd> pf;
 	std::unique_ptr<Msg> m(new Msg);
-	{
-		/* set up, its memory taken: from here it allocates only under g_cm */
-		std::lock_guard<std::mutex> g(g_up_lock);
-		g_up = true;
-		g_up_cv.notify_all();
-	}
+	u.up(); /* its memory taken: from here it allocates only under g_cm */
 	for (;;) {
 		pf.clear();
 		int timeout;
@@ -884,9 +875,6 @@ void ucma_fork_parent()
 void ucma_fork_child()
 {
 	new (&g_cm) std::mutex; /* held by the thread that forked (ucma_fork_prepare) */
-	new (&g_up_lock) std::mutex;
-	new (&g_up_cv) std::condition_variable;
-	g_up = false;
 	new (&g_socks) std::map<int, std::shared_ptr<Id>>;
 	new (&g_listen_lid) std::map<int, uint16_t>;
 	new (&g_pending) std::map<int, Pending>;
@@ -912,16 +900,11 @@ int broker_start()
 	if (g_wake < 0)
 		return -errno;
 	try {
-		std::thread(broker_loop).detach();
+		start_thread(broker_loop).detach();
 	} catch (...) {
 		sys::close(g_wake);
 		g_wake = -1;
 		return -EAGAIN;
-	}
-	{
-		/* the thread takes g_up_lock, never g_cm, before it signals */
-		std::unique_lock<std::mutex> g(g_up_lock);
-		g_up_cv.wait(g, [] { return g_up; });
 	}
 	g_broker = true;
 	return 0;
