@@ -9,8 +9,9 @@
  * and RDMA write between the parent and a child by QPN, a child that dies (the parent's next
  * request fails with RETRY_EXC, never a hang, and the next child works), and rdma-cm between two
  * sibling children on the one address (REQ / REP / RTU, the ACK timeout the active side asked; the
- * passive side dies connected: DISCONNECTED), a fork right after the first LISTEN (the child's
- * threads run), and the port's address on the device's network interface as pyverbs finds it.
+ * passive side dies connected: DISCONNECTED), a fork right after the first LISTEN or right after
+ * the device opens (the child's threads run), and the port's address on the device's network
+ * interface as pyverbs finds it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -19,6 +20,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -591,6 +593,85 @@ static void test_fork_after_first_listen(void)
 	side_close(&p);
 }
 
+/* a fork whose child starts a thread: 0, 3 when that child hangs (killed after 5 s), 4 */
+static int fork_thread_child(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		pthread_t t;
+
+		_exit(pthread_create(&t, NULL, alloc_thread, NULL) || pthread_join(t, NULL) ? 4
+											    : 0);
+	}
+	if (pid < 0)
+		return 2;
+	st = wait_exit(pid, 5000);
+	return st < 0 ? 3 : st == 0 ? 0 : 4;
+}
+
+/*
+ * A fresh child of the port's process forks right after the device's threads
+ * start: after ibv_open_device() (the engine and the fabric listener) when @p qp is
+ * false, else after its first ibv_create_qp() (the doorbell watcher).
+ */
+static int open_then_fork_main(bool qp)
+{
+	int n = 0;
+	struct ibv_device **l = ibv_get_device_list(&n);
+	struct ibv_context *ctx = l && n > 0 ? ibv_open_device(l[0]) : NULL;
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp_init_attr qa;
+
+	if (!ctx)
+		return 2;
+	if (qp) {
+		pd = ibv_alloc_pd(ctx);
+		cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+		if (!cq)
+			return 2;
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_type = IBV_QPT_RC;
+		qa.send_cq = qa.recv_cq = cq;
+		qa.cap.max_send_wr = qa.cap.max_recv_wr = 8;
+		qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+		if (!ibv_create_qp(pd, &qa))
+			return 2;
+	}
+	return fork_thread_child(); /* the process's exit frees the rest */
+}
+
+/*
+ * fork() right after the device opens or its first QP is made: the child's threads
+ * run. The device's threads start then, and a fork that split one in its start-up
+ * could leave the child an allocator lock held for ever (thread_up.h). Rounds in
+ * fresh processes, alternating the two.
+ */
+static void test_fork_after_open(void)
+{
+	struct side p;
+	int bad = 0;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	for (int r = 0; r < 32; r++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0)
+			_exit(open_then_fork_main(r % 2));
+		CU_ASSERT_FATAL(pid > 0);
+		st = wait_exit(pid, 10000);
+		if (st != 0) {
+			printf("\n    round %d: exit %d ", r, st);
+			bad++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	side_close(&p);
+}
+
 /*
  * The port's address on a network interface of the device, where pyverbs looks
  * (an ls of /sys/class/infiniband/<dev>/device/net/, then ip addr): "lo" for the
@@ -638,6 +719,8 @@ static const struct cunit_test tests[] = {
 	{"the same while the parent listens itself", test_cm_after_parent_listened},
 	{"a fork right after the first LISTEN: the child's threads run",
 	 test_fork_after_first_listen},
+	{"a fork right after the device opens or makes a QP: the child's threads run",
+	 test_fork_after_open},
 	{"the port's address on the device's network interface", test_net_interface},
 };
 
