@@ -20,7 +20,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,72 +526,6 @@ static void *alloc_thread(void *arg)
 	return arg;
 }
 
-/*
- * A fresh child of the port's process: its rdma-cm broker starts with its first
- * LISTEN, then it forks at once; its own child starts a thread. 0, 3 when that
- * child hangs (killed after 5 s), else the child's failure.
- */
-static int listen_then_fork_main(uint16_t lid, uint16_t port)
-{
-	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_cm_id *lis = NULL;
-	struct sockaddr_in a = addr_of_lid(lid, port);
-	pid_t pid;
-	int st;
-
-	if (!ch || rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(lis, (struct sockaddr *)&a))
-		return 2;
-	usleep(100 * 1000); /* the device's engine idle: only the broker's start races */
-	if (rdma_listen(lis, 1))
-		return 2;
-	pid = fork();
-	if (pid == 0) {
-		pthread_t t;
-
-		_exit(pthread_create(&t, NULL, alloc_thread, NULL) || pthread_join(t, NULL) ? 4
-											    : 0);
-	}
-	if (pid < 0)
-		return 2;
-	/* a hang anywhere in the child (its fork handlers too) is a failure, not a stall */
-	st = wait_exit(pid, 5000);
-	return st < 0 ? 3 : st == 0 ? 0 : 4;
-}
-
-/*
- * fork() right after the first LISTEN: the child's threads run. Under an allocator
- * that does not take its locks around fork() (GCC 12's ASan) a child once
- * inherited the lock the parent's broker thread held while it started, and every
- * thread it started waited for ever (ucma.cpp, ucma_fork_prepare()). Rounds in
- * fresh processes, each a broker's start.
- */
-static void test_fork_after_first_listen(void)
-{
-	struct side p;
-	int bad = 0;
-
-	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
-	/* the device's engine threads past their start: a fork now races only the broker's */
-	usleep(200 * 1000);
-	for (int r = 0; r < 32; r++) {
-		pid_t pid = fork();
-		int st;
-
-		if (pid == 0)
-			_exit(listen_then_fork_main(p.lid,
-						    (uint16_t)(20000 + (getpid() + 3) % 20000)));
-		CU_ASSERT_FATAL(pid > 0);
-		st = wait_exit(pid, 10000);
-		if (st != 0) {
-			printf("\n    round %d: exit %d ", r, st);
-			bad++;
-		}
-	}
-	CU_ASSERT_EQUAL(bad, 0);
-	side_close(&p);
-}
-
 /* a fork whose child starts a thread: 0, 3 when that child hangs (killed after 5 s), 4 */
 static int fork_thread_child(void)
 {
@@ -607,16 +540,76 @@ static int fork_thread_child(void)
 	}
 	if (pid < 0)
 		return 2;
+	/* a hang anywhere in the child (its fork handlers too) is a failure, not a stall */
 	st = wait_exit(pid, 5000);
 	return st < 0 ? 3 : st == 0 ? 0 : 4;
 }
 
 /*
- * A fresh child of the port's process forks right after the device's threads
- * start: after ibv_open_device() (the engine and the fabric listener) when @p qp is
- * false, else after its first ibv_create_qp() (the doorbell watcher).
+ * 32 rounds, each in a fresh child of the port's process running
+ * round_main(lid, round): the rounds that did not exit 0 within 10 s, each printed.
  */
-static int open_then_fork_main(bool qp)
+static int fork_rounds(uint16_t lid, int (*round_main)(uint16_t lid, int r))
+{
+	int bad = 0;
+
+	for (int r = 0; r < 32; r++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0)
+			_exit(round_main(lid, r));
+		if (pid < 0)
+			return 32;
+		st = wait_exit(pid, 10000);
+		if (st != 0) {
+			printf("\n    round %d: exit %d ", r, st);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* a LISTEN, the process's first (its rdma-cm broker starts), then a fork at once */
+static int listen_then_fork_main(uint16_t lid, int r)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL;
+	struct sockaddr_in a = addr_of_lid(lid, (uint16_t)(20000 + (getpid() + r) % 20000));
+
+	if (!ch || rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lis, (struct sockaddr *)&a))
+		return 2;
+	usleep(100 * 1000); /* the device's engine idle: only the broker's start races */
+	if (rdma_listen(lis, 1))
+		return 2;
+	return fork_thread_child();
+}
+
+/*
+ * fork() right after the first LISTEN: the child's threads run. Under an allocator
+ * that does not take its locks around fork() (GCC 12's ASan) a child once
+ * inherited the lock the parent's broker thread held while it started, and every
+ * thread it started waited for ever (ucma.cpp, ucma_fork_prepare()). Rounds in
+ * fresh processes, each a broker's start.
+ */
+static void test_fork_after_first_listen(void)
+{
+	struct side p;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	/* the device's engine threads past their start: a fork now races only the broker's */
+	usleep(200 * 1000);
+	CU_ASSERT_EQUAL(fork_rounds(p.lid, listen_then_fork_main), 0);
+	side_close(&p);
+}
+
+/*
+ * A fork right after the device's threads start: after ibv_open_device() (the
+ * engine and the fabric listener) in even rounds, after the first ibv_create_qp()
+ * (the doorbell watcher) in odd ones.
+ */
+static int open_then_fork_main(uint16_t lid, int r)
 {
 	int n = 0;
 	struct ibv_device **l = ibv_get_device_list(&n);
@@ -625,9 +618,10 @@ static int open_then_fork_main(bool qp)
 	struct ibv_cq *cq = NULL;
 	struct ibv_qp_init_attr qa;
 
+	(void)lid;
 	if (!ctx)
 		return 2;
-	if (qp) {
+	if (r % 2) {
 		pd = ibv_alloc_pd(ctx);
 		cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
 		if (!cq)
@@ -646,29 +640,14 @@ static int open_then_fork_main(bool qp)
 /*
  * fork() right after the device opens or its first QP is made: the child's threads
  * run. The device's threads start then, and a fork that split one in its start-up
- * could leave the child an allocator lock held for ever (thread_up.h). Rounds in
- * fresh processes, alternating the two.
+ * could leave the child an allocator lock held for ever (thread_up.h).
  */
 static void test_fork_after_open(void)
 {
 	struct side p;
-	int bad = 0;
 
 	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
-	for (int r = 0; r < 32; r++) {
-		pid_t pid = fork();
-		int st;
-
-		if (pid == 0)
-			_exit(open_then_fork_main(r % 2));
-		CU_ASSERT_FATAL(pid > 0);
-		st = wait_exit(pid, 10000);
-		if (st != 0) {
-			printf("\n    round %d: exit %d ", r, st);
-			bad++;
-		}
-	}
-	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(fork_rounds(p.lid, open_then_fork_main), 0);
 	side_close(&p);
 }
 
