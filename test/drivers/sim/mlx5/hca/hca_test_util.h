@@ -10,6 +10,7 @@
 
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -362,6 +363,30 @@ inline bool two_cpus(cpu_set_t *set)
 		}
 	return n == 2;
 }
+
+/**
+ * A device in thread mode with one PD and an engine thread on each of this process's
+ * first two CPUs. On a one-CPU machine it has no device and says the test is skipped;
+ * the test then returns (if (!d) return;).
+ */
+struct TwoEngines {
+	std::shared_ptr<Hca> hca;
+	uint32_t pdn = 0;
+	explicit TwoEngines(const char *name)
+	{
+		cpu_set_t cpus;
+
+		if (!two_cpus(&cpus)) {
+			printf("(one CPU: skipped) ");
+			return;
+		}
+		hca = Hca::create(name, HcaCaps(), ExecMode::Thread, &cpus, nullptr, true);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(hca.get());
+		CU_ASSERT_EQUAL_FATAL(hca->alloc_pd(&pdn), 0);
+	}
+	explicit operator bool() const { return hca != nullptr; }
+	Hca &h() { return *hca; }
+};
 
 /** The engine thread QP @p qpn runs on (query_qp). */
 inline unsigned engine_of(Hca &h, uint32_t qpn)

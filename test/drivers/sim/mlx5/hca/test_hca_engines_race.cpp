@@ -19,27 +19,11 @@
 #include <vector>
 
 #include "cunit_run.h"
-#include "hca_impl.h"
 #include "hca_test_util.h"
 
 using namespace hcatest;
 
 namespace {
-
-struct Dev {
-	std::shared_ptr<Hca> hca;
-	HcaImpl *impl = nullptr;
-	uint32_t pdn = 0;
-	explicit Dev(const char *name, const cpu_set_t &cpus)
-	{
-		hca = Hca::create(name, HcaCaps(), ExecMode::Thread, &cpus, nullptr, true);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(hca.get());
-		impl = dynamic_cast<HcaImpl *>(hca.get());
-		CU_ASSERT_PTR_NOT_NULL_FATAL(impl);
-		CU_ASSERT_EQUAL_FATAL(hca->alloc_pd(&pdn), 0);
-	}
-	Hca &h() { return *hca; }
-};
 
 using Clock = std::chrono::steady_clock;
 
@@ -69,12 +53,9 @@ __attribute__((no_sanitize_thread)) bool first_byte_is(const uint8_t *p, uint8_t
  */
 static void test_send_cqe_into_unlocked_cq(void)
 {
-	cpu_set_t cpus;
-	if (!two_cpus(&cpus)) {
-		printf("(one CPU: skipped) ");
+	TwoEngines d("hcarace-send");
+	if (!d)
 		return;
-	}
-	Dev d("hcarace-send", cpus);
 	Hca &h = d.h();
 	TestCq m_cq(h, 4096), s_cq(h, 1024);
 	TestQp m(h, d.pdn, m_cq.cqn, m_cq.cqn, 256);
@@ -184,12 +165,9 @@ static void test_send_cqe_into_unlocked_cq(void)
  */
 static void test_merge_while_streaming(void)
 {
-	cpu_set_t cpus;
-	if (!two_cpus(&cpus)) {
-		printf("(one CPU: skipped) ");
+	TwoEngines d("hcarace-merge");
+	if (!d)
 		return;
-	}
-	Dev d("hcarace-merge", cpus);
 	Hca &h = d.h();
 	Buf opaque(64), src(4096, 0x6b), dst(4 * 4096);
 	uint32_t okey = reg(h, d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
@@ -283,12 +261,9 @@ void on_event(void *arg)
  */
 static void test_arm_while_streaming(void)
 {
-	cpu_set_t cpus;
-	if (!two_cpus(&cpus)) {
-		printf("(one CPU: skipped) ");
+	TwoEngines d("hcarace-arm");
+	if (!d)
 		return;
-	}
-	Dev d("hcarace-arm", cpus);
 	Hca &h = d.h();
 	Events ev;
 	TestCq cq(h, 1024);
@@ -401,12 +376,9 @@ static void test_arm_while_streaming(void)
  */
 static void test_quiesce_across_merge(void)
 {
-	cpu_set_t cpus;
-	if (!two_cpus(&cpus)) {
-		printf("(one CPU: skipped) ");
+	TwoEngines d("hcarace-quiesce");
+	if (!d)
 		return;
-	}
-	Dev d("hcarace-quiesce", cpus);
 	Hca &h = d.h();
 	constexpr uint32_t kBig = 64u << 20;
 	Buf opaque(64), src(kBig, 0x3c), dp(kBig), dq(kBig);

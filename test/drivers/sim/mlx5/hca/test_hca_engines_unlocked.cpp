@@ -97,20 +97,11 @@ struct Lane {
 	}
 };
 
-struct Dev {
-	std::shared_ptr<Hca> hca;
-	HcaImpl *impl = nullptr;
-	uint32_t pdn = 0;
-	explicit Dev(const char *name, const cpu_set_t &cpus)
-	{
-		hca = Hca::create(name, HcaCaps(), ExecMode::Thread, &cpus, nullptr, true);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(hca.get());
-		impl = dynamic_cast<HcaImpl *>(hca.get());
-		CU_ASSERT_PTR_NOT_NULL_FATAL(impl);
-		CU_ASSERT_EQUAL_FATAL(hca->alloc_pd(&pdn), 0);
-	}
-	Hca &h() { return *hca; }
-};
+/** The device's mutex, whose gate counts the overlapping unlocked passes. */
+DevMutex &mutex_of(TwoEngines &d)
+{
+	return dynamic_cast<HcaImpl &>(d.h()).mu_;
+}
 
 bool all(const uint8_t *p, size_t n, uint8_t v)
 {
@@ -129,22 +120,19 @@ bool all(const uint8_t *p, size_t n, uint8_t v)
  */
 static void test_two_threads_copy_at_once(void)
 {
-	cpu_set_t cpus;
-	if (!two_cpus(&cpus)) {
-		printf("(one CPU: skipped) ");
+	TwoEngines d("hcaunl-par");
+	if (!d)
 		return;
-	}
-	Dev d("hcaunl-par", cpus);
 	Buf src(kHalf, kPattern), opaque(64);
 	uint32_t skey = reg(d.h(), d.pdn, src.p(), kHalf, IBV_ACCESS_LOCAL_WRITE);
 	uint32_t okey = reg(d.h(), d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
 	Lane a(d.h(), d.pdn), b(d.h(), d.pdn);
 	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a.q.qpn), engine_of(d.h(), b.q.qpn));
-	uint64_t before = d.impl->mu_.overlaps();
+	uint64_t before = mutex_of(d).overlaps();
 	auto run = [&](Lane &l) {
 		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
 		while (std::chrono::steady_clock::now() < end &&
-		       (l.posted < 2000 || d.impl->mu_.overlaps() == before)) {
+		       (l.posted < 2000 || mutex_of(d).overlaps() == before)) {
 			while (l.posted - l.polled >= 32)
 				l.poll();
 			l.post_one(skey, src.p(), okey, opaque.p());
@@ -156,9 +144,9 @@ static void test_two_threads_copy_at_once(void)
 	run(a);
 	t.join();
 	d.h().quiesce();
-	CU_ASSERT(d.impl->mu_.overlaps() > before);
+	CU_ASSERT(mutex_of(d).overlaps() > before);
 	printf("(%u + %u copies, %llu overlapping passes) ", a.ok, b.ok,
-	       (unsigned long long)(d.impl->mu_.overlaps() - before));
+	       (unsigned long long)(mutex_of(d).overlaps() - before));
 	for (Lane *l : {&a, &b}) {
 		CU_ASSERT_EQUAL(l->ok, l->posted);
 		CU_ASSERT_EQUAL(l->errs, 0u);
@@ -186,13 +174,10 @@ enum class Act {
  */
 void stress(Act act, const char *name)
 {
-	cpu_set_t cpus;
-	if (!two_cpus(&cpus)) {
-		printf("(one CPU: skipped) ");
-		return;
-	}
 	constexpr int kLanes = 6;
-	Dev d(name, cpus);
+	TwoEngines d(name);
+	if (!d)
+		return;
 	Buf src(kHalf, kPattern), opaque(64);
 	uint32_t skey = reg(d.h(), d.pdn, src.p(), kHalf, IBV_ACCESS_LOCAL_WRITE);
 	uint32_t okey = reg(d.h(), d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
