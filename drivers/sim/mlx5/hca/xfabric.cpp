@@ -594,6 +594,34 @@ void plan_for_request(Plan *pl, const XfReq &rq)
 
 } // namespace
 
+namespace {
+
+/*
+ * Listen on @p fd at the first of the addresses addr_of(0 .. n - 1) gives (false:
+ * skip that one) that no process holds: bind() picks among the processes. Its
+ * index, else -1 and errno.
+ */
+template <class AddrOf>
+long listen_first_free(int fd, long n, AddrOf addr_of)
+{
+	for (long i = 0; i < n; i++) {
+		struct sockaddr_un a;
+		socklen_t len;
+		if (!addr_of(i, &a, &len))
+			continue;
+		if (bind(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
+			if (errno == EADDRINUSE)
+				continue;
+			return -1;
+		}
+		return listen(fd, 64) == 0 ? i : -1;
+	}
+	errno = EADDRINUSE;
+	return -1;
+}
+
+} // namespace
+
 int xfabric_claim_lid(const char *name, uint16_t *lid)
 {
 	XFabric &x = xf();
@@ -604,31 +632,26 @@ int xfabric_claim_lid(const char *name, uint16_t *lid)
 	if (fd < 0)
 		return -errno;
 	/* the preferred LID (instance number + 1), else the lowest free one */
-	for (uint32_t i = 0; i <= 0xbfff; i++) {
-		uint16_t cand = (uint16_t)(i == 0 ? *lid : i);
+	auto cand = [lid](long i) { return (uint16_t)(i == 0 ? *lid : i); };
+	long i = listen_first_free(fd, 0xc000, [&](long k, struct sockaddr_un *a, socklen_t *len) {
+		uint16_t c = cand(k);
 		/* a LID of the process's own fabric stays with its host */
-		if (cand == 0 || cand > 0xbfff || (i > 0 && cand == *lid) || fabric_host(cand))
-			continue;
-		struct sockaddr_un a;
-		socklen_t len = lid_addr(name, cand, &a);
-		if (bind(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
-			if (errno == EADDRINUSE)
-				continue;
-			break;
-		}
-		if (listen(fd, 64) != 0)
-			break;
+		if (c == 0 || c > 0xbfff || (k > 0 && c == *lid) || fabric_host(c))
+			return false;
+		*len = lid_addr(name, c, a);
+		return true;
+	});
+	int err = errno;
+	if (i >= 0) {
 		try {
-			x.held[cand] = fd;
+			x.name = name; /* empty or name already */
+			x.held[cand(i)] = fd;
+			*lid = cand(i);
+			return fd;
 		} catch (...) {
-			errno = ENOMEM;
-			break;
+			err = ENOMEM;
 		}
-		x.name = name;
-		*lid = cand;
-		return fd;
 	}
-	int err = errno ? errno : EADDRINUSE;
 	close(fd);
 	return -err;
 }
@@ -642,21 +665,19 @@ int xfabric_join_lid(const char *name, uint16_t lid, uint8_t *member)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	/* the lowest free member index: bind() allocates it among the members */
-	for (uint8_t m = 1; m < HCA_MAX_MEMBERS; m++) {
-		struct sockaddr_un a;
-		socklen_t len = lid_addr(name, lid, &a, m);
-		if (bind(fd, reinterpret_cast<struct sockaddr *>(&a), len) != 0) {
-			if (errno == EADDRINUSE)
-				continue;
-			break;
-		}
-		if (listen(fd, 64) != 0)
-			break;
-		*member = m;
+	/* the lowest free member index, 1 up (the LID's own socket is member 0) */
+	long m = listen_first_free(fd, HCA_MAX_MEMBERS,
+				   [&](long k, struct sockaddr_un *a, socklen_t *len) {
+					   if (k == 0)
+						   return false;
+					   *len = lid_addr(name, lid, a, (uint8_t)k);
+					   return true;
+				   });
+	if (m > 0) {
+		*member = (uint8_t)m;
 		return fd;
 	}
-	int err = errno ? errno : EADDRINUSE;
+	int err = errno;
 	close(fd);
 	return -err;
 }
