@@ -6,16 +6,12 @@
 # where the ratio is the quotient of the two figures (within their printed
 # rounding) and the figures are the CSV's MOps of the cases compared (cases 2/1
 # and 4/3 of the config).
+# The run itself is checked as run_tiny.sh checks it (8 scenarios: 4 cases, 2 sizes).
 # Usage: run_scaling.sh <dma-perf> <tiny_scaling.ini> <result.csv>
 set -u
 tool=$1 cfg=$2 csv=$3
-rm -f "$csv"
+sh "$(dirname "$0")/run_tiny.sh" "$tool" "$cfg" "$csv" 8 || exit 1
 log=$csv.log
-st=0
-"$tool" --config "$cfg" --result "$csv" >"$log" 2>&1 || st=$?
-cat "$log"
-[ "$st" -eq 0 ] || { echo "dma-perf exited $st"; exit 1; }
-[ -s "$csv" ] || { echo "no CSV written at $csv"; exit 1; }
 n=$(grep -c '^Scaling in this run (total Mops of N workers' "$log")
 [ "$n" -eq 1 ] || { echo "expected one Scaling header, found $n"; exit 1; }
 # the lines after the header that compare N workers with one
