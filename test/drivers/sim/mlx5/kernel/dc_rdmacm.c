@@ -36,6 +36,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "kside_cm.h"
+
 #define DC_MAGIC 0x44435831u /* "DCX1" */
 #define MSG_SIZE 256
 #define DCT_KEY 0x5eed0fdc0a11ce55ull
@@ -64,22 +66,12 @@ struct opts {
 	int msgs;
 };
 
-/** The next event of @p ch within @p ms: its type, or -1. */
-static int next_event(struct rdma_event_channel *ch, int ms, struct rdma_cm_event **ev)
-{
-	struct pollfd p = {ch->fd, POLLIN, 0};
-
-	if (poll(&p, 1, ms) != 1 || rdma_get_cm_event(ch, ev))
-		return -1;
-	return (int)(*ev)->event;
-}
-
 /** Expect event @p want; the event is acked unless @p keep (then the caller acks). */
 static int expect_event(struct rdma_event_channel *ch, int want, struct rdma_cm_event **keep,
 			const char *who)
 {
 	struct rdma_cm_event *ev = NULL;
-	int t = next_event(ch, 10000, &ev);
+	int t = next_event_within(ch, 10000, &ev);
 
 	if (t != want) {
 		fprintf(stderr, "%s: wanted %s, got %s (status %d)\n", who,
@@ -236,7 +228,7 @@ static int dct_side(const struct opts *o)
 	fflush(stdout);
 
 	/* the DCI side confirms (ESTABLISHED) then disconnects, or rejects */
-	int t1 = next_event(ch, 10000, &ev);
+	int t1 = next_event_within(ch, 10000, &ev);
 	int got = 0, bad_data = 0;
 	if (t1 == RDMA_CM_EVENT_REJECTED) {
 		printf("dct: the DCI side rejected the connection (status %d)\n", ev->status);

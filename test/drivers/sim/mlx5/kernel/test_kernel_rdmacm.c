@@ -32,33 +32,10 @@
 #include <rdma/rdma_cma.h>
 
 #include "cunit_run.h"
+#include "kside_cm.h"
 
 static struct rdma_event_channel *g_ch;
 static int g_peer_fd = -1;
-
-/** Wait at most 5 s for the next event of @p ch: its type, or -1 (timeout / error). */
-static int next_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
-{
-	struct pollfd p = {ch->fd, POLLIN, 0};
-
-	if (poll(&p, 1, 5000) != 1)
-		return -1;
-	if (rdma_get_cm_event(ch, ev))
-		return -1;
-	return (int)(*ev)->event;
-}
-
-/** The LID of this process's mlx5_0 on the fabric, through its address 127.0.x.y. */
-static struct sockaddr_in addr_of_lid(uint16_t lid, uint16_t port)
-{
-	struct sockaddr_in a;
-
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(0x7f000000u | lid);
-	a.sin_port = htons(port);
-	return a;
-}
 
 static uint16_t my_lid(void)
 {

@@ -33,6 +33,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "cunit_run.h"
+#include "kside_cm.h"
 
 enum {
 	kBuf = 4096,
@@ -350,27 +351,6 @@ static void test_rc_with_children(void)
 		one_round(&p);
 		side_close(&p);
 	}
-}
-
-/** Wait at most 5 s for the next event of @p ch: its type, or -1. */
-static int next_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
-{
-	struct pollfd p = {ch->fd, POLLIN, 0};
-
-	if (poll(&p, 1, 5000) != 1 || rdma_get_cm_event(ch, ev))
-		return -1;
-	return (int)(*ev)->event;
-}
-
-static struct sockaddr_in addr_of_lid(uint16_t lid, uint16_t port)
-{
-	struct sockaddr_in a;
-
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(0x7f000000u | lid);
-	a.sin_port = htons(port);
-	return a;
 }
 
 /* the passive sibling: listens on the port's address, accepts, dies connected */
