@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -114,6 +115,74 @@ void test_compat_stat_names()
 	close(p[0]);
 	close(p[1]);
 	CU_ASSERT_EQUAL(close(fd), 0);
+}
+
+/*
+ * Every stat name and opendir() serve /sys/class/infiniband from $SYSFS_PATH (a tree
+ * of this test's own; the machine has no such directory): the device's directory is
+ * found through each, and a missing one is ENOENT as libc says.
+ */
+void test_sysfs_stat_names()
+{
+	char root[] = "/tmp/ksysfs-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	std::string cls = std::string(root) + "/class", ib = cls + "/infiniband",
+		    dev = ib + "/mlx5_0";
+	CU_ASSERT_FATAL(mkdir(cls.c_str(), 0700) == 0 && mkdir(ib.c_str(), 0700) == 0 &&
+			mkdir(dev.c_str(), 0700) == 0);
+	CU_ASSERT_EQUAL_FATAL(setenv("SYSFS_PATH", root, 1), 0);
+
+	typedef int (*xstat_fn)(int, const char *, struct stat *);
+	typedef int (*xstat64_fn)(int, const char *, struct stat64 *);
+	typedef int (*fxstatat_fn)(int, int, const char *, struct stat *, int);
+	typedef int (*fxstatat64_fn)(int, int, const char *, struct stat64 *, int);
+	const int ver = 1; /* _STAT_VER_LINUX */
+	const char *dir = "/sys/class/infiniband/mlx5_0";
+	const char *none = "/sys/class/infiniband/mlx5_99";
+	auto x = reinterpret_cast<xstat_fn>(dlsym(RTLD_DEFAULT, "__xstat"));
+	auto lx = reinterpret_cast<xstat_fn>(dlsym(RTLD_DEFAULT, "__lxstat"));
+	auto x64 = reinterpret_cast<xstat64_fn>(dlsym(RTLD_DEFAULT, "__xstat64"));
+	auto lx64 = reinterpret_cast<xstat64_fn>(dlsym(RTLD_DEFAULT, "__lxstat64"));
+	auto fxat = reinterpret_cast<fxstatat_fn>(dlsym(RTLD_DEFAULT, "__fxstatat"));
+	auto fxat64 = reinterpret_cast<fxstatat64_fn>(dlsym(RTLD_DEFAULT, "__fxstatat64"));
+	CU_ASSERT_FATAL(x && lx && x64 && lx64 && fxat && fxat64);
+	struct stat st;
+	struct stat64 st64;
+	for (const char *p : {dir, none}) {
+		bool ok = p == dir;
+		int want = ok ? 0 : -1;
+		int got[] = {stat(p, &st),
+			     lstat(p, &st),
+			     stat64(p, &st64),
+			     lstat64(p, &st64),
+			     fstatat(AT_FDCWD, p, &st, 0),
+			     fstatat64(AT_FDCWD, p, &st64, AT_SYMLINK_NOFOLLOW),
+			     x(ver, p, &st),
+			     lx(ver, p, &st),
+			     x64(ver, p, &st64),
+			     lx64(ver, p, &st64),
+			     fxat(ver, AT_FDCWD, p, &st, 0),
+			     fxat64(ver, AT_FDCWD, p, &st64, 0)};
+		for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++) {
+			if (got[i] != want)
+				printf("\n    %s: call %zu gave %d ", p, i, got[i]);
+			CU_ASSERT_EQUAL(got[i], want);
+		}
+		if (ok) {
+			CU_ASSERT_TRUE(S_ISDIR(st.st_mode) && S_ISDIR(st64.st_mode));
+		} else {
+			CU_ASSERT_EQUAL(errno, ENOENT);
+		}
+		DIR *d = opendir(p);
+		CU_ASSERT_EQUAL(d != nullptr, ok);
+		if (d)
+			closedir(d);
+	}
+	unsetenv("SYSFS_PATH");
+	rmdir(dev.c_str());
+	rmdir(ib.c_str());
+	rmdir(cls.c_str());
+	rmdir(root);
 }
 
 void test_header_refusals()
@@ -1790,6 +1859,7 @@ void test_dct()
 const struct cunit_test tests[] = {
 	{"device node and fd look like uverbs0", test_node_and_fd},
 	{"glibc's pre-2.33 stat names answer as stat and fstat", test_compat_stat_names},
+	{"every stat name and opendir serve the sysfs tree", test_sysfs_stat_names},
 	{"header refusals: ENOTTY, EINVAL, EPROTONOSUPPORT, EFAULT", test_header_refusals},
 	{"attribute refusals: mandatory, duplicate, length, handle, order", test_attr_refusals},
 	{"GET_CONTEXT: mlx5 driver data, refusals, once per fd", test_get_context},
