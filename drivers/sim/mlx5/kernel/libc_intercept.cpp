@@ -467,6 +467,22 @@ int stat_as(St *st, bool dev, unsigned idx, bool ucma, Real real)
 	return ucma ? ucma_stat(st) : real();
 }
 
+/**
+ * A stat of @p path: under /sys/class/infiniband, libc's of the same path under
+ * $SYSFS_PATH; a uverbs or rdma_cm node, as stat_as(); else libc's. @p real(p) is
+ * libc's call on path @p p.
+ */
+template <typename St, typename Real>
+int stat_path(const char *path, St *st, Real real)
+{
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return real(sys.c_str());
+	unsigned idx = 0;
+	bool dev = uverbs_path(path, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_path(path), [=] { return real(path); });
+}
+
 /** A command fd: the index of its device. */
 bool cmd_fd(int fd, unsigned *index)
 {
@@ -506,6 +522,19 @@ bool stat_target(int dirfd, const char *path, int flags, unsigned *index)
 	if ((flags & AT_EMPTY_PATH) && !c)
 		return cmd_fd(dirfd, index);
 	return false;
+}
+
+/** stat_path() for the *at() calls: @p path relative to @p dirfd, with @p flags. */
+template <typename St, typename Real>
+int stat_path_at(int dirfd, const char *path, int flags, St *st, Real real)
+{
+	std::string sys;
+	if (sysfs_path(path, &sys))
+		return real(sys.c_str());
+	unsigned idx = 0;
+	bool dev = stat_target(dirfd, path, flags, &idx);
+	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
+		       [=] { return real(path); });
 }
 
 /** read() of an event fd: one descriptor, blocking as the fd says (uverbs_events.cpp). */
@@ -675,45 +704,22 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 EXPORT int stat(const char *path, struct stat *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(stat)(sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path), [=] { return REAL(stat)(path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(stat)(p, st); });
 }
 
 EXPORT int stat64(const char *path, struct stat64 *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(stat64)(sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(stat64)(path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(stat64)(p, st); });
 }
 
 EXPORT int lstat(const char *path, struct stat *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(lstat)(sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(lstat)(path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(lstat)(p, st); });
 }
 
 EXPORT int lstat64(const char *path, struct stat64 *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(lstat64)(sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(lstat64)(path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(lstat64)(p, st); });
 }
 
 EXPORT int fstat(int fd, struct stat *st) noexcept
@@ -732,24 +738,14 @@ EXPORT int fstat64(int fd, struct stat64 *st) noexcept
 
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(fstatat)(dirfd, sys.c_str(), st, flags);
-	unsigned idx = 0;
-	bool dev = stat_target(dirfd, path, flags, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
-		       [=] { return REAL(fstatat)(dirfd, path, st, flags); });
+	return stat_path_at(dirfd, path, flags, st,
+			    [=](const char *p) { return REAL(fstatat)(dirfd, p, st, flags); });
 }
 
 EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(fstatat64)(dirfd, sys.c_str(), st, flags);
-	unsigned idx = 0;
-	bool dev = stat_target(dirfd, path, flags, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
-		       [=] { return REAL(fstatat64)(dirfd, path, st, flags); });
+	return stat_path_at(dirfd, path, flags, st,
+			    [=](const char *p) { return REAL(fstatat64)(dirfd, p, st, flags); });
 }
 
 /*
@@ -760,46 +756,22 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) 
  */
 EXPORT int __xstat(int ver, const char *path, struct stat *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(__xstat)(ver, sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(__xstat)(ver, path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(__xstat)(ver, p, st); });
 }
 
 EXPORT int __xstat64(int ver, const char *path, struct stat64 *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(__xstat64)(ver, sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(__xstat64)(ver, path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(__xstat64)(ver, p, st); });
 }
 
 EXPORT int __lxstat(int ver, const char *path, struct stat *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(__lxstat)(ver, sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(__lxstat)(ver, path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(__lxstat)(ver, p, st); });
 }
 
 EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(__lxstat64)(ver, sys.c_str(), st);
-	unsigned idx = 0;
-	bool dev = uverbs_path(path, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_path(path),
-		       [=] { return REAL(__lxstat64)(ver, path, st); });
+	return stat_path(path, st, [=](const char *p) { return REAL(__lxstat64)(ver, p, st); });
 }
 
 EXPORT int __fxstat(int ver, int fd, struct stat *st) noexcept
@@ -820,24 +792,16 @@ EXPORT int __fxstat64(int ver, int fd, struct stat64 *st) noexcept
 
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(__fxstatat)(ver, dirfd, sys.c_str(), st, flags);
-	unsigned idx = 0;
-	bool dev = stat_target(dirfd, path, flags, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
-		       [=] { return REAL(__fxstatat)(ver, dirfd, path, st, flags); });
+	return stat_path_at(dirfd, path, flags, st, [=](const char *p) {
+		return REAL(__fxstatat)(ver, dirfd, p, st, flags);
+	});
 }
 
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags) noexcept
 {
-	std::string sys;
-	if (sysfs_path(path, &sys))
-		return REAL(__fxstatat64)(ver, dirfd, sys.c_str(), st, flags);
-	unsigned idx = 0;
-	bool dev = stat_target(dirfd, path, flags, &idx);
-	return stat_as(st, dev, idx, !dev && ucma_stat_target(dirfd, path, flags),
-		       [=] { return REAL(__fxstatat64)(ver, dirfd, path, st, flags); });
+	return stat_path_at(dirfd, path, flags, st, [=](const char *p) {
+		return REAL(__fxstatat64)(ver, dirfd, p, st, flags);
+	});
 }
 
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask,
