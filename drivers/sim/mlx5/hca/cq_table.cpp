@@ -187,11 +187,15 @@ inline bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool so
 	if (cq->cfg.cqe_size == 128)
 		slot += 64;
 	uint8_t owner = (cq->pi & cq->cfg.ncqe) ? 1 : 0;
+	/*
+	 * Counted before it is handed over: a locked add after the CQE store would wait
+	 * for that store, i.e. for the line the consumer polls to come back from its core.
+	 */
+	st_.cqes.fetch_add(1, std::memory_order_relaxed);
 	memcpy(slot, cqe, 63);
 	__atomic_store_n(slot + 63, (uint8_t)((cqe[63] & ~MLX5_CQE_OWNER_MASK) | owner),
 			 __ATOMIC_RELEASE);
 	cq->pi++;
-	st_.cqes.fetch_add(1, std::memory_order_relaxed);
 	uint8_t op = cqe[63] >> MLX5_HW_CQE_OPCODE_SHIFT;
 	if (solicited || op == MLX5_CQE_REQ_ERR || op == MLX5_CQE_RESP_ERR)
 		cq->solicit_pi = cq->pi;

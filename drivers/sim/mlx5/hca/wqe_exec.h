@@ -29,17 +29,18 @@ namespace mlx5sim {
 #endif
 
 /**
- * memmove() of pinned memory, at the rate of a plain vector copy loop for large
- * disjoint spans: glibc's memmove takes ``rep movsb`` from 2 KiB up, which moves
- * about 5 % fewer bytes per cycle than 16-byte loads and stores on the CPUs this
- * runs on (doc/guides/sim/software_hca.rst, Performance). Overlapping spans and
+ * memmove() of pinned memory, at the rate of a plain vector copy loop for disjoint
+ * spans of 256 bytes or more: glibc's memmove takes ``rep movsb`` from 2 KiB up, which
+ * moves about 5 % fewer bytes per cycle than 16-byte loads and stores on the CPUs this
+ * runs on, and below that its call and size dispatch cost the engine about a tenth of
+ * its 1 KiB rate (doc/guides/sim/software_hca.rst, Performance). Overlapping spans and
  * everything shorter keep memmove.
  */
 static inline void move_pinned(uint8_t *d, const uint8_t *s, uint64_t n)
 {
 #if defined(__SSE2__) && !defined(MLX5_SIM_TSAN)
 	uintptr_t da = (uintptr_t)d, sa = (uintptr_t)s;
-	if (n >= 2048 && (da + n <= sa || sa + n <= da)) {
+	if (n >= 256 && (da + n <= sa || sa + n <= da)) {
 		typedef uint64_t v2 __attribute__((vector_size(16), aligned(1)));
 		const uint8_t *end = s + n;
 		/* 128 bytes a step; the last step ends at the end (it may copy bytes twice:

@@ -438,9 +438,11 @@ uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
 				why = RepeatEnd::Cqe;
 		}
 		if (why == RepeatEnd::Cqe) {
-			/* whoever polls the CQE finds its WQE counted */
+			/* whoever polls the CQE finds its WQE counted; no locked add after
+			 * the CQE store, which would wait for the line the consumer polls */
 			st_.wqes.fetch_add(ci - counted, std::memory_order_relaxed);
 			st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
+			fast_wqes_.fetch_add(ci - counted, std::memory_order_relaxed);
 			counted = ci;
 			bytes = 0;
 			cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, (uint16_t)(ci - 1),
@@ -452,10 +454,10 @@ uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
 	if (ci != counted) {
 		st_.wqes.fetch_add(ci - counted, std::memory_order_relaxed);
 		st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
+		fast_wqes_.fetch_add(ci - counted, std::memory_order_relaxed);
 	}
 	qp->sq_ci = ci;
 	qp->stalled = false;
-	fast_wqes_.fetch_add(ci - first, std::memory_order_relaxed);
 	return ci - first;
 }
 

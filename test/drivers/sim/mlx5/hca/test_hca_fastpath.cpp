@@ -686,7 +686,8 @@ static void test_move_pinned(void)
 {
 	const size_t cap = 70000;
 	std::vector<uint8_t> a(2 * cap + 256), ref;
-	for (size_t n : {(size_t)1, (size_t)64, (size_t)2047, (size_t)2048, (size_t)2049,
+	for (size_t n : {(size_t)1, (size_t)64, (size_t)255, (size_t)256, (size_t)257, (size_t)383,
+			 (size_t)1024, (size_t)1025, (size_t)2047, (size_t)2048, (size_t)2049,
 			 (size_t)2175, (size_t)4096, (size_t)4097, (size_t)65536, (size_t)65599}) {
 		for (size_t so : {0, 1, 15}) {
 			for (size_t gap : {(size_t)0, (size_t)3, n / 2 + 1, n + 7}) {
