@@ -340,30 +340,76 @@ void sync_net(const std::string &root, unsigned index)
 }
 
 /**
+ * @p rest ("" or "/..." after /sys/class/infiniband) as a path inside the tree,
+ * into @p out: "." and empty components dropped, ".." taking the last one off
+ * (the tree has no symbolic links, devtools/sim-rdma). false when a ".." climbs
+ * out of the tree; @p left is then the offset in @p rest just past it.
+ */
+bool tree_rest(const char *rest, std::string *out, size_t *left)
+{
+	out->clear();
+	for (const char *p = rest; *p;) {
+		while (*p == '/')
+			p++;
+		const char *e = p;
+		while (*e && *e != '/')
+			e++;
+		size_t len = (size_t)(e - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (out->empty()) {
+				*left = (size_t)(e - rest);
+				return false;
+			}
+			out->erase(out->rfind('/'));
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			out->push_back('/');
+			out->append(p, len);
+		}
+		p = e;
+	}
+	size_t n = strlen(rest);
+	if (n && rest[n - 1] == '/' && !out->empty())
+		out->push_back('/'); /* "dir/" is not a file */
+	return true;
+}
+
+/**
  * A path under /sys/class/infiniband: the model's devices are in the tree the
  * wrapper wrote under $SYSFS_PATH (libibverbs reads it there itself), so a program
  * that looks at /sys/class/infiniband directly (pyverbs lists a device's
- * "device/net" with ls) sees the same devices; @p out is that path.
+ * "device/net" with ls) sees the same devices; @p out is that path. A ".." that
+ * leaves the tree goes on from /sys/class, a real directory as /sys is, never
+ * from the tree's parents under $SYSFS_PATH: @p out is then a real path (or one
+ * in the tree again, "/sys/class/infiniband/../infiniband/mlx5_0").
  */
 bool sysfs_path(const char *upath, std::string *out)
 {
-	char path[512];
+	char buf[PATH_MAX];
 	const size_t n = sizeof(kSysIb) - 1;
-	if (!upath || !active() || !user_path(upath, path, sizeof(path)) ||
-	    strncmp(path, kSysIb, n) || (path[n] && path[n] != '/'))
+	if (!upath || !active() || !user_path(upath, buf, sizeof(buf)) || strncmp(buf, kSysIb, n) ||
+	    (buf[n] && buf[n] != '/'))
 		return false;
 	const char *root = getenv("SYSFS_PATH");
 	if (!root || root[0] != '/')
 		return false;
 	try {
-		std::string r(root);
+		std::string path(buf), rest;
+		size_t left;
+		/* each round takes "infiniband/.." off: it ends */
+		while (!tree_rest(path.c_str() + n, &rest, &left)) {
+			path = "/sys/class" + path.substr(n + left);
+			if (path.compare(0, n, kSysIb) || (path.size() > n && path[n] != '/')) {
+				*out = path; /* outside the tree: the real one */
+				return true;
+			}
+		}
 		unsigned idx = 0;
-		char rest[16];
+		char tail[16];
 		/* "/mlx5_<i>/device/net...": its port's interface first */
-		if (sscanf(path + n, "/mlx5_%u/devic%15s", &idx, rest) == 2 && idx < kMaxDevices &&
-		    !strncmp(rest, "e/net", 5))
-			sync_net(r, idx);
-		*out = r + "/class/infiniband" + (path + n);
+		if (sscanf(rest.c_str(), "/mlx5_%u/devic%15s", &idx, tail) == 2 &&
+		    idx < kMaxDevices && !strncmp(tail, "e/net", 5))
+			sync_net(root, idx);
+		*out = std::string(root) + "/class/infiniband" + rest;
 	} catch (...) {
 		return false; /* no memory: libc answers for the real path */
 	}

@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -712,6 +714,70 @@ static void test_net_interface(void)
 	side_close(&p);
 }
 
+/** stat() as the kernel answers it, past the library: 0 or -errno. */
+static int kernel_stat(const char *path, struct stat *st)
+{
+	return syscall(SYS_newfstatat, AT_FDCWD, path, st, 0) == 0 ? 0 : -errno;
+}
+
+/** stat() through libc (the library's), as kernel_stat(). */
+static int libc_stat(const char *path, struct stat *st)
+{
+	return stat(path, st) == 0 ? 0 : -errno;
+}
+
+/*
+ * Paths under /sys/class/infiniband come from the wrapper's tree ($SYSFS_PATH),
+ * and only those: a ".." that leaves the tree goes on from the real /sys/class
+ * (as the kernel walks it), never into the directories around $SYSFS_PATH; a
+ * path that comes back into the tree is the tree's; one longer than 511 bytes
+ * is served too.
+ */
+static void test_sysfs_dotdot(void)
+{
+	/* a path, and where the kernel's walk of it ends (it has no infiniband here) */
+	static const char *const out[][2] = {
+		{"/sys/class/infiniband/../../..", "/"},
+		{"/sys/class/infiniband/..", "/sys/class"},
+		{"/sys/class/infiniband/mlx5_0/../../net", "/sys/class/net"},
+		{"/sys/class/infiniband/./../../../proc/self", "/proc/self"},
+	};
+	struct stat a, b;
+	char longp[1024];
+	struct side p;
+	size_t n;
+	DIR *d;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		int ra = libc_stat(out[i][0], &a);
+		int rb = kernel_stat(out[i][1], &b);
+
+		CU_ASSERT_EQUAL(ra, rb);
+		CU_ASSERT_TRUE(ra != 0 || (a.st_ino == b.st_ino && a.st_dev == b.st_dev));
+		if (ra != rb || (ra == 0 && (a.st_ino != b.st_ino || a.st_dev != b.st_dev)))
+			printf("\n    %s: not %s (%d) ", out[i][0], out[i][1], ra);
+	}
+	d = opendir("/sys/class/infiniband/../net");
+	CU_ASSERT_PTR_NOT_NULL(d);
+	if (d)
+		closedir(d);
+	/* back into the tree, and a long path: the tree's */
+	CU_ASSERT_EQUAL(libc_stat("/sys/class/infiniband/mlx5_0/ports/1", &b), 0);
+	CU_ASSERT_EQUAL(libc_stat("/sys/class/infiniband/../infiniband/mlx5_0/ports/1", &a), 0);
+	CU_ASSERT_TRUE(a.st_ino == b.st_ino);
+	n = (size_t)snprintf(longp, sizeof(longp), "/sys/class/infiniband/mlx5_0");
+	while (n < 700)
+		n += (size_t)snprintf(longp + n, sizeof(longp) - n, "/.");
+	snprintf(longp + n, sizeof(longp) - n, "/ports/1");
+	CU_ASSERT_EQUAL(libc_stat(longp, &a), 0);
+	CU_ASSERT_TRUE(a.st_ino == b.st_ino);
+	/* not the tree's prefix */
+	CU_ASSERT_EQUAL(libc_stat("/sys/class/infinibandX", &a),
+			kernel_stat("/sys/class/infinibandX", &b));
+	side_close(&p);
+}
+
 static const struct cunit_test tests[] = {
 	{"a fork child shares the port: RC send, read, atomic, write by QPN, it dies",
 	 test_rc_with_children},
@@ -722,6 +788,7 @@ static const struct cunit_test tests[] = {
 	{"a fork right after the device opens or makes a QP: the child's threads run",
 	 test_fork_after_open},
 	{"the port's address on the device's network interface", test_net_interface},
+	{"a \"..\" out of /sys/class/infiniband: the real path", test_sysfs_dotdot},
 };
 
 int main(void)
