@@ -33,10 +33,12 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -137,15 +139,32 @@ std::vector<FakeFd> *g_inherited_closed;
  * What it inherited stays the parent's: as the kernel's file, which the child's
  * close leaves open in the parent, its close releases nothing (no rdma_cm DREQ on
  * the connections the parent holds, no lock a thread of the parent held).
+ *
+ * An event fd's queue is copied, but its eventfd count would be the parent's: the
+ * child's read or GET_EVENT took the counts of the parent's events (a parent that
+ * polls the fd then never saw them), or, with its copy empty, spun on a count only
+ * the parent takes down. So each gets a count of the child's own, its copy's
+ * length (sys::own_counter; dups of the fd keep the shared one).
  */
 void fork_child()
 {
 	bool whole = g_fd_lock.try_lock(); /* held: the table may be half changed */
 	new (&g_fd_lock) std::mutex;       /* a thread that held it is not in the child */
 	g_fd_owner.store(getpid(), std::memory_order_relaxed);
-	if (whole && g_fds)
-		for (auto &kv : *g_fds)
-			kv.second.inherited = true;
+	if (!whole || !g_fds)
+		return;
+	for (auto &kv : *g_fds) {
+		kv.second.inherited = true;
+		if (kv.second.ucma)
+			ucma_fork_file(*kv.second.ucma, kv.first);
+		AsyncFile *a = kv.second.async.get();
+		if (a && a->fd == kv.first) {
+			if (!a->lock.try_lock())
+				new (&a->lock) std::mutex; /* held by a thread not in the child */
+			sys::own_counter(a->fd, (unsigned)a->events.size());
+			a->lock.unlock();
+		}
+	}
 }
 
 /*
@@ -606,6 +625,19 @@ ssize_t write(int fd, const void *buf, size_t n)
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+void own_counter(int fd, unsigned count)
+{
+	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	int fdfl = (int)syscall(SYS_fcntl, fd, F_GETFD);
+	if (fl < 0 || fdfl < 0)
+		return;
+	int n = eventfd(count, EFD_SEMAPHORE | (fl & O_NONBLOCK ? EFD_NONBLOCK : 0));
+	if (n < 0)
+		return;
+	if (syscall(SYS_dup3, n, fd, fdfl & FD_CLOEXEC ? O_CLOEXEC : 0) < 0)
+		klog(1, "fd %d: no event count of the fork child's own", fd);
+	(void)syscall(SYS_close, n);
 }
 } // namespace sys
 

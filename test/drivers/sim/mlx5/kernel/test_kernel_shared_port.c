@@ -51,6 +51,7 @@ struct ends {
 
 struct side {
 	struct ibv_context *ctx;
+	struct ibv_comp_channel *ch; /* the CQ's, or NULL */
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
@@ -67,8 +68,11 @@ static long now_ms(void)
 	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/** mlx5_0 opened, a PD, a CQ, an MR of kBuf bytes and an RC QP in INIT. 0 or -1. */
-static int side_open(struct side *s)
+/**
+ * mlx5_0 opened, a PD, a CQ (with a completion channel when @p channel), an MR of
+ * kBuf bytes and an RC QP in INIT. 0 or -1.
+ */
+static int side_open_ch(struct side *s, bool channel)
 {
 	int n = 0;
 	struct ibv_device **l = ibv_get_device_list(&n);
@@ -85,7 +89,8 @@ static int side_open(struct side *s)
 		return -1;
 	s->lid = pa.lid;
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = s->pd ? ibv_create_cq(s->ctx, 16, NULL, NULL, 0) : NULL;
+	s->ch = channel ? ibv_create_comp_channel(s->ctx) : NULL;
+	s->cq = s->pd && (s->ch || !channel) ? ibv_create_cq(s->ctx, 16, NULL, s->ch, 0) : NULL;
 	if (!s->cq || posix_memalign((void **)&s->buf, 4096, kBuf))
 		return -1;
 	memset(s->buf, 0, kBuf);
@@ -113,6 +118,11 @@ static int side_open(struct side *s)
 		       : 0;
 }
 
+static int side_open(struct side *s)
+{
+	return side_open_ch(s, false);
+}
+
 static void side_close(struct side *s)
 {
 	if (s->qp)
@@ -121,6 +131,8 @@ static void side_close(struct side *s)
 		ibv_dereg_mr(s->mr);
 	if (s->cq)
 		ibv_destroy_cq(s->cq);
+	if (s->ch)
+		ibv_destroy_comp_channel(s->ch);
 	if (s->pd)
 		ibv_dealloc_pd(s->pd);
 	if (s->ctx)
@@ -714,6 +726,141 @@ static void test_net_interface(void)
 	side_close(&p);
 }
 
+/** Clock ticks process @p pid has run (utime + stime of /proc/<pid>/stat), or -1. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* past the command's name */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+/*
+ * A fork child's copy of an event channel is its own: its GET_EVENT takes the
+ * events of its copy, never the parent's count of them (a parent that polls
+ * the channel's fd still sees its event), and with none waits without spinning
+ * while the parent's events are queued.
+ */
+static void test_cm_channel_in_child(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in dst;
+	struct rdma_cm_event *ev;
+	struct side s;
+	struct pollfd p;
+	long ticks;
+	pid_t pid;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(side_open(&s), 0);
+	dst = addr_of_lid(s.lid, 0); /* the port's own address */
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), 0);
+	/* a child with nothing queued blocks while the parent's event waits */
+	pid = fork();
+	if (pid == 0) {
+		if (rdma_get_cm_event(ch, &ev) == 0)
+			rdma_ack_cm_event(ev);
+		_exit(9);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000), 0);
+	p = (struct pollfd){ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
+	usleep(500 * 1000);
+	ticks = cpu_ticks(pid);
+	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
+	CU_ASSERT(ticks >= 0 && ticks < 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* one queued at the fork: the child takes its copy's, the parent still has its own */
+	pid = fork();
+	if (pid == 0) {
+		if (rdma_get_cm_event(ch, &ev) || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
+			_exit(1);
+		rdma_ack_cm_event(ev);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(wait_exit(pid, 5000), 0);
+	p = (struct pollfd){ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 1000), 1);
+	CU_ASSERT_EQUAL_FATAL(rdma_get_cm_event(ch, &ev), 0);
+	CU_ASSERT_EQUAL(ev->event, RDMA_CM_EVENT_ADDR_RESOLVED);
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	side_close(&s);
+}
+
+/*
+ * The same for a completion channel (and the async event fd, counted alike): a
+ * child blocked in ibv_get_cq_event() on its copy does not spin while the
+ * parent's completion event is queued, and one that takes its copy's event
+ * leaves the parent's announced on the parent's fd.
+ */
+static void test_comp_channel_in_child(void)
+{
+	void *ectx;
+	struct ibv_cq *ecq;
+	struct pollfd p;
+	struct side s;
+	struct ends e;
+	long ticks;
+	pid_t pid;
+
+	CU_ASSERT_EQUAL_FATAL(side_open_ch(&s, true), 0);
+	e = side_ends(&s);
+	CU_ASSERT_EQUAL_FATAL(side_connect(&s, &e), 0); /* its own peer */
+	CU_ASSERT_EQUAL_FATAL(ibv_req_notify_cq(s.cq, 0), 0);
+	pid = fork();
+	if (pid == 0) {
+		if (ibv_get_cq_event(s.ch, &ecq, &ectx) == 0)
+			ibv_ack_cq_events(ecq, 1);
+		_exit(9);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(post(&s, IBV_WR_RDMA_WRITE, "to myself", &e), 0);
+	p = (struct pollfd){s.ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
+	usleep(500 * 1000);
+	ticks = cpu_ticks(pid);
+	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
+	CU_ASSERT(ticks >= 0 && ticks < 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		if (ibv_get_cq_event(s.ch, &ecq, &ectx))
+			_exit(1);
+		ibv_ack_cq_events(ecq, 1);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(wait_exit(pid, 5000), 0);
+	p = (struct pollfd){s.ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 1000), 1);
+	CU_ASSERT_EQUAL_FATAL(ibv_get_cq_event(s.ch, &ecq, &ectx), 0);
+	CU_ASSERT_PTR_EQUAL(ecq, s.cq);
+	ibv_ack_cq_events(ecq, 1);
+	CU_ASSERT_EQUAL(poll_one(s.cq, 1000), IBV_WC_SUCCESS);
+	side_close(&s);
+}
+
 /** stat() as the kernel answers it, past the library: 0 or -errno. */
 static int kernel_stat(const char *path, struct stat *st)
 {
@@ -789,6 +936,8 @@ static const struct cunit_test tests[] = {
 	 test_fork_after_open},
 	{"the port's address on the device's network interface", test_net_interface},
 	{"a \"..\" out of /sys/class/infiniband: the real path", test_sysfs_dotdot},
+	{"a fork child's event channel is its own", test_cm_channel_in_child},
+	{"a fork child's completion channel is its own", test_comp_channel_in_child},
 };
 
 int main(void)
