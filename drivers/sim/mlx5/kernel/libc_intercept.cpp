@@ -135,6 +135,24 @@ std::atomic<pid_t> g_fd_owner{0}; /* the process whose fds g_fds lists */
 std::vector<FakeFd> *g_inherited_closed;
 
 /*
+ * fork() takes the table's lock first: a thread that opens or closes an fd at that
+ * moment would leave the child a table half changed, which it could not mark
+ * inherited, and the child's close of an fd it inherited then released the
+ * parent's file (an rdma-cm channel: DREQ on every connection of the parent).
+ * Its lock order: after ucma.cpp's g_cm (whose prepare handler, registered later,
+ * runs first), as in the commands, which look fds up holding g_cm.
+ */
+void fork_prepare()
+{
+	g_fd_lock.lock();
+}
+
+void fork_parent()
+{
+	g_fd_lock.unlock();
+}
+
+/*
  * fork(): the child has copies of the table and of the fds, its own from now on.
  * What it inherited stays the parent's: as the kernel's file, which the child's
  * close leaves open in the parent, its close releases nothing (no rdma_cm DREQ on
@@ -148,10 +166,9 @@ std::vector<FakeFd> *g_inherited_closed;
  */
 void fork_child()
 {
-	bool whole = g_fd_lock.try_lock(); /* held: the table may be half changed */
-	new (&g_fd_lock) std::mutex;       /* a thread that held it is not in the child */
+	new (&g_fd_lock) std::mutex; /* held by the thread that forked (fork_prepare) */
 	g_fd_owner.store(getpid(), std::memory_order_relaxed);
-	if (!whole || !g_fds)
+	if (!g_fds)
 		return;
 	for (auto &kv : *g_fds) {
 		kv.second.inherited = true;
@@ -200,7 +217,7 @@ void insert(int fd, const FakeFd &f)
 	if (!g_fds) {
 		g_fds = new std::map<int, FakeFd>();
 		g_fd_owner.store(getpid(), std::memory_order_relaxed);
-		pthread_atfork(nullptr, nullptr, fork_child);
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
 	}
 	if (!g_fds->count(fd))
 		g_nfds.fetch_add(1, std::memory_order_release);

@@ -861,6 +861,110 @@ static void test_comp_channel_in_child(void)
 	side_close(&s);
 }
 
+/** Connect active id @p act to listener @p lis on @p ch, in this process. 0 or the step. */
+static int cm_connect_self(struct rdma_event_channel *ch, struct sockaddr_in *a,
+			   struct rdma_cm_id *lis, struct rdma_cm_id *act)
+{
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+
+	if (rdma_bind_addr(lis, (struct sockaddr *)a) || rdma_listen(lis, 1))
+		return 1;
+	if (rdma_resolve_addr(act, NULL, (struct sockaddr *)a, 1000) ||
+	    next_event(ch, &ev) != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return 2;
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(act, 1000) || next_event(ch, &ev) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		return 3;
+	rdma_ack_cm_event(ev);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x135;
+	if (rdma_connect(act, &p) || next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 4;
+	p.qp_num = 0x246;
+	if (rdma_accept(ev->id, &p))
+		return 5;
+	rdma_ack_cm_event(ev);
+	if (next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_RESPONSE)
+		return 6;
+	rdma_ack_cm_event(ev);
+	if (rdma_accept(act, &p) || next_event(ch, &ev) != RDMA_CM_EVENT_ESTABLISHED)
+		return 7; /* the RTU */
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static volatile int g_churn_stop;
+
+/* a thread that makes and closes fds of the library's as fast as it can */
+static void *churn_thread(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!g_churn_stop) {
+		int d = dup(fd);
+
+		if (d >= 0)
+			close(d);
+	}
+	return NULL;
+}
+
+/*
+ * fork() while another thread opens and closes fds of the library's: the child's
+ * close of the event channel it inherited still releases nothing of the parent's
+ * (its connections get no DREQ), whatever that thread was doing at the fork.
+ */
+static void test_fork_while_fds_change(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *act = NULL;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in a;
+	struct pollfd p;
+	struct side s;
+	pthread_t t;
+	int bad = 0, fl;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(side_open(&s), 0);
+	a = addr_of_lid(s.lid, 7474);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &act, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(cm_connect_self(ch, &a, lis, act), 0);
+	g_churn_stop = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, churn_thread, &s.ctx->cmd_fd), 0);
+	for (int i = 0; i < 200; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			close(ch->fd);
+			_exit(0);
+		}
+		if (pid < 0 || wait_exit(pid, 5000) != 0)
+			bad++;
+	}
+	g_churn_stop = 1;
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(bad, 0);
+	/* the parent's connection is as it was: no DISCONNECTED queued (nor its count) */
+	fl = fcntl(ch->fd, F_GETFL);
+	CU_ASSERT_EQUAL(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK), 0);
+	p = (struct pollfd){ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 300), 0);
+	if (rdma_get_cm_event(ch, &ev) == 0) {
+		printf("\n    event %d after the forks ", (int)ev->event);
+		CU_FAIL("a child's close released the parent's channel");
+		rdma_ack_cm_event(ev);
+	}
+	fcntl(ch->fd, F_SETFL, fl);
+	rdma_disconnect(act);
+	rdma_destroy_id(act);
+	rdma_destroy_id(lis);
+	rdma_destroy_event_channel(ch);
+	side_close(&s);
+}
+
 /** stat() as the kernel answers it, past the library: 0 or -errno. */
 static int kernel_stat(const char *path, struct stat *st)
 {
@@ -938,6 +1042,7 @@ static const struct cunit_test tests[] = {
 	{"a \"..\" out of /sys/class/infiniband: the real path", test_sysfs_dotdot},
 	{"a fork child's event channel is its own", test_cm_channel_in_child},
 	{"a fork child's completion channel is its own", test_comp_channel_in_child},
+	{"a fork while another thread changes fds", test_fork_while_fds_change},
 };
 
 int main(void)
