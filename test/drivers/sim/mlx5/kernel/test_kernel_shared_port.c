@@ -965,6 +965,70 @@ static void test_fork_while_fds_change(void)
 	side_close(&s);
 }
 
+static volatile int g_busy_stop;
+
+/* RDMA writes to its own QP, one after the other: the device's engine is busy */
+static void *busy_thread(void *arg)
+{
+	struct side *s = arg;
+	struct ends e = side_ends(s);
+
+	while (!g_busy_stop)
+		if (post(s, IBV_WR_RDMA_WRITE, "busy", &e) == 0)
+			poll_one(s->cq, 1000);
+	return NULL;
+}
+
+/*
+ * A fork child's commands on objects it inherited (a query, a state change),
+ * forked while the parent's engine executes WQEs: each answers, never waits for
+ * ever for the device lock a thread of the parent held at the fork. (Only
+ * commands libmlx5 takes none of its own locks for: those a thread of the
+ * parent held stay held in the child, as under a kernel.)
+ */
+static void test_inherited_cmds_while_busy(void)
+{
+	enum {
+		kForks = 300
+	}; /* about 1 in 100 forked while the engine held the lock */
+	int hung = 0, failed = 0;
+	struct side s;
+	struct ends e;
+	pthread_t t;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&s), 0);
+	e = side_ends(&s);
+	CU_ASSERT_EQUAL_FATAL(side_connect(&s, &e), 0); /* its own peer */
+	g_busy_stop = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, busy_thread, &s), 0);
+	for (int i = 0; i < kForks; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			struct ibv_qp_init_attr ia;
+			struct ibv_port_attr pa;
+			struct ibv_qp_attr a;
+
+			if (ibv_query_qp(s.qp, &a, IBV_QP_STATE, &ia) ||
+			    a.qp_state != IBV_QPS_RTS || ibv_query_port(s.ctx, 1, &pa))
+				_exit(1);
+			a.qp_state = IBV_QPS_ERR;
+			_exit(ibv_modify_qp(s.qp, &a, IBV_QP_STATE) ? 2 : 0);
+		}
+		CU_ASSERT_FATAL(pid > 0);
+		st = wait_exit(pid, 1000);
+		hung += st < 0;
+		failed += st > 0;
+	}
+	g_busy_stop = 1;
+	pthread_join(t, NULL);
+	printf("\n    %d children: %d hung, %d failed ", kForks, hung, failed);
+	CU_ASSERT_EQUAL(hung, 0);
+	CU_ASSERT_EQUAL(failed, 0);
+	side_close(&s);
+}
+
 /** stat() as the kernel answers it, past the library: 0 or -errno. */
 static int kernel_stat(const char *path, struct stat *st)
 {
@@ -1043,6 +1107,8 @@ static const struct cunit_test tests[] = {
 	{"a fork child's event channel is its own", test_cm_channel_in_child},
 	{"a fork child's completion channel is its own", test_comp_channel_in_child},
 	{"a fork while another thread changes fds", test_fork_while_fds_change},
+	{"a child's commands on inherited objects while the engine runs",
+	 test_inherited_cmds_while_busy},
 };
 
 int main(void)
