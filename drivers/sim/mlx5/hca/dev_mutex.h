@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <sched.h>
 
 namespace mlx5sim {
@@ -101,6 +102,17 @@ public:
 	void leave_unlocked() { active_.fetch_sub(1, std::memory_order_seq_cst); }
 	/** Unlocked passes that began while another one ran (tests: they overlap). */
 	uint64_t overlaps() const { return overlaps_.load(std::memory_order_relaxed); }
+	/**
+	 * In a fork() child, the only thread there: free, with no waiter and no
+	 * unlocked pass, whatever the parent's threads (not in the child) were doing.
+	 */
+	void after_fork()
+	{
+		new (&m_) std::mutex;
+		waiting_.store(0, std::memory_order_relaxed);
+		excl_.store(false, std::memory_order_relaxed);
+		active_.store(0, std::memory_order_relaxed);
+	}
 
 private:
 	/** The holder (m_ taken): no unlocked pass from now on, none still running. */

@@ -313,6 +313,13 @@ public:
 	virtual const std::string &name() const = 0;
 	virtual const HcaCaps &caps() const = 0;
 	virtual ExecMode mode() const = 0;
+	/**
+	 * In a fork() child that keeps this copy of the parent's instance (the kernel
+	 * side's inherited contexts): its device lock is made free, as a thread of the
+	 * parent (an engine) may have held it at the fork and is not in the child, so
+	 * commands on the copy never wait for it for ever. Runs no engine.
+	 */
+	virtual void fork_child() = 0;
 
 	/* protection domains and memory regions */
 	virtual int alloc_pd(uint32_t *pdn) = 0;

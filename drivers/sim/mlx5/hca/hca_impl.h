@@ -118,6 +118,7 @@ public:
 
 	const std::string &name() const override { return name_; }
 	const HcaCaps &caps() const override { return caps_; }
+	void fork_child() override { mu_.after_fork(); }
 	ExecMode mode() const override { return mode_; }
 
 	int alloc_pd(uint32_t *pdn) override;

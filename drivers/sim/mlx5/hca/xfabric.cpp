@@ -208,6 +208,42 @@ bool pid_holds_socket(pid_t pid, int fd)
 	return found;
 }
 
+#ifndef SO_PEERPIDFD
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) || defined(__i386__)
+#define SO_PEERPIDFD 77 /* asm-generic/socket.h, Linux 6.5 */
+#endif
+#endif
+
+/**
+ * pid_holds_socket() for the process at the other end of connection @p conn
+ * (@p pid from SO_PEERCRED), as that very process: SO_PEERCRED gives a number,
+ * which another process may carry by now (the peer exited and its pid was reused
+ * by a member, while a process it handed the connection to speaks on it). So the
+ * peer is pinned by a pidfd (SO_PEERPIDFD) and must still be alive after its
+ * /proc/<pid>/fd was read: a live process keeps its pid. A kernel without
+ * SO_PEERPIDFD (before 6.5) is left with the pid check alone (ASSUMPTIONS.md 82).
+ */
+bool peer_holds_socket(int conn, pid_t pid, int fd)
+{
+#ifdef SO_PEERPIDFD
+	int pidfd = -1;
+	socklen_t len = sizeof(pidfd);
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) {
+		if (errno != ENOPROTOOPT && errno != EINVAL)
+			return false; /* the peer is gone (ESRCH): no member */
+		return pid_holds_socket(pid, fd);
+	}
+	bool held = pid_holds_socket(pid, fd);
+	struct pollfd p = {pidfd, POLLIN, 0};
+	/* readable: the process exited, so the pid read may be another's */
+	bool alive = poll(&p, 1, 0) == 0;
+	close(pidfd);
+	return held && alive;
+#else
+	return pid_holds_socket(pid, fd);
+#endif
+}
+
 Verdict synd(uint8_t s)
 {
 	return Verdict{s, 0};
@@ -344,7 +380,7 @@ bool serve_one(Conn &c, const uint8_t *msg, size_t n)
 			auto h = x.held.find(rq.slid);
 			/* never this process itself: it reaches its own hosts directly */
 			c.member = h != x.held.end() && c.pid != getpid() &&
-				   pid_holds_socket(c.pid, h->second);
+				   peer_holds_socket(c.fd, c.pid, h->second);
 		}
 		if (!c.member) {
 			log_refusal(
@@ -465,7 +501,7 @@ int client_fd(uint16_t slid, uint16_t lid, uint8_t member)
 		return -1;
 	}
 	auto h = x.held.find(lid);
-	if (h != x.held.end() && !pid_holds_socket(pid, h->second)) {
+	if (h != x.held.end() && !peer_holds_socket(fd, pid, h->second)) {
 		log_refusal(
 			"member name of our LID held by a process that is no member, not sent to",
 			lid, -1, (long)pid);

@@ -512,6 +512,8 @@ void devices_fork_child()
 		Device *d = device(i);
 		new (&d->lock) std::mutex; /* a thread that held it is not in the child */
 		if (d->hca) {
+			/* its inherited contexts' commands: the lock an engine held at the fork */
+			d->hca->fork_child();
 			d->parent_lid = d->hca->caps().lid;
 			/* never destroyed here: its threads and its peers are the parent's */
 			(void)new std::shared_ptr<Hca>(std::move(d->hca));

@@ -49,6 +49,12 @@ int close(int fd);
 ssize_t read(int fd, void *buf, size_t n);
 ssize_t write(int fd, const void *buf, size_t n);
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+/**
+ * In a fork() child: eventfd @p fd (an event fd's count, shared with the parent)
+ * replaced under its number by a semaphore eventfd of the child's own counting
+ * @p count, its O_NONBLOCK and FD_CLOEXEC kept. Async-signal-safe.
+ */
+void own_counter(int fd, unsigned count);
 } // namespace sys
 
 /* ---- memory of the calling process ------------------------------------------------ */

@@ -33,10 +33,12 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -133,19 +135,53 @@ std::atomic<pid_t> g_fd_owner{0}; /* the process whose fds g_fds lists */
 std::vector<FakeFd> *g_inherited_closed;
 
 /*
+ * fork() takes the table's lock first: a thread that opens or closes an fd at that
+ * moment would leave the child a table half changed, which it could not mark
+ * inherited, and the child's close of an fd it inherited then released the
+ * parent's file (an rdma-cm channel: DREQ on every connection of the parent).
+ * Its lock order: after ucma.cpp's g_cm (whose prepare handler, registered later,
+ * runs first), as in the commands, which look fds up holding g_cm.
+ */
+void fork_prepare()
+{
+	g_fd_lock.lock();
+}
+
+void fork_parent()
+{
+	g_fd_lock.unlock();
+}
+
+/*
  * fork(): the child has copies of the table and of the fds, its own from now on.
  * What it inherited stays the parent's: as the kernel's file, which the child's
  * close leaves open in the parent, its close releases nothing (no rdma_cm DREQ on
  * the connections the parent holds, no lock a thread of the parent held).
+ *
+ * An event fd's queue is copied, but its eventfd count would be the parent's: the
+ * child's read or GET_EVENT took the counts of the parent's events (a parent that
+ * polls the fd then never saw them), or, with its copy empty, spun on a count only
+ * the parent takes down. So each gets a count of the child's own, its copy's
+ * length (sys::own_counter; dups of the fd keep the shared one).
  */
 void fork_child()
 {
-	bool whole = g_fd_lock.try_lock(); /* held: the table may be half changed */
-	new (&g_fd_lock) std::mutex;       /* a thread that held it is not in the child */
+	new (&g_fd_lock) std::mutex; /* held by the thread that forked (fork_prepare) */
 	g_fd_owner.store(getpid(), std::memory_order_relaxed);
-	if (whole && g_fds)
-		for (auto &kv : *g_fds)
-			kv.second.inherited = true;
+	if (!g_fds)
+		return;
+	for (auto &kv : *g_fds) {
+		kv.second.inherited = true;
+		if (kv.second.ucma)
+			ucma_fork_file(*kv.second.ucma, kv.first);
+		AsyncFile *a = kv.second.async.get();
+		if (a && a->fd == kv.first) {
+			if (!a->lock.try_lock())
+				new (&a->lock) std::mutex; /* held by a thread not in the child */
+			sys::own_counter(a->fd, (unsigned)a->events.size());
+			a->lock.unlock();
+		}
+	}
 }
 
 /*
@@ -181,7 +217,7 @@ void insert(int fd, const FakeFd &f)
 	if (!g_fds) {
 		g_fds = new std::map<int, FakeFd>();
 		g_fd_owner.store(getpid(), std::memory_order_relaxed);
-		pthread_atfork(nullptr, nullptr, fork_child);
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
 	}
 	if (!g_fds->count(fd))
 		g_nfds.fetch_add(1, std::memory_order_release);
@@ -340,30 +376,76 @@ void sync_net(const std::string &root, unsigned index)
 }
 
 /**
+ * @p rest ("" or "/..." after /sys/class/infiniband) as a path inside the tree,
+ * into @p out: "." and empty components dropped, ".." taking the last one off
+ * (the tree has no symbolic links, devtools/sim-rdma). false when a ".." climbs
+ * out of the tree; @p left is then the offset in @p rest just past it.
+ */
+bool tree_rest(const char *rest, std::string *out, size_t *left)
+{
+	out->clear();
+	for (const char *p = rest; *p;) {
+		while (*p == '/')
+			p++;
+		const char *e = p;
+		while (*e && *e != '/')
+			e++;
+		size_t len = (size_t)(e - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (out->empty()) {
+				*left = (size_t)(e - rest);
+				return false;
+			}
+			out->erase(out->rfind('/'));
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			out->push_back('/');
+			out->append(p, len);
+		}
+		p = e;
+	}
+	size_t n = strlen(rest);
+	if (n && rest[n - 1] == '/' && !out->empty())
+		out->push_back('/'); /* "dir/" is not a file */
+	return true;
+}
+
+/**
  * A path under /sys/class/infiniband: the model's devices are in the tree the
  * wrapper wrote under $SYSFS_PATH (libibverbs reads it there itself), so a program
  * that looks at /sys/class/infiniband directly (pyverbs lists a device's
- * "device/net" with ls) sees the same devices; @p out is that path.
+ * "device/net" with ls) sees the same devices; @p out is that path. A ".." that
+ * leaves the tree goes on from /sys/class, a real directory as /sys is, never
+ * from the tree's parents under $SYSFS_PATH: @p out is then a real path (or one
+ * in the tree again, "/sys/class/infiniband/../infiniband/mlx5_0").
  */
 bool sysfs_path(const char *upath, std::string *out)
 {
-	char path[512];
+	char buf[PATH_MAX];
 	const size_t n = sizeof(kSysIb) - 1;
-	if (!upath || !active() || !user_path(upath, path, sizeof(path)) ||
-	    strncmp(path, kSysIb, n) || (path[n] && path[n] != '/'))
+	if (!upath || !active() || !user_path(upath, buf, sizeof(buf)) || strncmp(buf, kSysIb, n) ||
+	    (buf[n] && buf[n] != '/'))
 		return false;
 	const char *root = getenv("SYSFS_PATH");
 	if (!root || root[0] != '/')
 		return false;
 	try {
-		std::string r(root);
+		std::string path(buf), rest;
+		size_t left;
+		/* each round takes "infiniband/.." off: it ends */
+		while (!tree_rest(path.c_str() + n, &rest, &left)) {
+			path = "/sys/class" + path.substr(n + left);
+			if (path.compare(0, n, kSysIb) || (path.size() > n && path[n] != '/')) {
+				*out = path; /* outside the tree: the real one */
+				return true;
+			}
+		}
 		unsigned idx = 0;
-		char rest[16];
+		char tail[16];
 		/* "/mlx5_<i>/device/net...": its port's interface first */
-		if (sscanf(path + n, "/mlx5_%u/devic%15s", &idx, rest) == 2 && idx < kMaxDevices &&
-		    !strncmp(rest, "e/net", 5))
-			sync_net(r, idx);
-		*out = r + "/class/infiniband" + (path + n);
+		if (sscanf(rest.c_str(), "/mlx5_%u/devic%15s", &idx, tail) == 2 &&
+		    idx < kMaxDevices && !strncmp(tail, "e/net", 5))
+			sync_net(root, idx);
+		*out = std::string(root) + "/class/infiniband" + rest;
 	} catch (...) {
 		return false; /* no memory: libc answers for the real path */
 	}
@@ -589,6 +671,19 @@ ssize_t write(int fd, const void *buf, size_t n)
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+void own_counter(int fd, unsigned count)
+{
+	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
+	int fdfl = (int)syscall(SYS_fcntl, fd, F_GETFD);
+	if (fl < 0 || fdfl < 0)
+		return;
+	int n = eventfd(count, EFD_SEMAPHORE | (fl & O_NONBLOCK ? EFD_NONBLOCK : 0));
+	if (n < 0)
+		return;
+	if (syscall(SYS_dup3, n, fd, fdfl & FD_CLOEXEC ? O_CLOEXEC : 0) < 0)
+		klog(1, "fd %d: no event count of the fork child's own", fd);
+	(void)syscall(SYS_close, n);
 }
 } // namespace sys
 

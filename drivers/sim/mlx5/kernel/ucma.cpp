@@ -1885,6 +1885,21 @@ int ucma_open(int flags, std::shared_ptr<UcmaFile> *file)
 	return fd;
 }
 
+/*
+ * The channel's fd is an eventfd counting its queued events, and a fork child's
+ * copy of it is the parent's counter: the child's GET_EVENT took counts of the
+ * parent's events (a parent that polls the fd then never saw them), or, with no
+ * event in its copy, spun on a counter only the parent takes down. The child's
+ * channel is its own (kernel_side.rst, "Processes sharing a port"): a new counter
+ * under the same fd number, its copy's events counted (libc_intercept.cpp,
+ * fork_child()).
+ */
+void ucma_fork_file(UcmaFile &f, int fd)
+{
+	if (f.fd == fd) /* not a dup of it */
+		sys::own_counter(f.fd, (unsigned)f.events.size());
+}
+
 ssize_t ucma_write(UcmaFile &f, int fd, const void *buf, size_t n)
 {
 	(void)fd;

@@ -33,6 +33,12 @@ int ucma_open(int flags, std::shared_ptr<UcmaFile> *file);
 ssize_t ucma_write(UcmaFile &file, int fd, const void *buf, size_t n);
 /** The last close of the fd: every id of it is destroyed (peers see DISCONNECTED). */
 void ucma_release(UcmaFile &file);
+/**
+ * In a fork() child, for fd @p fd of @p file: when it is the one the channel
+ * counts its events on, a counter of the child's own under that fd number,
+ * counting the events of the child's copy.
+ */
+void ucma_fork_file(UcmaFile &file, int fd);
 /** The channel behind fd @p fd, or NULL (libc_intercept.cpp). */
 std::shared_ptr<UcmaFile> fd_ucma(int fd);
 /** fstat of the device node or of one of its fds. */

@@ -9,12 +9,16 @@
  * not connected to in one process; QPNs and keys that differ per instance.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <linux/sched.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -496,6 +500,99 @@ void test_shared_lid_members_only(void)
 	CU_ASSERT_EQUAL(member_attack(t, true), kServedDcWrite);
 	t.sync();
 	CU_ASSERT_EQUAL(t.buf[0], 'M'); /* the member's write landed */
+}
+
+/** A child of pid @p want (clone3's set_tid: root only), or -1. Runs no fork handler. */
+pid_t fork_as(pid_t want)
+{
+	struct clone_args a;
+	memset(&a, 0, sizeof(a));
+	a.exit_signal = SIGCHLD;
+	a.set_tid = (uint64_t)(uintptr_t)&want;
+	a.set_tid_size = 1;
+	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+/*
+ * The pid a member check reads is the connector's (SO_PEERCRED), fixed at
+ * connect(): a process that is no member connects, hands the connection to its
+ * child and exits, and its pid goes to a member of the LID (a fork child of the
+ * target, as a server forking per client makes them). The child, still no
+ * member, then names the target's LID as its source: refused, nothing lands.
+ * Root only (clone3 with set_tid picks the pid the member gets).
+ */
+void test_shared_lid_pid_reuse(void)
+{
+	if (skip_unless_root())
+		return;
+	Target t("fsec-reuse");
+	int go[2], res[2];
+	CU_ASSERT_FATAL(pipe(go) == 0 && pipe(res) == 0);
+	pid_t x = fork();
+	if (x == 0) {
+		/* no member: nothing of the target's but the pipes */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != go[0] && fd != res[1])
+				close(fd);
+		int fd = raw_connect(t.lid);
+		if (fd < 0)
+			_exit(kNoConnect);
+		if (fork() == 0) {
+			static Answer ans;
+			static uint8_t junk[64];
+			char c;
+			memset(junk, 'P', sizeof(junk));
+			if (read(go[0], &c, 1) != 1)
+				_exit(0);
+			XfReq d = request(MLX5_OPCODE_RDMA_WRITE, t.lid, t.dct, (uintptr_t)t.buf,
+					  t.key, 64);
+			d.flags |= XF_REQ_DC;
+			d.dc_key = kDcKey;
+			d.slid = t.lid;
+			ask(fd, d, junk, &ans);
+			c = ans.got == 1 && ans.rep.syndrome == 0 ? 'S' : 'r';
+			(void)!write(res[1], &c, 1);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(x > 0);
+	int st = 0;
+	CU_ASSERT_EQUAL_FATAL(waitpid(x, &st, 0), x);
+	CU_ASSERT_EQUAL_FATAL(WEXITSTATUS(st), 0);
+	close(go[0]);
+	close(res[1]);
+	/* the member: a copy of this process with all its fds, the LID's socket too */
+	int hold[2];
+	CU_ASSERT_FATAL(pipe(hold) == 0);
+	pid_t m = fork_as(x);
+	if (m == 0) {
+		char c;
+		close(hold[1]);
+		(void)!read(hold[0], &c, 1);
+		_exit(0);
+	}
+	close(hold[0]);
+	if (m != x) {
+		printf("\n    SKIPPED: pid %d not reusable (%s) ", (int)x, strerror(errno));
+		close(hold[1]);
+		if (m > 0)
+			waitpid(m, &st, 0);
+		close(go[1]);
+		close(res[0]);
+		return;
+	}
+	char c = 0;
+	CU_ASSERT_EQUAL(write(go[1], "g", 1), 1);
+	struct pollfd p = {res[0], POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 5000), 1);
+	CU_ASSERT_EQUAL(read(res[0], &c, 1), 1);
+	CU_ASSERT_EQUAL(c, 'r'); /* 'S': served as the member whose pid it got */
+	close(hold[1]);
+	CU_ASSERT_EQUAL(waitpid(m, &st, 0), m);
+	close(go[1]);
+	close(res[0]);
+	CU_ASSERT_TRUE(t.untouched());
 }
 
 /*
@@ -1028,6 +1125,7 @@ int main(void)
 		{"a LID squatted by another uid", test_squatted_lid},
 		{"RC answers its connected peer only", test_rc_peer_only},
 		{"a shared LID speaks for its members only", test_shared_lid_members_only},
+		{"a member's reused pid speaks for no one else", test_shared_lid_pid_reuse},
 		{"chunk ranges inside their message", test_chunk_range},
 		{"the reply leaves before the responder's CQE", test_reply_before_cqe},
 		{"a LID nobody holds: RETRY_EXC after the retries", test_gone_host_waits_retries},

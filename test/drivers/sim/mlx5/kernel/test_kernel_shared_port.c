@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +51,7 @@ struct ends {
 
 struct side {
 	struct ibv_context *ctx;
+	struct ibv_comp_channel *ch; /* the CQ's, or NULL */
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
@@ -65,8 +68,11 @@ static long now_ms(void)
 	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/** mlx5_0 opened, a PD, a CQ, an MR of kBuf bytes and an RC QP in INIT. 0 or -1. */
-static int side_open(struct side *s)
+/**
+ * mlx5_0 opened, a PD, a CQ (with a completion channel when @p channel), an MR of
+ * kBuf bytes and an RC QP in INIT. 0 or -1.
+ */
+static int side_open_ch(struct side *s, bool channel)
 {
 	int n = 0;
 	struct ibv_device **l = ibv_get_device_list(&n);
@@ -83,7 +89,8 @@ static int side_open(struct side *s)
 		return -1;
 	s->lid = pa.lid;
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = s->pd ? ibv_create_cq(s->ctx, 16, NULL, NULL, 0) : NULL;
+	s->ch = channel ? ibv_create_comp_channel(s->ctx) : NULL;
+	s->cq = s->pd && (s->ch || !channel) ? ibv_create_cq(s->ctx, 16, NULL, s->ch, 0) : NULL;
 	if (!s->cq || posix_memalign((void **)&s->buf, 4096, kBuf))
 		return -1;
 	memset(s->buf, 0, kBuf);
@@ -111,6 +118,11 @@ static int side_open(struct side *s)
 		       : 0;
 }
 
+static int side_open(struct side *s)
+{
+	return side_open_ch(s, false);
+}
+
 static void side_close(struct side *s)
 {
 	if (s->qp)
@@ -119,6 +131,8 @@ static void side_close(struct side *s)
 		ibv_dereg_mr(s->mr);
 	if (s->cq)
 		ibv_destroy_cq(s->cq);
+	if (s->ch)
+		ibv_destroy_comp_channel(s->ch);
 	if (s->pd)
 		ibv_dealloc_pd(s->pd);
 	if (s->ctx)
@@ -671,6 +685,373 @@ static void test_net_interface(void)
 	side_close(&p);
 }
 
+/** Clock ticks process @p pid has run (utime + stime of /proc/<pid>/stat), or -1. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* past the command's name */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+/*
+ * A fork child's copy of an event channel is its own: its GET_EVENT takes the
+ * events of its copy, never the parent's count of them (a parent that polls
+ * the channel's fd still sees its event), and with none waits without spinning
+ * while the parent's events are queued.
+ */
+static void test_cm_channel_in_child(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id = NULL;
+	struct sockaddr_in dst;
+	struct rdma_cm_event *ev;
+	struct side s;
+	struct pollfd p;
+	long ticks;
+	pid_t pid;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(side_open(&s), 0);
+	dst = addr_of_lid(s.lid, 0); /* the port's own address */
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), 0);
+	/* a child with nothing queued blocks while the parent's event waits */
+	pid = fork();
+	if (pid == 0) {
+		if (rdma_get_cm_event(ch, &ev) == 0)
+			rdma_ack_cm_event(ev);
+		_exit(9);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000), 0);
+	p = (struct pollfd){ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
+	usleep(500 * 1000);
+	ticks = cpu_ticks(pid);
+	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
+	CU_ASSERT(ticks >= 0 && ticks < 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* one queued at the fork: the child takes its copy's, the parent still has its own */
+	pid = fork();
+	if (pid == 0) {
+		if (rdma_get_cm_event(ch, &ev) || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
+			_exit(1);
+		rdma_ack_cm_event(ev);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(wait_exit(pid, 5000), 0);
+	p = (struct pollfd){ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 1000), 1);
+	CU_ASSERT_EQUAL_FATAL(rdma_get_cm_event(ch, &ev), 0);
+	CU_ASSERT_EQUAL(ev->event, RDMA_CM_EVENT_ADDR_RESOLVED);
+	rdma_ack_cm_event(ev);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	side_close(&s);
+}
+
+/*
+ * The same for a completion channel (and the async event fd, counted alike): a
+ * child blocked in ibv_get_cq_event() on its copy does not spin while the
+ * parent's completion event is queued, and one that takes its copy's event
+ * leaves the parent's announced on the parent's fd.
+ */
+static void test_comp_channel_in_child(void)
+{
+	void *ectx;
+	struct ibv_cq *ecq;
+	struct pollfd p;
+	struct side s;
+	struct ends e;
+	long ticks;
+	pid_t pid;
+
+	CU_ASSERT_EQUAL_FATAL(side_open_ch(&s, true), 0);
+	e = side_ends(&s);
+	CU_ASSERT_EQUAL_FATAL(side_connect(&s, &e), 0); /* its own peer */
+	CU_ASSERT_EQUAL_FATAL(ibv_req_notify_cq(s.cq, 0), 0);
+	pid = fork();
+	if (pid == 0) {
+		if (ibv_get_cq_event(s.ch, &ecq, &ectx) == 0)
+			ibv_ack_cq_events(ecq, 1);
+		_exit(9);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(post(&s, IBV_WR_RDMA_WRITE, "to myself", &e), 0);
+	p = (struct pollfd){s.ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
+	usleep(500 * 1000);
+	ticks = cpu_ticks(pid);
+	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
+	CU_ASSERT(ticks >= 0 && ticks < 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		if (ibv_get_cq_event(s.ch, &ecq, &ectx))
+			_exit(1);
+		ibv_ack_cq_events(ecq, 1);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(wait_exit(pid, 5000), 0);
+	p = (struct pollfd){s.ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 1000), 1);
+	CU_ASSERT_EQUAL_FATAL(ibv_get_cq_event(s.ch, &ecq, &ectx), 0);
+	CU_ASSERT_PTR_EQUAL(ecq, s.cq);
+	ibv_ack_cq_events(ecq, 1);
+	CU_ASSERT_EQUAL(poll_one(s.cq, 1000), IBV_WC_SUCCESS);
+	side_close(&s);
+}
+
+/** Connect active id @p act to listener @p lis on @p ch, in this process. 0 or the step. */
+static int cm_connect_self(struct rdma_event_channel *ch, struct sockaddr_in *a,
+			   struct rdma_cm_id *lis, struct rdma_cm_id *act)
+{
+	struct rdma_conn_param p;
+	struct rdma_cm_event *ev;
+
+	if (rdma_bind_addr(lis, (struct sockaddr *)a) || rdma_listen(lis, 1))
+		return 1;
+	if (rdma_resolve_addr(act, NULL, (struct sockaddr *)a, 1000) ||
+	    next_event(ch, &ev) != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return 2;
+	rdma_ack_cm_event(ev);
+	if (rdma_resolve_route(act, 1000) || next_event(ch, &ev) != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		return 3;
+	rdma_ack_cm_event(ev);
+	memset(&p, 0, sizeof(p));
+	p.qp_num = 0x135;
+	if (rdma_connect(act, &p) || next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 4;
+	p.qp_num = 0x246;
+	if (rdma_accept(ev->id, &p))
+		return 5;
+	rdma_ack_cm_event(ev);
+	if (next_event(ch, &ev) != RDMA_CM_EVENT_CONNECT_RESPONSE)
+		return 6;
+	rdma_ack_cm_event(ev);
+	if (rdma_accept(act, &p) || next_event(ch, &ev) != RDMA_CM_EVENT_ESTABLISHED)
+		return 7; /* the RTU */
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static volatile int g_churn_stop;
+
+/* a thread that makes and closes fds of the library's as fast as it can */
+static void *churn_thread(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!g_churn_stop) {
+		int d = dup(fd);
+
+		if (d >= 0)
+			close(d);
+	}
+	return NULL;
+}
+
+/*
+ * fork() while another thread opens and closes fds of the library's: the child's
+ * close of the event channel it inherited still releases nothing of the parent's
+ * (its connections get no DREQ), whatever that thread was doing at the fork.
+ */
+static void test_fork_while_fds_change(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lis = NULL, *act = NULL;
+	struct rdma_cm_event *ev;
+	struct sockaddr_in a;
+	struct pollfd p;
+	struct side s;
+	pthread_t t;
+	int bad = 0, fl;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+	CU_ASSERT_EQUAL_FATAL(side_open(&s), 0);
+	a = addr_of_lid(s.lid, 7474);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &lis, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(rdma_create_id(ch, &act, NULL, RDMA_PS_TCP), 0);
+	CU_ASSERT_EQUAL_FATAL(cm_connect_self(ch, &a, lis, act), 0);
+	g_churn_stop = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, churn_thread, &s.ctx->cmd_fd), 0);
+	for (int i = 0; i < 200; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			close(ch->fd);
+			_exit(0);
+		}
+		if (pid < 0 || wait_exit(pid, 5000) != 0)
+			bad++;
+	}
+	g_churn_stop = 1;
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(bad, 0);
+	/* the parent's connection is as it was: no DISCONNECTED queued (nor its count) */
+	fl = fcntl(ch->fd, F_GETFL);
+	CU_ASSERT_EQUAL(fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK), 0);
+	p = (struct pollfd){ch->fd, POLLIN, 0};
+	CU_ASSERT_EQUAL(poll(&p, 1, 300), 0);
+	if (rdma_get_cm_event(ch, &ev) == 0) {
+		printf("\n    event %d after the forks ", (int)ev->event);
+		CU_FAIL("a child's close released the parent's channel");
+		rdma_ack_cm_event(ev);
+	}
+	fcntl(ch->fd, F_SETFL, fl);
+	rdma_disconnect(act);
+	rdma_destroy_id(act);
+	rdma_destroy_id(lis);
+	rdma_destroy_event_channel(ch);
+	side_close(&s);
+}
+
+static volatile int g_busy_stop;
+
+/* RDMA writes to its own QP, one after the other: the device's engine is busy */
+static void *busy_thread(void *arg)
+{
+	struct side *s = arg;
+	struct ends e = side_ends(s);
+
+	while (!g_busy_stop)
+		if (post(s, IBV_WR_RDMA_WRITE, "busy", &e) == 0)
+			poll_one(s->cq, 1000);
+	return NULL;
+}
+
+/*
+ * A fork child's commands on objects it inherited (a query, a state change),
+ * forked while the parent's engine executes WQEs: each answers, never waits for
+ * ever for the device lock a thread of the parent held at the fork. (Only
+ * commands libmlx5 takes none of its own locks for: those a thread of the
+ * parent held stay held in the child, as under a kernel.)
+ */
+static void test_inherited_cmds_while_busy(void)
+{
+	enum {
+		kForks = 300
+	}; /* about 1 in 100 forked while the engine held the lock */
+	int hung = 0, failed = 0;
+	struct side s;
+	struct ends e;
+	pthread_t t;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&s), 0);
+	e = side_ends(&s);
+	CU_ASSERT_EQUAL_FATAL(side_connect(&s, &e), 0); /* its own peer */
+	g_busy_stop = 0;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, busy_thread, &s), 0);
+	for (int i = 0; i < kForks; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			struct ibv_qp_init_attr ia;
+			struct ibv_port_attr pa;
+			struct ibv_qp_attr a;
+
+			if (ibv_query_qp(s.qp, &a, IBV_QP_STATE, &ia) ||
+			    a.qp_state != IBV_QPS_RTS || ibv_query_port(s.ctx, 1, &pa))
+				_exit(1);
+			a.qp_state = IBV_QPS_ERR;
+			_exit(ibv_modify_qp(s.qp, &a, IBV_QP_STATE) ? 2 : 0);
+		}
+		CU_ASSERT_FATAL(pid > 0);
+		st = wait_exit(pid, 1000);
+		hung += st < 0;
+		failed += st > 0;
+	}
+	g_busy_stop = 1;
+	pthread_join(t, NULL);
+	printf("\n    %d children: %d hung, %d failed ", kForks, hung, failed);
+	CU_ASSERT_EQUAL(hung, 0);
+	CU_ASSERT_EQUAL(failed, 0);
+	side_close(&s);
+}
+
+/** stat() as the kernel answers it, past the library: 0 or -errno. */
+static int kernel_stat(const char *path, struct stat *st)
+{
+	return syscall(SYS_newfstatat, AT_FDCWD, path, st, 0) == 0 ? 0 : -errno;
+}
+
+/** stat() through libc (the library's), as kernel_stat(). */
+static int libc_stat(const char *path, struct stat *st)
+{
+	return stat(path, st) == 0 ? 0 : -errno;
+}
+
+/*
+ * Paths under /sys/class/infiniband come from the wrapper's tree ($SYSFS_PATH),
+ * and only those: a ".." that leaves the tree goes on from the real /sys/class
+ * (as the kernel walks it), never into the directories around $SYSFS_PATH; a
+ * path that comes back into the tree is the tree's; one longer than 511 bytes
+ * is served too.
+ */
+static void test_sysfs_dotdot(void)
+{
+	/* a path, and where the kernel's walk of it ends (it has no infiniband here) */
+	static const char *const out[][2] = {
+		{"/sys/class/infiniband/../../..", "/"},
+		{"/sys/class/infiniband/..", "/sys/class"},
+		{"/sys/class/infiniband/mlx5_0/../../net", "/sys/class/net"},
+		{"/sys/class/infiniband/./../../../proc/self", "/proc/self"},
+	};
+	struct stat a, b;
+	char longp[1024];
+	struct side p;
+	size_t n;
+	DIR *d;
+
+	CU_ASSERT_EQUAL_FATAL(side_open(&p), 0);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		int ra = libc_stat(out[i][0], &a);
+		int rb = kernel_stat(out[i][1], &b);
+
+		CU_ASSERT_EQUAL(ra, rb);
+		CU_ASSERT_TRUE(ra != 0 || (a.st_ino == b.st_ino && a.st_dev == b.st_dev));
+		if (ra != rb || (ra == 0 && (a.st_ino != b.st_ino || a.st_dev != b.st_dev)))
+			printf("\n    %s: not %s (%d) ", out[i][0], out[i][1], ra);
+	}
+	d = opendir("/sys/class/infiniband/../net");
+	CU_ASSERT_PTR_NOT_NULL(d);
+	if (d)
+		closedir(d);
+	/* back into the tree, and a long path: the tree's */
+	CU_ASSERT_EQUAL(libc_stat("/sys/class/infiniband/mlx5_0/ports/1", &b), 0);
+	CU_ASSERT_EQUAL(libc_stat("/sys/class/infiniband/../infiniband/mlx5_0/ports/1", &a), 0);
+	CU_ASSERT_TRUE(a.st_ino == b.st_ino);
+	n = (size_t)snprintf(longp, sizeof(longp), "/sys/class/infiniband/mlx5_0");
+	while (n < 700)
+		n += (size_t)snprintf(longp + n, sizeof(longp) - n, "/.");
+	snprintf(longp + n, sizeof(longp) - n, "/ports/1");
+	CU_ASSERT_EQUAL(libc_stat(longp, &a), 0);
+	CU_ASSERT_TRUE(a.st_ino == b.st_ino);
+	/* not the tree's prefix */
+	CU_ASSERT_EQUAL(libc_stat("/sys/class/infinibandX", &a),
+			kernel_stat("/sys/class/infinibandX", &b));
+	side_close(&p);
+}
+
 static const struct cunit_test tests[] = {
 	{"a fork child shares the port: RC send, read, atomic, write by QPN, it dies",
 	 test_rc_with_children},
@@ -681,6 +1062,12 @@ static const struct cunit_test tests[] = {
 	{"a fork right after the device opens or makes a QP: the child's threads run",
 	 test_fork_after_open},
 	{"the port's address on the device's network interface", test_net_interface},
+	{"a \"..\" out of /sys/class/infiniband: the real path", test_sysfs_dotdot},
+	{"a fork child's event channel is its own", test_cm_channel_in_child},
+	{"a fork child's completion channel is its own", test_comp_channel_in_child},
+	{"a fork while another thread changes fds", test_fork_while_fds_change},
+	{"a child's commands on inherited objects while the engine runs",
+	 test_inherited_cmds_while_busy},
 };
 
 int main(void)
