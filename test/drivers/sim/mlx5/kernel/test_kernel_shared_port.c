@@ -710,6 +710,25 @@ static long cpu_ticks(pid_t pid)
 }
 
 /*
+ * Child @p pid blocks on its copy of an event fd while the parent's event is queued
+ * on @p fd: once @p fd is readable, the child stays idle for 0.5 s (it does not spin
+ * on the parent's count). The child is killed then.
+ */
+static void child_stays_idle(pid_t pid, int fd)
+{
+	struct pollfd p = {fd, POLLIN, 0};
+	long ticks;
+
+	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
+	usleep(500 * 1000);
+	ticks = cpu_ticks(pid);
+	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
+	CU_ASSERT(ticks >= 0 && ticks < 10);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
  * A fork child's copy of an event channel is its own: its GET_EVENT takes the
  * events of its copy, never the parent's count of them (a parent that polls
  * the channel's fd still sees its event), and with none waits without spinning
@@ -723,7 +742,6 @@ static void test_cm_channel_in_child(void)
 	struct rdma_cm_event *ev;
 	struct side s;
 	struct pollfd p;
-	long ticks;
 	pid_t pid;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
@@ -739,14 +757,7 @@ static void test_cm_channel_in_child(void)
 	}
 	CU_ASSERT_FATAL(pid > 0);
 	CU_ASSERT_EQUAL_FATAL(rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst, 1000), 0);
-	p = (struct pollfd){ch->fd, POLLIN, 0};
-	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
-	usleep(500 * 1000);
-	ticks = cpu_ticks(pid);
-	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
-	CU_ASSERT(ticks >= 0 && ticks < 10);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	child_stays_idle(pid, ch->fd);
 	/* one queued at the fork: the child takes its copy's, the parent still has its own */
 	pid = fork();
 	if (pid == 0) {
@@ -780,7 +791,6 @@ static void test_comp_channel_in_child(void)
 	struct pollfd p;
 	struct side s;
 	struct ends e;
-	long ticks;
 	pid_t pid;
 
 	CU_ASSERT_EQUAL_FATAL(side_open_ch(&s, true), 0);
@@ -795,14 +805,7 @@ static void test_comp_channel_in_child(void)
 	}
 	CU_ASSERT_FATAL(pid > 0);
 	CU_ASSERT_EQUAL_FATAL(post(&s, IBV_WR_RDMA_WRITE, "to myself", &e), 0);
-	p = (struct pollfd){s.ch->fd, POLLIN, 0};
-	CU_ASSERT_EQUAL_FATAL(poll(&p, 1, 5000), 1);
-	usleep(500 * 1000);
-	ticks = cpu_ticks(pid);
-	printf("\n    waiting child: %ld ticks in 0.5 s ", ticks);
-	CU_ASSERT(ticks >= 0 && ticks < 10);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	child_stays_idle(pid, s.ch->fd);
 	pid = fork();
 	if (pid == 0) {
 		if (ibv_get_cq_event(s.ch, &ecq, &ectx))
