@@ -176,10 +176,10 @@ void fork_child()
 			ucma_fork_file(*kv.second.ucma, kv.first);
 		AsyncFile *a = kv.second.async.get();
 		if (a && a->fd == kv.first) {
-			if (!a->lock.try_lock())
-				new (&a->lock) std::mutex; /* held by a thread not in the child */
-			sys::own_counter(a->fd, (unsigned)a->events.size());
-			a->lock.unlock();
+			/* held: by a thread not in the child, its queue maybe half changed */
+			bool whole = a->lock.try_lock();
+			new (&a->lock) std::mutex;
+			sys::own_counter(a->fd, whole ? (unsigned)a->events.size() : 0);
 		}
 	}
 }
