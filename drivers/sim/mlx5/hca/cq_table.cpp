@@ -156,7 +156,8 @@ uint32_t resp_rsn_field(const HcaCaps &caps, const QpObj *qp)
 
 } // namespace
 
-inline bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited)
+inline bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited,
+			       DevStats &st)
 {
 	if (cq->error) {
 		/* a CQ in error takes no CQEs; its writers go to ERR */
@@ -187,11 +188,8 @@ inline bool CqTable::store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool so
 	if (cq->cfg.cqe_size == 128)
 		slot += 64;
 	uint8_t owner = (cq->pi & cq->cfg.ncqe) ? 1 : 0;
-	/*
-	 * Counted before it is handed over: a locked add after the CQE store would wait
-	 * for that store, i.e. for the line the consumer polls to come back from its core.
-	 */
-	st_.cqes.fetch_add(1, std::memory_order_relaxed);
+	/* counted before it is handed over: its poller finds it counted */
+	st.cqes.add(1);
 	memcpy(slot, cqe, 63);
 	__atomic_store_n(slot + 63, (uint8_t)((cqe[63] & ~MLX5_CQE_OWNER_MASK) | owner),
 			 __ATOMIC_RELEASE);
@@ -219,7 +217,7 @@ void CqTable::put_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, uint32_t delay_u
 		qp->deferred++;
 		return;
 	}
-	store_cqe(cq, qp, cqe, solicited);
+	store_cqe(cq, qp, cqe, solicited, st_);
 }
 
 void CqTable::release_due(bool all)
@@ -233,7 +231,7 @@ void CqTable::release_due(bool all)
 			std::this_thread::sleep_until(d.due);
 		}
 		d.qp->deferred--;
-		store_cqe(d.cq, d.qp, d.cqe, d.solicited);
+		store_cqe(d.cq, d.qp, d.cqe, d.solicited, st_);
 		deferred_.pop_front();
 	}
 }
@@ -247,11 +245,11 @@ void CqTable::forget(const QpObj *qp)
 
 void CqTable::write_req_cqe(QpObj *qp, const Plan *pl)
 {
-	write_req_cqe(qp, pl->opcode, pl->idx, pl->byte_cnt, pl->delay_us);
+	write_req_cqe(qp, pl->opcode, pl->idx, pl->byte_cnt, pl->delay_us, st_);
 }
 
 void CqTable::write_req_cqe(QpObj *qp, uint8_t opcode, uint16_t idx, uint32_t byte_cnt,
-			    uint32_t delay_us)
+			    uint32_t delay_us, DevStats &st)
 {
 	uint8_t cqe[64] = {};
 	mlx5_hw_st_be32(cqe + offsetof(struct mlx5_cqe64, srqn_uidx), uidx_field(caps_, qp));
@@ -262,7 +260,7 @@ void CqTable::write_req_cqe(QpObj *qp, uint8_t opcode, uint16_t idx, uint32_t by
 	cqe[63] = MLX5_CQE_REQ << MLX5_HW_CQE_OPCODE_SHIFT;
 	/* nothing held back: stored now (the usual CQE of a burst) */
 	if (__builtin_expect(!(qp->delay_us | qp->deferred | delay_us), 1))
-		store_cqe(qp->scq, qp, cqe, false);
+		store_cqe(qp->scq, qp, cqe, false, st);
 	else
 		put_cqe(qp->scq, qp, cqe, delay_us);
 }
@@ -305,7 +303,7 @@ void CqTable::write_err_cqe(QpObj *qp, bool resp, uint8_t opcode, uint16_t idx, 
 	mlx5_hw_st_be16(cqe + offsetof(struct mlx5_err_cqe, wqe_counter), idx);
 	cqe[63] = (uint8_t)((resp ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR)
 			    << MLX5_HW_CQE_OPCODE_SHIFT);
-	st_.err_cqes.fetch_add(1, std::memory_order_relaxed);
+	st_.err_cqes.add(1);
 	put_cqe(resp ? qp->rcq : qp->scq, qp, cqe, delay_us);
 }
 

@@ -49,9 +49,13 @@ public:
 	/* ---- the CQE writer ---- */
 	/** Requester CQE of a successful WQE. */
 	void write_req_cqe(QpObj *qp, const Plan *pl);
-	/** The same from its fields: opcode, WQE index, byte count, link delay. */
+	/**
+	 * The same from its fields: opcode, WQE index, byte count, link delay; a CQE
+	 * stored now is counted in @p st (an unlocked pass's own block), one held back
+	 * in the device's.
+	 */
 	void write_req_cqe(QpObj *qp, uint8_t opcode, uint16_t idx, uint32_t byte_cnt,
-			   uint32_t delay_us = 0);
+			   uint32_t delay_us, DevStats &st);
 	/** Responder CQE of a successful receive. */
 	void write_resp_cqe(QpObj *resp, const Plan *pl, uint32_t src_qpn);
 	/** Error CQE (REQ_ERR or RESP_ERR). */
@@ -96,7 +100,7 @@ public:
 	}
 
 private:
-	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited);
+	bool store_cqe(CqObj *cq, QpObj *qp, const uint8_t *cqe, bool solicited, DevStats &st);
 	void comp_event(CqObj *cq);
 	void release_due(bool all);
 

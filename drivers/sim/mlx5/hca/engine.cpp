@@ -352,7 +352,7 @@ bool HcaImpl::fast_pass(Engine *e, bool *more, bool *locked)
 		if (!db)
 			continue;
 		bool need = false, left = false;
-		did |= sq_.run_unlocked(qp, HCA_PASS_GROUPS, &need, &left) != 0;
+		did |= sq_.run_unlocked(qp, HCA_PASS_GROUPS, e->unlocked_st_, &need, &left) != 0;
 		if (need || left)
 			qp->db_pending.store(true, std::memory_order_relaxed);
 		*locked |= need;

@@ -425,11 +425,25 @@ HcaStats HcaImpl::stats() const
 {
 	HcaStats s;
 	s.doorbells = st_doorbells_.load(std::memory_order_relaxed);
-	s.wqes_executed = st_.wqes.load(std::memory_order_relaxed);
-	s.cqes_written = st_.cqes.load(std::memory_order_relaxed);
-	s.error_cqes = st_.err_cqes.load(std::memory_order_relaxed);
-	s.bytes_moved = st_.bytes.load(std::memory_order_relaxed);
+	s.wqes_executed = st_.wqes.get();
+	s.cqes_written = st_.cqes.get();
+	s.error_cqes = st_.err_cqes.get();
+	s.bytes_moved = st_.bytes.get();
+	/* engines_ is fixed once start() returned; an unlocked pass counts no errors */
+	for (const std::unique_ptr<Engine> &e : engines_) {
+		s.wqes_executed += e->unlocked_st_.wqes.get();
+		s.cqes_written += e->unlocked_st_.cqes.get();
+		s.bytes_moved += e->unlocked_st_.bytes.get();
+	}
 	return s;
+}
+
+uint64_t HcaImpl::fast_wqes() const
+{
+	uint64_t n = st_.fast_wqes.get();
+	for (const std::unique_ptr<Engine> &e : engines_)
+		n += e->unlocked_st_.fast_wqes.get();
+	return n;
 }
 
 } // namespace mlx5sim

@@ -97,6 +97,8 @@ struct Engine {
 	/* written by this thread */
 	alignas(64) std::atomic<uint64_t> done_seq_{0}; /**< work_seq_ covered by a pass */
 	std::atomic<bool> has_deferred_{false};         /**< CQEs held back after the last pass */
+	/** What its unlocked passes count (HcaImpl::stats() adds it); a line of its own */
+	alignas(64) DevStats unlocked_st_;
 	/* written by every doorbell / notify of its QPs */
 	alignas(64) std::atomic<uint64_t> work_seq_{0};
 	/* rarely written */
@@ -152,6 +154,8 @@ public:
 	void quiesce() override;
 	int inject(const Fault &fault) override;
 	HcaStats stats() const override;
+	/** WQEs the MMO fast path ran, in every block (tests). */
+	uint64_t fast_wqes() const;
 
 	int set_link(bool down, uint32_t loss_ppm, uint64_t seed, uint32_t delay_us) override;
 	int dci_stream_reset(uint32_t qpn, uint16_t stream) override;
@@ -227,7 +231,7 @@ public:
 	 * Statistics are relaxed: stats() may run on any thread. Each engine thread
 	 * has its own wake-up and progress words (Engine).
 	 */
-	/* written by the engines (thread mode) or the doorbell caller (inline) */
+	/* written under the mutex: a locked pass or the doorbell caller (inline) */
 	alignas(64) DevStats st_;
 	/* written by every doorbell / notify */
 	alignas(64) std::atomic<uint64_t> st_doorbells_{0};

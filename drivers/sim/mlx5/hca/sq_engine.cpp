@@ -105,12 +105,13 @@ void SqEngine::run_fast_group(QpObj *qp, uint32_t n, bool reorder)
 		for (uint32_t i = n; i-- > first;)
 			bytes += exec_fast(&plans[i]);
 	}
-	st_.wqes.fetch_add(n, std::memory_order_relaxed);
-	st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
+	st_.wqes.add(n);
+	st_.bytes.add(bytes);
 	/* no responder, no signature, no fault: only signaled WQEs have a CQE */
 	for (uint32_t signaled = fast_signaled_; signaled; signaled &= signaled - 1) {
 		uint32_t i = (uint32_t)__builtin_ctz(signaled);
-		cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, plans[i].idx, (uint32_t)plans[i].len);
+		cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, plans[i].idx, (uint32_t)plans[i].len, 0,
+				   st_);
 	}
 }
 
@@ -139,11 +140,11 @@ bool SqEngine::run_group(QpObj *qp, uint32_t n, bool reorder)
 				bad = i;
 	}
 	/*
-	 * Statistics once per group (an atomic per WQE costs more than the WQE), and
-	 * before the CQEs: whoever polls a CQE finds its WQE counted.
+	 * Statistics once per group, and before the CQEs: whoever polls a CQE finds
+	 * its WQE counted.
 	 */
-	st_.wqes.fetch_add(n, std::memory_order_relaxed);
-	st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
+	st_.wqes.add(n);
+	st_.bytes.add(bytes);
 	/* data of the group is visible before its CQEs: CQE stores are release stores */
 	for (uint32_t i = 0; i < bad; i++)
 		complete_plan(qp, &plans[i]);
@@ -339,7 +340,7 @@ bool SqEngine::process_sq(QpObj *qp, uint32_t budget, bool *more)
 		/* in WQE order, the common case moves each WQE as soon as it is checked */
 		uint32_t ran = 0;
 		if (!reorder && !qp->sig_draining && qp->cfg.dc != DcRole::Dci)
-			ran = run_fast_mmo(qp, pi, limit);
+			ran = run_fast_mmo(qp, pi, limit, st_);
 		did |= ran != 0;
 		/* a WQE it declined follows: the general path plans the rest of the group */
 		if (ran < limit && (uint16_t)(pi - (uint16_t)qp->sq_ci))

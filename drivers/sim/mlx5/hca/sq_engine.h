@@ -50,8 +50,6 @@ public:
 	 * off to compare the fast path with the general planner byte for byte.
 	 */
 	bool fast_mmo_ = true;
-	/** WQEs planned by the fast path (tests); unlocked passes add to it too */
-	std::atomic<uint64_t> fast_wqes_{0};
 
 	/**
 	 * An unlocked pass (HcaImpl::fast_pass(), DevMutex::enter_unlocked()) over @p qp:
@@ -59,10 +57,11 @@ public:
 	 * QP is in RTS with nothing the locked path must see (faults, stalls, held CQEs,
 	 * signature draining, DCI, reordering) and its send CQ takes every CQE without an
 	 * event or an overrun (not armed, not in error, room for the whole group).
+	 * Counts in @p st, the calling engine thread's own block.
 	 * @return WQEs executed. *locked: the QP needs the locked path (a WQE declined,
 	 * or any of the above); *more: the budget ran out with WQEs left.
 	 */
-	uint32_t run_unlocked(QpObj *qp, uint32_t budget, bool *locked, bool *more);
+	uint32_t run_unlocked(QpObj *qp, uint32_t budget, DevStats &st, bool *locked, bool *more);
 
 private:
 	/* ---- wqe_fast.cpp ---- */
@@ -82,9 +81,10 @@ private:
 	 * completed (its CQE if it asks for one, statistics first) before the next is
 	 * read; consumes them and returns how many. The first WQE it declines is left
 	 * as plan_fast_mmo() leaves it. Not for reorder_unfenced, whose groups are
-	 * planned before any byte moves.
+	 * planned before any byte moves. Counts in @p st: the device's block under the
+	 * mutex, an engine thread's own in its unlocked pass.
 	 */
-	uint32_t run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit);
+	uint32_t run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit, DevStats &st);
 	/** Neither the QP (armed faults, ring alignment) nor the device rules out the fast path. */
 	bool fast_ok(const QpObj *qp) const
 	{

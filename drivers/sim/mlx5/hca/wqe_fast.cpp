@@ -367,12 +367,12 @@ out:
 	if (n != first) {
 		qp->sq_ci = ci;
 		qp->stalled = false;
-		fast_wqes_.fetch_add(n - first, std::memory_order_relaxed);
+		st_.fast_wqes.add(n - first);
 	}
 	return n;
 }
 
-uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
+uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit, DevStats &st)
 {
 	if (!fast_ok(qp))
 		return 0;
@@ -385,7 +385,7 @@ uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
 	uint32_t ci = first;
 	const uint32_t posted = (uint16_t)(pi - (uint16_t)ci);
 	const uint32_t end = ci + (posted < limit ? posted : limit);
-	uint32_t counted = ci; /* the WQEs before it are in st_ */
+	uint32_t counted = ci; /* the WQEs before it are in st */
 	uint64_t bytes = 0;
 	FastCtx c;
 	bool have_ctx = false; /* c is filled when the first WQE needs the full checks */
@@ -438,30 +438,29 @@ uint32_t SqEngine::run_fast_mmo(QpObj *qp, uint16_t pi, uint32_t limit)
 				why = RepeatEnd::Cqe;
 		}
 		if (why == RepeatEnd::Cqe) {
-			/* whoever polls the CQE finds its WQE counted; no locked add after
-			 * the CQE store, which would wait for the line the consumer polls */
-			st_.wqes.fetch_add(ci - counted, std::memory_order_relaxed);
-			st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
-			fast_wqes_.fetch_add(ci - counted, std::memory_order_relaxed);
+			/* whoever polls the CQE finds its WQE counted */
+			st.wqes.add(ci - counted);
+			st.bytes.add(bytes);
+			st.fast_wqes.add(ci - counted);
 			counted = ci;
 			bytes = 0;
-			cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, (uint16_t)(ci - 1),
-					   (uint32_t)m.len);
+			cqs_.write_req_cqe(qp, MLX5_OPCODE_MMO, (uint16_t)(ci - 1), (uint32_t)m.len,
+					   0, st);
 		}
 	}
 	if (ci == first)
 		return 0;
 	if (ci != counted) {
-		st_.wqes.fetch_add(ci - counted, std::memory_order_relaxed);
-		st_.bytes.fetch_add(bytes, std::memory_order_relaxed);
-		fast_wqes_.fetch_add(ci - counted, std::memory_order_relaxed);
+		st.wqes.add(ci - counted);
+		st.bytes.add(bytes);
+		st.fast_wqes.add(ci - counted);
 	}
 	qp->sq_ci = ci;
 	qp->stalled = false;
 	return ci - first;
 }
 
-uint32_t SqEngine::run_unlocked(QpObj *qp, uint32_t budget, bool *locked, bool *more)
+uint32_t SqEngine::run_unlocked(QpObj *qp, uint32_t budget, DevStats &st, bool *locked, bool *more)
 {
 	*locked = false;
 	*more = false;
@@ -504,7 +503,7 @@ uint32_t SqEngine::run_unlocked(QpObj *qp, uint32_t budget, bool *locked, bool *
 			if (lim > ncqe - used)
 				lim = ncqe - used; /* at most one CQE per WQE */
 		}
-		uint32_t ran = run_fast_mmo(qp, pi, lim);
+		uint32_t ran = run_fast_mmo(qp, pi, lim, st);
 		total += ran;
 		if (ran < lim && (uint16_t)(pi - (uint16_t)qp->sq_ci)) {
 			*locked = true; /* it declined a WQE: the general path decides */

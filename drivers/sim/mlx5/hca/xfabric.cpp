@@ -913,7 +913,7 @@ PlanResult FabricPort::xfabric_execute(QpObj *qp, Plan *pl, uint32_t seg, PlanEr
 	/* done: the plan has nothing left to move, only its requester CQE */
 	*err = PlanError{};
 	err->resp_event = IBV_EVENT_COMM_EST;
-	st_.bytes.fetch_add(pl->total, std::memory_order_relaxed);
+	st_.bytes.add(pl->total);
 	pl->byte_cnt = (uint32_t)pl->total;
 	pl->nsrc = pl->ndst = 0;
 	pl->total = 0;

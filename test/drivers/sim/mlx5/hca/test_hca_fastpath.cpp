@@ -401,7 +401,7 @@ Outcome run(const Scenario &sc, bool fast, uint8_t *arena)
 	out.st = e.h().stats();
 	{
 		mlx5sim::DevLock lk(impl->mu_);
-		out.fast_wqes = impl->sq_.fast_wqes_;
+		out.fast_wqes = impl->fast_wqes();
 	}
 	out.mem.assign(arena, arena + kArena);
 	return out;
@@ -584,7 +584,7 @@ struct Repeat {
 	{
 		auto *impl = dynamic_cast<HcaImpl *>(e.hca.get());
 		mlx5sim::DevLock lk(impl->mu_);
-		return impl->sq_.fast_wqes_;
+		return impl->fast_wqes();
 	}
 	bool copied(uint32_t off, uint32_t len)
 	{
