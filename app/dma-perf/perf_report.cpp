@@ -88,7 +88,7 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 	std::vector<const perf_result *> engines;
 	std::vector<uint32_t> sizes;
 	const perf_result *first = nullptr;
-	int header = 0;
+	int header = 0, free_cpu = 0;
 
 	axes(res, &engines, &sizes);
 	for (const perf_result *e : engines)
@@ -118,8 +118,13 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 				printf("\nRatios in this run (%s against each other engine, same "
 				       "buf_size; @main: the worker on the main lcore):\n",
 				       subject->engine.c_str());
-			printf("  %s %s / %s %s:", engine_of(*subject).c_str(),
-			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops");
+			/* a CPU loop on other lcores than the subject's data path: on the CPU
+			 * a software engine's thread had (app/dma-perf/default.ini) */
+			bool spare = cpu && e->lcores != subject->lcores;
+			free_cpu += spare;
+			printf("  %s %s / %s %s%s:", engine_of(*subject).c_str(),
+			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops",
+			       spare ? " [free CPU]" : "");
 			for (uint32_t s : sizes) {
 				const perf_result *a = find(res, engine_of(*subject), s);
 				const perf_result *b = find(res, engine_of(*e), s);
@@ -137,6 +142,9 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			printf("\n");
 		}
 	}
+	if (free_cpu)
+		printf("  [free CPU]: the CPU loop ran on lcores the data path did not use, where "
+		       "the OS runs a software engine's thread\n");
 }
 
 void perf_report_scaling(const std::vector<perf_result> &res)
