@@ -3,7 +3,10 @@
  * dma-plain-bench: what a plain DPDK program sees. The data path runs on the main
  * lcore, with nothing but rte_dma calls and the devices' default devargs; the same
  * loop drives dma_mlx5, dma_skeleton and a CPU rte_memcpy copy, in one run, and the
- * program prints the ratios. A benchmark, not a test: it never fails on speed.
+ * program prints the ratios. The CPU copy runs on the main lcore and, when there is
+ * one, on the first worker lcore: the CPU the data path leaves free, where the
+ * software HCA's engine thread copies, so that one is its limit. A benchmark, not a
+ * test: it never fails on speed.
  *
  *   dma-plain-bench [EAL args]     default: -l 0-1 --vdev dma_mlx5
  *                                  --vdev dma_skeleton,lcore=1 (plus no hugepages)
@@ -28,7 +31,7 @@
 #define POOL_BYTES (4u << 20) /* per side: the working set stays in the LLC-ish range */
 #define SECONDS 1.0
 
-static const uint32_t sizes[] = {64, 1024, 65536};
+static const uint32_t sizes[] = {64, 1024, 4096, 65536};
 #define N_SIZES RTE_DIM(sizes)
 
 struct result {
@@ -121,6 +124,21 @@ static struct result run_cpu(uint32_t size, uint8_t *src, uint8_t *dst, uint32_t
 	return r;
 }
 
+struct cpu_job {
+	uint32_t size;
+	uint8_t *src, *dst;
+	uint32_t salt;
+	struct result r;
+};
+
+static int cpu_job_run(void *arg)
+{
+	struct cpu_job *j = arg;
+
+	j->r = run_cpu(j->size, j->src, j->dst, j->salt);
+	return 0;
+}
+
 static int setup(int16_t dev)
 {
 	struct rte_dma_conf conf = {.nb_vchans = 1};
@@ -164,8 +182,9 @@ int main(int argc, char **argv)
 			    "--vdev",
 			    "dma_skeleton,lcore=1",
 			    NULL};
-	const char *names[] = {"dma_mlx5", "dma_skeleton"};
-	struct result res[3][N_SIZES];
+	const char *names[] = {"dma_mlx5", "dma_skeleton", "rte_memcpy", "rte_memcpy"};
+	struct result res[4][N_SIZES];
+	unsigned int worker, rows = 3;
 	uint8_t *src, *dst;
 	int ret;
 
@@ -199,13 +218,32 @@ int main(int argc, char **argv)
 	}
 	for (unsigned int i = 0; i < N_SIZES; i++)
 		res[2][i] = run_cpu(sizes[i], src, dst, 20 + i);
+	worker = rte_get_next_lcore(-1, 1, 0);
+	if (worker < RTE_MAX_LCORE) {
+		for (unsigned int i = 0; i < N_SIZES; i++) {
+			struct cpu_job j = {sizes[i], src, dst, 30 + i, {0, 0, false}};
 
-	printf("\n%-14s", "size");
+			if (rte_eal_remote_launch(cpu_job_run, &j, worker) == 0)
+				rte_eal_wait_lcore(worker);
+			res[3][i] = j.r;
+		}
+		rows = 4;
+	}
+
+	printf("\n%-22s", "size");
 	for (unsigned int i = 0; i < N_SIZES; i++)
 		printf(" %13u B", sizes[i]);
 	printf("\n");
-	for (unsigned int e = 0; e < 3; e++) {
-		printf("%-14s", e < 2 ? names[e] : "rte_memcpy");
+	for (unsigned int e = 0; e < rows; e++) {
+		char label[32];
+
+		if (e == 2)
+			snprintf(label, sizeof(label), "%s lcore %u", names[e], rte_lcore_id());
+		else if (e == 3)
+			snprintf(label, sizeof(label), "%s lcore %u", names[e], worker);
+		else
+			snprintf(label, sizeof(label), "%s", names[e]);
+		printf("%-22s", label);
 		for (unsigned int i = 0; i < N_SIZES; i++)
 			if (res[e][i].ok)
 				printf(" %6.2f Mops %5.1f", res[e][i].mops, res[e][i].gbps);
@@ -218,14 +256,18 @@ int main(int argc, char **argv)
 		if (res[0][i].ok && res[1][i].ok)
 			printf("  dma_mlx5 / dma_skeleton Mops at %5u B: %.2f\n", sizes[i],
 			       res[0][i].mops / res[1][i].mops);
-	for (unsigned int i = 0; i < N_SIZES; i++)
-		if (res[0][i].ok && res[2][i].ok)
-			printf("  dma_mlx5 / rte_memcpy GB/s at %5u B: %.2f\n", sizes[i],
-			       res[0][i].gbps / res[2][i].gbps);
+	for (unsigned int e = 2; e < rows; e++)
+		for (unsigned int i = 0; i < N_SIZES; i++)
+			if (res[0][i].ok && res[e][i].ok)
+				printf("  dma_mlx5 / rte_memcpy on lcore %u GB/s at %5u B: "
+				       "%.2f%s\n",
+				       e == 2 ? rte_lcore_id() : worker, sizes[i],
+				       res[0][i].gbps / res[e][i].gbps,
+				       e == 3 ? " (the free CPU)" : "");
 	rte_free(src);
 	rte_free(dst);
 	rte_eal_cleanup();
-	for (unsigned int e = 0; e < 3; e++)
+	for (unsigned int e = 0; e < rows; e++)
 		for (unsigned int i = 0; i < N_SIZES; i++)
 			if (!res[e][i].ok)
 				return 1; /* a copy went wrong: that is a failure, unlike speed */
