@@ -26,6 +26,7 @@ struct perf_scenario {
 struct perf_result {
 	unsigned int case_id;      /**< N of [caseN] */
 	unsigned int scenario;     /**< 1-based scenario number */
+	unsigned int round;        /**< 1-based round (--rounds) */
 	enum perf_type type;       /**< engine type */
 	std::string engine;        /**< dmadev name(s), or "rte_memcpy", then op */
 	std::string base;          /**< engine without the op */

@@ -25,15 +25,19 @@ struct options {
 	std::string config;
 	std::string result;
 	bool list_dma = false;
+	unsigned int rounds = 1;
 	std::vector<std::string> extra_eal; /* after "--" */
 };
 
 void usage(const char *prog)
 {
-	printf("Usage: %s [--config FILE] [--result CSV] [--list-dma] [-- EAL args...]\n"
+	printf("Usage: %s [--config FILE] [--result CSV] [--rounds N] [--list-dma] [-- EAL "
+	       "args...]\n"
 	       "  --config FILE  dpdk-test-dma-perf config.ini (default: default.ini next to\n"
 	       "                 the executable)\n"
 	       "  --result CSV   results file (default: <config without .ini>_result.csv)\n"
+	       "  --rounds N     run every case N times, round after round (1 to 100, default\n"
+	       "                 1); ratios are then the median round's, with the range\n"
 	       "  --list-dma     list the dmadevs the config's eal_args create, and exit\n"
 	       "  -- ARGS        more EAL arguments, appended to the config's eal_args\n",
 	       prog);
@@ -45,6 +49,7 @@ int parse_args(int argc, char **argv, options *o)
 		{"config", required_argument, nullptr, 'c'},
 		{"result", required_argument, nullptr, 'r'},
 		{"list-dma", no_argument, nullptr, 'l'},
+		{"rounds", required_argument, nullptr, 'n'},
 		{"help", no_argument, nullptr, 'h'},
 		{nullptr, 0, nullptr, 0},
 	};
@@ -61,6 +66,22 @@ int parse_args(int argc, char **argv, options *o)
 		case 'l':
 			o->list_dma = true;
 			break;
+		case 'n': {
+			char *end = nullptr;
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || n < 1 ||
+			    n > 100) {
+				fprintf(stderr,
+					"dma-perf: --rounds %s: not a number from 1 to 100\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->rounds = (unsigned int)n;
+			break;
+		}
 		case 'h':
 			usage(argv[0]);
 			exit(0);
@@ -143,18 +164,23 @@ std::vector<perf_scenario> scenarios(const perf_case &pc)
 	return out;
 }
 
-int run_all(const perf_config &cfg, std::vector<perf_result> *res)
+/* Every scenario of every case, once; results tagged with @p round. */
+int run_round(const perf_config &cfg, unsigned int round, unsigned int rounds,
+	      std::vector<perf_result> *res)
 {
 	int failed = 0;
 
 	for (const perf_case &pc : cfg.cases) {
 		if (pc.skip) {
-			printf("[%s] skipped\n", pc.section.c_str());
+			if (round == 1)
+				printf("[%s] skipped\n", pc.section.c_str());
 			continue;
 		}
 		for (const perf_scenario &s : scenarios(pc)) {
 			perf_result r;
 
+			if (rounds > 1)
+				printf("round %u of %u: ", round, rounds);
 			if (pc.type == PERF_TYPE_DMA)
 				printf("[%s] scenario %u: DMA_MEM_COPY buf_size=%u mem_size=%u MB "
 				       "ring=%u kick=%u, %u s ...\n",
@@ -175,9 +201,23 @@ int run_all(const perf_config &cfg, std::vector<perf_result> *res)
 				       "verified\n",
 				       r.mops, r.gbps, r.cycles_per_op, r.drv_cycles_per_op);
 			}
+			r.round = round;
 			res->push_back(r);
 		}
 	}
+	return failed;
+}
+
+/*
+ * Every case, rounds times: round after round rather than each case repeated, so that
+ * the engines compared are measured close in time in every round.
+ */
+int run_all(const perf_config &cfg, unsigned int rounds, std::vector<perf_result> *res)
+{
+	int failed = 0;
+
+	for (unsigned int round = 1; round <= rounds; round++)
+		failed += run_round(cfg, round, rounds, res);
 	return failed;
 }
 
@@ -221,7 +261,7 @@ int main(int argc, char **argv)
 	       cfg.eal_args.c_str());
 	printf("TSC %.3f GHz, rdtsc pair %lu cycles (subtracted from each timed driver call)\n",
 	       rte_get_tsc_hz() / 1e9, (unsigned long)perf_bench_tsc_overhead());
-	failed = run_all(cfg, &res);
+	failed = run_all(cfg, o.rounds, &res);
 	perf_report_table(res);
 	perf_report_ratios(res);
 	perf_report_scaling(res);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <algorithm>
 #include <string>
 
 #include "perf_report.h"
@@ -18,15 +19,6 @@ std::string engine_of(const perf_result &r)
 	return r.on_main ? r.engine + " @main" : r.engine;
 }
 
-const perf_result *find(const std::vector<perf_result> &res, const std::string &engine,
-			uint32_t buf_size)
-{
-	for (const perf_result &r : res)
-		if (r.ok && engine_of(r) == engine && r.buf_size == buf_size)
-			return &r;
-	return nullptr;
-}
-
 std::string size_str(uint32_t b)
 {
 	if (b >= 1024 * 1024 && b % (1024 * 1024) == 0)
@@ -34,6 +26,64 @@ std::string size_str(uint32_t b)
 	if (b >= 1024 && b % 1024 == 0)
 		return std::to_string(b >> 10) + " KiB";
 	return std::to_string(b) + " B";
+}
+
+const perf_result *find(const std::vector<perf_result> &res, const std::string &engine,
+			uint32_t buf_size, unsigned int round)
+{
+	for (const perf_result &r : res)
+		if (r.ok && engine_of(r) == engine && r.buf_size == buf_size && r.round == round)
+			return &r;
+	return nullptr;
+}
+
+unsigned int rounds_of(const std::vector<perf_result> &res)
+{
+	unsigned int n = 1;
+
+	for (const perf_result &r : res)
+		n = std::max(n, r.round);
+	return n;
+}
+
+/*
+ * " <size> <ratio> (<a>/<b>)" of engine a against engine b at @p size: GB/s or Mops.
+ * With several rounds: the round whose ratio is the median (the lower one of an even
+ * count, so the figures printed are one round's), then " [min-max]" over the rounds
+ * that measured both. Nothing if no round did.
+ */
+bool print_ratio(const std::vector<perf_result> &res, const std::string &a_eng,
+		 const std::string &b_eng, uint32_t size, bool gbps)
+{
+	std::vector<std::pair<double, const perf_result *>> r;
+	unsigned int rounds = rounds_of(res);
+
+	for (unsigned int k = 1; k <= rounds; k++) {
+		const perf_result *a = find(res, a_eng, size, k);
+		const perf_result *b = find(res, b_eng, size, k);
+
+		if (!a || !b || b->mops <= 0)
+			continue;
+		/* Same buf_size: the GB/s ratio equals the Mops ratio. */
+		r.push_back({gbps ? a->gbps / b->gbps : a->mops / b->mops, a});
+	}
+	if (r.empty())
+		return false;
+	std::sort(
+		r.begin(), r.end(),
+		[](const std::pair<double, const perf_result *> &x,
+		   const std::pair<double, const perf_result *> &y) { return x.first < y.first; });
+	const perf_result *a = r[(r.size() - 1) / 2].second;
+	const perf_result *b = find(res, b_eng, size, a->round);
+	if (gbps)
+		printf("  %s %.3f (%.2f/%.2f)", size_str(size).c_str(), a->gbps / b->gbps,
+		       a->gbps / 8, b->gbps / 8);
+	else
+		printf("  %s %.3f (%.2f/%.2f)", size_str(size).c_str(), a->mops / b->mops, a->mops,
+		       b->mops);
+	if (rounds > 1)
+		printf(" [%.3f-%.3f]", r.front().first, r.back().first);
+	return true;
 }
 
 /* Engines in order of first appearance, and the buf sizes in order. */
@@ -64,8 +114,13 @@ void perf_report_table(const std::vector<perf_result> &res)
 	printf("\n%-8s %-26s %-6s %-5s %-5s %9s %8s %5s %9s %9s %9s %9s %10s  %s\n", "case",
 	       "engine", "lcore", "ring", "kick", "buf(B)", "nr_buf", "MB", "Mops", "Gbps",
 	       "cyc/op", "drv cyc/op", "idle cyc/op", "result");
+	unsigned int rounds = rounds_of(res);
+
 	for (const perf_result &r : res) {
 		std::string c = std::to_string(r.case_id) + "." + std::to_string(r.scenario);
+
+		if (rounds > 1)
+			c += "#" + std::to_string(r.round);
 
 		printf("%-8s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", c.c_str(),
 		       r.engine.c_str(), (r.lcores + (r.on_main ? "(m)" : "")).c_str(), r.ring_size,
@@ -110,14 +165,21 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			    (!cpu && e->on_main != subject->on_main))
 				continue;
 			for (uint32_t s : sizes)
-				common |= find(res, engine_of(*subject), s) &&
-					  find(res, engine_of(*e), s);
+				for (unsigned int k = 1; k <= rounds_of(res); k++)
+					common |= find(res, engine_of(*subject), s, k) &&
+						  find(res, engine_of(*e), s, k);
 			if (!common)
 				continue;
-			if (!header++)
+			if (!header++) {
 				printf("\nRatios in this run (%s against each other engine, same "
 				       "buf_size; @main: the worker on the main lcore):\n",
 				       subject->engine.c_str());
+				if (rounds_of(res) > 1)
+					printf("  (%u rounds: the median round's ratio and "
+					       "figures, "
+					       "[lowest-highest] of the rounds)\n",
+					       rounds_of(res));
+			}
 			/* a CPU loop on other lcores than the subject's data path: on the CPU
 			 * a software engine's thread had (app/dma-perf/default.ini) */
 			bool spare = cpu && e->lcores != subject->lcores;
@@ -125,20 +187,8 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			printf("  %s %s / %s %s%s:", engine_of(*subject).c_str(),
 			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops",
 			       spare ? " [free CPU]" : "");
-			for (uint32_t s : sizes) {
-				const perf_result *a = find(res, engine_of(*subject), s);
-				const perf_result *b = find(res, engine_of(*e), s);
-
-				if (!a || !b || b->mops <= 0)
-					continue;
-				/* Same buf_size: the GB/s ratio equals the Mops ratio. */
-				if (cpu)
-					printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(),
-					       a->gbps / b->gbps, a->gbps / 8, b->gbps / 8);
-				else
-					printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(),
-					       a->mops / b->mops, a->mops, b->mops);
-			}
+			for (uint32_t s : sizes)
+				print_ratio(res, engine_of(*subject), engine_of(*e), s, cpu);
 			printf("\n");
 		}
 	}
@@ -171,15 +221,8 @@ void perf_report_scaling(const std::vector<perf_result> &res)
 			       "against one worker, same buf_size):\n");
 		printf("  %s / %s (N=%u):", engine_of(*n).c_str(), engine_of(*one).c_str(),
 		       n->workers);
-		for (uint32_t s : sizes) {
-			const perf_result *a = find(res, engine_of(*n), s);
-			const perf_result *b = find(res, engine_of(*one), s);
-
-			if (!a || !b || b->mops <= 0)
-				continue;
-			printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(), a->mops / b->mops,
-			       a->mops, b->mops);
-		}
+		for (uint32_t s : sizes)
+			print_ratio(res, engine_of(*n), engine_of(*one), s, false);
 		printf("\n");
 	}
 }
@@ -196,18 +239,18 @@ int perf_report_csv(const char *path, const std::vector<perf_result> &res, uint6
 	}
 	fprintf(f, "Case,Scenario,Type,lcore,DMA,DMA ring size,kick batch size,buffer size(B),"
 		   "number of buffers,memory(MB),average cycle,bandwidth(Gbps),MOps,"
-		   "driver cycles/op,idle poll cycles/op,TSC hz,result\n");
+		   "driver cycles/op,idle poll cycles/op,TSC hz,round,result\n");
 	for (const perf_result &r : res)
 		fprintf(f,
 			"%u,%u,%s,%s,%s,%u,%u,%u,%" PRIu64 ",%u,%.1f,%.3f,%.3f,%.1f,%.1f,%" PRIu64
-			",%s\n",
+			",%u,%s\n",
 			r.case_id, r.scenario,
 			r.op == " fill"
 				? (r.type == PERF_TYPE_DMA ? "DMA_MEM_FILL" : "CPU_MEM_FILL")
 				: (r.type == PERF_TYPE_DMA ? "DMA_MEM_COPY" : "CPU_MEM_COPY"),
 			r.lcores.c_str(), r.type == PERF_TYPE_DMA ? r.engine.c_str() : "",
 			r.ring_size, r.kick_batch, r.buf_size, r.nr_buf, r.mem_mb, r.cycles_per_op,
-			r.gbps, r.mops, r.drv_cycles_per_op, r.idle_cycles_per_op, tsc_hz,
+			r.gbps, r.mops, r.drv_cycles_per_op, r.idle_cycles_per_op, tsc_hz, r.round,
 			r.ok ? "ok" : "FAILED");
 	if (fclose(f)) {
 		ret = -errno;

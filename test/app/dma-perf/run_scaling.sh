@@ -6,24 +6,28 @@
 # where the ratio is the quotient of the two figures (within their printed
 # rounding) and the figures are the CSV's MOps of the cases compared (cases 2/1
 # and 4/3 of the config).
-# The run itself is checked as run_tiny.sh checks it (8 scenarios: 4 cases, 2 sizes).
-# Usage: run_scaling.sh <dma-perf> <tiny_scaling.ini> <result.csv>
+# With <rounds> (--rounds): every entry ends in "[<lowest>-<highest>]" of the rounds'
+# ratios computed from the CSV, its ratio is their lower median, and its figures are
+# the MOps of the round that has it.
+# The run itself is checked as run_tiny.sh checks it (8 scenarios a round: 4 cases, 2
+# sizes).
+# Usage: run_scaling.sh <dma-perf> <tiny_scaling.ini> <result.csv> [<rounds>]
 set -u
-tool=$1 cfg=$2 csv=$3
-sh "$(dirname "$0")/run_tiny.sh" "$tool" "$cfg" "$csv" 8 || exit 1
+tool=$1 cfg=$2 csv=$3 rounds=${4:-1}
+ROUNDS=$rounds sh "$(dirname "$0")/run_tiny.sh" "$tool" "$cfg" "$csv" $((8 * rounds)) || exit 1
 log=$csv.log
 n=$(grep -c '^Scaling in this run (total Mops of N workers' "$log")
 [ "$n" -eq 1 ] || { echo "expected one Scaling header, found $n"; exit 1; }
 # the lines after the header that compare N workers with one
 sed -n '/^Scaling in this run/,/^$/p' "$log" | grep '(N=' >"$log.scaling"
-awk -v csv="$csv" '
+awk -v csv="$csv" -v rounds="$rounds" '
 BEGIN {
 	FS = ","
 	while ((getline line < csv) > 0) {
-		split(line, f, ",")
-		if (f[1] == "Case" || f[17] != "ok")
+		n = split(line, f, ",")
+		if (f[1] == "Case" || f[n] != "ok")
 			continue
-		mops[f[1] "," f[8]] = f[13] + 0
+		mops[f[1] "," f[8] "," f[17]] = f[13] + 0
 	}
 	FS = " "
 	bad = 0
@@ -46,12 +50,43 @@ function unit(v, u) {
 	seen[what]++
 	rest = substr($0, index($0, "):") + 2)
 	entries = 0
-	while (match(rest, /[0-9]+ [KM]?i?B [0-9.]+ \([0-9.]+\/[0-9.]+\)/)) {
+	while (match(rest, /[0-9]+ [KM]?i?B [0-9.]+ \([0-9.]+\/[0-9.]+\)( \[[0-9.]+-[0-9.]+\])?/)) {
 		e = substr(rest, RSTART, RLENGTH)
 		rest = substr(rest, RSTART + RLENGTH)
-		split(e, p, /[ ()\/]+/)
+		split(e, p, /[ ()\/\[\]-]+/)
 		size = unit(p[1], p[2]); r = p[3]; a = p[4]; b = p[5]
 		entries++
+		# the round with these figures, and the ratio of each round from the CSV
+		k = 0; m = 0
+		for (q = 1; q <= rounds; q++) {
+			ka = num "," size "," q; kb = den "," size "," q
+			if (!(ka in mops) || !(kb in mops) || mops[kb] <= 0)
+				continue
+			rr[++m] = mops[ka] / mops[kb]
+			if (!k && mops[ka] - a <= 0.0051 && a - mops[ka] <= 0.0051 &&
+			    mops[kb] - b <= 0.0051 && b - mops[kb] <= 0.0051)
+				k = q
+		}
+		if (rounds > 1) {
+			if (p[6] == "" || m != rounds) {
+				printf "%s: no range, or not every round in the CSV\n", e
+				bad = 1
+				continue
+			}
+			# sort rr[1..m]; the lower median is rr[int((m + 1) / 2)]
+			for (i = 2; i <= m; i++)
+				for (j = i; j > 1 && rr[j - 1] > rr[j]; j--) {
+					t = rr[j]; rr[j] = rr[j - 1]; rr[j - 1] = t
+				}
+			med = rr[int((m + 1) / 2)]
+			if (r - med > 0.0006 || med - r > 0.0006 ||
+			    p[6] - rr[1] > 0.0006 || rr[1] - p[6] > 0.0006 ||
+			    p[7] - rr[m] > 0.0006 || rr[m] - p[7] > 0.0006) {
+				printf "%s: CSV gives median %.4f, range %.4f-%.4f\n", e, med,
+				       rr[1], rr[m]
+				bad = 1
+			}
+		}
 		if (b <= 0 || a <= 0) {
 			print "non-positive Mops in: " e
 			bad = 1
@@ -64,18 +99,13 @@ function unit(v, u) {
 			printf "ratio %s is not %s/%s (%.4f..%.4f)\n", r, a, b, lo, hi
 			bad = 1
 		}
-		ka = num "," size; kb = den "," size
-		if (!(ka in mops) || !(kb in mops)) {
-			printf "no CSV row for cases %d/%d at %d B\n", num, den, size
+		if (!k) {
+			printf "%s: %s/%s are no round\047s MOps of cases %d/%d in the CSV\n",
+			       e, a, b, num, den
 			bad = 1
 			continue
 		}
-		if (mops[ka] - a > 0.0051 || a - mops[ka] > 0.0051 ||
-		    mops[kb] - b > 0.0051 || b - mops[kb] > 0.0051) {
-			printf "%s: %s/%s against the CSV MOps %.3f/%.3f\n", e, a, b,
-			       mops[ka], mops[kb]
-			bad = 1
-		}
+		ka = num "," size "," k; kb = den "," size "," k
 		printf "%s %d B: %s = %s/%s, CSV %.3f/%.3f\n", what, size, r, a, b,
 		       mops[ka], mops[kb]
 	}

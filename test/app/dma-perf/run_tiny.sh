@@ -3,13 +3,14 @@
 # Run dma-perf on a tiny config: it must exit 0, write a CSV with one "ok" row per
 # expected scenario, and say nothing of stopping a stopped device (EAL's cleanup after
 # the tool's own rte_dma_stop()); and, if given, print <line> (fixed string).
+# ROUNDS in the environment: --rounds ROUNDS (then <scenarios> counts every round's).
 # Usage: run_tiny.sh <dma-perf> <config.ini> <result.csv> <scenarios> [<line>]
 set -u
 tool=$1 cfg=$2 csv=$3 want=$4 line=${5:-}
 rm -f "$csv"
 log=$csv.log
 st=0
-"$tool" --config "$cfg" --result "$csv" >"$log" 2>&1 || st=$?
+"$tool" --config "$cfg" --result "$csv" --rounds "${ROUNDS:-1}" >"$log" 2>&1 || st=$?
 cat "$log"
 [ "$st" -eq 0 ] || { echo "dma-perf exited $st"; exit 1; }
 if grep -q 'already stopped' "$log"; then
