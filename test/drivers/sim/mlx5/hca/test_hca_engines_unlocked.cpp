@@ -104,6 +104,29 @@ DevMutex &mutex_of(TwoEngines &d)
 	return dynamic_cast<HcaImpl &>(d.h()).mu_;
 }
 
+/*
+ * Lanes a and b post copies of @p src from two application threads, each until
+ * done(lane) or @p secs pass, then drain their completions.
+ */
+template <typename Done>
+void stream_pair(Lane &a, Lane &b, uint32_t skey, const uint8_t *src, uint32_t okey, void *opaque,
+		 int secs, Done done)
+{
+	auto run = [&](Lane &l) {
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(secs);
+		while (std::chrono::steady_clock::now() < end && !done(l)) {
+			while (l.posted - l.polled >= 32)
+				l.poll();
+			l.post_one(skey, src, okey, opaque);
+		}
+		while (l.polled != l.posted)
+			l.poll();
+	};
+	std::thread t([&] { run(b); });
+	run(a);
+	t.join();
+}
+
 bool all(const uint8_t *p, size_t n, uint8_t v)
 {
 	for (size_t i = 0; i < n; i++)
@@ -130,20 +153,9 @@ static void test_two_threads_copy_at_once(void)
 	Lane a(d.h(), d.pdn), b(d.h(), d.pdn);
 	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a.q.qpn), engine_of(d.h(), b.q.qpn));
 	uint64_t before = mutex_of(d).overlaps();
-	auto run = [&](Lane &l) {
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-		while (std::chrono::steady_clock::now() < end &&
-		       (l.posted < 2000 || mutex_of(d).overlaps() == before)) {
-			while (l.posted - l.polled >= 32)
-				l.poll();
-			l.post_one(skey, src.p(), okey, opaque.p());
-		}
-		while (l.polled != l.posted)
-			l.poll();
-	};
-	std::thread t([&] { run(b); });
-	run(a);
-	t.join();
+	stream_pair(a, b, skey, src.p(), okey, opaque.p(), 10, [&](const Lane &l) {
+		return l.posted >= 2000 && mutex_of(d).overlaps() != before;
+	});
 	d.h().quiesce();
 	CU_ASSERT(mutex_of(d).overlaps() > before);
 	printf("(%u + %u copies, %llu overlapping passes) ", a.ok, b.ok,
@@ -177,19 +189,7 @@ static void test_stats_add_up(void)
 	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a.q.qpn), engine_of(d.h(), b.q.qpn));
 	HcaStats before = d.h().stats();
 	uint64_t overlaps = mutex_of(d).overlaps();
-	auto run = [&](Lane &l) {
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-		while (std::chrono::steady_clock::now() < end) {
-			while (l.posted - l.polled >= 32)
-				l.poll();
-			l.post_one(skey, src.p(), okey, opaque.p());
-		}
-		while (l.polled != l.posted)
-			l.poll();
-	};
-	std::thread t([&] { run(b); });
-	run(a);
-	t.join();
+	stream_pair(a, b, skey, src.p(), okey, opaque.p(), 3, [](const Lane &) { return false; });
 	d.h().quiesce();
 	HcaStats s = d.h().stats();
 	uint64_t n = (uint64_t)a.posted + b.posted;
