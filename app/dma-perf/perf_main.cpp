@@ -270,6 +270,8 @@ int main(int argc, char **argv)
 		printf("\nResults written to %s\n", o.result.c_str());
 	if (failed)
 		fprintf(stderr, "dma-perf: %d scenario(s) FAILED\n", failed);
+	/* the report before the drivers' removal messages, also into one file (2>&1) */
+	fflush(stdout);
 	rte_eal_cleanup();
 	return failed || ret ? 1 : 0;
 }
