@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "perf_report.h"
@@ -25,6 +27,22 @@ const perf_result *find(const std::vector<perf_result> &res, const std::string &
 		if (r.ok && engine_of(r) == engine && r.buf_size == buf_size)
 			return &r;
 	return nullptr;
+}
+
+/* No worker lcore of @p a is one of @p b's (lcores: "1", "0 1", in any order). */
+bool lcores_disjoint(const perf_result &a, const perf_result &b)
+{
+	std::istringstream in(a.lcores);
+	std::set<std::string> used;
+	std::string lc;
+
+	while (in >> lc)
+		used.insert(lc);
+	std::istringstream other(b.lcores);
+	while (other >> lc)
+		if (used.count(lc))
+			return false;
+	return true;
 }
 
 std::string size_str(uint32_t b)
@@ -118,13 +136,25 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 				printf("\nRatios in this run (%s against each other engine, same "
 				       "buf_size; @main: the worker on the main lcore):\n",
 				       subject->engine.c_str());
-			/* a CPU loop on other lcores than the subject's data path: on the CPU
-			 * a software engine's thread had (app/dma-perf/default.ini) */
-			bool spare = cpu && e->lcores != subject->lcores;
+			/*
+			 * A CPU loop on none of the lcores of the subject's data path: on the
+			 * CPU a software engine's thread had (app/dma-perf/default.ini). Per
+			 * pair of results: an engine's sizes may come from several cases.
+			 */
+			int pairs = 0, spare = 0;
+			for (uint32_t s : sizes) {
+				const perf_result *a = find(res, engine_of(*subject), s);
+				const perf_result *b = find(res, engine_of(*e), s);
+
+				if (cpu && a && b && b->mops > 0) {
+					pairs++;
+					spare += lcores_disjoint(*a, *b);
+				}
+			}
 			free_cpu += spare;
 			printf("  %s %s / %s %s%s:", engine_of(*subject).c_str(),
 			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops",
-			       spare ? " [free CPU]" : "");
+			       spare && spare == pairs ? " [free CPU]" : "");
 			for (uint32_t s : sizes) {
 				const perf_result *a = find(res, engine_of(*subject), s);
 				const perf_result *b = find(res, engine_of(*e), s);
@@ -133,8 +163,11 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 					continue;
 				/* Same buf_size: the GB/s ratio equals the Mops ratio. */
 				if (cpu)
-					printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(),
-					       a->gbps / b->gbps, a->gbps / 8, b->gbps / 8);
+					printf("  %s %.3f (%.2f/%.2f)%s", size_str(s).c_str(),
+					       a->gbps / b->gbps, a->gbps / 8, b->gbps / 8,
+					       spare != pairs && lcores_disjoint(*a, *b)
+						       ? " [free CPU]"
+						       : "");
 				else
 					printf("  %s %.3f (%.2f/%.2f)", size_str(s).c_str(),
 					       a->mops / b->mops, a->mops, b->mops);
