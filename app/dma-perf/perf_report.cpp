@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <algorithm>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "perf_report.h"
@@ -17,6 +19,22 @@ namespace {
 std::string engine_of(const perf_result &r)
 {
 	return r.on_main ? r.engine + " @main" : r.engine;
+}
+
+/* No worker lcore of @p a is one of @p b's (lcores: "1", "0 1", in any order). */
+bool lcores_disjoint(const perf_result &a, const perf_result &b)
+{
+	std::istringstream in(a.lcores);
+	std::set<std::string> used;
+	std::string lc;
+
+	while (in >> lc)
+		used.insert(lc);
+	std::istringstream other(b.lcores);
+	while (other >> lc)
+		if (used.count(lc))
+			return false;
+	return true;
 }
 
 std::string size_str(uint32_t b)
@@ -180,15 +198,36 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 					       "[lowest-highest] of the rounds)\n",
 					       rounds_of(res));
 			}
-			/* a CPU loop on other lcores than the subject's data path: on the CPU
-			 * a software engine's thread had (app/dma-perf/default.ini) */
-			bool spare = cpu && e->lcores != subject->lcores;
+			/*
+			 * A CPU loop on none of the lcores of the subject's data path: on the
+			 * CPU a software engine's thread had (app/dma-perf/default.ini). Per
+			 * pair of results (lcores are the same in every round): an engine's
+			 * sizes may come from several cases.
+			 */
+			int pairs = 0, spare = 0;
+			for (uint32_t s : sizes) {
+				const perf_result *a = find(res, engine_of(*subject), s, 1);
+				const perf_result *b = find(res, engine_of(*e), s, 1);
+
+				if (cpu && a && b && b->mops > 0) {
+					pairs++;
+					spare += lcores_disjoint(*a, *b);
+				}
+			}
 			free_cpu += spare;
 			printf("  %s %s / %s %s%s:", engine_of(*subject).c_str(),
 			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops",
-			       spare ? " [free CPU]" : "");
-			for (uint32_t s : sizes)
-				print_ratio(res, engine_of(*subject), engine_of(*e), s, cpu);
+			       spare && spare == pairs ? " [free CPU]" : "");
+			for (uint32_t s : sizes) {
+				const perf_result *a = find(res, engine_of(*subject), s, 1);
+				const perf_result *b = find(res, engine_of(*e), s, 1);
+				bool mark = cpu && spare != pairs && a && b &&
+					    lcores_disjoint(*a, *b);
+
+				if (print_ratio(res, engine_of(*subject), engine_of(*e), s, cpu) &&
+				    mark)
+					printf(" [free CPU]");
+			}
 			printf("\n");
 		}
 	}

@@ -4,13 +4,14 @@
  * lcore, with nothing but rte_dma calls and the devices' default devargs; the same
  * loop drives dma_mlx5, dma_skeleton and a CPU rte_memcpy copy, in one run, and the
  * program prints the ratios. The CPU copy runs on the main lcore and, when there is
- * one, on the first worker lcore: the CPU the data path leaves free, where the
- * software HCA's engine thread copies, so that one is its limit. A benchmark, not a
- * test: it never fails on speed.
+ * one, on the first worker lcore: if that one shares no CPU with the main lcore, it
+ * is the CPU the data path leaves free, where the software HCA's engine thread
+ * copies, so that one is its limit. A benchmark, not a test: it never fails on speed.
  *
  *   dma-plain-bench [EAL args]     default: -l 0-1 --vdev dma_mlx5
  *                                  --vdev dma_skeleton,lcore=1 (plus no hugepages)
  */
+#define _GNU_SOURCE /* rte_cpuset_t, CPU_AND() */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -139,6 +140,15 @@ static int cpu_job_run(void *arg)
 	return 0;
 }
 
+/* Lcore @p a shares no CPU with lcore @p b (--lcores may map both to one CPU). */
+static bool cpus_disjoint(unsigned int a, unsigned int b)
+{
+	rte_cpuset_t x = rte_lcore_cpuset(a), y = rte_lcore_cpuset(b);
+
+	CPU_AND(&x, &x, &y);
+	return CPU_COUNT(&x) == 0;
+}
+
 static int setup(int16_t dev)
 {
 	struct rte_dma_conf conf = {.nb_vchans = 1};
@@ -185,6 +195,7 @@ int main(int argc, char **argv)
 	const char *names[] = {"dma_mlx5", "dma_skeleton", "rte_memcpy", "rte_memcpy"};
 	struct result res[4][N_SIZES];
 	unsigned int worker, rows = 3;
+	bool free_cpu = false;
 	uint8_t *src, *dst;
 	int ret;
 
@@ -220,11 +231,17 @@ int main(int argc, char **argv)
 		res[2][i] = run_cpu(sizes[i], src, dst, 20 + i);
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker < RTE_MAX_LCORE) {
+		free_cpu = cpus_disjoint(worker, rte_lcore_id());
 		for (unsigned int i = 0; i < N_SIZES; i++) {
 			struct cpu_job j = {sizes[i], src, dst, 30 + i, {0, 0, false}};
 
-			if (rte_eal_remote_launch(cpu_job_run, &j, worker) == 0)
+			ret = rte_eal_remote_launch(cpu_job_run, &j, worker);
+			if (ret == 0)
 				rte_eal_wait_lcore(worker);
+			else /* not run: FAILED below, and the exit status */
+				fprintf(stderr,
+					"dma-plain-bench: rte_eal_remote_launch on lcore %u: %s\n",
+					worker, strerror(-ret));
 			res[3][i] = j.r;
 		}
 		rows = 4;
@@ -263,7 +280,7 @@ int main(int argc, char **argv)
 				       "%.2f%s\n",
 				       e == 2 ? rte_lcore_id() : worker, sizes[i],
 				       res[0][i].gbps / res[e][i].gbps,
-				       e == 3 ? " (the free CPU)" : "");
+				       e == 3 && free_cpu ? " (the free CPU)" : "");
 	rte_free(src);
 	rte_free(dst);
 	rte_eal_cleanup();
