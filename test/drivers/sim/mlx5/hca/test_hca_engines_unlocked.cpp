@@ -189,7 +189,12 @@ static void test_stats_add_up(void)
 	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a.q.qpn), engine_of(d.h(), b.q.qpn));
 	HcaStats before = d.h().stats();
 	uint64_t overlaps = mutex_of(d).overlaps();
-	stream_pair(a, b, skey, src.p(), okey, opaque.p(), 3, [](const Lane &) { return false; });
+	/* 3 s, and on until the passes overlapped (a loaded machine may take longer) */
+	auto start = std::chrono::steady_clock::now();
+	stream_pair(a, b, skey, src.p(), okey, opaque.p(), 20, [&](const Lane &) {
+		return std::chrono::steady_clock::now() - start >= std::chrono::seconds(3) &&
+		       mutex_of(d).overlaps() != overlaps;
+	});
 	d.h().quiesce();
 	HcaStats s = d.h().stats();
 	uint64_t n = (uint64_t)a.posted + b.posted;
