@@ -104,28 +104,46 @@ DevMutex &mutex_of(TwoEngines &d)
 	return dynamic_cast<HcaImpl &>(d.h()).mu_;
 }
 
-/*
- * Lanes a and b post copies of @p src from two application threads, each until
- * done(lane) or @p secs pass, then drain their completions.
- */
-template <typename Done>
-void stream_pair(Lane &a, Lane &b, uint32_t skey, const uint8_t *src, uint32_t okey, void *opaque,
-		 int secs, Done done)
-{
-	auto run = [&](Lane &l) {
-		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(secs);
-		while (std::chrono::steady_clock::now() < end && !done(l)) {
-			while (l.posted - l.polled >= 32)
+/** Two engine threads, a lane on each, the source and the opaque area they use. */
+struct Pair {
+	TwoEngines d;
+	Buf src{kHalf, kPattern}, opaque{64};
+	uint32_t skey = 0, okey = 0;
+	std::unique_ptr<Lane> a, b;
+	/* empty (one CPU: skipped) unless operator bool */
+	explicit Pair(const char *name) : d(name)
+	{
+		if (!d)
+			return;
+		skey = reg(d.h(), d.pdn, src.p(), kHalf, IBV_ACCESS_LOCAL_WRITE);
+		okey = reg(d.h(), d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
+		a.reset(new Lane(d.h(), d.pdn));
+		b.reset(new Lane(d.h(), d.pdn));
+		CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a->q.qpn), engine_of(d.h(), b->q.qpn));
+	}
+	explicit operator bool() const { return (bool)d; }
+	/*
+	 * Both lanes post from two application threads, each until done(lane) or @p secs
+	 * pass, then drain their completions.
+	 */
+	template <typename Done>
+	void stream(int secs, Done done)
+	{
+		auto run = [&](Lane &l) {
+			auto end = std::chrono::steady_clock::now() + std::chrono::seconds(secs);
+			while (std::chrono::steady_clock::now() < end && !done(l)) {
+				while (l.posted - l.polled >= 32)
+					l.poll();
+				l.post_one(skey, src.p(), okey, opaque.p());
+			}
+			while (l.polled != l.posted)
 				l.poll();
-			l.post_one(skey, src, okey, opaque);
-		}
-		while (l.polled != l.posted)
-			l.poll();
-	};
-	std::thread t([&] { run(b); });
-	run(a);
-	t.join();
-}
+		};
+		std::thread t([&] { run(*b); });
+		run(*a);
+		t.join();
+	}
+};
 
 bool all(const uint8_t *p, size_t n, uint8_t v)
 {
@@ -144,16 +162,13 @@ bool all(const uint8_t *p, size_t n, uint8_t v)
  */
 static void test_two_threads_copy_at_once(void)
 {
-	TwoEngines d("hcaunl-par");
-	if (!d)
+	Pair p("hcaunl-par");
+	if (!p)
 		return;
-	Buf src(kHalf, kPattern), opaque(64);
-	uint32_t skey = reg(d.h(), d.pdn, src.p(), kHalf, IBV_ACCESS_LOCAL_WRITE);
-	uint32_t okey = reg(d.h(), d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
-	Lane a(d.h(), d.pdn), b(d.h(), d.pdn);
-	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a.q.qpn), engine_of(d.h(), b.q.qpn));
+	TwoEngines &d = p.d;
+	Lane &a = *p.a, &b = *p.b;
 	uint64_t before = mutex_of(d).overlaps();
-	stream_pair(a, b, skey, src.p(), okey, opaque.p(), 10, [&](const Lane &l) {
+	p.stream(10, [&](const Lane &l) {
 		return l.posted >= 2000 && mutex_of(d).overlaps() != before;
 	});
 	d.h().quiesce();
@@ -178,20 +193,17 @@ static void test_two_threads_copy_at_once(void)
  */
 static void test_stats_add_up(void)
 {
-	TwoEngines d("hcaunl-stats");
-	if (!d)
+	Pair p("hcaunl-stats");
+	if (!p)
 		return;
-	Buf src(kHalf, kPattern), opaque(64);
-	uint32_t skey = reg(d.h(), d.pdn, src.p(), kHalf, IBV_ACCESS_LOCAL_WRITE);
-	uint32_t okey = reg(d.h(), d.pdn, opaque.p(), 64, IBV_ACCESS_LOCAL_WRITE);
-	Lane a(d.h(), d.pdn), b(d.h(), d.pdn);
+	TwoEngines &d = p.d;
+	Lane &a = *p.a, &b = *p.b;
 	a.len = b.len = 64;
-	CU_ASSERT_NOT_EQUAL_FATAL(engine_of(d.h(), a.q.qpn), engine_of(d.h(), b.q.qpn));
 	HcaStats before = d.h().stats();
 	uint64_t overlaps = mutex_of(d).overlaps();
 	/* 3 s, and on until the passes overlapped (a loaded machine may take longer) */
 	auto start = std::chrono::steady_clock::now();
-	stream_pair(a, b, skey, src.p(), okey, opaque.p(), 20, [&](const Lane &) {
+	p.stream(20, [&](const Lane &) {
 		return std::chrono::steady_clock::now() - start >= std::chrono::seconds(3) &&
 		       mutex_of(d).overlaps() != overlaps;
 	});
