@@ -65,6 +65,26 @@ unsigned int rounds_of(const std::vector<perf_result> &res)
 }
 
 /*
+ * @p a_eng's and @p b_eng's results at @p size of the first round that measured both
+ * (b with Mops, as print_ratio() needs): a round where one of them FAILED tells nothing
+ * of their lcores, which are the same in every round that ran.
+ */
+bool first_pair(const std::vector<perf_result> &res, const std::string &a_eng,
+		const std::string &b_eng, uint32_t size, const perf_result **a,
+		const perf_result **b)
+{
+	unsigned int rounds = rounds_of(res);
+
+	for (unsigned int k = 1; k <= rounds; k++) {
+		*a = find(res, a_eng, size, k);
+		*b = find(res, b_eng, size, k);
+		if (*a && *b && (*b)->mops > 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * " <size> <ratio> (<a>/<b>)" of engine a against engine b at @p size: GB/s or Mops.
  * With several rounds: the round whose ratio is the median (the lower one of an even
  * count, so the figures printed are one round's), then " [min-max]" over the rounds
@@ -201,15 +221,16 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			/*
 			 * A CPU loop on none of the lcores of the subject's data path: on the
 			 * CPU a software engine's thread had (app/dma-perf/default.ini). Per
-			 * pair of results (lcores are the same in every round): an engine's
-			 * sizes may come from several cases.
+			 * pair of results, each size's from the first round that measured
+			 * both (not round 1, which may have FAILED): an engine's sizes may
+			 * come from several cases.
 			 */
 			int pairs = 0, spare = 0;
 			for (uint32_t s : sizes) {
-				const perf_result *a = find(res, engine_of(*subject), s, 1);
-				const perf_result *b = find(res, engine_of(*e), s, 1);
+				const perf_result *a, *b;
 
-				if (cpu && a && b && b->mops > 0) {
+				if (cpu && first_pair(res, engine_of(*subject), engine_of(*e), s,
+						      &a, &b)) {
 					pairs++;
 					spare += lcores_disjoint(*a, *b);
 				}
@@ -219,9 +240,10 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 			       cpu ? "GB/s" : "Mops", engine_of(*e).c_str(), cpu ? "GB/s" : "Mops",
 			       spare && spare == pairs ? " [free CPU]" : "");
 			for (uint32_t s : sizes) {
-				const perf_result *a = find(res, engine_of(*subject), s, 1);
-				const perf_result *b = find(res, engine_of(*e), s, 1);
-				bool mark = cpu && spare != pairs && a && b &&
+				const perf_result *a, *b;
+				bool mark = cpu && spare != pairs &&
+					    first_pair(res, engine_of(*subject), engine_of(*e), s,
+						       &a, &b) &&
 					    lcores_disjoint(*a, *b);
 
 				if (print_ratio(res, engine_of(*subject), engine_of(*e), s, cpu) &&
