@@ -268,7 +268,11 @@ int main(int argc, char **argv)
 	ret = perf_report_csv(o.result.c_str(), res, rte_get_tsc_hz());
 	if (!ret)
 		printf("\nResults written to %s\n", o.result.c_str());
-	if (failed)
+	/* with rounds, a scenario counts once for each round it failed in */
+	if (failed && o.rounds > 1)
+		fprintf(stderr, "dma-perf: %d scenario run(s) of %u rounds FAILED\n", failed,
+			o.rounds);
+	else if (failed)
 		fprintf(stderr, "dma-perf: %d scenario(s) FAILED\n", failed);
 	/* the report before the drivers' removal messages, also into one file (2>&1) */
 	fflush(stdout);

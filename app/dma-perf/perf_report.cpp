@@ -145,22 +145,41 @@ void axes(const std::vector<perf_result> &res, std::vector<const perf_result *> 
 	}
 }
 
+/** A table row's name: case.scenario, and #round when there are several rounds. */
+std::string row_name(const perf_result &r, unsigned int rounds)
+{
+	std::string c = std::to_string(r.case_id) + "." + std::to_string(r.scenario);
+
+	if (rounds > 1)
+		c += "#" + std::to_string(r.round);
+	return c;
+}
+
+/** Under a section header of ratios: how to read them when there are several rounds. */
+void rounds_note(const std::vector<perf_result> &res)
+{
+	if (rounds_of(res) > 1)
+		printf("  (%u rounds: the median round's ratio and figures, [lowest-highest] of "
+		       "the rounds)\n",
+		       rounds_of(res));
+}
+
 } /* namespace */
 
 void perf_report_table(const std::vector<perf_result> &res)
 {
-	printf("\n%-8s %-26s %-6s %-5s %-5s %9s %8s %5s %9s %9s %9s %9s %10s  %s\n", "case",
+	unsigned int rounds = rounds_of(res);
+	int width = 8; /* the case column: as wide as its longest name */
+
+	for (const perf_result &r : res)
+		width = std::max(width, (int)row_name(r, rounds).size());
+	printf("\n%-*s %-26s %-6s %-5s %-5s %9s %8s %5s %9s %9s %9s %9s %10s  %s\n", width, "case",
 	       "engine", "lcore", "ring", "kick", "buf(B)", "nr_buf", "MB", "Mops", "Gbps",
 	       "cyc/op", "drv cyc/op", "idle cyc/op", "result");
-	unsigned int rounds = rounds_of(res);
-
 	for (const perf_result &r : res) {
-		std::string c = std::to_string(r.case_id) + "." + std::to_string(r.scenario);
+		std::string c = row_name(r, rounds);
 
-		if (rounds > 1)
-			c += "#" + std::to_string(r.round);
-
-		printf("%-8s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", c.c_str(),
+		printf("%-*s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", width, c.c_str(),
 		       r.engine.c_str(), (r.lcores + (r.on_main ? "(m)" : "")).c_str(), r.ring_size,
 		       r.kick_batch, r.buf_size, r.nr_buf, r.mem_mb);
 		if (r.ops)
@@ -212,11 +231,7 @@ void perf_report_ratios(const std::vector<perf_result> &res)
 				printf("\nRatios in this run (%s against each other engine, same "
 				       "buf_size; @main: the worker on the main lcore):\n",
 				       subject->engine.c_str());
-				if (rounds_of(res) > 1)
-					printf("  (%u rounds: the median round's ratio and "
-					       "figures, "
-					       "[lowest-highest] of the rounds)\n",
-					       rounds_of(res));
+				rounds_note(res);
 			}
 			/*
 			 * A CPU loop on none of the lcores of the subject's data path: on the
@@ -276,10 +291,11 @@ void perf_report_scaling(const std::vector<perf_result> &res)
 				one = e;
 		if (!one)
 			continue;
-		if (!header++)
+		if (!header++) {
 			printf("\nScaling in this run (total Mops of N workers, each its own "
-			       "vchan, "
-			       "against one worker, same buf_size):\n");
+			       "vchan, against one worker, same buf_size):\n");
+			rounds_note(res);
+		}
 		printf("  %s / %s (N=%u):", engine_of(*n).c_str(), engine_of(*one).c_str(),
 		       n->workers);
 		for (uint32_t s : sizes)

@@ -39,8 +39,9 @@ perf_result result(unsigned int case_id, enum perf_type type, const std::string 
 	return r;
 }
 
-/* What perf_report_ratios() prints for @p res. */
-std::string ratios(const std::vector<perf_result> &res)
+/* What @p report prints for @p res. */
+std::string printed(void (*report)(const std::vector<perf_result> &),
+		    const std::vector<perf_result> &res)
 {
 	FILE *tmp = tmpfile();
 	std::string out;
@@ -53,7 +54,7 @@ std::string ratios(const std::vector<perf_result> &res)
 	saved = dup(STDOUT_FILENO);
 	CU_ASSERT_FATAL(saved >= 0);
 	CU_ASSERT_FATAL(dup2(fileno(tmp), STDOUT_FILENO) >= 0);
-	perf_report_ratios(res);
+	report(res);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -63,6 +64,12 @@ std::string ratios(const std::vector<perf_result> &res)
 	fclose(tmp);
 	printf("%s", out.c_str());
 	return out;
+}
+
+/* What perf_report_ratios() prints for @p res. */
+std::string ratios(const std::vector<perf_result> &res)
+{
+	return printed(perf_report_ratios, res);
 }
 
 bool has(const std::string &out, const std::string &what)
@@ -131,6 +138,57 @@ void test_median_of_paired_rounds(void)
 	CU_ASSERT_TRUE(has(out, " 1 KiB 0.050 (2.05/40.96) [0.050-0.100]\n"));
 }
 
+/*
+ * A row name longer than the case column's 8 characters (case 123, scenario 45, round
+ * 10: "123.45#10") widens the column: every row's engine starts under "engine".
+ */
+void test_table_long_names(void)
+{
+	std::vector<perf_result> res;
+
+	for (unsigned int k = 1; k <= 10; k++) {
+		res.push_back(result(1, PERF_TYPE_DMA, "dma_mlx5", "1", false, 64, k, 1, true));
+		res.push_back(
+			result(123, PERF_TYPE_DMA, "dma_skeleton", "1", false, 64, k, 1, true));
+		res.back().scenario = 45;
+	}
+	std::string out = printed(perf_report_table, res);
+	size_t head = out.find("case");
+	CU_ASSERT_FATAL(head != std::string::npos);
+	size_t col = out.find("engine", head) - head;
+	size_t rows = 0;
+
+	for (size_t at = out.find('\n', head); at != std::string::npos && at + 1 < out.size();
+	     at = out.find('\n', at + 1)) {
+		size_t e = out.find("dma_", at + 1);
+		CU_ASSERT_FATAL(e != std::string::npos);
+		CU_ASSERT_EQUAL(e - (at + 1), col);
+		rows++;
+	}
+	CU_ASSERT_EQUAL(rows, res.size());
+	CU_ASSERT_TRUE(has(out, "\n123.45#10 dma_skeleton"));
+	CU_ASSERT_TRUE(has(out, "\n1.1#1     dma_mlx5"));
+}
+
+/* A scaling section with no ratios section above it still says how to read a range. */
+void test_scaling_rounds_note(void)
+{
+	std::vector<perf_result> res;
+
+	for (unsigned int k = 1; k <= 3; k++) {
+		res.push_back(result(1, PERF_TYPE_DMA, "dma_mlx5", "1", false, 64, k, 1.0, true));
+		res.push_back(result(2, PERF_TYPE_DMA, "dma_mlx5 x2", "0 1", false, 64, k,
+				     1.0 + k / 10.0, true));
+		res.back().workers = 2;
+		res.back().single = "dma_mlx5";
+	}
+	std::string out = printed(perf_report_scaling, res);
+
+	CU_ASSERT_TRUE(has(out, "Scaling in this run"));
+	CU_ASSERT_TRUE(has(out, "(3 rounds: the median round's ratio"));
+	CU_ASSERT_TRUE(has(out, "[1.100-1.300]"));
+}
+
 } /* namespace */
 
 int main(void)
@@ -139,6 +197,8 @@ int main(void)
 		{"[free CPU] when round 1 FAILED", test_free_cpu_round1_failed},
 		{"[free CPU] per size when round 1 FAILED", test_free_cpu_per_size_round1_failed},
 		{"median of the rounds that paired up", test_median_of_paired_rounds},
+		{"the case column fits its longest name", test_table_long_names},
+		{"scaling alone explains its ranges", test_scaling_rounds_note},
 	};
 
 	return CUNIT_RUN_SUITE("dma_perf_report", tests);
