@@ -45,14 +45,14 @@ struct perf_result {
 	double mops;               /**< ops / s / 1e6 */
 	double gbps;               /**< ops / s * buf_size * 8 / 1e9, one direction */
 	double cycles_per_op;      /**< upstream's: window * TSC hz / ops, mean over workers */
-	double drv_cycles_per_op;  /**< cycles inside driver calls that did work / ops */
-	double idle_cycles_per_op; /**< cycles in polls that completed nothing / ops */
+	double drv_cycles_per_op;  /**< cycles in kicks that did work / ops */
+	double idle_cycles_per_op; /**< cycles in kicks that did no work / ops */
 	bool ok;                   /**< ran, drained and verified */
 	std::string error;         /**< why not ok */
 };
 
 /**
- * Measure the cost of an rte_rdtsc() pair, subtracted from every timed driver call.
+ * Measure the cost of an rte_rdtsc() pair, subtracted from every timed kick.
  * Call once after EAL init.
  */
 void perf_bench_calibrate(void);

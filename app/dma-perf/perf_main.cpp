@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	perf_bench_calibrate();
 	printf("dma-perf: config %s, one EAL for all cases: %s\n", o.config.c_str(),
 	       cfg.eal_args.c_str());
-	printf("TSC %.3f GHz, rdtsc pair %lu cycles (subtracted from each timed driver call)\n",
+	printf("TSC %.3f GHz, rdtsc pair %lu cycles (subtracted from each timed kick)\n",
 	       rte_get_tsc_hz() / 1e9, (unsigned long)perf_bench_tsc_overhead());
 	failed = run_all(cfg, o.rounds, &res);
 	perf_report_table(res);

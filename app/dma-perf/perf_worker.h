@@ -43,8 +43,8 @@ struct perf_worker {
 
 	/* Worker to main: live counters (relaxed atomics). */
 	alignas(RTE_CACHE_LINE_SIZE) uint64_t ops = 0; /**< completed ops */
-	uint64_t drv_cycles = 0;  /**< TSC in driver calls that enqueued or completed */
-	uint64_t idle_cycles = 0; /**< TSC in polls that completed nothing */
+	uint64_t drv_cycles = 0;  /**< TSC in kicks that enqueued or completed */
+	uint64_t idle_cycles = 0; /**< TSC in kicks that did neither */
 
 	/* Worker results, read after the lcore is joined. */
 	uint64_t next_buf = 0;  /**< next buffer index to copy */
