@@ -155,6 +155,12 @@ std::string row_name(const perf_result &r, unsigned int rounds)
 	return c;
 }
 
+/** A table row's lcores: "(m)" after them when a worker ran on the main lcore. */
+std::string lcore_col(const perf_result &r)
+{
+	return r.lcores + (r.on_main ? "(m)" : "");
+}
+
 /** Under a section header of ratios: how to read them when there are several rounds. */
 void rounds_note(const std::vector<perf_result> &res)
 {
@@ -169,24 +175,28 @@ void rounds_note(const std::vector<perf_result> &res)
 void perf_report_table(const std::vector<perf_result> &res)
 {
 	unsigned int rounds = rounds_of(res);
-	int width = 8; /* the case column: as wide as its longest name */
+	/* the text columns: 8, 26 and 6 wide, or as wide as their longest entry */
+	int wcase = 8, weng = 26, wlc = 6;
 
-	for (const perf_result &r : res)
-		width = std::max(width, (int)row_name(r, rounds).size());
-	printf("\n%-*s %-26s %-6s %-5s %-5s %9s %8s %5s %9s %9s %9s %9s %10s  %s\n", width, "case",
-	       "engine", "lcore", "ring", "kick", "buf(B)", "nr_buf", "MB", "Mops", "Gbps",
-	       "cyc/op", "drv cyc/op", "idle cyc/op", "result");
 	for (const perf_result &r : res) {
-		std::string c = row_name(r, rounds);
-
-		printf("%-*s %-26s %-6s %-5u %-5u %9u %8" PRIu64 " %5u", width, c.c_str(),
-		       r.engine.c_str(), (r.lcores + (r.on_main ? "(m)" : "")).c_str(), r.ring_size,
-		       r.kick_batch, r.buf_size, r.nr_buf, r.mem_mb);
+		wcase = std::max(wcase, (int)row_name(r, rounds).size());
+		weng = std::max(weng, (int)r.engine.size());
+		wlc = std::max(wlc, (int)lcore_col(r).size());
+	}
+	/* the figures' columns: at least as wide as their headers */
+	printf("\n%-*s %-*s %-*s %-5s %-5s %9s %8s %5s %9s %9s %9s %10s %11s  %s\n", wcase, "case",
+	       weng, "engine", wlc, "lcore", "ring", "kick", "buf(B)", "nr_buf", "MB", "Mops",
+	       "Gbps", "cyc/op", "drv cyc/op", "idle cyc/op", "result");
+	for (const perf_result &r : res) {
+		printf("%-*s %-*s %-*s %-5u %-5u %9u %8" PRIu64 " %5u", wcase,
+		       row_name(r, rounds).c_str(), weng, r.engine.c_str(), wlc,
+		       lcore_col(r).c_str(), r.ring_size, r.kick_batch, r.buf_size, r.nr_buf,
+		       r.mem_mb);
 		if (r.ops)
-			printf(" %9.3f %9.3f %9.1f %9.1f %10.1f", r.mops, r.gbps, r.cycles_per_op,
+			printf(" %9.3f %9.3f %9.1f %10.1f %11.1f", r.mops, r.gbps, r.cycles_per_op,
 			       r.drv_cycles_per_op, r.idle_cycles_per_op);
 		else
-			printf(" %9s %9s %9s %9s %10s", "-", "-", "-", "-", "-");
+			printf(" %9s %9s %9s %10s %11s", "-", "-", "-", "-", "-");
 		printf("  %s\n", r.ok ? "ok (verified)" : ("FAILED: " + r.error).c_str());
 	}
 }

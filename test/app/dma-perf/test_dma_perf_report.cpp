@@ -170,6 +170,59 @@ void test_table_long_names(void)
 	CU_ASSERT_TRUE(has(out, "\n1.1#1     dma_mlx5"));
 }
 
+/*
+ * Every column of the table under its header: the text columns (case, engine, lcore,
+ * ring, kick) start where their header starts, the figures end where theirs ends, and
+ * the result starts under "result"; with a long engine name and lcores, figures wider
+ * than before, and a FAILED row.
+ */
+void test_table_columns(void)
+{
+	std::vector<perf_result> res = {
+		result(1, PERF_TYPE_DMA, "dma_mlx5", "1", false, 64, 1, 12.5, true),
+		result(2, PERF_TYPE_DMA, "0000:00:04.2 dma_skeleton sg16x16 x4", "10 11 12 13",
+		       true, 65536, 1, 0.25, true),
+		result(3, PERF_TYPE_CPU, "rte_memcpy", "1", false, 64, 1, 0, false),
+	};
+	res[0].drv_cycles_per_op = 123456.7;
+	res[0].idle_cycles_per_op = 1234567.8;
+	res[0].ring_size = 1024;
+	res[0].kick_batch = 32;
+	std::string out = printed(perf_report_table, res);
+	size_t head = out.find("case");
+	CU_ASSERT_FATAL(head != std::string::npos);
+	size_t eol = out.find('\n', head);
+	std::string h = out.substr(head, eol - head);
+	const char *left[] = {"case", "engine", "lcore", "ring", "kick", "result"};
+	const char *right[] = {"buf(B)", "nr_buf", "MB",         "Mops",
+			       "Gbps",   "cyc/op", "drv cyc/op", "idle cyc/op"};
+	std::vector<size_t> starts, ends;
+	size_t rows = 0;
+
+	for (const char *c : left)
+		starts.push_back(h.find(c));
+	/* in order, each after the one before ("cyc/op": upstream's, then drv's) */
+	for (size_t k = 0, at = 0; k < sizeof(right) / sizeof(right[0]); k++) {
+		std::string c = std::string(" ") + right[k];
+
+		at = h.find(c, at);
+		CU_ASSERT_FATAL(at != std::string::npos);
+		at += c.size();
+		ends.push_back(at);
+	}
+	for (size_t at = eol + 1; at < out.size(); rows++) {
+		size_t e = out.find('\n', at);
+		std::string r = out.substr(at, e - at);
+
+		for (size_t s : starts)
+			CU_ASSERT_TRUE(s < r.size() && (!s || r[s - 1] == ' ') && r[s] != ' ');
+		for (size_t x : ends)
+			CU_ASSERT_TRUE(x < r.size() && r[x] == ' ' && r[x - 1] != ' ');
+		at = e + 1;
+	}
+	CU_ASSERT_EQUAL(rows, res.size());
+}
+
 /* A scaling section with no ratios section above it still says how to read a range. */
 void test_scaling_rounds_note(void)
 {
@@ -198,6 +251,7 @@ int main(void)
 		{"[free CPU] per size when round 1 FAILED", test_free_cpu_per_size_round1_failed},
 		{"median of the rounds that paired up", test_median_of_paired_rounds},
 		{"the case column fits its longest name", test_table_long_names},
+		{"every column under its header", test_table_columns},
 		{"scaling alone explains its ranges", test_scaling_rounds_note},
 	};
 
