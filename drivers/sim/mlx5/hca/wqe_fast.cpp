@@ -275,8 +275,8 @@ inline uint32_t move_repeats(const FastMemo &m, uint64_t ctrl0, const uint64_t *
 		/*
 		 * The WQE 8 slots on, written on the data path's CPU: its line comes from
 		 * that CPU's cache, a miss the copy before it does not hide. A prefetch
-		 * never faults, so past the ring end (integer arithmetic, no pointer made
-		 * there) it is harmless.
+		 * never faults, so past the ring end it is harmless; the address is added
+		 * as an integer, not by pointer arithmetic beyond the ring.
 		 */
 		__builtin_prefetch(
 			reinterpret_cast<const void *>((uintptr_t)slot + 8 * MLX5_SEND_WQE_BB));
